@@ -1,0 +1,176 @@
+//! Command-line interface: clap definitions and the wiring of options to the pipeline
+//! (sources → samples → comparisons → statistics → verdicts → renderers).
+//!
+//! [`run`] takes its output streams as arguments (benchstat's seam), so tests can drive the
+//! whole program in-process; `main` only supplies the real streams.
+
+use crate::error::ImportError;
+use crate::sample::SampleSet;
+use crate::stats::welch::WelchError;
+use crate::{compare, render, source, verdict};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::ffi::OsString;
+use std::io::{BufReader, Write};
+
+/// Exit code for bad usage or unreadable input.
+pub const EXIT_USAGE: i32 = 2;
+/// Exit code when a gate failed or a benchmark job failed.
+pub const EXIT_FAILED: i32 = 1;
+
+/// Where output goes and what it is connected to.
+pub struct Io<'a> {
+    /// Standard output: reports and CSV.
+    pub stdout: &'a mut dyn Write,
+    /// Standard error: diagnostics, notes, progress.
+    pub stderr: &'a mut dyn Write,
+    /// True when stdout is a terminal and colour is allowed (not `NO_COLOR`).
+    pub color: bool,
+    /// Terminal width in columns when stdout is a terminal.
+    pub width: Option<u16>,
+}
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "benchdiff",
+    version,
+    about = "Did this change make the program faster or slower, for real, or is it noise?",
+    long_about = "Compares benchmark samples of an old and a new build: Welch's t-test per \
+                  configuration, compare.R-identical output, and more."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Report on samples read from compare.js CSV files (stdin when no file or `-`).
+    ///
+    /// Several files (or concatenated CSV with one header each) are pooled, as Node's CI
+    /// does. Rates are operations per second (higher is better).
+    Report(ReportArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct ReportArgs {
+    /// CSV files written by Node's benchmark/compare.js; `-` or none reads stdin.
+    files: Vec<String>,
+    /// Output format: `table` for people, `r` for byte-identical `Rscript compare.R` output.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// Terminal table (colour on a terminal only; NO_COLOR respected).
+    Table,
+    /// Exactly what `Rscript benchmark/compare.R` prints under LC_ALL=C.UTF-8.
+    R,
+}
+
+/// Runs benchdiff with `args` (including the program name) and returns the exit code:
+/// 0 success, 1 a gate or job failed, 2 bad usage or unreadable input.
+pub fn run(args: Vec<OsString>, io: &mut Io<'_>) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_USAGE } else { 0 };
+            let text = if io.color {
+                e.render().ansi().to_string()
+            } else {
+                e.render().to_string()
+            };
+            let _ = if e.use_stderr() {
+                write!(io.stderr, "{text}")
+            } else {
+                write!(io.stdout, "{text}")
+            };
+            return code;
+        }
+    };
+    let result = match cli.command {
+        Command::Report(a) => report(a, io),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            let _ = writeln!(io.stderr, "benchdiff: {e:#}");
+            EXIT_USAGE
+        }
+    }
+}
+
+fn read_inputs(files: &[String], io: &mut Io<'_>) -> anyhow::Result<Option<SampleSet>> {
+    let mut set = SampleSet::new();
+    let files: Vec<String> = if files.is_empty() {
+        vec!["-".to_owned()]
+    } else {
+        files.to_vec()
+    };
+    let mut failed = false;
+    for f in &files {
+        let res = if f == "-" {
+            let stdin = std::io::stdin();
+            source::node_csv::read_compare_csv(stdin.lock(), "<stdin>", &mut set)
+        } else {
+            match std::fs::File::open(f) {
+                Ok(file) => source::node_csv::read_compare_csv(
+                    BufReader::with_capacity(1 << 16, file),
+                    f,
+                    &mut set,
+                ),
+                Err(e) => Err(ImportError::Io {
+                    file: f.clone(),
+                    source: e,
+                }),
+            }
+        };
+        if let Err(e) = res {
+            writeln!(io.stderr, "benchdiff: {e}")?;
+            failed = true;
+        }
+    }
+    if failed {
+        return Ok(None);
+    }
+    if set.is_empty() {
+        writeln!(
+            io.stderr,
+            "benchdiff: no samples: the input has a header but no rows"
+        )?;
+        return Ok(None);
+    }
+    Ok(Some(set))
+}
+
+fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    let Some(set) = read_inputs(&args.files, io)? else {
+        return Ok(EXIT_USAGE);
+    };
+    let mut comparisons = compare::group(&set);
+    compare::sort_by_name(&mut comparisons);
+    let rows = verdict::rows(comparisons);
+    for row in &rows {
+        match row.welch {
+            Err(WelchError::EssentiallyConstant) => writeln!(
+                io.stderr,
+                "benchdiff: note: {}: data are essentially constant (zero variance on both sides); \
+                 no t-test, confidence shown as NA (R's compare.R would stop the whole report here)",
+                row.comparison.name
+            )?,
+            Err(WelchError::NotFinite) => writeln!(
+                io.stderr,
+                "benchdiff: note: {}: a rate is NaN or infinite; no t-test, confidence shown as NA",
+                row.comparison.name
+            )?,
+            _ => {}
+        }
+    }
+    let text = match args.format {
+        Format::R => render::compare_r::render(&rows, render::compare_r::R_PRINT_WIDTH),
+        Format::Table => render::table::render(&rows, io.color, io.width),
+    };
+    io.stdout.write_all(text.as_bytes())?;
+    io.stdout.flush()?;
+    Ok(0)
+}

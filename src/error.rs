@@ -1,0 +1,57 @@
+//! Errors of the library layers. Every input problem carries its position (`file:line`).
+
+use std::fmt;
+
+/// A problem with one line of an input file: where it is and what was wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The input's name as the user gave it (`-` or `<stdin>` for standard input).
+    pub file: String,
+    /// 1-based line number; 0 when the problem is not tied to one line.
+    pub line: u64,
+    /// What was wrong, in words that say how to fix it.
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(f, "{}:{}: {}", self.file, self.line, self.message)
+        }
+    }
+}
+
+/// Reading an input failed: either I/O, or one or more lines could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// The file could not be opened or read.
+    #[error("{file}: {source}")]
+    Io {
+        /// The input's name.
+        file: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Lines that could not be read, in input order (at most [`MAX_DIAGNOSTICS`] are kept).
+    #[error("{}", format_diagnostics(.0, *.1))]
+    Invalid(Vec<Diagnostic>, u64),
+}
+
+/// How many line diagnostics an import keeps before it only counts the rest.
+pub const MAX_DIAGNOSTICS: usize = 20;
+
+fn format_diagnostics(d: &[Diagnostic], total: u64) -> String {
+    let mut s = d
+        .iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let more = total.saturating_sub(d.len() as u64);
+    if more > 0 {
+        s.push_str(&format!("\n... and {more} more bad line(s)"));
+    }
+    s
+}

@@ -1,0 +1,30 @@
+//! The `benchdiff` binary: supplies the real streams to [`benchdiff::cli::run`].
+
+use std::io::IsTerminal;
+
+fn main() {
+    let stdout = std::io::stdout();
+    let is_tty = stdout.is_terminal();
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let width = if is_tty {
+        std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .or(Some(120))
+    } else {
+        None
+    };
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut err = std::io::stderr().lock();
+    let mut io = benchdiff::cli::Io {
+        stdout: &mut out,
+        stderr: &mut err,
+        color: is_tty && !no_color,
+        width,
+    };
+    let code = benchdiff::cli::run(std::env::args_os().collect(), &mut io);
+    drop(io);
+    use std::io::Write;
+    let _ = out.flush();
+    std::process::exit(code);
+}

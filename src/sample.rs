@@ -1,0 +1,235 @@
+//! The one data model: **samples**.
+//!
+//! Every source (the compare.js CSV importer, the runner, later importers) produces a
+//! [`SampleSet`]; every analysis and renderer consumes one. A [`Sample`] is one measurement
+//! of one benchmark configuration under one binary: a rate in operations per second (higher
+//! is better) and the elapsed time in seconds that the benchmark reported.
+//!
+//! Benchmark identities (file + configuration) are interned once per set, so a million
+//! samples of twenty thousand configurations cost a few tens of bytes each.
+
+use rustc_hash::FxHashMap;
+use std::fmt;
+
+/// Which build a sample was measured under: compare.js calls these `old` and `new`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Side {
+    /// The baseline binary (`--old`), the denominator of every relative figure.
+    Old,
+    /// The candidate binary (`--new`).
+    New,
+}
+
+impl Side {
+    /// The label compare.js writes in the `binary` column: `"old"` or `"new"`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Side::Old => "old",
+            Side::New => "new",
+        }
+    }
+
+    /// Parses a `binary` column label; only `old` and `new` are known (returns `None` otherwise).
+    pub fn from_label(label: &str) -> Option<Side> {
+        match label {
+            "old" => Some(Side::Old),
+            "new" => Some(Side::New),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// One value of a configuration parameter, typed as Node's `common.js` types it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConfValue {
+    /// A JavaScript number (double precision).
+    Number(f64),
+    /// A string value.
+    String(String),
+    /// A boolean value (allowed by Node since PR #60129).
+    Bool(bool),
+}
+
+/// A benchmark configuration: the parameter assignment one sample was measured with.
+///
+/// `text` is the configuration exactly as compare.js writes it in its CSV
+/// (`type='string' n=100000`: space-joined `key=util.inspect(value)`, keys in reported order).
+/// `params` holds the same assignment as structured key/values when the source knew them
+/// (the runner does; the CSV importer leaves it empty, because the text is what R groups on).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Configuration {
+    /// The compare.js rendering, used for grouping and display.
+    pub text: String,
+    /// Structured parameters in reported order; empty when only the text is known.
+    pub params: Vec<(String, ConfValue)>,
+}
+
+impl Configuration {
+    /// A configuration known only by its compare.js text.
+    pub fn from_text(text: impl Into<String>) -> Self {
+        Configuration {
+            text: text.into(),
+            params: Vec::new(),
+        }
+    }
+}
+
+/// A benchmark identity: the benchmark file (compare.js `filename`, e.g. `util/format.js`)
+/// plus one configuration of it. Comparisons are made per benchmark.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Benchmark {
+    /// Benchmark file relative to the benchmark folder, e.g. `process/next-tick-loop.js`.
+    pub file: String,
+    /// The configuration this identity stands for.
+    pub configuration: Configuration,
+}
+
+impl Benchmark {
+    /// The row name compare.R prints: `paste0(filename, ' ', configuration)`; an empty
+    /// configuration leaves a trailing space, as in R.
+    pub fn name(&self) -> String {
+        let mut s = String::with_capacity(self.file.len() + 1 + self.configuration.text.len());
+        s.push_str(&self.file);
+        s.push(' ');
+        s.push_str(&self.configuration.text);
+        s
+    }
+}
+
+/// Index of a [`Benchmark`] inside its [`SampleSet`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BenchmarkId(pub u32);
+
+/// One measurement.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sample {
+    /// Which benchmark configuration was measured.
+    pub benchmark: BenchmarkId,
+    /// Under which binary.
+    pub side: Side,
+    /// Operations per second (higher is better). May be NaN or infinite when a source says so.
+    pub rate: f64,
+    /// Elapsed time of the measured section in seconds (NaN when the source has none).
+    pub time_s: f64,
+    /// The run (round of the schedule) this sample belongs to, when the source knows it.
+    pub run: Option<u32>,
+}
+
+/// A set of samples with interned benchmark identities, in arrival order.
+#[derive(Clone, Debug, Default)]
+pub struct SampleSet {
+    benchmarks: Vec<Benchmark>,
+    index: FxHashMap<Box<str>, BenchmarkId>,
+    key_buf: String,
+    samples: Vec<Sample>,
+}
+
+impl SampleSet {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The id of benchmark (`file`, configuration `conf_text`), creating it on first sight.
+    ///
+    /// # Panics
+    /// Panics if more than `u32::MAX` distinct benchmarks are interned.
+    pub fn intern(&mut self, file: &str, conf_text: &str) -> BenchmarkId {
+        self.key_buf.clear();
+        self.key_buf.push_str(file);
+        self.key_buf.push('\0');
+        self.key_buf.push_str(conf_text);
+        if let Some(&id) = self.index.get(self.key_buf.as_str()) {
+            return id;
+        }
+        let id =
+            BenchmarkId(u32::try_from(self.benchmarks.len()).expect("fewer than 2^32 benchmarks"));
+        self.benchmarks.push(Benchmark {
+            file: file.to_owned(),
+            configuration: Configuration::from_text(conf_text),
+        });
+        self.index.insert(self.key_buf.clone().into_boxed_str(), id);
+        id
+    }
+
+    /// Like [`SampleSet::intern`], keeping structured parameters when the benchmark is new.
+    pub fn intern_configuration(
+        &mut self,
+        file: &str,
+        configuration: &Configuration,
+    ) -> BenchmarkId {
+        let id = self.intern(file, &configuration.text);
+        let b = &mut self.benchmarks[id.0 as usize];
+        if b.configuration.params.is_empty() && !configuration.params.is_empty() {
+            b.configuration.params = configuration.params.clone();
+        }
+        id
+    }
+
+    /// Appends one sample (its benchmark id must come from this set).
+    pub fn push(&mut self, sample: Sample) {
+        debug_assert!((sample.benchmark.0 as usize) < self.benchmarks.len());
+        self.samples.push(sample);
+    }
+
+    /// All samples in arrival order.
+    pub fn samples(&self) -> &[Sample] {
+        &self.samples
+    }
+
+    /// All benchmark identities, indexed by [`BenchmarkId`].
+    pub fn benchmarks(&self) -> &[Benchmark] {
+        &self.benchmarks
+    }
+
+    /// The benchmark behind an id.
+    pub fn benchmark(&self, id: BenchmarkId) -> &Benchmark {
+        &self.benchmarks[id.0 as usize]
+    }
+
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        self.samples.len()
+    }
+
+    /// True when the set holds no sample.
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+    }
+
+    /// Appends every sample of `other`, re-interning its benchmarks (pooling several inputs).
+    pub fn extend_from(&mut self, other: &SampleSet) {
+        let map: Vec<BenchmarkId> = other
+            .benchmarks
+            .iter()
+            .map(|b| self.intern_configuration(&b.file, &b.configuration))
+            .collect();
+        self.samples.extend(other.samples.iter().map(|s| Sample {
+            benchmark: map[s.benchmark.0 as usize],
+            ..*s
+        }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interning_dedups_and_names_like_r() {
+        let mut set = SampleSet::new();
+        let a = set.intern("util/format.js", "n=1");
+        let b = set.intern("util/format.js", "n=1");
+        let c = set.intern("util/format.js", "");
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(set.benchmark(a).name(), "util/format.js n=1");
+        assert_eq!(set.benchmark(c).name(), "util/format.js ");
+    }
+}
