@@ -61,7 +61,7 @@ struct ReportArgs {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Format {
+pub(crate) enum Format {
     /// Terminal table (colour on a terminal only; NO_COLOR respected).
     Table,
     /// Exactly what `Rscript benchmark/compare.R` prints under LC_ALL=C.UTF-8.
@@ -147,7 +147,15 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     let Some(set) = read_inputs(&args.files, io)? else {
         return Ok(EXIT_USAGE);
     };
-    let mut comparisons = compare::group(&set);
+    emit_report(&set, args.format, io)?;
+    Ok(0)
+}
+
+/// Runs the analysis pipeline on `set` and writes the report in `format` to `io.stdout`
+/// (notes on rows without a test go to `io.stderr`). Every command that ends in a report
+/// (`report`, `compare`) calls this.
+pub(crate) fn emit_report(set: &SampleSet, format: Format, io: &mut Io<'_>) -> anyhow::Result<()> {
+    let mut comparisons = compare::group(set);
     compare::sort_by_name(&mut comparisons);
     let rows = verdict::rows(comparisons);
     for row in &rows {
@@ -166,11 +174,11 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
             _ => {}
         }
     }
-    let text = match args.format {
+    let text = match format {
         Format::R => render::compare_r::render(&rows, render::compare_r::R_PRINT_WIDTH),
         Format::Table => render::table::render(&rows, io.color, io.width),
     };
     io.stdout.write_all(text.as_bytes())?;
     io.stdout.flush()?;
-    Ok(0)
+    Ok(())
 }
