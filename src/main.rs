@@ -23,7 +23,6 @@ fn main() {
         width,
     };
     let code = benchdiff::cli::run(std::env::args_os().collect(), &mut io);
-    drop(io);
     use std::io::Write;
     let _ = out.flush();
     std::process::exit(code);

@@ -127,6 +127,8 @@ pub struct SampleSet {
     benchmarks: Vec<Benchmark>,
     index: FxHashMap<Box<str>, BenchmarkId>,
     key_buf: String,
+    last_key: String,
+    last_id: Option<BenchmarkId>,
     samples: Vec<Sample>,
 }
 
@@ -145,7 +147,15 @@ impl SampleSet {
         self.key_buf.push_str(file);
         self.key_buf.push('\0');
         self.key_buf.push_str(conf_text);
-        if let Some(&id) = self.index.get(self.key_buf.as_str()) {
+        // Consecutive rows often name the same benchmark (old, then new): skip the hash.
+        if let Some(id) = self.last_id
+            && self.key_buf == self.last_key
+        {
+            return id;
+        }
+        std::mem::swap(&mut self.key_buf, &mut self.last_key);
+        if let Some(&id) = self.index.get(self.last_key.as_str()) {
+            self.last_id = Some(id);
             return id;
         }
         let id =
@@ -154,7 +164,9 @@ impl SampleSet {
             file: file.to_owned(),
             configuration: Configuration::from_text(conf_text),
         });
-        self.index.insert(self.key_buf.clone().into_boxed_str(), id);
+        self.index
+            .insert(self.last_key.clone().into_boxed_str(), id);
+        self.last_id = Some(id);
         id
     }
 

@@ -429,7 +429,7 @@ mod tests {
             "{err}"
         );
         assert!(
-            err.contains("t.csv:5: column 18: text after a closing quote"),
+            err.contains("t.csv:5: column 19: text after a closing quote"),
             "{err}"
         );
         assert!(err.contains("t.csv:6: expected 5 fields"), "{err}");

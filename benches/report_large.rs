@@ -1,0 +1,155 @@
+//! Speed of `benchdiff report` on a large compare.js CSV, against compare.R on the same file.
+//!
+//! Generates (once, reproducibly) 1,000,000 rows: 20,000 configurations × 2 binaries × 25 runs,
+//! then times `benchdiff report --format r` on it as a child process: wall seconds and peak RSS
+//! (from `wait4`). With `--compare-r PATH` (Node's benchmark/compare.R, read into a scratch
+//! folder, never committed) and `Rscript` on PATH, it also times compare.R on the same file in
+//! the same run and prints the ratios. Goals: < 0.5 s wall, < 150 MB peak RSS.
+//!
+//! Run: `cargo bench --bench report_large [-- --compare-r /path/to/compare.R]`
+//! (or `scripts/bench-report.sh [/path/to/compare.R]`).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+const CONFIGS: usize = 20_000;
+const RUNS: usize = 25;
+
+fn generate(path: &Path) -> std::io::Result<()> {
+    let f = std::fs::File::create(path)?;
+    let mut w = std::io::BufWriter::new(f);
+    writeln!(
+        w,
+        "\"binary\",\"filename\",\"configuration\",\"rate\",\"time\""
+    )?;
+    // xorshift64*: reproducible without a dependency.
+    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        s ^= s >> 12;
+        s ^= s << 25;
+        s ^= s >> 27;
+        (s.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let types = ["'string'", "'buffer'", "'ascii'", "'utf8'"];
+    for run in 0..RUNS {
+        for c in 0..CONFIGS {
+            let file = format!("cat{}/bench-{}.js", c % 37, c / 40);
+            let conf = format!(
+                "type={} len={} n={}",
+                types[c % 4],
+                16 << (c % 10),
+                1000 * (1 + c % 40)
+            );
+            let base = 1e5 * (1.0 + (c % 97) as f64);
+            for (bin, shift) in [("old", 1.0), ("new", 1.0 + 0.02 * ((c % 5) as f64 - 2.0))] {
+                let rate = base * shift * (1.0 + 0.05 * (next() - 0.5));
+                let time = 1000.0 * (1 + c % 40) as f64 / rate;
+                writeln!(w, "\"{bin}\",\"{file}\",\"{conf}\",{rate},{time:.9}")?;
+            }
+        }
+        let _ = run;
+    }
+    w.flush()
+}
+
+struct Measured {
+    wall_s: f64,
+    max_rss_bytes: u64,
+    ok: bool,
+}
+
+fn measure(mut cmd: Command, stdin: Option<&Path>) -> Measured {
+    if let Some(p) = stdin {
+        cmd.stdin(std::fs::File::open(p).expect("input file"));
+    }
+    cmd.stdout(Stdio::null()).stderr(Stdio::null());
+    let start = Instant::now();
+    // Reaped below with wait4 (for its rusage), never through `Child`.
+    #[allow(clippy::zombie_processes)]
+    let child = cmd.spawn().expect("spawn");
+    let pid = child.id() as libc::pid_t;
+    let mut status: libc::c_int = 0;
+    // SAFETY: rusage is plain old data; wait4 fills it for our own child.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    let wall_s = start.elapsed().as_secs_f64();
+    Measured {
+        wall_s,
+        max_rss_bytes: ru.ru_maxrss as u64 * 1024,
+        ok: r == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let compare_r = args
+        .iter()
+        .position(|a| a == "--compare-r")
+        .and_then(|i| args.get(i + 1))
+        .map(PathBuf::from);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    std::fs::create_dir_all(&dir).expect("bench-data dir");
+    let csv = dir.join("report-1m.csv");
+    if !csv.exists() {
+        let t = Instant::now();
+        generate(&csv).expect("generate CSV");
+        eprintln!(
+            "generated {} in {:.1} s",
+            csv.display(),
+            t.elapsed().as_secs_f64()
+        );
+    }
+    let size = std::fs::metadata(&csv).map(|m| m.len()).unwrap_or(0);
+    let exe = env!("CARGO_BIN_EXE_benchdiff");
+    let mut walls = Vec::new();
+    let mut rss = 0;
+    for _ in 0..5 {
+        let mut c = Command::new(exe);
+        c.args(["report", "--format", "r"]).arg(&csv);
+        let m = measure(c, None);
+        assert!(m.ok, "benchdiff report failed");
+        walls.push(m.wall_s);
+        rss = rss.max(m.max_rss_bytes);
+    }
+    let b_wall = median(walls.clone());
+    println!(
+        "input: {} rows ({CONFIGS} configurations x 2 binaries x {RUNS} runs), {:.1} MB",
+        CONFIGS * 2 * RUNS,
+        size as f64 / 1e6
+    );
+    println!(
+        "benchdiff report: median wall {:.3} s (min {:.3} s, 5 runs), peak RSS {:.1} MB",
+        b_wall,
+        walls.iter().cloned().fold(f64::INFINITY, f64::min),
+        rss as f64 / 1e6
+    );
+    if let Some(r) = compare_r {
+        let mut c = Command::new("Rscript");
+        c.arg(&r).env("LC_ALL", "C.UTF-8");
+        let m = measure(c, Some(&csv));
+        if !m.ok {
+            println!(
+                "Rscript compare.R failed or is not installed (Debian: r-base-core r-cran-plyr r-cran-ggplot2)"
+            );
+            return;
+        }
+        println!(
+            "Rscript compare.R: wall {:.2} s, peak RSS {:.1} MB",
+            m.wall_s,
+            m.max_rss_bytes as f64 / 1e6
+        );
+        println!(
+            "ratio benchdiff/compare.R: wall {:.4} ({:.0}x faster), peak RSS {:.2}",
+            b_wall / m.wall_s,
+            m.wall_s / b_wall,
+            rss as f64 / m.max_rss_bytes as f64
+        );
+    }
+}
