@@ -1,7 +1,29 @@
 //! Statistics: pure math over slices of sample values, no I/O.
 //!
+//! - [`dip`]: Hartigan's dip statistic of unimodality and its p-value.
+//! - [`dip_table`]: generated quantile table of the dip under the uniform null.
+//! - [`drift`]: trend against run order (Kendall's tau test, Theil–Sen slope).
+//! - [`modes`]: modes of a Gaussian kernel density estimate (Silverman's bandwidth).
+//! - [`outliers`]: modified z-score outliers (median, MAD), flagged not dropped.
+//! - [`shape`]: the multimodality decision (dip test and KDE modes).
+//! - [`adjust`]: Holm and Benjamini–Hochberg adjusted p-values (R's `p.adjust`).
+//! - [`quantile`]: type-7 quantiles, median and benchstat's order-statistic intervals.
+//! - [`rank`]: Wilcoxon rank-sum test with the Hodges–Lehmann shift (R's `wilcox.test`).
 //! - [`tdist`]: Student's t CDF and quantile (R's `pt`/`qt`).
 //! - [`welch`]: Welch's t-test and compare.R's improvement/accuracy figures.
+//! - [`paired`]: per-round log-ratio test for interleaved runs.
+//! - [`ratio`]: Fieller's interval for a ratio of means.
 
+pub mod adjust;
+pub mod dip;
+pub mod dip_table;
+pub mod drift;
+pub mod modes;
+pub mod outliers;
+pub mod paired;
+pub mod quantile;
+pub mod rank;
+pub mod ratio;
+pub mod shape;
 pub mod tdist;
 pub mod welch;

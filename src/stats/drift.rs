@@ -1,0 +1,266 @@
+//! Drift against run order: Kendall's rank correlation test and the Theil–Sen slope.
+//!
+//! A machine that warms up, throttles or fills its disk makes later runs systematically faster
+//! or slower. Given `(run index, value)` pairs of one side:
+//!
+//! - **Test.** Kendall's `τ_b` between run index and value (M. G. Kendall 1938; ties: Kendall
+//!   1945, `τ_b = S / √((n₀ − n₁)(n₀ − n₂))`, `S` = concordant − discordant pairs,
+//!   `n₀ = n(n−1)/2`, `n₁`, `n₂` the tied pairs in index and in value). Two-sided p-value of `S`:
+//!   exact (the null distribution of the number of discordant pairs is that of the number of
+//!   inversions of a random permutation) when there are no ties and `n < 50`; otherwise the
+//!   normal approximation with the tie-corrected variance (Kendall & Gibbons 1990, *Rank
+//!   Correlation Methods*, 5th ed., eq. 4.3)
+//!   `Var S = [n(n−1)(2n+5) − Σt(t−1)(2t+5) − Σu(u−1)(2u+5)]/18
+//!          + Σt(t−1)(t−2)·Σu(u−1)(u−2) / (9n(n−1)(n−2)) + Σt(t−1)·Σu(u−1) / (2n(n−1))`,
+//!   without continuity correction. These are the choices of R's `cor.test(method = "kendall")`.
+//! - **Size.** The Theil–Sen slope (H. Theil 1950; P. K. Sen 1968, "Estimates of the regression
+//!   coefficient based on Kendall's tau", *JASA* 63): the median of the pairwise slopes
+//!   `(y_j − y_i)/(x_j − x_i)` over pairs with `x_i ≠ x_j`, robust to outliers, in value units
+//!   per run; and that slope in percent of the mean value. For more than [`THEIL_SEN_MAX_N`]
+//!   points the ordinary least-squares slope is used instead (the pairwise slopes would need
+//!   `n²/2` memory).
+
+use statrs::function::erf::erfc;
+
+/// Above this many points the slope is the least-squares one (module notes).
+pub const THEIL_SEN_MAX_N: usize = 2000;
+
+/// Trend of values against run order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Drift {
+    /// Number of (finite) points used.
+    pub n: usize,
+    /// Kendall's `τ_b` in `[−1, 1]`: positive when values grow with the run index.
+    pub tau: f64,
+    /// Two-sided p-value of the hypothesis of no monotone trend, in `[0, 1]`.
+    pub p_value: f64,
+    /// Theil–Sen slope (least squares above [`THEIL_SEN_MAX_N`] points), value units per run.
+    pub slope: f64,
+    /// `slope / mean(values) · 100`: percent of the mean value per run (NaN if the mean is 0).
+    pub slope_pct_per_run: f64,
+}
+
+/// Sign of `a − b` as −1, 0 or 1.
+fn sign(a: f64, b: f64) -> i64 {
+    match a.partial_cmp(&b) {
+        Some(std::cmp::Ordering::Greater) => 1,
+        Some(std::cmp::Ordering::Less) => -1,
+        _ => 0,
+    }
+}
+
+/// Tie-group sums over sorted values: `(Σt(t−1), Σt(t−1)(t−2), Σt(t−1)(2t+5))`.
+fn tie_sums(mut v: Vec<f64>) -> (f64, f64, f64) {
+    v.sort_by(f64::total_cmp);
+    let (mut a, mut b, mut c) = (0.0, 0.0, 0.0);
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i + 1;
+        while j < v.len() && v[j] == v[i] {
+            j += 1;
+        }
+        let t = (j - i) as f64;
+        a += t * (t - 1.0);
+        b += t * (t - 1.0) * (t - 2.0);
+        c += t * (t - 1.0) * (2.0 * t + 5.0);
+        i = j;
+    }
+    (a, b, c)
+}
+
+/// `P(D ≤ d)` for `D` the number of inversions of a uniformly random permutation of `n`
+/// (`D` = the discordant pairs under no trend). Probabilities by the recurrence
+/// `P_m(k) = (1/m) Σ_{i<m} P_{m−1}(k − i)`.
+fn inversions_cdf(n: usize, d: usize) -> f64 {
+    let max = n * n.saturating_sub(1) / 2;
+    let mut p = vec![0.0f64; max + 1];
+    p[0] = 1.0;
+    for m in 2..=n {
+        let top = m * (m - 1) / 2;
+        // Sliding window sum of the previous row over k − m + 1 ..= k.
+        let prev = p.clone();
+        let mut window = 0.0;
+        for k in 0..=top {
+            window += prev[k];
+            if k >= m {
+                window -= prev[k - m];
+            }
+            p[k] = window / m as f64;
+        }
+    }
+    p[..=d.min(max)].iter().sum::<f64>().min(1.0)
+}
+
+/// Drift of `points = (run index, value)` (module notes). Points with a NaN or infinite index
+/// or value are skipped.
+///
+/// `None` with fewer than 3 usable points or when all run indices are equal. A constant value
+/// gives `τ = 0`, `p = 1` and slope 0.
+pub fn drift(points: &[(f64, f64)]) -> Option<Drift> {
+    let pts: Vec<(f64, f64)> = points
+        .iter()
+        .copied()
+        .filter(|(x, y)| x.is_finite() && y.is_finite())
+        .collect();
+    let n = pts.len();
+    if n < 3 || pts.iter().all(|p| p.0 == pts[0].0) {
+        return None;
+    }
+    let nf = n as f64;
+    let mut s: i64 = 0;
+    for i in 0..n {
+        for j in i + 1..n {
+            s += sign(pts[j].0, pts[i].0) * sign(pts[j].1, pts[i].1);
+        }
+    }
+    let (tx1, tx2, tx3) = tie_sums(pts.iter().map(|p| p.0).collect());
+    let (ty1, ty2, ty3) = tie_sums(pts.iter().map(|p| p.1).collect());
+    let n0 = nf * (nf - 1.0) / 2.0;
+    let denom = ((n0 - tx1 / 2.0) * (n0 - ty1 / 2.0)).sqrt();
+    let mean = pts.iter().map(|p| p.1 / nf).sum::<f64>();
+    if denom == 0.0 {
+        // All values equal (indices are not all equal): no trend at all.
+        return Some(Drift {
+            n,
+            tau: 0.0,
+            p_value: 1.0,
+            slope: 0.0,
+            slope_pct_per_run: if mean == 0.0 { f64::NAN } else { 0.0 },
+        });
+    }
+    let tau = (s as f64 / denom).clamp(-1.0, 1.0);
+    let p_value = if tx1 == 0.0 && ty1 == 0.0 && n < 50 {
+        // Discordant pairs D = (n0 − S)/2; two-sided: 2·P(D ≤ min(D, n0 − D)).
+        let d = ((n0 - s as f64) / 2.0).round() as usize;
+        let lower = d.min(n0 as usize - d);
+        (2.0 * inversions_cdf(n, lower)).min(1.0)
+    } else {
+        let var = (nf * (nf - 1.0) * (2.0 * nf + 5.0) - tx3 - ty3) / 18.0
+            + tx2 * ty2 / (9.0 * nf * (nf - 1.0) * (nf - 2.0))
+            + tx1 * ty1 / (2.0 * nf * (nf - 1.0));
+        if var > 0.0 {
+            erfc((s as f64).abs() / var.sqrt() / std::f64::consts::SQRT_2).min(1.0)
+        } else {
+            1.0
+        }
+    };
+    let slope = if n <= THEIL_SEN_MAX_N {
+        let mut slopes: Vec<f64> = Vec::with_capacity(n * (n - 1) / 2);
+        for i in 0..n {
+            for j in i + 1..n {
+                let dx = pts[j].0 - pts[i].0;
+                if dx != 0.0 {
+                    slopes.push((pts[j].1 - pts[i].1) / dx);
+                }
+            }
+        }
+        slopes.retain(|v| v.is_finite());
+        median(&mut slopes)
+    } else {
+        let mx = pts.iter().map(|p| p.0 / nf).sum::<f64>();
+        let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - mean)).sum();
+        let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
+        sxy / sxx
+    };
+    Some(Drift {
+        n,
+        tau,
+        p_value,
+        slope,
+        slope_pct_per_run: if mean == 0.0 {
+            f64::NAN
+        } else {
+            slope / mean * 100.0
+        },
+    })
+}
+
+/// Median of the values (reordered in place); NaN when empty.
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let m = v.len() / 2;
+    let (_, hi, _) = v.select_nth_unstable_by(m, f64::total_cmp);
+    let hi = *hi;
+    if v.len() % 2 == 1 {
+        hi
+    } else {
+        let lo = v[..m].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        lo / 2.0 + hi / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pts(y: &[f64]) -> Vec<(f64, f64)> {
+        y.iter().enumerate().map(|(i, &v)| (i as f64, v)).collect()
+    }
+
+    #[test]
+    fn perfectly_increasing_runs() {
+        // 5 increasing values: S = 10, τ = 1; exact p = 2/5! = 1/60.
+        let d = drift(&pts(&[10.0, 11.0, 12.0, 13.0, 14.0])).expect("drift");
+        assert_eq!(d.tau, 1.0);
+        assert!((d.p_value - 2.0 / 120.0).abs() < 1e-15);
+        assert_eq!(d.slope, 1.0);
+        assert!((d.slope_pct_per_run - 1.0 / 12.0 * 100.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn exact_p_by_counting_permutations() {
+        // y = 1 3 2 4: one discordant pair, S = 6 − 2 = 4, τ = 4/6.
+        // Permutations of 4 with ≤ 1 inversion: 1 + 3 = 4 of 24 → p = 2·4/24 = 1/3
+        // (R: cor.test(1:4, c(1,3,2,4), method = "kendall")$p.value = 0.3333).
+        let d = drift(&pts(&[1.0, 3.0, 2.0, 4.0])).expect("drift");
+        assert!((d.tau - 4.0 / 6.0).abs() < 1e-15);
+        assert!((d.p_value - 1.0 / 3.0).abs() < 1e-12);
+        // Pairwise slopes 2, 0.5, 1, -1, 0.5, 2 → median of (−1, .5, .5, 1, 2, 2) = 0.75.
+        assert!((d.slope - 0.75).abs() < 1e-15);
+    }
+
+    #[test]
+    fn matches_r_cor_test_kendall() {
+        // R: cor.test(seq_along(x), x, method = "kendall"): tau 0.6888888889, p 0.004686948854.
+        let x = [2.1, 3.5, 1.9, 4.4, 5.0, 3.9, 6.1, 5.5, 7.2, 6.0];
+        let d = drift(&pts(&x)).expect("drift");
+        assert!((d.tau - 0.6888888889).abs() < 1e-9);
+        assert!((d.p_value - 0.004686948854).abs() < 1e-11);
+    }
+
+    #[test]
+    fn ties_use_the_normal_approximation() {
+        // y = 1 1 2 2: S = 4 (4 concordant, 0 discordant, 2 tied in y), n0 = 6, n2 = 2:
+        // τ_b = 4/√(6·4) = 0.8165. Var S = (4·3·13 − 2·2·1·9)/18 = (156 − 36)/18 = 6.667;
+        // z = 4/2.582 = 1.549, p = 0.1213 (R's cor.test gives the same).
+        let d = drift(&pts(&[1.0, 1.0, 2.0, 2.0])).expect("drift");
+        assert!((d.tau - 4.0 / 24f64.sqrt()).abs() < 1e-12);
+        let z = 4.0 / (120.0f64 / 18.0).sqrt();
+        assert!((d.p_value - erfc(z / std::f64::consts::SQRT_2)).abs() < 1e-12);
+        assert!((d.p_value - 0.1213).abs() < 1e-3);
+    }
+
+    #[test]
+    fn no_trend_and_odd_input() {
+        let flat = drift(&pts(&[5.0, 5.0, 5.0, 5.0])).expect("drift");
+        assert_eq!((flat.tau, flat.p_value, flat.slope), (0.0, 1.0, 0.0));
+        assert!(drift(&pts(&[1.0, 2.0])).is_none());
+        assert!(drift(&[(1.0, 1.0), (1.0, 2.0), (1.0, 3.0)]).is_none());
+        let d = drift(&[(0.0, 1.0), (1.0, f64::NAN), (2.0, 2.0), (3.0, 3.0)]).expect("drift");
+        assert_eq!(d.n, 3);
+        // Symmetric zig-zag: S = 0, p = 1.
+        let z = drift(&pts(&[1.0, 3.0, 2.0, 2.5, 1.5])).expect("drift");
+        assert!(z.p_value > 0.5);
+    }
+
+    #[test]
+    fn large_n_uses_the_normal_approximation_and_least_squares() {
+        let y: Vec<f64> = (0..2500).map(|i| 100.0 + 0.01 * i as f64).collect();
+        let d = drift(&pts(&y)).expect("drift");
+        assert_eq!(d.tau, 1.0);
+        assert!(d.p_value < 1e-100);
+        assert!((d.slope - 0.01).abs() < 1e-9);
+    }
+}
