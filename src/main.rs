@@ -15,12 +15,15 @@ fn main() {
         None
     };
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let mut err = std::io::stderr().lock();
+    // Not locked for the whole run: the progress bar draws to stderr from its own thread.
+    let mut err = std::io::stderr();
     let mut io = benchdiff::cli::Io {
         stdout: &mut out,
         stderr: &mut err,
         color: is_tty && !no_color,
         width,
+        stdout_is_terminal: is_tty,
+        stderr_is_terminal: std::io::stderr().is_terminal(),
     };
     let code = benchdiff::cli::run(std::env::args_os().collect(), &mut io);
     use std::io::Write;

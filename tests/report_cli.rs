@@ -224,8 +224,13 @@ fn table_format_has_no_colour_off_a_terminal() {
     let s = String::from_utf8(out.stdout).unwrap();
     assert!(!s.contains('\x1b'));
     assert!(s.contains("util/format.js type='string-2' n=100000"));
-    assert!(s.contains("14.47 %"));
-    assert!(s.contains("30/30"));
+    assert!(s.contains("+14.02%"), "{s}");
+    assert!(s.contains("30/30 paired"), "{s}");
+    assert!(s.contains("3 comparisons: "), "{s}");
+    assert!(
+        s.contains("(Holm correction, alpha 0.05, threshold ±1%)"),
+        "{s}"
+    );
 }
 
 /// Wide tables wrap into column blocks exactly where R's printMatrix wraps them

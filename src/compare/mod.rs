@@ -15,6 +15,47 @@ pub struct Comparison {
     pub old: Vec<f64>,
     /// Rates (ops/s) measured under the new binary, in arrival order.
     pub new: Vec<f64>,
+    /// Run (schedule round) of each old rate, parallel to `old`.
+    pub old_runs: Vec<u32>,
+    /// Run of each new rate, parallel to `new`.
+    pub new_runs: Vec<u32>,
+    /// Where the run indices came from.
+    pub pairing: Pairing,
+}
+
+/// How the samples of a comparison are matched into rounds for the paired analysis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pairing {
+    /// Every sample carried its run index (benchdiff's runner).
+    Runs,
+    /// Run indices were taken from arrival order: the i-th old and the i-th new sample of a
+    /// configuration form round i. compare.js writes the old and new samples of each run next
+    /// to each other (per file: run 1 old, run 1 new, run 2 old, …), so this pairs samples
+    /// measured back to back.
+    ArrivalOrder,
+}
+
+impl Comparison {
+    /// `(old, new)` rate pairs of the rounds in which both sides were measured, in run order
+    /// (a side measured more than once in a round contributes its mean).
+    pub fn pairs(&self) -> Vec<(f64, f64)> {
+        let mut by_run: std::collections::BTreeMap<u32, (f64, u32, f64, u32)> = Default::default();
+        for (&r, &v) in self.old_runs.iter().zip(&self.old) {
+            let e = by_run.entry(r).or_default();
+            e.0 += v;
+            e.1 += 1;
+        }
+        for (&r, &v) in self.new_runs.iter().zip(&self.new) {
+            let e = by_run.entry(r).or_default();
+            e.2 += v;
+            e.3 += 1;
+        }
+        by_run
+            .values()
+            .filter(|e| e.1 > 0 && e.3 > 0)
+            .map(|e| (e.0 / e.1 as f64, e.2 / e.3 as f64))
+            .collect()
+    }
 }
 
 /// Groups every sample of `set` by benchmark, in first-seen order (compare.js `--analyze`
@@ -30,13 +71,26 @@ pub fn group(set: &SampleSet) -> Vec<Comparison> {
                 name: set.benchmark(s.benchmark).name(),
                 old: Vec::new(),
                 new: Vec::new(),
+                old_runs: Vec::new(),
+                new_runs: Vec::new(),
+                pairing: Pairing::Runs,
             });
             out.len() - 1
         });
-        match s.side {
-            Side::Old => out[idx].old.push(s.rate),
-            Side::New => out[idx].new.push(s.rate),
-        }
+        let c = &mut out[idx];
+        let (rates, runs) = match s.side {
+            Side::Old => (&mut c.old, &mut c.old_runs),
+            Side::New => (&mut c.new, &mut c.new_runs),
+        };
+        let run = match s.run {
+            Some(r) => r,
+            None => {
+                c.pairing = Pairing::ArrivalOrder;
+                runs.len() as u32
+            }
+        };
+        rates.push(s.rate);
+        runs.push(run);
     }
     out
 }

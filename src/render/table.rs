@@ -1,17 +1,225 @@
-//! The default report for people (`--format table`): the compare.R columns in a terminal
-//! table, improvements coloured by direction when they are significant, the run counts per
-//! side, and the same false-positive paragraph. Colour only on a terminal; `NO_COLOR` is
-//! respected (the caller decides, see [`crate::cli`]).
+//! The default report for people (`--format table`): one line per comparison with the change
+//! of the new build and its 95% interval, raw and corrected p-values, the verdict and the runs,
+//! then a one-line summary. Colour (green faster, red slower, yellow inconclusive) only when the
+//! caller says so (a terminal without `NO_COLOR`, see [`crate::cli`]).
 
-use super::compare_r::{cells, false_positive_paragraph};
-use crate::verdict::{Row, Stars};
+use crate::verdict::decide::{Assessment, Method, Options, SideSummary, Verdict};
 use comfy_table::{
     Attribute, Cell, CellAlignment, Color, ContentArrangement, LineStyle, Table, presets,
 };
+use std::fmt::Write as _;
 
-/// Renders `rows` as a table. `color` turns on ANSI styling; `width` is the terminal width in
-/// columns (None: no limit).
-pub fn render(rows: &[Row], color: bool, width: Option<u16>) -> String {
+/// Formats a signed percentage with two decimals: `+3.25%`, `-0.40%`.
+pub fn signed_pct(x: f64) -> String {
+    if x.is_nan() {
+        "NA".to_owned()
+    } else if x.is_infinite() {
+        if x > 0.0 {
+            "+Inf%".to_owned()
+        } else {
+            "-Inf%".to_owned()
+        }
+    } else {
+        format!("{}{x:.2}%", if x >= 0.0 { "+" } else { "" })
+    }
+}
+
+/// Formats a p-value compactly: 4 decimals, or scientific notation below 0.0001.
+pub fn p_text(p: f64) -> String {
+    if p.is_nan() {
+        "NA".to_owned()
+    } else if p < 1e-4 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+/// The verdict text, with runs needed for an inconclusive one.
+pub fn verdict_text(v: Verdict) -> String {
+    match v {
+        Verdict::Inconclusive {
+            runs_needed: Some(n),
+        } => format!("inconclusive (~{n} runs)"),
+        v => v.label().to_owned(),
+    }
+}
+
+/// A rate with 3 significant digits and an SI suffix: `1.80M`, `952k`, `12.3`.
+pub fn si(x: f64) -> String {
+    if !x.is_finite() {
+        return format!("{x}");
+    }
+    let (v, suffix) = match x.abs() {
+        a if a >= 1e12 => (x / 1e12, "T"),
+        a if a >= 1e9 => (x / 1e9, "G"),
+        a if a >= 1e6 => (x / 1e6, "M"),
+        a if a >= 1e3 => (x / 1e3, "k"),
+        _ => (x, ""),
+    };
+    let digits = if v.abs() >= 100.0 {
+        0
+    } else if v.abs() >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.digits$}{suffix}")
+}
+
+/// Short flags of a comparison: `multimodal(old)`, `drift(new)`, `outliers(old:2)`.
+pub fn flags(a: &Assessment) -> String {
+    let mut f: Vec<String> = Vec::new();
+    let sides = [("old", &a.old_side), ("new", &a.new_side)];
+    let which = |pred: &dyn Fn(&SideSummary) -> bool| -> Vec<&str> {
+        sides
+            .iter()
+            .filter(|(_, s)| pred(s))
+            .map(|(n, _)| *n)
+            .collect()
+    };
+    let m = which(&|s| s.multimodal.is_some());
+    if !m.is_empty() {
+        f.push(format!("multimodal({})", m.join(",")));
+    }
+    let d = which(&|s| s.significant_drift().is_some());
+    if !d.is_empty() {
+        f.push(format!("drift({})", d.join(",")));
+    }
+    let o: Vec<String> = sides
+        .iter()
+        .filter(|(_, s)| !s.outliers.is_empty())
+        .map(|(n, s)| format!("{n}:{}", s.outliers.len()))
+        .collect();
+    if !o.is_empty() {
+        f.push(format!("outliers({})", o.join(",")));
+    }
+    f.join(" ")
+}
+
+/// Notes for flagged comparisons: the modes of a multimodal side (centre, share) with the
+/// warning that the mean difference is not a reliable verdict, drift against run order, and
+/// outliers (flagged, never dropped).
+pub fn notes(a: &[Assessment]) -> String {
+    let mut out = String::new();
+    for x in a {
+        let name = &x.row.comparison.name;
+        for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
+            if let Some(m) = &s.multimodal {
+                let modes: Vec<String> = m
+                    .modes
+                    .iter()
+                    .map(|md| format!("{} ops/s ({:.0}% of runs)", si(md.centre), md.share * 100.0))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "note: {name}: the {side} binary's samples fall into {} regimes: {} \
+                     (dip test p={:.3}); the difference of means is not a reliable verdict",
+                    m.modes.len(),
+                    modes.join(", "),
+                    m.p_value
+                );
+            }
+            if let Some(d) = s.significant_drift() {
+                let _ = writeln!(
+                    out,
+                    "note: {name}: the {side} binary's rate drifts {:+.2}% per run against run \
+                     order (Kendall tau {:.2}, p={:.4})",
+                    d.slope_pct_per_run, d.tau, d.p_value
+                );
+            }
+            if !s.outliers.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "note: {name}: {} outlier(s) among the {side} binary's {} samples \
+                     (MAD rule; flagged, not dropped)",
+                    s.outliers.len(),
+                    s.n
+                );
+            }
+        }
+    }
+    out
+}
+
+/// Per-comparison details (`--details`): the change by every method benchdiff computes.
+pub fn details(a: &[Assessment]) -> String {
+    let mut out = String::new();
+    for x in a {
+        let c = &x.row.comparison;
+        let _ = writeln!(out, "{}", c.name);
+        for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
+            let ci = s
+                .median_ci
+                .map(|(lo, hi)| format!("[{}, {}]", si(lo), si(hi)))
+                .unwrap_or_else(|| "(needs 6 samples)".to_owned());
+            let _ = writeln!(
+                out,
+                "  {side}: n={} median {} ops/s 95% CI {ci}, CV {:.2}%",
+                s.n,
+                si(s.median),
+                s.cv_pct
+            );
+        }
+        if let Some(p) = &x.paired {
+            let _ = writeln!(
+                out,
+                "  paired ({} rounds): ratio {:.4} [{:.4}, {:.4}], t={:.3}, df={}, p={}",
+                p.n,
+                p.ratio,
+                p.ratio_ci.0,
+                p.ratio_ci.1,
+                p.t,
+                p.df,
+                p_text(p.p_value)
+            );
+        }
+        if let Ok(w) = &x.row.welch {
+            let _ = writeln!(
+                out,
+                "  Welch: improvement {} (means), t={:.3}, df={:.2}, p={}",
+                signed_pct(x.row.improvement_pct),
+                w.t,
+                w.df,
+                p_text(w.p_value)
+            );
+        }
+        if let Some(r) = &x.rank {
+            let _ = writeln!(
+                out,
+                "  Mann-Whitney: W={}, p={}{}; Hodges-Lehmann shift {} ops/s [{}, {}]",
+                r.w,
+                p_text(r.p_value),
+                if r.exact { " (exact)" } else { "" },
+                si(r.shift),
+                si(r.shift_ci.0),
+                si(r.shift_ci.1)
+            );
+        }
+    }
+    out
+}
+
+/// One-line summary: counts per verdict and the rules used.
+pub fn summary_line(a: &[Assessment], opts: &Options) -> String {
+    let count = |f: fn(&Verdict) -> bool| a.iter().filter(|x| f(&x.verdict)).count();
+    format!(
+        "{} comparisons: {} faster, {} slower, {} no change, {} inconclusive \
+         ({} correction, alpha {}, threshold ±{}%)",
+        a.len(),
+        count(|v| matches!(v, Verdict::Faster)),
+        count(|v| matches!(v, Verdict::Slower)),
+        count(|v| matches!(v, Verdict::NoChange)),
+        count(|v| matches!(v, Verdict::Inconclusive { .. })),
+        opts.correction.label(),
+        opts.alpha,
+        opts.threshold_pct
+    )
+}
+
+/// Renders assessments as a table. `color` turns on ANSI styling; `width` is the terminal
+/// width in columns (None: no limit).
+pub fn render(a: &[Assessment], opts: &Options, color: bool, width: Option<u16>) -> String {
     let mut t = Table::new();
     t.load_style(
         presets::NOTHING
@@ -32,47 +240,63 @@ pub fn render(rows: &[Row], color: bool, width: Option<u16>) -> String {
             t.set_content_arrangement(ContentArrangement::Disabled);
         }
     }
+    let adj = format!("p ({})", opts.correction.label());
     t.set_header(
         [
             "benchmark",
-            "confidence",
-            "improvement",
-            "accuracy (*)",
-            "(**)",
-            "(***)",
-            "runs old/new",
+            "change",
+            "95% CI",
+            "p",
+            adj.as_str(),
+            "verdict",
+            "runs",
+            "flags",
         ]
         .map(|h| Cell::new(h).add_attribute(Attribute::Bold)),
     );
-    for row in rows {
-        let c = cells(row);
-        let significant = matches!(row.stars, Some(s) if s != Stars::None);
-        let mut imp = Cell::new(&c[1]).set_alignment(CellAlignment::Right);
-        if significant {
-            imp = imp.fg(if row.improvement_pct >= 0.0 {
-                Color::Green
-            } else {
-                Color::Red
-            });
+    for x in a {
+        let ci = match x.change_ci_pct {
+            Some((lo, hi)) => format!("[{}, {}]", signed_pct(lo), signed_pct(hi)),
+            None => "NA".to_owned(),
+        };
+        let mut verdict = Cell::new(verdict_text(x.verdict));
+        if color {
+            verdict = match x.verdict {
+                Verdict::Faster => verdict.fg(Color::Green),
+                Verdict::Slower => verdict.fg(Color::Red),
+                Verdict::Inconclusive { .. } => verdict.fg(Color::Yellow),
+                Verdict::NoChange => verdict,
+            };
         }
-        let [conf, _, a95, a99, a999] = c;
+        let runs = format!(
+            "{}/{}{}",
+            x.row.comparison.old.len(),
+            x.row.comparison.new.len(),
+            if x.method == Method::Paired {
+                " paired"
+            } else {
+                ""
+            }
+        );
         t.add_row(vec![
-            Cell::new(&row.comparison.name),
-            Cell::new(conf).set_alignment(CellAlignment::Right),
-            imp,
-            Cell::new(a95).set_alignment(CellAlignment::Right),
-            Cell::new(a99).set_alignment(CellAlignment::Right),
-            Cell::new(a999).set_alignment(CellAlignment::Right),
-            Cell::new(format!(
-                "{}/{}",
-                row.comparison.old.len(),
-                row.comparison.new.len()
-            ))
-            .set_alignment(CellAlignment::Right),
+            Cell::new(&x.row.comparison.name),
+            Cell::new(signed_pct(x.change_pct)).set_alignment(CellAlignment::Right),
+            Cell::new(ci).set_alignment(CellAlignment::Right),
+            Cell::new(p_text(x.p_value)).set_alignment(CellAlignment::Right),
+            Cell::new(p_text(x.p_adjusted)).set_alignment(CellAlignment::Right),
+            verdict,
+            Cell::new(runs).set_alignment(CellAlignment::Right),
+            Cell::new(flags(x)),
         ]);
     }
     let mut out = t.to_string();
     out.push_str("\n\n");
-    out.push_str(&false_positive_paragraph(rows.len()));
+    out.push_str(&summary_line(a, opts));
+    out.push('\n');
+    let n = notes(a);
+    if !n.is_empty() {
+        out.push('\n');
+        out.push_str(&n);
+    }
     out
 }

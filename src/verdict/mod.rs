@@ -1,8 +1,12 @@
 //! Verdicts: what the statistics of each comparison mean for the reader.
 //!
-//! This layer holds the decision rules. The compare.R preset lives here: confidence stars
+//! This layer holds the decision rules. [`decide`] holds benchdiff's own: paired or unpaired
+//! change intervals, Holm/BH correction, the four-way verdict and the regression gate. The
+//! compare.R preset lives here: confidence stars
 //! from the uncorrected two-sided Welch p-value at 0.05 / 0.01 / 0.001 (Node
 //! `benchmark/compare.R`), and the three accuracy columns at the matching risks.
+
+pub mod decide;
 
 use crate::compare::Comparison;
 use crate::stats::welch::{self, Welch, WelchError};

@@ -1,0 +1,663 @@
+//! `benchdiff compare`: runs Node-format benchmark files under an old and a new binary, like
+//! Node's `benchmark/compare.js` (spec §1), writes its CSV, keeps a JSON Lines results file,
+//! and ends with the report when a person is watching (stdout is a terminal) or the CSV went to
+//! a file.
+
+use super::{AnalysisArgs, EXIT_FAILED, EXIT_USAGE, Io};
+use crate::sample::{Sample, SampleSet, Side};
+use crate::source::runner::affinity::{CpuList, cpuset_from_set_values};
+use crate::source::runner::csv_out::CsvWriter;
+use crate::source::runner::results::{
+    self, JobRecord, JobStatus, Record, ResultsWriter, ResumeMark,
+};
+use crate::source::runner::schedule::{Job, Order};
+use crate::source::runner::{self, Observer, Plan, Report, RunOptions, RunnerError, discover};
+use std::collections::HashSet;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// How many of a failed job's last stderr lines are echoed (the results file keeps more).
+const STDERR_LINES_SHOWN: usize = 12;
+
+/// Exit code after Ctrl-C (128 + SIGINT), as shells report it.
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// Options of `benchdiff compare`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Each job is one child `BIN FILE [--set values]` with Node's IPC channel (as compare.js forks \
+it); files run in their category order, `strcmp` order within a category. CSV rows go to stdout \
+when it is not a terminal (or to --csv FILE); every job is also recorded in a JSON Lines results \
+file (default: next to --csv FILE as FILE.results.jsonl, else ./benchdiff-results/<UTC time>.jsonl) \
+that --resume continues.
+
+Exit codes: 0 all jobs ok; 1 a job failed (or --max-regression failed); 2 bad usage; 130 \
+interrupted.")]
+pub(crate) struct CompareArgs {
+    /// The baseline binary (a path, or a name looked up in PATH).
+    #[arg(long, value_name = "BIN", required_unless_present = "resume")]
+    old: Option<PathBuf>,
+    /// The candidate binary.
+    #[arg(long, value_name = "BIN", required_unless_present = "resume")]
+    new: Option<PathBuf>,
+    /// Samples per binary: each file runs this many times under each binary.
+    #[arg(long, value_name = "N", default_value_t = 30,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    runs: u32,
+    /// Run only files whose name contains S (repeatable; any match keeps a file).
+    #[arg(long, value_name = "S")]
+    filter: Vec<String>,
+    /// Skip files whose name contains S (repeatable; wins over --filter).
+    #[arg(long, value_name = "S")]
+    exclude: Vec<String>,
+    /// Passed verbatim to every benchmark as an argument (`n=1000` replaces that parameter's
+    /// values; repeat for several). `CPUSET=0-2` also pins the children to those CPUs.
+    #[arg(long, value_name = "K=V")]
+    set: Vec<String>,
+    /// The benchmark folder (default: ./benchmark, or the first `benchmark` folder upward).
+    #[arg(long, value_name = "DIR")]
+    benchmark_dir: Option<PathBuf>,
+    /// Job order: `random` shuffles each round's jobs with --seed; `node` is compare.js's
+    /// (per file, per run, old then new).
+    #[arg(long, value_enum, default_value_t = Order::Random)]
+    order: Order,
+    /// Seed of the random order (default: from the clock; printed and recorded).
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Kill a job (its whole process group) after SECS seconds and record it as failed.
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    timeout: Option<f64>,
+    /// Stop at the first failed job (compare.js stops at any failure).
+    #[arg(long)]
+    fail_fast: bool,
+    /// Write the CSV to FILE (`-` = stdout) instead of stdout; the report then follows on stdout.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    /// Where to write the JSON Lines results file (must not exist).
+    #[arg(long, value_name = "FILE", conflicts_with = "resume")]
+    results: Option<PathBuf>,
+    /// Continue an interrupted run from its results file: run only the jobs without an `ok`
+    /// record, append to FILE, and write the CSV of all samples. The plan comes from FILE.
+    #[arg(long, value_name = "FILE",
+          conflicts_with_all = ["old", "new", "runs", "filter", "exclude", "set",
+                                "benchmark_dir", "order", "seed", "cpus", "categories"])]
+    resume: Option<PathBuf>,
+    /// Pin the children to these CPUs (taskset list, e.g. 0 or 0-2,4).
+    #[arg(long, value_name = "LIST")]
+    cpus: Option<String>,
+    /// No progress bar (it is drawn only when stderr is a terminal anyway).
+    #[arg(long)]
+    no_progress: bool,
+    #[command(flatten)]
+    analysis: AnalysisArgs,
+    /// Categories (sub-folders of the benchmark folder), or `all`.
+    #[arg(value_name = "CATEGORY", required_unless_present = "resume")]
+    categories: Vec<String>,
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a positive number of seconds")),
+    }
+}
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_sig: libc::c_int) {
+    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+        // Second Ctrl-C: leave now (the results file is complete up to the last job; the
+        // child dies with us through PR_SET_PDEATHSIG).
+        // SAFETY: _exit is async-signal-safe.
+        unsafe { libc::_exit(EXIT_INTERRUPTED) };
+    }
+}
+
+/// SIGINT/SIGTERM handlers for the duration of a run; the previous ones come back on drop.
+struct SignalGuard {
+    old: [(libc::c_int, libc::sigaction); 2],
+}
+
+impl SignalGuard {
+    fn install() -> SignalGuard {
+        INTERRUPTED.store(false, Ordering::SeqCst);
+        // SAFETY: sigaction structs are plain C data; zeroed is a valid initial value, and the
+        // handler only touches an atomic (async-signal-safe).
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_signal as *const () as libc::sighandler_t;
+            libc::sigemptyset(&mut sa.sa_mask);
+            sa.sa_flags = 0; // no SA_RESTART: poll() returns EINTR at once
+            let mut old = [
+                (libc::SIGINT, std::mem::zeroed()),
+                (libc::SIGTERM, std::mem::zeroed()),
+            ];
+            for (sig, prev) in old.iter_mut() {
+                libc::sigaction(*sig, &sa, prev);
+            }
+            SignalGuard { old }
+        }
+    }
+}
+
+impl Drop for SignalGuard {
+    fn drop(&mut self) {
+        for (sig, prev) in &self.old {
+            // SAFETY: restoring an action previously returned by sigaction.
+            unsafe {
+                libc::sigaction(*sig, prev, std::ptr::null_mut());
+            }
+        }
+    }
+}
+
+fn now_unix_s() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+/// `YYYYMMDD-HHMMSS` in UTC.
+fn utc_stamp(unix_s: u64) -> String {
+    let days = (unix_s / 86_400) as i64;
+    let secs = unix_s % 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
+fn default_seed() -> u64 {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    // splitmix64 of time ^ pid: different for two runs started in the same second.
+    let mut z = nanos ^ (u64::from(std::process::id()) << 32);
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (z ^ (z >> 31)) >> 11 // 53 bits: exact in JSON readers that use doubles
+}
+
+fn default_results_path(csv: Option<&Path>) -> PathBuf {
+    if let Some(c) = csv.filter(|c| c.as_os_str() != "-") {
+        let stem = c
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "benchdiff".to_owned());
+        return c.with_file_name(format!("{stem}.results.jsonl"));
+    }
+    let stamp = utc_stamp(now_unix_s() as u64);
+    let dir = PathBuf::from("benchdiff-results");
+    let mut p = dir.join(format!("{stamp}.jsonl"));
+    let mut i = 1;
+    while p.exists() {
+        p = dir.join(format!("{stamp}-{i}.jsonl"));
+        i += 1;
+    }
+    p
+}
+
+/// Progress on stderr: jobs with ETA, files, runs, configurations of the running child.
+struct Progress {
+    bar: indicatif::ProgressBar,
+    nfiles: usize,
+    runs: u32,
+    per_file_done: Vec<u32>,
+    queue: Option<u64>,
+    configs_done: u64,
+    current: String,
+}
+
+impl Progress {
+    fn new(total: usize, plan: &Plan, done: &[JobRecord]) -> Progress {
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(total as u64),
+            indicatif::ProgressDrawTarget::stderr(),
+        );
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "[{elapsed_precise}] {bar:24} {pos}/{len} jobs, ETA {eta} | {msg}",
+        ) {
+            bar.set_style(style);
+        }
+        bar.enable_steady_tick(Duration::from_secs(1));
+        let mut per_file_done = vec![0u32; plan.files.len()];
+        for r in done {
+            if let Some(i) = plan.files.iter().position(|f| *f == r.file) {
+                per_file_done[i] += 1;
+            }
+        }
+        Progress {
+            bar,
+            nfiles: plan.files.len(),
+            runs: plan.runs,
+            per_file_done,
+            queue: None,
+            configs_done: 0,
+            current: String::new(),
+        }
+    }
+
+    fn redraw(&self) {
+        let files_done = self
+            .per_file_done
+            .iter()
+            .filter(|&&n| n >= 2 * self.runs)
+            .count();
+        let configs = match self.queue {
+            Some(q) => format!("{}/{q} configs", self.configs_done),
+            None => format!("{} configs", self.configs_done),
+        };
+        self.bar.set_message(format!(
+            "{files_done}/{} files | {configs} | {}",
+            self.nfiles, self.current
+        ));
+    }
+}
+
+struct CompareObserver<'a> {
+    set: SampleSet,
+    csv: Option<CsvWriter<Box<dyn Write + 'a>>>,
+    results: ResultsWriter,
+    stderr: &'a mut dyn Write,
+    progress: Option<Progress>,
+    runs: u32,
+}
+
+impl CompareObserver<'_> {
+    fn say(&mut self, text: &str) {
+        let stderr = &mut self.stderr;
+        match &self.progress {
+            Some(p) => p.bar.suspend(|| {
+                let _ = stderr.write_all(text.as_bytes());
+                let _ = stderr.flush();
+            }),
+            None => {
+                let _ = stderr.write_all(text.as_bytes());
+                let _ = stderr.flush();
+            }
+        }
+    }
+
+    fn add(&mut self, side: Side, run: u32, file: &str, r: &Report) -> std::io::Result<()> {
+        let id = self.set.intern_configuration(file, &r.configuration);
+        self.set.push(Sample {
+            benchmark: id,
+            side,
+            rate: r.rate,
+            time_s: r.time_s,
+            run: Some(run),
+        });
+        if let Some(csv) = &mut self.csv {
+            csv.row(side, file, &r.configuration.text, r.rate, &r.time_text)?;
+        }
+        Ok(())
+    }
+}
+
+impl Observer for CompareObserver<'_> {
+    fn job_started(&mut self, job: &Job, file: &str) {
+        if let Some(p) = &mut self.progress {
+            p.queue = None;
+            p.configs_done = 0;
+            p.current = format!("{file} ({}, run {}/{})", job.side, job.run + 1, p.runs);
+            p.redraw();
+        }
+    }
+
+    fn config(&mut self, _job: &Job, queue_length: Option<u64>) {
+        if let Some(p) = &mut self.progress {
+            p.queue = queue_length;
+            p.redraw();
+        }
+    }
+
+    fn sample(&mut self, job: &Job, file: &str, report: &Report) -> std::io::Result<()> {
+        self.add(job.side, job.run, file, report)?;
+        if let Some(p) = &mut self.progress {
+            p.configs_done += 1;
+            p.redraw();
+        }
+        Ok(())
+    }
+
+    fn job_finished(&mut self, job: &Job, record: &JobRecord) -> std::io::Result<()> {
+        self.results.write(&Record::Job(record.clone()))?;
+        let what = format!(
+            "{} under {} (run {}/{})",
+            record.file,
+            job.side,
+            job.run + 1,
+            self.runs
+        );
+        match (record.status, &record.error) {
+            (JobStatus::Ok, None) => {}
+            (JobStatus::Ok, Some(note)) => self.say(&format!("benchdiff: note: {what}: {note}\n")),
+            (JobStatus::Interrupted, _) => {}
+            (_, err) => {
+                let mut text = format!(
+                    "benchdiff: job failed: {what}: {}\n",
+                    err.as_deref().unwrap_or("failed")
+                );
+                let skip = record.stderr_tail.len().saturating_sub(STDERR_LINES_SHOWN);
+                for l in &record.stderr_tail[skip..] {
+                    text.push_str(&format!("  stderr | {l}\n"));
+                }
+                self.say(&text);
+            }
+        }
+        if let Some(p) = &mut self.progress {
+            if let Some(n) = p.per_file_done.get_mut(job.file) {
+                *n += 1;
+            }
+            p.bar.inc(1);
+            p.redraw();
+        }
+        Ok(())
+    }
+}
+
+/// Runs `benchdiff compare`; returns the exit code (see the command's help).
+pub(crate) fn compare(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    match prepare(&args) {
+        Ok(prep) => run(args, prep, io),
+        Err(e) => {
+            writeln!(io.stderr, "benchdiff: {e}")?;
+            Ok(EXIT_USAGE)
+        }
+    }
+}
+
+struct Prepared {
+    plan: Plan,
+    timeout: Option<Duration>,
+    results: ResultsWriter,
+    done: Vec<JobRecord>,
+    warnings: Vec<String>,
+    resumed: bool,
+}
+
+fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
+    for s in &args.set {
+        if s.split_once('=').is_none_or(|(k, _)| k.is_empty()) {
+            return Err(RunnerError::Io(format!(
+                "--set {s:?}: expected KEY=VALUE (e.g. --set n=1000)"
+            )));
+        }
+    }
+    if let Some(path) = &args.resume {
+        let loaded = results::load(path)?;
+        let plan = Plan::from_header(&loaded.header)?;
+        let timeout = args
+            .timeout
+            .or(loaded.header.timeout_s)
+            .map(Duration::from_secs_f64);
+        let results = ResultsWriter::append(path)?;
+        return Ok(Prepared {
+            plan,
+            timeout,
+            results,
+            done: loaded.done,
+            warnings: loaded.warnings,
+            resumed: true,
+        });
+    }
+    let cwd = std::env::current_dir().map_err(|e| RunnerError::Io(e.to_string()))?;
+    let (Some(old), Some(new)) = (&args.old, &args.new) else {
+        return Err(RunnerError::Binary(
+            "--old and --new are required".to_owned(),
+        ));
+    };
+    let old_exec = discover::resolve_binary("--old", old, &cwd)?;
+    let new_exec = discover::resolve_binary("--new", new, &cwd)?;
+    let dir = discover::find_benchmark_dir(args.benchmark_dir.as_deref(), &cwd)?;
+    let files = discover::select(&dir, &args.categories, &args.filter, &args.exclude)?;
+    let cpuset = cpuset_from_set_values(&args.set)?;
+    let cpus = match (&args.cpus, cpuset) {
+        (Some(_), Some(_)) => {
+            return Err(RunnerError::CpuSet(
+                "give either --cpus or --set CPUSET=…, not both".to_owned(),
+            ));
+        }
+        (Some(c), None) => Some(CpuList::parse(c)?),
+        (None, c) => c,
+    };
+    let plan = Plan {
+        old: old.display().to_string(),
+        new: new.display().to_string(),
+        old_exec,
+        new_exec,
+        benchmark_dir: dir,
+        files,
+        runs: args.runs,
+        set: args.set.clone(),
+        order: args.order,
+        seed: args.seed.unwrap_or_else(default_seed),
+        cpus,
+    };
+    let path = args
+        .results
+        .clone()
+        .unwrap_or_else(|| default_results_path(args.csv.as_deref()));
+    let timeout = args.timeout.map(Duration::from_secs_f64);
+    let mut results = ResultsWriter::create(&path)?;
+    results
+        .write(&Record::Run(plan.header(timeout, now_unix_s())))
+        .map_err(|e| RunnerError::Results(format!("{}: {e}", path.display())))?;
+    Ok(Prepared {
+        plan,
+        timeout,
+        results,
+        done: Vec::new(),
+        warnings: Vec::new(),
+        resumed: false,
+    })
+}
+
+fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    let Prepared {
+        plan,
+        timeout,
+        mut results,
+        done,
+        warnings,
+        resumed,
+    } = prep;
+    let csv_to_stdout = match &args.csv {
+        Some(p) => p.as_os_str() == "-",
+        None => !io.stdout_is_terminal,
+    };
+    let csv_file = args.csv.as_ref().filter(|p| p.as_os_str() != "-");
+    let want_report = !csv_to_stdout && (io.stdout_is_terminal || csv_file.is_some());
+
+    for w in &warnings {
+        writeln!(
+            io.stderr,
+            "benchdiff: note: {}: {w}",
+            results.path().display()
+        )?;
+    }
+    let all_jobs = plan.schedule();
+    let done_keys: HashSet<(String, Side, u32)> = done
+        .iter()
+        .map(|r| (r.file.clone(), r.side, r.run))
+        .collect();
+    let todo: Vec<Job> = all_jobs
+        .iter()
+        .filter(|j| !done_keys.contains(&(plan.files[j.file].clone(), j.side, j.run)))
+        .copied()
+        .collect();
+    if resumed {
+        results.write(&Record::Resume(ResumeMark {
+            at_unix_s: now_unix_s(),
+            done: done.len(),
+            remaining: todo.len(),
+        }))?;
+    }
+    writeln!(
+        io.stderr,
+        "benchdiff: results file: {}",
+        results.path().display()
+    )?;
+    writeln!(
+        io.stderr,
+        "benchdiff: {} file(s) x {} run(s) x 2 binaries = {} jobs, order {}{}{}",
+        plan.files.len(),
+        plan.runs,
+        all_jobs.len(),
+        match plan.order {
+            Order::Node => "node",
+            Order::Random => "random",
+        },
+        if plan.order == Order::Random {
+            format!(", seed {}", plan.seed)
+        } else {
+            String::new()
+        },
+        if resumed {
+            format!("; resuming: {} done, {} to run", done.len(), todo.len())
+        } else {
+            String::new()
+        }
+    )?;
+    if !csv_to_stdout && csv_file.is_none() {
+        writeln!(
+            io.stderr,
+            "benchdiff: stdout is a terminal: no CSV written (use --csv FILE); the report follows at the end"
+        )?;
+    }
+
+    let (stdout, stderr) = (&mut *io.stdout, &mut *io.stderr);
+    let csv_sink: Option<Box<dyn Write + '_>> = if csv_to_stdout {
+        Some(Box::new(stdout))
+    } else if let Some(p) = csv_file {
+        let f = std::fs::File::create(p).map_err(|e| anyhow::anyhow!("--csv {}: {e}", p.display()));
+        match f {
+            Ok(f) => Some(Box::new(BufWriter::new(f))),
+            Err(e) => {
+                writeln!(stderr, "benchdiff: {e:#}")?;
+                return Ok(EXIT_USAGE);
+            }
+        }
+    } else {
+        None
+    };
+    let csv = csv_sink.map(CsvWriter::new).transpose()?;
+    let progress = if !args.no_progress && io.stderr_is_terminal {
+        Some(Progress::new(todo.len(), &plan, &done))
+    } else {
+        None
+    };
+    let mut obs = CompareObserver {
+        set: SampleSet::new(),
+        csv,
+        results,
+        stderr,
+        progress,
+        runs: plan.runs,
+    };
+    for r in &done {
+        for s in &r.samples {
+            obs.add(r.side, r.run, &r.file, &s.to_report())?;
+        }
+    }
+    let opts = RunOptions {
+        timeout,
+        fail_fast: args.fail_fast,
+    };
+    let summary = {
+        let _guard = SignalGuard::install();
+        runner::execute(&plan, &todo, opts, &INTERRUPTED, &mut obs)
+    };
+    if let Some(p) = &obs.progress {
+        p.bar.finish_and_clear();
+    }
+    let results_path = obs.results.path().to_path_buf();
+    let set = std::mem::take(&mut obs.set);
+    drop(obs);
+
+    let mut code = 0;
+    if let Some(e) = &summary.output_error {
+        writeln!(io.stderr, "benchdiff: stopped: cannot write output: {e}")?;
+        code = EXIT_USAGE;
+    }
+    if !summary.failed.is_empty() {
+        let real: Vec<_> = summary
+            .failed
+            .iter()
+            .filter(|(_, e)| e != "interrupted")
+            .collect();
+        if !real.is_empty() {
+            writeln!(
+                io.stderr,
+                "benchdiff: {} of {} job(s) failed{}; details in {}",
+                real.len(),
+                summary.jobs_run,
+                if summary.stopped_by_fail_fast {
+                    " (stopped by --fail-fast)"
+                } else {
+                    ""
+                },
+                results_path.display()
+            )?;
+            code = code.max(EXIT_FAILED);
+        }
+    }
+    if summary.interrupted {
+        writeln!(
+            io.stderr,
+            "benchdiff: interrupted after {} of {} job(s); continue with: benchdiff compare --resume {}",
+            summary.jobs_run,
+            todo.len(),
+            results_path.display()
+        )?;
+    }
+    if want_report {
+        if set.is_empty() {
+            writeln!(io.stderr, "benchdiff: no samples, no report")?;
+        } else {
+            let gate = super::emit_analysis(&set, &args.analysis, io)?;
+            code = code.max(gate);
+        }
+    }
+    if summary.interrupted {
+        code = EXIT_INTERRUPTED;
+    }
+    Ok(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_stamps() {
+        assert_eq!(utc_stamp(0), "19700101-000000");
+        assert_eq!(utc_stamp(951_782_400), "20000229-000000");
+        assert_eq!(utc_stamp(1_764_460_799), "20251129-235959");
+    }
+
+    #[test]
+    fn results_next_to_csv() {
+        assert_eq!(
+            default_results_path(Some(Path::new("out/x.csv"))),
+            PathBuf::from("out/x.results.jsonl")
+        );
+    }
+}

@@ -1,0 +1,376 @@
+//! The four-way verdict, multiple-comparison control and the regression gate.
+//!
+//! For every comparison benchdiff estimates the relative change of the new build and a 95%
+//! confidence interval for it, with one of two methods:
+//! - **paired** ([`crate::stats::paired`]): when at least [`MIN_PAIRS`] rounds measured both
+//!   binaries, the per-round log-ratio; slow drift of the machine cancels out;
+//! - **unpaired** ([`crate::stats::ratio`] + [`crate::stats::welch`]): Fieller's interval for the
+//!   ratio of means, Welch's p-value.
+//!
+//! The p-values of all comparisons in a report form one family and are adjusted together
+//! (Holm–Bonferroni by default, Benjamini–Hochberg, or none). The verdict against a threshold
+//! `T` percent (default 1%):
+//! - **no change**: the whole interval lies inside (−T, +T) — any change is smaller than T;
+//! - **faster** / **slower**: otherwise, when the adjusted p-value is below α (0.05) and the
+//!   interval lies entirely above / below 0;
+//! - **inconclusive**: anything else — the interval is too wide to tell. The verdict then says
+//!   how many runs per side would resolve it: the interval half-width shrinks as 1/√n, so
+//!   `n · (h / h*)²` runs reach the half-width `h*` that would settle the question (the larger
+//!   of `T − |estimate|`, which would show no change, and `|estimate|`, which would exclude 0).
+//!
+//! Rates are "higher is better" (ops/s): a positive change is faster.
+
+use crate::stats::{
+    adjust, drift, outliers, paired, quantile, rank, ratio, shape, welch::WelchError,
+};
+use crate::verdict::Row;
+
+/// Fewest rounds with both sides measured for the paired method.
+pub const MIN_PAIRS: usize = 3;
+/// Largest "runs needed" figure reported; beyond it the verdict says the change is too small
+/// to resolve in practice.
+pub const MAX_RUNS_NEEDED: u64 = 100_000;
+
+/// Which family-wise or false-discovery correction is applied to the p-values of a report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Correction {
+    /// Holm–Bonferroni step-down (controls the family-wise error rate; R `p.adjust("holm")`).
+    #[default]
+    Holm,
+    /// Benjamini–Hochberg step-up (controls the false discovery rate; R `p.adjust("BH")`).
+    BenjaminiHochberg,
+    /// No correction: every comparison at level α on its own (compare.R's stars).
+    None,
+}
+
+impl Correction {
+    /// Short name for reports: `Holm`, `BH` or `none`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Correction::Holm => "Holm",
+            Correction::BenjaminiHochberg => "BH",
+            Correction::None => "none",
+        }
+    }
+
+    /// Adjusts `p` (NaN entries stay NaN and are not counted).
+    pub fn adjust(self, p: &[f64]) -> Vec<f64> {
+        match self {
+            Correction::Holm => adjust::holm(p),
+            Correction::BenjaminiHochberg => adjust::benjamini_hochberg(p),
+            Correction::None => p.to_vec(),
+        }
+    }
+}
+
+/// Settings of the verdict rules.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Options {
+    /// Correction applied across all comparisons of the report.
+    pub correction: Correction,
+    /// Smallest change that matters, in percent (`--threshold`, default 1).
+    pub threshold_pct: f64,
+    /// Significance level for adjusted p-values (0.05).
+    pub alpha: f64,
+    /// Confidence level of the change interval (0.95).
+    pub confidence: f64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            correction: Correction::Holm,
+            threshold_pct: 1.0,
+            alpha: 0.05,
+            confidence: 0.95,
+        }
+    }
+}
+
+/// The verdict on one comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The new build is faster (significant after correction; interval above 0).
+    Faster,
+    /// The new build is slower (significant after correction; interval below 0).
+    Slower,
+    /// Any change is smaller than the threshold (interval inside ±threshold).
+    NoChange,
+    /// The data cannot tell; `runs_needed` per side would likely resolve it (None: unknown or
+    /// more than [`MAX_RUNS_NEEDED`]).
+    Inconclusive {
+        /// Estimated runs per side that would settle the verdict.
+        runs_needed: Option<u64>,
+    },
+}
+
+impl Verdict {
+    /// `faster`, `slower`, `no change` or `inconclusive`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::NoChange => "no change",
+            Verdict::Inconclusive { .. } => "inconclusive",
+        }
+    }
+}
+
+/// How the change and its interval were estimated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Per-round log-ratio, one-sample t-test (ratio of geometric means).
+    Paired,
+    /// Fieller interval of the ratio of means, Welch's t-test.
+    Unpaired,
+}
+
+/// A comparison with its change estimate, interval, p-values and verdict.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Assessment {
+    /// compare.R's statistics for the same comparison.
+    pub row: Row,
+    /// Method used for the estimate and the p-value.
+    pub method: Method,
+    /// Estimated change of the new build, percent (positive = higher rate = faster).
+    pub change_pct: f64,
+    /// 95% interval of the change, percent; None when it cannot be bounded.
+    pub change_ci_pct: Option<(f64, f64)>,
+    /// Raw two-sided p-value of the method (NaN without a test).
+    pub p_value: f64,
+    /// p-value after the report's correction (NaN without a test).
+    pub p_adjusted: f64,
+    /// The paired test, when it was used.
+    pub paired: Option<paired::Paired>,
+    /// Runs per side (the smaller side).
+    pub runs: usize,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Mann–Whitney U / Wilcoxon rank-sum test with the Hodges–Lehmann shift (new − old, in
+    /// the rate's unit) and its 95% interval; None for an empty side.
+    pub rank: Option<rank::RankSum>,
+    /// Distribution checks of the old side.
+    pub old_side: SideSummary,
+    /// Distribution checks of the new side.
+    pub new_side: SideSummary,
+}
+
+/// What one side's samples look like: centre, spread, and checks that are reported, never
+/// silently applied.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SideSummary {
+    /// Number of samples.
+    pub n: usize,
+    /// Median rate (ops/s).
+    pub median: f64,
+    /// 95% order-statistic interval of the median (benchstat's method); None below 6 samples.
+    pub median_ci: Option<(f64, f64)>,
+    /// Coefficient of variation in percent (sample sd / mean · 100).
+    pub cv_pct: f64,
+    /// Indices (arrival order) of samples flagged as outliers by the MAD rule; flagged only.
+    pub outliers: Vec<usize>,
+    /// Set when the samples fall into several regimes (dip test + KDE modes).
+    pub multimodal: Option<shape::Multimodal>,
+    /// Trend of the rate against run order (Kendall's tau), when there are enough runs.
+    pub drift: Option<drift::Drift>,
+}
+
+/// p-value below which a trend against run order is reported as drift.
+pub const DRIFT_ALPHA: f64 = 0.01;
+
+impl SideSummary {
+    /// Summarises one side's rates (with their run indices, parallel to `rates`).
+    pub fn new(rates: &[f64], runs: &[u32]) -> SideSummary {
+        let finite: Vec<f64> = rates.iter().copied().filter(|v| v.is_finite()).collect();
+        let mut sorted = finite.clone();
+        sorted.sort_by(f64::total_cmp);
+        let n = finite.len() as f64;
+        let mean = finite.iter().sum::<f64>() / n;
+        let sd = (finite.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+        let points: Vec<(f64, f64)> = runs
+            .iter()
+            .zip(rates)
+            .filter(|(_, v)| v.is_finite())
+            .map(|(&r, &v)| (r as f64, v))
+            .collect();
+        SideSummary {
+            n: rates.len(),
+            median: if sorted.is_empty() {
+                f64::NAN
+            } else {
+                quantile::median(&sorted)
+            },
+            median_ci: quantile::median_ci(&sorted, 0.95),
+            cv_pct: sd / mean * 100.0,
+            outliers: if finite.len() == rates.len() {
+                outliers::mad_outliers(rates).indices
+            } else {
+                Vec::new()
+            },
+            multimodal: shape::multimodality(&finite),
+            drift: drift::drift(&points),
+        }
+    }
+
+    /// The drift, when its p-value is below [`DRIFT_ALPHA`].
+    pub fn significant_drift(&self) -> Option<&drift::Drift> {
+        self.drift.as_ref().filter(|d| d.p_value < DRIFT_ALPHA)
+    }
+}
+
+/// Assesses every row (order kept) with one correction across all of them.
+pub fn assess(rows: Vec<Row>, opts: &Options) -> Vec<Assessment> {
+    let mut out: Vec<Assessment> = rows.into_iter().map(|r| estimate(r, opts)).collect();
+    let p: Vec<f64> = out.iter().map(|a| a.p_value).collect();
+    let adj = opts.correction.adjust(&p);
+    let m = p.iter().filter(|p| !p.is_nan()).count().max(1);
+    for (a, pa) in out.iter_mut().zip(adj) {
+        a.p_adjusted = pa;
+        a.verdict = decide(a, opts, m);
+    }
+    out
+}
+
+fn estimate(row: Row, opts: &Options) -> Assessment {
+    let c = &row.comparison;
+    let runs = c.old.len().min(c.new.len());
+    let pairs = c.pairs();
+    let paired = if pairs.len() >= MIN_PAIRS {
+        paired::paired_log_ratio(&pairs, opts.confidence)
+    } else {
+        None
+    };
+    let (method, change_pct, ci, p_value) = match paired {
+        Some(p) => (
+            Method::Paired,
+            (p.ratio - 1.0) * 100.0,
+            Some(((p.ratio_ci.0 - 1.0) * 100.0, (p.ratio_ci.1 - 1.0) * 100.0)),
+            p.p_value,
+        ),
+        None => {
+            let r = ratio::fieller(&c.old, &c.new, opts.confidence);
+            let p = match row.welch {
+                Ok(w) => w.p_value,
+                // Both sides constant: a difference is certain, equality means no change.
+                Err(WelchError::EssentiallyConstant) => {
+                    if row.improvement_pct == 0.0 {
+                        1.0
+                    } else {
+                        0.0
+                    }
+                }
+                Err(_) => f64::NAN,
+            };
+            (
+                Method::Unpaired,
+                row.improvement_pct,
+                r.map(|r| ((r.lo - 1.0) * 100.0, (r.hi - 1.0) * 100.0)),
+                p,
+            )
+        }
+    };
+    let rank = rank::rank_sum(&c.old, &c.new, opts.confidence);
+    let old_side = SideSummary::new(&c.old, &c.old_runs);
+    let new_side = SideSummary::new(&c.new, &c.new_runs);
+    Assessment {
+        rank,
+        old_side,
+        new_side,
+        row,
+        method,
+        change_pct,
+        change_ci_pct: ci,
+        p_value,
+        p_adjusted: f64::NAN,
+        paired,
+        runs,
+        verdict: Verdict::Inconclusive { runs_needed: None },
+    }
+}
+
+fn decide(a: &Assessment, opts: &Options, m: usize) -> Verdict {
+    let t = opts.threshold_pct;
+    let Some((lo, hi)) = a.change_ci_pct else {
+        return Verdict::Inconclusive { runs_needed: None };
+    };
+    if lo > -t && hi < t {
+        return Verdict::NoChange;
+    }
+    let significant = a.p_adjusted < opts.alpha;
+    if significant && lo > 0.0 {
+        return Verdict::Faster;
+    }
+    if significant && hi < 0.0 {
+        return Verdict::Slower;
+    }
+    // Significance after the correction needs the interval at level 1 − α/m (Bonferroni, the
+    // strictest step of Holm) to exclude 0: shrink the 95% target by the quantile ratio.
+    let family = if opts.correction == Correction::None {
+        1
+    } else {
+        m
+    };
+    let normal = statrs::distribution::Normal::standard();
+    let z = |p: f64| statrs::distribution::ContinuousCDF::inverse_cdf(&normal, p);
+    let sig_factor =
+        z(1.0 - (1.0 - opts.confidence) / 2.0) / z(1.0 - opts.alpha / (2.0 * family as f64));
+    Verdict::Inconclusive {
+        runs_needed: runs_needed(a.runs, (hi - lo) / 2.0, a.change_pct, t, sig_factor),
+    }
+}
+
+/// Runs per side that would shrink an interval of half-width `half_pct` (with `n` runs now)
+/// enough to settle the verdict for an estimate `est_pct` and threshold `t_pct`: either the
+/// interval fits inside ±threshold (half-width `t − |est|`), or it excludes 0 at the corrected
+/// level (half-width `|est| · sig_factor`, where `sig_factor ≤ 1` is the ratio of the 95% to the
+/// corrected normal quantile). The smaller requirement wins.
+pub fn runs_needed(
+    n: usize,
+    half_pct: f64,
+    est_pct: f64,
+    t_pct: f64,
+    sig_factor: f64,
+) -> Option<u64> {
+    let target = (t_pct - est_pct.abs()).max(est_pct.abs() * sig_factor);
+    if target.is_nan() || target <= 0.0 || !half_pct.is_finite() || n == 0 {
+        return None;
+    }
+    let need = (n as f64 * (half_pct / target).powi(2)).ceil();
+    if need > MAX_RUNS_NEEDED as f64 {
+        return None;
+    }
+    Some((need as u64).max(n as u64 + 1))
+}
+
+/// The comparisons that fail `--max-regression PCT` (Node's rule): significant after the
+/// correction, and the whole interval of the change below `−PCT`.
+pub fn regressions(
+    assessments: &[Assessment],
+    max_regression_pct: f64,
+    alpha: f64,
+) -> Vec<&Assessment> {
+    assessments
+        .iter()
+        .filter(|a| {
+            a.p_adjusted < alpha
+                && a.change_ci_pct
+                    .is_some_and(|(_, hi)| hi < -max_regression_pct)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_needed_scales_with_square() {
+        // ±4% with 10 runs, estimate 0, threshold 1%: half-width must reach 1% → 160 runs.
+        assert_eq!(runs_needed(10, 4.0, 0.0, 1.0, 1.0), Some(160));
+        // An estimate of 3% only needs the interval to exclude 0: (4/3)² · 10 → 18.
+        assert_eq!(runs_needed(10, 4.0, 3.0, 1.0, 1.0), Some(18));
+        // After a correction the interval must shrink further: (4/1.5)² · 10 → 72.
+        assert_eq!(runs_needed(10, 4.0, 3.0, 1.0, 0.5), Some(72));
+        assert_eq!(runs_needed(10, f64::NAN, 0.0, 1.0, 1.0), None);
+    }
+}
