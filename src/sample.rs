@@ -2,8 +2,11 @@
 //!
 //! Every source (the compare.js CSV importer, the runner, later importers) produces a
 //! [`SampleSet`]; every analysis and renderer consumes one. A [`Sample`] is one measurement
-//! of one benchmark configuration under one binary: a rate in operations per second (higher
-//! is better) and the elapsed time in seconds that the benchmark reported.
+//! of one [`Metric`] of one benchmark configuration under one binary. The primary metric of
+//! Node's system is the **rate** in operations per second (higher is better), metric id
+//! [`RATE`]; other sources add metrics with their own unit and direction (wall seconds, peak
+//! RSS bytes, ns/op, B/op …). The elapsed time the benchmark reported travels with each sample
+//! (`time_s`), as compare.js's CSV carries it.
 //!
 //! Benchmark identities (file + configuration) are interned once per set, so a million
 //! samples of twenty thousand configurations cost a few tens of bytes each.
@@ -102,6 +105,33 @@ impl Benchmark {
     }
 }
 
+/// Whether a larger value of a metric means the program did better.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Better {
+    /// Larger is better (rates, throughput: ops/s, B/s).
+    Higher,
+    /// Smaller is better (times, memory, allocations: s, ns/op, bytes, B/op).
+    Lower,
+}
+
+/// A measured quantity: name, unit and direction.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Metric {
+    /// Name as reported, e.g. `rate`, `wall`, `max_rss`, `sec/op`, `gc_count`.
+    pub name: String,
+    /// Unit in base units, e.g. `ops/s`, `s`, `bytes`, `B/op`, `` (a count).
+    pub unit: String,
+    /// Which direction is an improvement.
+    pub better: Better,
+}
+
+/// Index of a [`Metric`] inside its [`SampleSet`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MetricId(pub u32);
+
+/// The rate metric (operations per second, higher is better): id 0 in every [`SampleSet`].
+pub const RATE: MetricId = MetricId(0);
+
 /// Index of a [`Benchmark`] inside its [`SampleSet`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BenchmarkId(pub u32);
@@ -113,18 +143,22 @@ pub struct Sample {
     pub benchmark: BenchmarkId,
     /// Under which binary.
     pub side: Side,
-    /// Operations per second (higher is better). May be NaN or infinite when a source says so.
-    pub rate: f64,
+    /// Which metric `value` measures ([`RATE`] for Node's rate).
+    pub metric: MetricId,
+    /// The measured value in the metric's unit (for [`RATE`]: operations per second). May be
+    /// NaN or infinite when a source says so.
+    pub value: f64,
     /// Elapsed time of the measured section in seconds (NaN when the source has none).
     pub time_s: f64,
     /// The run (round of the schedule) this sample belongs to, when the source knows it.
     pub run: Option<u32>,
 }
 
-/// A set of samples with interned benchmark identities, in arrival order.
-#[derive(Clone, Debug, Default)]
+/// A set of samples with interned benchmark identities and metrics, in arrival order.
+#[derive(Clone, Debug)]
 pub struct SampleSet {
     benchmarks: Vec<Benchmark>,
+    metrics: Vec<Metric>,
     index: FxHashMap<Box<str>, BenchmarkId>,
     key_buf: String,
     last_key: String,
@@ -132,10 +166,67 @@ pub struct SampleSet {
     samples: Vec<Sample>,
 }
 
+impl Default for SampleSet {
+    fn default() -> Self {
+        SampleSet {
+            benchmarks: Vec::new(),
+            metrics: vec![Metric {
+                name: "rate".to_owned(),
+                unit: "ops/s".to_owned(),
+                better: Better::Higher,
+            }],
+            index: FxHashMap::default(),
+            key_buf: String::new(),
+            last_key: String::new(),
+            last_id: None,
+            samples: Vec::new(),
+        }
+    }
+}
+
 impl SampleSet {
-    /// An empty set.
+    /// An empty set (holding only the [`RATE`] metric).
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The id of a metric, creating it on first sight. A metric is identified by name and
+    /// unit; the direction given first wins.
+    ///
+    /// # Panics
+    /// Panics if more than `u32::MAX` metrics are interned.
+    pub fn intern_metric(&mut self, name: &str, unit: &str, better: Better) -> MetricId {
+        if let Some(i) = self
+            .metrics
+            .iter()
+            .position(|m| m.name == name && m.unit == unit)
+        {
+            return MetricId(i as u32);
+        }
+        self.metrics.push(Metric {
+            name: name.to_owned(),
+            unit: unit.to_owned(),
+            better,
+        });
+        MetricId(u32::try_from(self.metrics.len() - 1).expect("fewer than 2^32 metrics"))
+    }
+
+    /// All metrics, indexed by [`MetricId`] ([`RATE`] first).
+    pub fn metrics(&self) -> &[Metric] {
+        &self.metrics
+    }
+
+    /// The metric behind an id.
+    pub fn metric(&self, id: MetricId) -> &Metric {
+        &self.metrics[id.0 as usize]
+    }
+
+    /// The metric id named `name` (first match), if any sample set defines it.
+    pub fn find_metric(&self, name: &str) -> Option<MetricId> {
+        self.metrics
+            .iter()
+            .position(|m| m.name == name)
+            .map(|i| MetricId(i as u32))
     }
 
     /// The id of benchmark (`file`, configuration `conf_text`), creating it on first sight.
@@ -215,15 +306,22 @@ impl SampleSet {
         self.samples.is_empty()
     }
 
-    /// Appends every sample of `other`, re-interning its benchmarks (pooling several inputs).
+    /// Appends every sample of `other`, re-interning its benchmarks and metrics (pooling
+    /// several inputs).
     pub fn extend_from(&mut self, other: &SampleSet) {
         let map: Vec<BenchmarkId> = other
             .benchmarks
             .iter()
             .map(|b| self.intern_configuration(&b.file, &b.configuration))
             .collect();
+        let mmap: Vec<MetricId> = other
+            .metrics
+            .iter()
+            .map(|m| self.intern_metric(&m.name, &m.unit, m.better))
+            .collect();
         self.samples.extend(other.samples.iter().map(|s| Sample {
             benchmark: map[s.benchmark.0 as usize],
+            metric: mmap[s.metric.0 as usize],
             ..*s
         }));
     }

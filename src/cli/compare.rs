@@ -300,7 +300,8 @@ impl CompareObserver<'_> {
         self.set.push(Sample {
             benchmark: id,
             side,
-            rate: r.rate,
+            metric: crate::sample::RATE,
+            value: r.rate,
             time_s: r.time_s,
             run: Some(run),
         });

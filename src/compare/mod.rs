@@ -1,7 +1,7 @@
 //! Grouping samples into comparisons: one per benchmark (file + configuration), with the
 //! rates of the old and the new binary side by side, and the row order reports use.
 
-use crate::sample::{BenchmarkId, SampleSet, Side};
+use crate::sample::{BenchmarkId, Better, MetricId, RATE, SampleSet, Side};
 use std::cmp::Ordering;
 
 /// Old and new rates of one benchmark configuration.
@@ -11,9 +11,13 @@ pub struct Comparison {
     pub benchmark: BenchmarkId,
     /// Row name as compare.R prints it: `file + ' ' + configuration`.
     pub name: String,
-    /// Rates (ops/s) measured under the old binary, in arrival order.
+    /// The metric compared (its values are in `old` and `new`).
+    pub metric: MetricId,
+    /// Direction of the metric: for [`Better::Lower`] a negative change is an improvement.
+    pub better: Better,
+    /// Values measured under the old binary (for the rate: ops/s), in arrival order.
     pub old: Vec<f64>,
-    /// Rates (ops/s) measured under the new binary, in arrival order.
+    /// Values measured under the new binary, in arrival order.
     pub new: Vec<f64>,
     /// Run (schedule round) of each old rate, parallel to `old`.
     pub old_runs: Vec<u32>,
@@ -58,17 +62,35 @@ impl Comparison {
     }
 }
 
-/// Groups every sample of `set` by benchmark, in first-seen order (compare.js `--analyze`
-/// order). Benchmarks with no sample are left out.
+/// The metric a report compares by default: the rate when any sample has it, otherwise the
+/// metric of the first sample.
+pub fn primary_metric(set: &SampleSet) -> MetricId {
+    if set.samples().iter().any(|s| s.metric == RATE) {
+        RATE
+    } else {
+        set.samples().first().map_or(RATE, |s| s.metric)
+    }
+}
+
+/// Groups the samples of the [`primary_metric`] by benchmark (see [`group_metric`]).
 pub fn group(set: &SampleSet) -> Vec<Comparison> {
+    group_metric(set, primary_metric(set))
+}
+
+/// Groups every sample of `metric` in `set` by benchmark, in first-seen order (compare.js
+/// `--analyze` order). Benchmarks with no sample of that metric are left out.
+pub fn group_metric(set: &SampleSet, metric: MetricId) -> Vec<Comparison> {
+    let better = set.metric(metric).better;
     let mut slots: Vec<Option<usize>> = vec![None; set.benchmarks().len()];
     let mut out: Vec<Comparison> = Vec::new();
-    for s in set.samples() {
+    for s in set.samples().iter().filter(|s| s.metric == metric) {
         let slot = &mut slots[s.benchmark.0 as usize];
         let idx = *slot.get_or_insert_with(|| {
             out.push(Comparison {
                 benchmark: s.benchmark,
                 name: set.benchmark(s.benchmark).name(),
+                metric,
+                better,
                 old: Vec::new(),
                 new: Vec::new(),
                 old_runs: Vec::new(),
@@ -89,7 +111,7 @@ pub fn group(set: &SampleSet) -> Vec<Comparison> {
                 runs.len() as u32
             }
         };
-        rates.push(s.rate);
+        rates.push(s.value);
         runs.push(run);
     }
     out

@@ -98,8 +98,8 @@ pub fn flags(a: &Assessment) -> String {
 }
 
 /// Notes for flagged comparisons: the modes of a multimodal side (centre, share) with the
-/// warning that the mean difference is not a reliable verdict, drift against run order, and
-/// outliers (flagged, never dropped).
+/// warning that the mean difference is not a reliable verdict, and drift against run order.
+/// (Outliers are counted in the flags column: flagged, never dropped.)
 pub fn notes(a: &[Assessment]) -> String {
     let mut out = String::new();
     for x in a {
@@ -126,15 +126,6 @@ pub fn notes(a: &[Assessment]) -> String {
                     "note: {name}: the {side} binary's rate drifts {:+.2}% per run against run \
                      order (Kendall tau {:.2}, p={:.4})",
                     d.slope_pct_per_run, d.tau, d.p_value
-                );
-            }
-            if !s.outliers.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "note: {name}: {} outlier(s) among the {side} binary's {} samples \
-                     (MAD rule; flagged, not dropped)",
-                    s.outliers.len(),
-                    s.n
                 );
             }
         }

@@ -22,7 +22,7 @@
 //! `Inf`/`-Inf`, `Infinity`/`-Infinity` (what JavaScript writes) and `NA` (read as NaN).
 
 use crate::error::{Diagnostic, ImportError, MAX_DIAGNOSTICS};
-use crate::sample::{Sample, SampleSet, Side};
+use crate::sample::{RATE, Sample, SampleSet, Side};
 use std::io::BufRead;
 
 /// The longest line accepted, in bytes (1 MiB); longer lines are an error naming the line.
@@ -185,7 +185,8 @@ pub fn read_compare_csv<R: BufRead>(
         set.push(Sample {
             benchmark: id,
             side,
-            rate,
+            metric: RATE,
+            value: rate,
             time_s,
             run: None,
         });
@@ -391,7 +392,7 @@ mod tests {
         assert!(!s.legacy);
         let b = set.benchmark(set.samples()[0].benchmark);
         assert_eq!(b.name(), "util/format.js type='string' n=100000");
-        assert_eq!(set.samples()[0].rate, 3300414.994181368);
+        assert_eq!(set.samples()[0].value, 3300414.994181368);
         assert_eq!(set.samples()[0].time_s, 0.030299220);
     }
 

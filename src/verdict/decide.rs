@@ -18,8 +18,11 @@
 //!   `n · (h / h*)²` runs reach the half-width `h*` that would settle the question (the larger
 //!   of `T − |estimate|`, which would show no change, and `|estimate|`, which would exclude 0).
 //!
-//! Rates are "higher is better" (ops/s): a positive change is faster.
+//! Rates are "higher is better" (ops/s): a positive change is faster. For a lower-is-better
+//! metric (time, memory) the directions flip: a negative change is the improvement, reported
+//! as "faster", and a positive one as "slower".
 
+use crate::sample::Better;
 use crate::stats::{
     adjust, drift, outliers, paired, quantile, rank, ratio, shape, welch::WelchError,
 };
@@ -74,6 +77,9 @@ pub struct Options {
     pub alpha: f64,
     /// Confidence level of the change interval (0.95).
     pub confidence: f64,
+    /// Run the per-side distribution checks (medians, Mann–Whitney, multimodality, outliers,
+    /// drift). Off only where nothing shows them (simulations of the verdict rules).
+    pub distribution_checks: bool,
 }
 
 impl Default for Options {
@@ -83,6 +89,7 @@ impl Default for Options {
             threshold_pct: 1.0,
             alpha: 0.05,
             confidence: 0.95,
+            distribution_checks: true,
         }
     }
 }
@@ -90,9 +97,10 @@ impl Default for Options {
 /// The verdict on one comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// The new build is faster (significant after correction; interval above 0).
+    /// The new build is better (faster): significant after correction, and the interval lies
+    /// entirely on the improving side of 0 (above for rates, below for times and memory).
     Faster,
-    /// The new build is slower (significant after correction; interval below 0).
+    /// The new build is worse (slower): significant, interval entirely on the other side.
     Slower,
     /// Any change is smaller than the threshold (interval inside ±threshold).
     NoChange,
@@ -212,6 +220,19 @@ impl SideSummary {
         }
     }
 
+    /// A summary with only the count (checks not run).
+    pub fn empty(n: usize) -> SideSummary {
+        SideSummary {
+            n,
+            median: f64::NAN,
+            median_ci: None,
+            cv_pct: f64::NAN,
+            outliers: Vec::new(),
+            multimodal: None,
+            drift: None,
+        }
+    }
+
     /// The drift, when its p-value is below [`DRIFT_ALPHA`].
     pub fn significant_drift(&self) -> Option<&drift::Drift> {
         self.drift.as_ref().filter(|d| d.p_value < DRIFT_ALPHA)
@@ -269,9 +290,19 @@ fn estimate(row: Row, opts: &Options) -> Assessment {
             )
         }
     };
-    let rank = rank::rank_sum(&c.old, &c.new, opts.confidence);
-    let old_side = SideSummary::new(&c.old, &c.old_runs);
-    let new_side = SideSummary::new(&c.new, &c.new_runs);
+    let (rank, old_side, new_side) = if opts.distribution_checks {
+        (
+            rank::rank_sum(&c.old, &c.new, opts.confidence),
+            SideSummary::new(&c.old, &c.old_runs),
+            SideSummary::new(&c.new, &c.new_runs),
+        )
+    } else {
+        (
+            None,
+            SideSummary::empty(c.old.len()),
+            SideSummary::empty(c.new.len()),
+        )
+    };
     Assessment {
         rank,
         old_side,
@@ -297,10 +328,15 @@ fn decide(a: &Assessment, opts: &Options, m: usize) -> Verdict {
         return Verdict::NoChange;
     }
     let significant = a.p_adjusted < opts.alpha;
-    if significant && lo > 0.0 {
+    let (up, down) = (lo > 0.0, hi < 0.0);
+    let (improved, regressed) = match a.row.comparison.better {
+        Better::Higher => (up, down),
+        Better::Lower => (down, up),
+    };
+    if significant && improved {
         return Verdict::Faster;
     }
-    if significant && hi < 0.0 {
+    if significant && regressed {
         return Verdict::Slower;
     }
     // Significance after the correction needs the interval at level 1 − α/m (Bonferroni, the
@@ -343,7 +379,9 @@ pub fn runs_needed(
 }
 
 /// The comparisons that fail `--max-regression PCT` (Node's rule): significant after the
-/// correction, and the whole interval of the change below `−PCT`.
+/// correction, and the whole interval of the change beyond `PCT` in the worse direction
+/// (below `−PCT` for a higher-is-better metric such as the rate, above `+PCT` for a
+/// lower-is-better one such as time).
 pub fn regressions(
     assessments: &[Assessment],
     max_regression_pct: f64,

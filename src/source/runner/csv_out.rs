@@ -101,7 +101,7 @@ mod tests {
         let mut set = SampleSet::new();
         crate::source::node_csv::read_compare_csv(text.as_bytes(), "t", &mut set).unwrap();
         assert_eq!(set.len(), 2);
-        assert_eq!(set.samples()[0].rate, 3300414.994181368);
+        assert_eq!(set.samples()[0].value, 3300414.994181368);
         assert_eq!(
             set.benchmark(set.samples()[1].benchmark).configuration.text,
             "s=`x \"y\" z'`"
