@@ -1,0 +1,113 @@
+//! Property tests of the statistics (proptest): ranges, symmetry and scale invariance.
+//!
+//! - every p-value lies in [0, 1];
+//! - swapping old and new mirrors the change (the ratio becomes its inverse) and keeps p;
+//! - scaling all samples by a positive factor keeps every relative figure;
+//! - adding the same constant sample to both sides never makes p NaN.
+
+use benchdiff::stats::{paired, rank, ratio, welch};
+use proptest::prelude::*;
+
+fn side() -> impl Strategy<Value = Vec<f64>> {
+    prop::collection::vec(1.0f64..1000.0, 2..40)
+}
+
+fn rel_eq(a: f64, b: f64, tol: f64) -> bool {
+    a == b || (a - b).abs() <= tol * a.abs().max(b.abs()).max(1e-300)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn p_values_are_probabilities(old in side(), new in side()) {
+        if let Ok(w) = welch::welch(&old, &new) {
+            prop_assert!((0.0..=1.0).contains(&w.p_value), "welch p {}", w.p_value);
+        }
+        if let Some(r) = rank::rank_sum(&old, &new, 0.95) {
+            prop_assert!((0.0..=1.0).contains(&r.p_value), "rank p {}", r.p_value);
+        }
+        let pairs: Vec<(f64, f64)> = old.iter().copied().zip(new.iter().copied()).collect();
+        if let Some(p) = paired::paired_log_ratio(&pairs, 0.95) {
+            prop_assert!((0.0..=1.0).contains(&p.p_value), "paired p {}", p.p_value);
+        }
+    }
+
+    #[test]
+    fn swapping_sides_mirrors_change_and_keeps_p(old in side(), new in side()) {
+        let a = welch::welch(&old, &new);
+        let b = welch::welch(&new, &old);
+        if let (Ok(a), Ok(b)) = (a, b) {
+            prop_assert!(rel_eq(a.t, -b.t, 1e-9));
+            prop_assert!(rel_eq(a.p_value, b.p_value, 1e-9));
+            prop_assert!(rel_eq(a.df, b.df, 1e-9));
+        }
+        let ia = welch::improvement_pct(&old, &new) / 100.0 + 1.0;
+        let ib = welch::improvement_pct(&new, &old) / 100.0 + 1.0;
+        prop_assert!(rel_eq(ia * ib, 1.0, 1e-12), "ratios {ia} {ib}");
+        if let (Some(ra), Some(rb)) = (rank::rank_sum(&old, &new, 0.95), rank::rank_sum(&new, &old, 0.95)) {
+            prop_assert!(rel_eq(ra.p_value, rb.p_value, 1e-9));
+        }
+        let pa: Vec<(f64, f64)> = old.iter().copied().zip(new.iter().copied()).collect();
+        let pb: Vec<(f64, f64)> = pa.iter().map(|&(o, n)| (n, o)).collect();
+        if let (Some(x), Some(y)) = (paired::paired_log_ratio(&pa, 0.95), paired::paired_log_ratio(&pb, 0.95)) {
+            prop_assert!(rel_eq(x.ratio * y.ratio, 1.0, 1e-12));
+            prop_assert!(rel_eq(x.p_value, y.p_value, 1e-9));
+        }
+    }
+
+    #[test]
+    fn scaling_keeps_relative_figures(old in side(), new in side(), k in prop::sample::select(vec![1e-300, 1e-9, 3.7, 1e12, 1e300])) {
+        let so: Vec<f64> = old.iter().map(|v| v * k).collect();
+        let sn: Vec<f64> = new.iter().map(|v| v * k).collect();
+        prop_assert!(rel_eq(welch::improvement_pct(&old, &new), welch::improvement_pct(&so, &sn), 1e-9));
+        if let (Ok(a), Ok(b)) = (welch::welch(&old, &new), welch::welch(&so, &sn)) {
+            prop_assert!(rel_eq(a.p_value, b.p_value, 1e-9), "p {} vs {}", a.p_value, b.p_value);
+            prop_assert!(rel_eq(a.accuracy_pct(0.05), b.accuracy_pct(0.05), 1e-9));
+        }
+        if let (Some(a), Some(b)) = (ratio::fieller(&old, &new, 0.95), ratio::fieller(&so, &sn, 0.95)) {
+            prop_assert!(rel_eq(a.lo, b.lo, 1e-9) && rel_eq(a.hi, b.hi, 1e-9));
+        }
+    }
+
+    #[test]
+    fn a_shared_constant_never_makes_p_nan(old in side(), new in side(), c in 1.0f64..1000.0) {
+        let mut o = old.clone();
+        let mut n = new.clone();
+        o.push(c);
+        n.push(c);
+        match welch::welch(&o, &n) {
+            Ok(w) => prop_assert!(!w.p_value.is_nan()),
+            Err(e) => prop_assert_eq!(e, welch::WelchError::EssentiallyConstant),
+        }
+        if let Some(r) = rank::rank_sum(&o, &n, 0.95) {
+            prop_assert!(!r.p_value.is_nan());
+        }
+    }
+}
+
+/// Degenerate inputs never panic: NaN, infinities, zeros, negatives, one sample, many identical.
+#[test]
+fn degenerate_inputs_do_not_panic() {
+    let cases: Vec<Vec<f64>> = vec![
+        vec![],
+        vec![1.0],
+        vec![f64::NAN, 1.0],
+        vec![f64::INFINITY, 1.0, 2.0],
+        vec![0.0, 0.0, 0.0],
+        vec![-1.0, -2.0, 5.0],
+        vec![7.0; 100_000],
+        vec![f64::MAX, f64::MAX / 2.0],
+        vec![f64::MIN_POSITIVE, 5e-324],
+    ];
+    for a in &cases {
+        for b in &cases {
+            let _ = welch::welch(a, b);
+            let _ = welch::improvement_pct(a, b);
+            let _ = ratio::fieller(a, b, 0.95);
+            let _ = rank::rank_sum(a, b, 0.95);
+            let pairs: Vec<(f64, f64)> = a.iter().copied().zip(b.iter().copied()).collect();
+            let _ = paired::paired_log_ratio(&pairs, 0.95);
+        }
+    }
+}
