@@ -109,6 +109,16 @@ pub fn read_compare_csv<R: BufRead>(
         if line.iter().all(|b| *b == b' ' || *b == b'\t') {
             continue;
         }
+        // Validate the whole line first: fields are cut at ASCII separators, so each is then
+        // valid too (validating the joined fields would let a sequence split across two
+        // fields pass).
+        if let Err(e) = std::str::from_utf8(line) {
+            report(
+                line_no,
+                format!("not valid UTF-8 (at column {})", e.valid_up_to() + 1),
+            );
+            continue;
+        }
         if let Err((col, msg)) = split_fields(line, &mut scratch, &mut ranges) {
             report(line_no, format!("column {col}: {msg}"));
             continue;
