@@ -24,12 +24,14 @@ mkdir -p ../target/fuzz-logs
 status=0
 for t in "${targets[@]}"; do
   log=../target/fuzz-logs/$t.log
+  before=$(ls artifacts/"$t" 2>/dev/null | grep -c -E '^(crash|oom|timeout|leak)-' || true)
   # -rss_limit_mb bounds memory, -timeout flags hangs (seconds per input).
   "${fuzz[@]}" run "$t" -- -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 >"$log" 2>&1
   rc=$?
   execs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)
   [ -n "$execs" ] || execs=$(grep -Eo '^#[0-9]+' "$log" | tail -1 | tr -d '#')
-  crashes=$(ls artifacts/"$t" 2>/dev/null | grep -c -E '^(crash|oom|timeout|leak)-' || true)
+  after=$(ls artifacts/"$t" 2>/dev/null | grep -c -E '^(crash|oom|timeout|leak)-' || true)
+  crashes=$((after - before))
   printf '%-16s executions=%-10s seconds=%-5s crashes=%s exit=%s\n' "$t" "${execs:-?}" "$secs" "$crashes" "$rc"
   [ "$rc" -eq 0 ] || status=1
 done
