@@ -6,10 +6,12 @@ fn main() {
     let stdout = std::io::stdout();
     let is_tty = stdout.is_terminal();
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    // The table fits the terminal: its real width (TIOCGWINSZ), else $COLUMNS, else 120.
     let width = if is_tty {
-        std::env::var("COLUMNS")
-            .ok()
-            .and_then(|c| c.parse().ok())
+        terminal_size::terminal_size_of(&stdout)
+            .map(|(terminal_size::Width(w), _)| w)
+            .filter(|w| *w > 0)
+            .or_else(|| std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()))
             .or(Some(120))
     } else {
         None

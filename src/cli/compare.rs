@@ -37,15 +37,18 @@ Exit codes: 0 all jobs ok; 1 a job failed (or --max-regression failed); 2 bad us
 interrupted.")]
 pub(crate) struct CompareArgs {
     /// The baseline binary (a path, or a name looked up in PATH).
-    #[arg(long, value_name = "BIN", required_unless_present = "resume")]
+    #[arg(long, value_name = "BIN", required_unless_present_any = ["resume", "suite", "old_rev"])]
     old: Option<PathBuf>,
     /// The candidate binary.
-    #[arg(long, value_name = "BIN", required_unless_present = "resume")]
+    #[arg(long, value_name = "BIN", required_unless_present_any = ["resume", "suite", "old_rev"])]
     new: Option<PathBuf>,
-    /// Samples per binary: each file runs this many times under each binary.
-    #[arg(long, value_name = "N", default_value_t = 30,
-          value_parser = clap::value_parser!(u32).range(1..))]
-    runs: u32,
+    /// Samples per binary: each file runs this many times under each binary; `auto` stops
+    /// each configuration once --target-accuracy is reached (between --min-runs and --max-runs).
+    #[arg(long, value_name = "N|auto", default_value = "30",
+          value_parser = super::calibrate_cmd::parse_runs)]
+    runs: super::calibrate_cmd::RunsArg,
+    #[command(flatten)]
+    adaptive: super::calibrate_cmd::AdaptiveArgs,
     /// Run only files whose name contains S (repeatable; any match keeps a file).
     #[arg(long, value_name = "S")]
     filter: Vec<String>,
@@ -93,8 +96,13 @@ pub(crate) struct CompareArgs {
     #[command(flatten)]
     analysis: AnalysisArgs,
     /// Categories (sub-folders of the benchmark folder), or `all`.
-    #[arg(value_name = "CATEGORY", required_unless_present = "resume")]
+    #[arg(value_name = "CATEGORY",
+          required_unless_present_any = ["resume", "bench", "suite", "old_rev"])]
     categories: Vec<String>,
+    /// Command benchmarks (issue 5): `--bench`, `-L`, `--suite`, `--old-rev` … (see
+    /// src/cli/command_bench.rs); with any of them, --old/--new are commands, not Node.
+    #[command(flatten)]
+    command: super::command_bench::CommandArgs,
 }
 
 fn parse_seconds(s: &str) -> Result<f64, String> {
@@ -338,6 +346,10 @@ impl Observer for CompareObserver<'_> {
         Ok(())
     }
 
+    fn record(&mut self, record: &Record) -> std::io::Result<()> {
+        self.results.write(record)
+    }
+
     fn job_finished(&mut self, job: &Job, record: &JobRecord) -> std::io::Result<()> {
         self.results.write(&Record::Job(record.clone()))?;
         let what = format!(
@@ -376,6 +388,9 @@ impl Observer for CompareObserver<'_> {
 
 /// Runs `benchdiff compare`; returns the exit code (see the command's help).
 pub(crate) fn compare(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    if args.command.active() {
+        return compare_commands(args, io);
+    }
     match prepare(&args) {
         Ok(prep) => run(args, prep, io),
         Err(e) => {
@@ -395,6 +410,7 @@ struct Prepared {
 }
 
 fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
+    args.adaptive.rule(args.runs).map_err(RunnerError::Io)?;
     for s in &args.set {
         if s.split_once('=').is_none_or(|(k, _)| k.is_empty()) {
             return Err(RunnerError::Io(format!(
@@ -446,7 +462,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
         new_exec,
         benchmark_dir: dir,
         files,
-        runs: args.runs,
+        runs: args.adaptive.plan_runs(args.runs),
         set: args.set.clone(),
         order: args.order,
         seed: args.seed.unwrap_or_else(default_seed),
@@ -511,11 +527,22 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
             remaining: todo.len(),
         }))?;
     }
+    let machine = runner::machine::check(plan.cpus.as_ref());
+    results.write(&Record::Machine(machine.clone()))?;
+    write!(io.stderr, "{}", machine.render())?;
     writeln!(
         io.stderr,
         "benchdiff: results file: {}",
         results.path().display()
     )?;
+    if let (Ok(Some(rule)), false) = (args.adaptive.rule(args.runs), resumed) {
+        writeln!(
+            io.stderr,
+            "benchdiff: --runs auto: a configuration stops once its 95% interval is within ±{}% \
+             of the old mean (at least {} runs, at most {}; the job count below is the most)",
+            rule.target_pct, rule.min_runs, rule.max_runs
+        )?;
+    }
     writeln!(
         io.stderr,
         "benchdiff: {} file(s) x {} run(s) x 2 binaries = {} jobs, order {}{}{}",
@@ -582,9 +609,24 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         timeout,
         fail_fast: args.fail_fast,
     };
-    let summary = {
+    let rule = if resumed {
+        None
+    } else {
+        args.adaptive.rule(args.runs).ok().flatten()
+    };
+    let (summary, adaptive) = {
         let _guard = SignalGuard::install();
-        runner::execute(&plan, &todo, opts, &INTERRUPTED, &mut obs)
+        match rule {
+            Some(rule) => {
+                let (s, o) =
+                    runner::adaptive::execute_adaptive(&plan, rule, opts, &INTERRUPTED, &mut obs);
+                (s, Some(o))
+            }
+            None => (
+                runner::execute(&plan, &todo, opts, &INTERRUPTED, &mut obs),
+                None,
+            ),
+        }
     };
     if let Some(p) = &obs.progress {
         p.bar.finish_and_clear();
@@ -633,14 +675,86 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         if set.is_empty() {
             writeln!(io.stderr, "benchdiff: no samples, no report")?;
         } else {
-            let gate = super::emit_analysis(&set, &args.analysis, io)?;
+            let info = run_info(&plan);
+            let gate = super::emit_analysis_with(&set, &args.analysis, Some(&info), io)?;
             code = code.max(gate);
         }
+    }
+    if let Some(a) = &adaptive {
+        write!(io.stderr, "{}", a.summary_text())?;
     }
     if summary.interrupted {
         code = EXIT_INTERRUPTED;
     }
     Ok(code)
+}
+
+/// The run facts the reports show (binaries, runs, order, seed).
+fn run_info(plan: &Plan) -> crate::render::RunInfo {
+    crate::render::RunInfo {
+        old: plan.old.clone(),
+        new: plan.new.clone(),
+        old_path: plan.old_exec.display().to_string(),
+        new_path: plan.new_exec.display().to_string(),
+        runs: plan.runs,
+        order: match plan.order {
+            Order::Node => "node",
+            Order::Random => "random",
+        }
+        .to_owned(),
+        seed: (plan.order == Order::Random).then_some(plan.seed),
+        files: plan.files.len(),
+        set: plan.set.clone(),
+        cpus: plan.cpus.as_ref().map(|c| c.text.clone()),
+    }
+}
+
+/// `compare` with command benchmarks: hands the shared options to
+/// [`super::command_bench::compare`].
+fn compare_commands(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    use super::calibrate_cmd::RunsArg;
+    let mut node_only = Vec::new();
+    if !args.filter.is_empty() {
+        node_only.push("--filter");
+    }
+    if !args.exclude.is_empty() {
+        node_only.push("--exclude");
+    }
+    if args.benchmark_dir.is_some() {
+        node_only.push("--benchmark-dir");
+    }
+    if args.resume.is_some() {
+        node_only.push("--resume");
+    }
+    if !args.categories.is_empty() {
+        node_only.push("CATEGORY");
+    }
+    let runs = match args.runs {
+        // The default (30) gives way to a suite's `runs`.
+        RunsArg::Fixed(n) if n != super::command_bench::DEFAULT_RUNS => Some(n),
+        RunsArg::Fixed(_) => None,
+        RunsArg::Auto => {
+            node_only.push("--runs auto");
+            None
+        }
+    };
+    let common = super::command_bench::Common {
+        old: args.old.as_ref().map(|p| p.to_string_lossy().into_owned()),
+        new: args.new.as_ref().map(|p| p.to_string_lossy().into_owned()),
+        runs,
+        set: args.set.clone(),
+        // The default random order gives way to a suite's `order`.
+        order: (args.order != Order::Random).then_some(args.order),
+        seed: args.seed,
+        timeout: args.timeout,
+        fail_fast: args.fail_fast,
+        csv: args.csv.clone(),
+        results: args.results.clone(),
+        cpus: args.cpus.clone(),
+        no_progress: args.no_progress,
+        node_only,
+    };
+    super::command_bench::compare(common, &args.command, &args.analysis, io)
 }
 
 #[cfg(test)]

@@ -4,8 +4,16 @@
 //! [`run`] takes its output streams as arguments (benchstat's seam), so tests can drive the
 //! whole program in-process; `main` only supplies the real streams.
 
+#[path = "calibrate.rs"]
+pub(crate) mod calibrate_cmd;
+#[path = "command_bench.rs"]
+pub(crate) mod command_bench;
 #[path = "compare.rs"]
 mod compare_cmd;
+#[path = "run.rs"]
+mod run_cmd;
+#[path = "sweep.rs"]
+mod sweep_cmd;
 
 use crate::error::ImportError;
 use crate::sample::SampleSet;
@@ -61,22 +69,77 @@ enum Command {
     /// benchmark/compare.js: CSV to stdout (or --csv FILE), a JSON Lines results file, and the
     /// report at the end when stdout is a terminal or --csv FILE is given.
     Compare(Box<compare_cmd::CompareArgs>),
+    /// How noisy is this machine? Runs BIN against itself (A/A) in compare's interleaved
+    /// order and reports per configuration the coefficient of variation, the smallest change
+    /// resolvable at 95%, the false positives with their rate and interval, and the runs a
+    /// side needs for --target-accuracy; or, with --find-n KEY, picks a parameter value
+    /// (Node's calibrate-n).
+    Calibrate(Box<calibrate_cmd::CalibrateArgs>),
+    /// Run one build's command benchmarks, like Node's benchmark/run.js: every configuration
+    /// once (or --runs N), each sample printed as `name key=value: rate`.
+    Run(Box<run_cmd::RunArgs>),
+    /// Sweep parameter values on one build, like Node's benchmark/scatter.js: mean rate per
+    /// configuration with its 95% interval, as a table and with --plot FILE.svg.
+    Sweep(Box<sweep_cmd::SweepArgs>),
 }
 
 #[derive(clap::Args, Debug)]
 struct ReportArgs {
-    /// CSV files written by Node's benchmark/compare.js; `-` or none reads stdin.
+    /// Input files (`-` or none reads stdin): compare.js CSV (pooled), or two result files of
+    /// another format (Go benchmark text, hyperfine/Google Benchmark/pytest-benchmark JSON,
+    /// libtest or criterion text, run.js CSV): the first is old, the second new.
     files: Vec<String>,
     #[command(flatten)]
+    inputs: InputArgs,
+    #[command(flatten)]
     analysis: AnalysisArgs,
+}
+
+/// How `report` reads its inputs (issue 8: formats other than compare.js CSV).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub(crate) struct InputArgs {
+    /// Format of every input instead of guessing it from the content: node-compare-csv,
+    /// node-run-csv, results-jsonl, go, hyperfine, google-benchmark, libtest, criterion,
+    /// pytest-benchmark.
+    #[arg(long, value_name = "FORMAT", value_parser = parse_input_format)]
+    pub(crate) input_format: Option<source::import::InputFormat>,
+    /// Give a side its file: `--label old=FILE --label new=FILE` (instead of positional files).
+    #[arg(long, value_name = "old|new=FILE")]
+    pub(crate) label: Vec<String>,
+    /// Go format: take the sides from one file, by a configuration key (`note`) or a name key
+    /// (`/poly`), like benchstat's -col: first value old, second new; `KEY=OLD,NEW` picks two.
+    #[arg(long, value_name = "KEY[=OLD,NEW]")]
+    pub(crate) sides_by: Option<String>,
+}
+
+fn parse_input_format(s: &str) -> Result<source::import::InputFormat, String> {
+    source::import::InputFormat::from_name(s).ok_or_else(|| {
+        format!(
+            "unknown input format '{s}' (formats: {})",
+            source::import::FORMATS.map(|f| f.name()).join(", ")
+        )
+    })
 }
 
 /// Options of the analysis and its report, shared by every command that ends in a report.
 #[derive(clap::Args, Debug, Clone)]
 pub(crate) struct AnalysisArgs {
-    /// Output format: `table` for people, `r` for byte-identical `Rscript compare.R` output.
+    /// Output format: `table` for people, `r` for byte-identical `Rscript compare.R` output,
+    /// `analyze` for compare.js --analyze's layout, `markdown` for a pull-request comment,
+    /// `json` (schema/report.schema.json), `html` (self-contained page with plots), `csv`
+    /// (compare.js CSV of the samples).
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub(crate) format: Format,
+    /// Write the report to FILE instead of stdout.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub(crate) output: Option<std::path::PathBuf>,
+    /// Also draw compare.R's box plot (rate by benchmark, filled by binary) to FILE.svg.
+    #[arg(long, value_name = "FILE.svg")]
+    pub(crate) plot: Option<std::path::PathBuf>,
+    /// The metric to compare (default: `rate`, else the first one): e.g. `wall`, `user`,
+    /// `sys`, `max_rss` (whole-process, lower is better) or a metric the program reported.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) metric: Option<String>,
     /// Correction of the p-values across all comparisons of the report: Holm–Bonferroni
     /// (family-wise error), Benjamini–Hochberg (false discovery rate) or none.
     #[arg(long, value_enum, default_value_t = CorrectionArg::Holm)]
@@ -120,6 +183,22 @@ pub(crate) enum Format {
     Table,
     /// Exactly what `Rscript benchmark/compare.R` prints under LC_ALL=C.UTF-8.
     R,
+    /// The layout of `node benchmark/compare.js --analyze` (table, text bar chart, Holm
+    /// paragraph), from benchdiff's exact statistics.
+    Analyze,
+    /// A GitHub pull-request comment: summary line, changed rows, the rest in `<details>`.
+    Markdown,
+    /// Every statistic, verdict and flag as JSON (`schema_version`, schema/report.schema.json).
+    Json,
+    /// One self-contained HTML page with a box plot, density and drift plot per comparison.
+    Html,
+    /// compare.js CSV of the samples (for Rscript compare.R and node-benchmark-compare).
+    Csv,
+    /// Go benchstat's view: medians with order-statistic 95% intervals, Mann–Whitney p, `~`
+    /// for no significant change, a geomean row; one table per unit.
+    Benchstat,
+    /// The samples in the Go benchmark format (read by benchstat: `benchstat -col binary`).
+    Go,
 }
 
 /// Runs benchdiff with `args` (including the program name) and returns the exit code:
@@ -145,6 +224,9 @@ pub fn run(args: Vec<OsString>, io: &mut Io<'_>) -> i32 {
     let result = match cli.command {
         Command::Report(a) => report(a, io),
         Command::Compare(a) => compare_cmd::compare(*a, io),
+        Command::Calibrate(a) => calibrate_cmd::calibrate(*a, io),
+        Command::Run(a) => run_cmd::run(*a, io),
+        Command::Sweep(a) => sweep_cmd::sweep(*a, io),
     };
     match result {
         Ok(code) => code,
@@ -155,35 +237,114 @@ pub fn run(args: Vec<OsString>, io: &mut Io<'_>) -> i32 {
     }
 }
 
-fn read_inputs(files: &[String], io: &mut Io<'_>) -> anyhow::Result<Option<SampleSet>> {
+/// What `report` read: the samples and, for `--format benchstat`, the column labels, units
+/// declared exact and the configuration common to all inputs.
+struct Inputs {
+    set: SampleSet,
+    bench: render::benchstat::Options,
+}
+
+/// Reads every input of `report`: compare.js CSV streamed and pooled as before; any other
+/// format sniffed (or `--input-format`), with files as sides (first old, second new, or
+/// `--label old=F --label new=F`). Prints every problem as `file:line: …` on stderr and
+/// returns `None` when an input could not be read.
+fn read_inputs(
+    files: &[String],
+    opts: &InputArgs,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Option<Inputs>> {
+    use source::import::{self, InputFormat, ReadOptions};
+    use std::collections::BTreeSet;
     let mut set = SampleSet::new();
-    let files: Vec<String> = if files.is_empty() {
-        vec!["-".to_owned()]
-    } else {
-        files.to_vec()
-    };
-    let mut failed = false;
-    for f in &files {
-        let res = if f == "-" {
-            let stdin = std::io::stdin();
-            source::node_csv::read_compare_csv(stdin.lock(), "<stdin>", &mut set)
-        } else {
-            match std::fs::File::open(f) {
-                Ok(file) => source::node_csv::read_compare_csv(
-                    BufReader::with_capacity(1 << 16, file),
-                    f,
-                    &mut set,
-                ),
-                Err(e) => Err(ImportError::Io {
-                    file: f.clone(),
-                    source: e,
-                }),
+    let mut sided: Vec<(String, Option<crate::sample::Side>)> = Vec::new();
+    for l in &opts.label {
+        let side = match l.split_once('=') {
+            Some(("old", f)) => (f.to_owned(), Some(crate::sample::Side::Old)),
+            Some(("new", f)) => (f.to_owned(), Some(crate::sample::Side::New)),
+            _ => {
+                writeln!(
+                    io.stderr,
+                    "benchdiff: --label {l}: write --label old=FILE or --label new=FILE"
+                )?;
+                return Ok(None);
             }
         };
-        if let Err(e) = res {
-            writeln!(io.stderr, "benchdiff: {e}")?;
-            failed = true;
+        sided.push(side);
+    }
+    sided.sort_by_key(|(_, s)| *s);
+    sided.extend(files.iter().map(|f| (f.clone(), None)));
+    if sided.is_empty() {
+        sided.push(("-".to_owned(), None));
+    }
+    let mut bench = render::benchstat::Options::default();
+    let mut labels: Vec<String> = Vec::new();
+    let mut configs: Vec<Vec<(String, String)>> = Vec::new();
+    let mut exact: BTreeSet<String> = BTreeSet::new();
+    let mut failed = false;
+    let mut unsided = 0usize;
+    for (f, side) in &sided {
+        // compare.js CSV (the common case, possibly a million rows) stays streamed.
+        let res = if opts
+            .input_format
+            .is_none_or(|x| x == InputFormat::NodeCompareCsv)
+            && (opts.input_format.is_some() || sniff_file_is_compare_csv(f))
+        {
+            read_compare_csv_file(f, &mut set).map(|_| None)
+        } else {
+            import::load_text(f).and_then(|(name, text)| {
+                let format = opts.input_format.or_else(|| import::sniff_text(&text));
+                let side = side.unwrap_or_else(|| {
+                    if format.is_some_and(InputFormat::has_sides) {
+                        crate::sample::Side::Old
+                    } else {
+                        unsided += 1;
+                        if unsided == 1 {
+                            crate::sample::Side::Old
+                        } else {
+                            crate::sample::Side::New
+                        }
+                    }
+                });
+                let ro = ReadOptions {
+                    side,
+                    sides_by: opts.sides_by.clone(),
+                };
+                let path = (f != "-").then(|| std::path::Path::new(f.as_str()));
+                import::read_text(&text, &name, path, format, &ro, &mut set)
+                    .map(|i| Some((i, side)))
+            })
+        };
+        match res {
+            Ok(Some((imported, side))) => {
+                for w in &imported.warnings {
+                    writeln!(io.stderr, "benchdiff: warning: {w}")?;
+                }
+                if imported.side_values.len() == 2 {
+                    labels = imported.side_values.clone();
+                } else if !imported.format.is_some_and(InputFormat::has_sides) {
+                    let i = usize::from(side == crate::sample::Side::New);
+                    if labels.len() <= i {
+                        labels.resize(i + 1, String::new());
+                    }
+                    labels[i] = f.clone();
+                }
+                exact.extend(imported.exact_units.iter().cloned());
+                configs.push(imported.config.clone());
+            }
+            Ok(None) => {}
+            Err(e) => {
+                writeln!(io.stderr, "benchdiff: {e}")?;
+                failed = true;
+            }
         }
+    }
+    if unsided > 2 {
+        writeln!(
+            io.stderr,
+            "benchdiff: {unsided} result files without old/new sides: give two (old first), \
+             or --label old=FILE --label new=FILE"
+        )?;
+        return Ok(None);
     }
     if failed {
         return Ok(None);
@@ -191,18 +352,79 @@ fn read_inputs(files: &[String], io: &mut Io<'_>) -> anyhow::Result<Option<Sampl
     if set.is_empty() {
         writeln!(
             io.stderr,
-            "benchdiff: no samples: the input has a header but no rows"
+            "benchdiff: no samples: the input holds no benchmark results (a CSV header but no rows, or a run of 0 benchmarks)"
         )?;
         return Ok(None);
     }
-    Ok(Some(set))
+    if let Some(l) = labels.first().filter(|l| !l.is_empty()) {
+        bench.old_label = l.clone();
+    }
+    if let Some(l) = labels.get(1).filter(|l| !l.is_empty()) {
+        bench.new_label = l.clone();
+    }
+    bench.exact_units = exact;
+    // Configuration lines with one value across every input (benchstat prints those on top).
+    if let Some(first) = configs.first() {
+        let skip = opts
+            .sides_by
+            .as_deref()
+            .map(|k| k.split('=').next().unwrap_or(k));
+        for (k, v) in first {
+            let single = configs
+                .iter()
+                .all(|c| c.iter().filter(|(ck, _)| ck == k).all(|(_, cv)| cv == v))
+                && configs.iter().all(|c| c.iter().any(|(ck, _)| ck == k));
+            if single && Some(k.as_str()) != skip && k != "binary" {
+                bench.config.push((k.clone(), v.clone()));
+            }
+        }
+    }
+    Ok(Some(Inputs { set, bench }))
+}
+
+/// True when the file (not stdin) starts like compare.js CSV; stdin is treated as CSV only
+/// when it is (read whole, then sniffed) — see [`read_inputs`].
+fn sniff_file_is_compare_csv(f: &str) -> bool {
+    if f == "-" {
+        return false;
+    }
+    let Ok(file) = std::fs::File::open(f) else {
+        return true; // let the CSV reader report the open error
+    };
+    let mut head = Vec::with_capacity(4096);
+    let _ = std::io::Read::read_to_end(&mut std::io::Read::take(file, 4096), &mut head);
+    source::import::sniff(&String::from_utf8_lossy(&head))
+        == Some(source::import::InputFormat::NodeCompareCsv)
+}
+
+fn read_compare_csv_file(f: &str, set: &mut SampleSet) -> Result<(), ImportError> {
+    if f == "-" {
+        let stdin = std::io::stdin();
+        return source::node_csv::read_compare_csv(stdin.lock(), "<stdin>", set).map(|_| ());
+    }
+    match std::fs::File::open(f) {
+        Ok(file) => {
+            source::node_csv::read_compare_csv(BufReader::with_capacity(1 << 16, file), f, set)
+                .map(|_| ())
+        }
+        Err(e) => Err(ImportError::Io {
+            file: f.to_owned(),
+            source: e,
+        }),
+    }
 }
 
 fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
-    let Some(set) = read_inputs(&args.files, io)? else {
+    let Some(inputs) = read_inputs(&args.files, &args.inputs, io)? else {
         return Ok(EXIT_USAGE);
     };
-    emit_analysis(&set, &args.analysis, io)
+    if args.analysis.format == Format::Benchstat {
+        let text = render::benchstat::render(&inputs.set, &inputs.bench);
+        io.stdout.write_all(text.as_bytes())?;
+        io.stdout.flush()?;
+        return Ok(0);
+    }
+    emit_analysis(&inputs.set, &args.analysis, io)
 }
 
 /// Runs the analysis pipeline on `set` and writes the report to `io.stdout` (notes on rows
@@ -213,8 +435,37 @@ pub(crate) fn emit_analysis(
     args: &AnalysisArgs,
     io: &mut Io<'_>,
 ) -> anyhow::Result<i32> {
-    let mut comparisons = crate::compare::group(set);
-    crate::compare::sort_by_name(&mut comparisons);
+    emit_analysis_with(set, args, None, io)
+}
+
+/// [`emit_analysis`] with the run facts of a command that measured the samples itself
+/// (binaries, runs, order, seed), shown by the Markdown, JSON and HTML reports.
+pub(crate) fn emit_analysis_with(
+    set: &SampleSet,
+    args: &AnalysisArgs,
+    run: Option<&render::RunInfo>,
+    io: &mut Io<'_>,
+) -> anyhow::Result<i32> {
+    let metric_id = match &args.metric {
+        None => crate::compare::primary_metric(set),
+        Some(name) => match set.find_metric(name) {
+            Some(id) => id,
+            None => {
+                let names: Vec<&str> = set.metrics().iter().map(|m| m.name.as_str()).collect();
+                writeln!(
+                    io.stderr,
+                    "benchdiff: --metric {name}: no such metric (these samples have: {})",
+                    names.join(", ")
+                )?;
+                return Ok(EXIT_USAGE);
+            }
+        },
+    };
+    let mut comparisons = crate::compare::group_metric(set, metric_id);
+    // compare.js --analyze keeps first-seen order; every other report sorts by name.
+    if args.format != Format::Analyze {
+        crate::compare::sort_by_name(&mut comparisons);
+    }
     let rows = verdict::rows(comparisons);
     for row in &rows {
         match row.welch {
@@ -241,20 +492,106 @@ pub(crate) fn emit_analysis(
         threshold_pct: args.threshold,
         ..Options::default()
     };
+    let assessed = || decide::assess(rows.clone(), &opts);
+    let data = |a: &[decide::Assessment]| -> String {
+        let d = render::ReportData {
+            set,
+            assessments: a,
+            opts: &opts,
+            run,
+        };
+        match args.format {
+            Format::Analyze => render::analyze::render(&d, args.max_regression),
+            Format::Markdown => render::markdown::render(&d),
+            Format::Json => render::json::render(&d),
+            _ => render::html::render(&d),
+        }
+    };
+    let to_file = args.output.is_some();
     let text = match args.format {
         Format::R => render::compare_r::render(&rows, render::compare_r::R_PRINT_WIDTH),
         Format::Table => {
-            let a = decide::assess(rows.clone(), &opts);
-            let mut t = render::table::render(&a, &opts, io.color, io.width);
+            let a = assessed();
+            let (color, width) = if to_file {
+                (false, None)
+            } else {
+                (io.color, io.width)
+            };
+            let mut t = render::table::render(&a, &opts, color, width);
+            let m = set.metric(metric_id);
+            if m.name != "rate" {
+                // Which figure the changes are of, and which way is better (issue 5).
+                t.insert_str(
+                    0,
+                    &format!(
+                        "metric: {} ({}), {}\n\n",
+                        m.name,
+                        if m.unit.is_empty() { "count" } else { &m.unit },
+                        match m.better {
+                            crate::sample::Better::Lower => {
+                                "lower is better: a negative change is an improvement (\"faster\")"
+                            }
+                            crate::sample::Better::Higher => "higher is better",
+                        }
+                    ),
+                );
+            }
             if args.details {
                 t.push('\n');
                 t.push_str(&render::table::details(&a));
             }
             t
         }
+        Format::Csv => render::csv::render(set),
+        Format::Benchstat => render::benchstat::render(set, &render::benchstat::Options::default()),
+        Format::Go => source::import::go_bench::write(set),
+        Format::Analyze | Format::Markdown | Format::Json | Format::Html => data(&assessed()),
     };
-    io.stdout.write_all(text.as_bytes())?;
-    io.stdout.flush()?;
+    match &args.output {
+        Some(path) => {
+            if let Err(e) = std::fs::write(path, text.as_bytes()) {
+                writeln!(io.stderr, "benchdiff: -o {}: {e}", path.display())?;
+                return Ok(EXIT_USAGE);
+            }
+        }
+        None => {
+            io.stdout.write_all(text.as_bytes())?;
+            io.stdout.flush()?;
+        }
+    }
+    if let Some(path) = &args.plot {
+        let is_svg = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
+        if !is_svg {
+            writeln!(
+                io.stderr,
+                "benchdiff: --plot {}: only SVG is supported (name the file *.svg)",
+                path.display()
+            )?;
+            return Ok(EXIT_USAGE);
+        }
+        let cs: Vec<&crate::compare::Comparison> = rows.iter().map(|r| &r.comparison).collect();
+        let metric = set.metric(metric_id);
+        let desc = if metric.name == "rate" {
+            "rate of operations (higher is better)".to_owned()
+        } else {
+            format!(
+                "{} ({}, {} is better)",
+                metric.name,
+                metric.unit,
+                match metric.better {
+                    crate::sample::Better::Higher => "higher",
+                    crate::sample::Better::Lower => "lower",
+                }
+            )
+        };
+        let svg = render::plot::compare_r_box_plot(&cs, &desc)?;
+        if let Err(e) = std::fs::write(path, svg.as_bytes()) {
+            writeln!(io.stderr, "benchdiff: --plot {}: {e}", path.display())?;
+            return Ok(EXIT_USAGE);
+        }
+    }
     let Some(max) = args.max_regression else {
         return Ok(0);
     };

@@ -15,6 +15,10 @@ pub struct Comparison {
     pub metric: MetricId,
     /// Direction of the metric: for [`Better::Lower`] a negative change is an improvement.
     pub better: Better,
+    /// Name of the metric (`rate`, `wall`, `sec/op`, …), for reports.
+    pub metric_name: String,
+    /// Unit of the values (`ops/s`, `s`, `bytes`, …), for reports.
+    pub unit: String,
     /// Values measured under the old binary (for the rate: ops/s), in arrival order.
     pub old: Vec<f64>,
     /// Values measured under the new binary, in arrival order.
@@ -80,7 +84,8 @@ pub fn group(set: &SampleSet) -> Vec<Comparison> {
 /// Groups every sample of `metric` in `set` by benchmark, in first-seen order (compare.js
 /// `--analyze` order). Benchmarks with no sample of that metric are left out.
 pub fn group_metric(set: &SampleSet, metric: MetricId) -> Vec<Comparison> {
-    let better = set.metric(metric).better;
+    let m = set.metric(metric);
+    let (better, metric_name, unit) = (m.better, m.name.clone(), m.unit.clone());
     let mut slots: Vec<Option<usize>> = vec![None; set.benchmarks().len()];
     let mut out: Vec<Comparison> = Vec::new();
     for s in set.samples().iter().filter(|s| s.metric == metric) {
@@ -91,6 +96,8 @@ pub fn group_metric(set: &SampleSet, metric: MetricId) -> Vec<Comparison> {
                 name: set.benchmark(s.benchmark).name(),
                 metric,
                 better,
+                metric_name: metric_name.clone(),
+                unit: unit.clone(),
                 old: Vec::new(),
                 new: Vec::new(),
                 old_runs: Vec::new(),

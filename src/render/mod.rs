@@ -2,6 +2,63 @@
 //!
 //! - [`compare_r`]: byte-identical to Node's `benchmark/compare.R`.
 //! - [`table`]: the default terminal table for people.
+//! - [`analyze`]: the layout of compare.js `--analyze` (table, text bar chart, Holm paragraph).
+//! - [`markdown`], [`json`], [`html`], [`csv`]: pull-request comment, machine-readable report,
+//!   self-contained page with plots, compare.js CSV of the samples.
+//! - [`benchstat`]: Go benchstat's view (medians, order-statistic intervals, U test, geomean).
+//! - [`plot`]: SVG plots (compare.R's `--plot` box plot; the HTML report's per-comparison plots).
 
 pub mod compare_r;
 pub mod table;
+
+pub mod analyze;
+pub mod benchstat;
+pub mod csv;
+pub mod html;
+pub mod json;
+pub mod markdown;
+pub mod plot;
+
+use crate::sample::SampleSet;
+use crate::verdict::decide::{Assessment, Options};
+
+/// Facts about how the samples were measured. Only `benchdiff compare` knows them (it ran the
+/// binaries itself); a report on CSV files has none (`None` wherever a `RunInfo` is optional).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct RunInfo {
+    /// `--old` as the user gave it (a path or a name looked up in PATH).
+    pub old: String,
+    /// `--new` as the user gave it.
+    pub new: String,
+    /// Resolved absolute path of the old binary.
+    pub old_path: String,
+    /// Resolved absolute path of the new binary.
+    pub new_path: String,
+    /// Runs per binary and benchmark file (`--runs`).
+    pub runs: u32,
+    /// Job order: `random` (seeded shuffle of each round) or `node` (compare.js's order).
+    pub order: String,
+    /// Seed of the random order; `None` for the `node` order.
+    pub seed: Option<u64>,
+    /// Number of benchmark files run.
+    pub files: usize,
+    /// `--set` values passed to every benchmark (`key=value`).
+    pub set: Vec<String>,
+    /// CPUs the children were pinned to (taskset list such as `0-2`), if any.
+    pub cpus: Option<String>,
+}
+
+/// Everything a renderer may show: the samples, their assessed comparisons (report order), the
+/// verdict options and the run facts. Renderers only read it; none computes statistics of its
+/// own beyond what is needed to draw (density curves, quartiles of a box).
+#[derive(Clone, Copy, Debug)]
+pub struct ReportData<'a> {
+    /// The samples the report is about (names, metrics and per-sample times).
+    pub set: &'a SampleSet,
+    /// One assessment per comparison, in report order.
+    pub assessments: &'a [Assessment],
+    /// The verdict rules used (correction, α, threshold).
+    pub opts: &'a Options,
+    /// How the samples were measured, when benchdiff ran them.
+    pub run: Option<&'a RunInfo>,
+}

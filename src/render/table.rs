@@ -109,7 +109,14 @@ pub fn notes(a: &[Assessment]) -> String {
                 let modes: Vec<String> = m
                     .modes
                     .iter()
-                    .map(|md| format!("{} ops/s ({:.0}% of runs)", si(md.centre), md.share * 100.0))
+                    .map(|md| {
+                        format!(
+                            "{} {} ({:.0}% of runs)",
+                            si(md.centre),
+                            x.row.comparison.unit,
+                            md.share * 100.0
+                        )
+                    })
                     .collect();
                 let _ = writeln!(
                     out,
@@ -123,9 +130,9 @@ pub fn notes(a: &[Assessment]) -> String {
             if let Some(d) = s.significant_drift() {
                 let _ = writeln!(
                     out,
-                    "note: {name}: the {side} binary's rate drifts {:+.2}% per run against run \
+                    "note: {name}: the {side} binary's {} drifts {:+.2}% per run against run \
                      order (Kendall tau {:.2}, p={:.4})",
-                    d.slope_pct_per_run, d.tau, d.p_value
+                    x.row.comparison.metric_name, d.slope_pct_per_run, d.tau, d.p_value
                 );
             }
         }
@@ -146,9 +153,10 @@ pub fn details(a: &[Assessment]) -> String {
                 .unwrap_or_else(|| "(needs 6 samples)".to_owned());
             let _ = writeln!(
                 out,
-                "  {side}: n={} median {} ops/s 95% CI {ci}, CV {:.2}%",
+                "  {side}: n={} median {} {} 95% CI {ci}, CV {:.2}%",
                 s.n,
                 si(s.median),
+                c.unit,
                 s.cv_pct
             );
         }
@@ -178,11 +186,12 @@ pub fn details(a: &[Assessment]) -> String {
         if let Some(r) = &x.rank {
             let _ = writeln!(
                 out,
-                "  Mann-Whitney: W={}, p={}{}; Hodges-Lehmann shift {} ops/s [{}, {}]",
+                "  Mann-Whitney: W={}, p={}{}; Hodges-Lehmann shift {} {} [{}, {}]",
                 r.w,
                 p_text(r.p_value),
                 if r.exact { " (exact)" } else { "" },
                 si(r.shift),
+                c.unit,
                 si(r.shift_ci.0),
                 si(r.shift_ci.1)
             );
@@ -279,6 +288,21 @@ pub fn render(a: &[Assessment], opts: &Options, color: bool, width: Option<u16>)
             Cell::new(runs).set_alignment(CellAlignment::Right),
             Cell::new(flags(x)),
         ]);
+    }
+    if width.is_some() {
+        // Fitting a narrow terminal wraps names, verdicts and flags; numbers are never split.
+        use comfy_table::{ColumnConstraint, Width};
+        for i in [1, 2, 3, 4, 6] {
+            if let Some(c) = t.column_mut(i) {
+                c.set_constraint(ColumnConstraint::ContentWidth);
+            }
+        }
+        // Below these widths the table overflows rather than shredding words.
+        for (i, w) in [(0, 12), (5, 8), (7, 5)] {
+            if let Some(c) = t.column_mut(i) {
+                c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(w)));
+            }
+        }
     }
     let mut out = t.to_string();
     out.push_str("\n\n");

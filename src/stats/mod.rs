@@ -13,6 +13,8 @@
 //! - [`welch`]: Welch's t-test and compare.R's improvement/accuracy figures.
 //! - [`paired`]: per-round log-ratio test for interleaved runs.
 //! - [`ratio`]: Fieller's interval for a ratio of means.
+//! - [`proportion`]: Wilson's score interval of a binomial proportion.
+//! - [`utest`]: benchstat's Mann–Whitney U test (exact with ties for small samples).
 
 pub mod adjust;
 pub mod dip;
@@ -21,9 +23,11 @@ pub mod drift;
 pub mod modes;
 pub mod outliers;
 pub mod paired;
+pub mod proportion;
 pub mod quantile;
 pub mod rank;
 pub mod ratio;
 pub mod shape;
 pub mod tdist;
+pub mod utest;
 pub mod welch;

@@ -140,7 +140,8 @@ pub struct Assessment {
     pub row: Row,
     /// Method used for the estimate and the p-value.
     pub method: Method,
-    /// Estimated change of the new build, percent (positive = higher rate = faster).
+    /// Estimated change of the new build's metric, percent (positive = a larger value: faster
+    /// for a rate, slower for a time).
     pub change_pct: f64,
     /// 95% interval of the change, percent; None when it cannot be bounded.
     pub change_ci_pct: Option<(f64, f64)>,
@@ -381,7 +382,7 @@ pub fn runs_needed(
 /// The comparisons that fail `--max-regression PCT` (Node's rule): significant after the
 /// correction, and the whole interval of the change beyond `PCT` in the worse direction
 /// (below `−PCT` for a higher-is-better metric such as the rate, above `+PCT` for a
-/// lower-is-better one such as time).
+/// lower-is-better one such as wall time or memory).
 pub fn regressions(
     assessments: &[Assessment],
     max_regression_pct: f64,
@@ -392,7 +393,10 @@ pub fn regressions(
         .filter(|a| {
             a.p_adjusted < alpha
                 && a.change_ci_pct
-                    .is_some_and(|(_, hi)| hi < -max_regression_pct)
+                    .is_some_and(|(lo, hi)| match a.row.comparison.better {
+                        Better::Higher => hi < -max_regression_pct,
+                        Better::Lower => lo > max_regression_pct,
+                    })
         })
         .collect()
 }

@@ -8,19 +8,32 @@
 //! - [`affinity`]: `--set CPUSET=…` / `--cpus` lists;
 //! - [`csv_out`]: compare.js's CSV ([`inspect`] formats values the way Node prints them);
 //! - [`results`]: the JSON Lines results file and `--resume`.
+//! - [`adaptive`]: `--runs auto` (stop a configuration once its interval is narrow enough);
+//!   [`machine`]: machine checks (governor, load, busy processes, pinning, turbo).
+//! - command benchmarks (any program): [`command`] (argv without a shell, one measured child),
+//!   [`matrix`] (parameter combinations), [`json_lines`] (result lines), [`commands`] (plan,
+//!   schedule, samples).
 //!
 //! [`execute`] runs a list of jobs and reports everything to an [`Observer`].
 
+pub mod adaptive;
 pub mod affinity;
+pub mod command;
+pub mod commands;
 pub mod csv_out;
 pub mod discover;
+pub mod git;
 pub mod inspect;
 pub mod job;
+pub mod json_lines;
+pub mod machine;
+pub mod matrix;
 pub mod node_ipc;
 pub mod results;
 pub mod rusage;
 pub mod schedule;
 pub mod stdout_lines;
+pub mod suite;
 
 use crate::sample::{Configuration, Side};
 use affinity::CpuList;
@@ -206,6 +219,13 @@ pub trait Observer {
     /// # Errors
     /// An error (e.g. the results file cannot be written) stops the run.
     fn job_finished(&mut self, job: &Job, record: &JobRecord) -> std::io::Result<()>;
+    /// An extra record for the results file (the adaptive runner's rounds); ignored by default.
+    ///
+    /// # Errors
+    /// An error (the results file cannot be written) stops the run.
+    fn record(&mut self, _record: &results::Record) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// How a run ended.

@@ -304,6 +304,10 @@ pub enum Record {
     Job(JobRecord),
     /// A resume point.
     Resume(ResumeMark),
+    /// Machine checks at the start ([`super::machine`]).
+    Machine(super::machine::MachineInfo),
+    /// An adaptive round ([`super::adaptive`], `--runs auto`).
+    Adaptive(super::adaptive::RoundRecord),
 }
 
 /// Appends records to a results file, one flushed line each.
@@ -381,6 +385,15 @@ impl ResultsWriter {
     /// # Errors
     /// Serialisation or write errors.
     pub fn write(&mut self, record: &Record) -> std::io::Result<()> {
+        self.write_json(record)
+    }
+
+    /// Writes any serialisable record (e.g. the command-benchmark records of
+    /// [`super::commands`]) as one line and flushes it.
+    ///
+    /// # Errors
+    /// Serialisation or write errors.
+    pub fn write_json<T: Serialize>(&mut self, record: &T) -> std::io::Result<()> {
         let mut line = serde_json::to_vec(record)?;
         line.push(b'\n');
         self.file.write_all(&line)?;

@@ -10,6 +10,12 @@ use super::{Channel, Report};
 
 /// Parses one stdout line; `None` when it is not a result line.
 pub fn parse_result_line(line: &str) -> Option<Report> {
+    parse_named_result_line(line).map(|(_, r)| r)
+}
+
+/// Like [`parse_result_line`], also returning the benchmark name (the text before the first
+/// space, e.g. `assert/deepequal-buffer.js`); command benchmarks use it as the benchmark.
+pub fn parse_named_result_line(line: &str) -> Option<(String, Report)> {
     let line = line.trim_end_matches(['\r', '\n']);
     let (head, rate_text) = line.rsplit_once(": ")?;
     let rate = parse_grouped_number(rate_text.trim())?;
@@ -36,13 +42,16 @@ pub fn parse_result_line(line: &str) -> Option<Report> {
         rest = &after[len..];
     }
     let configuration = configuration_from_entries(&entries).ok()?;
-    Some(Report {
-        configuration,
-        rate,
-        time_text: "NA".to_owned(),
-        time_s: f64::NAN,
-        channel: Channel::Stdout,
-    })
+    Some((
+        name.to_owned(),
+        Report {
+            configuration,
+            rate,
+            time_text: "NA".to_owned(),
+            time_s: f64::NAN,
+            channel: Channel::Stdout,
+        },
+    ))
 }
 
 /// Length of the JSON scalar at the start of `s`: a double-quoted string (with escapes) or a

@@ -1,0 +1,739 @@
+//! `benchdiff calibrate`: how noisy is this machine for these benchmarks, before a long run.
+//!
+//! - **A/A** (default): the binary `--bin` is run against itself as both "old" and "new", with
+//!   the same schedule `compare` uses (rounds, seeded random order), so every difference is
+//!   noise. Per configuration: the coefficient of variation, the smallest change the run could
+//!   resolve at 95% (the half-width of the 95% interval of the difference, compare.R's
+//!   "accuracy (*)"), the Welch p-value, and the runs a side would need for `--target-accuracy`.
+//!   Then the rows that came out "significant" (false positives) with their rate against the
+//!   nominal 5% and Wilson's 95% score interval for that rate ([`crate::stats::proportion`]).
+//! - **`--find-n KEY`** (Node's `benchmark/calibrate-n.js`, spec §6): per benchmark file, run it
+//!   `--runs` times with `KEY=--start-n`, then multiply KEY by `--increase`, at most
+//!   `--max-increases` times, until the coefficient of variation is below `--cv-threshold`
+//!   overall (the mean of the configurations' CVs) and below twice that for every
+//!   configuration; prints the value chosen per benchmark.
+//!
+//! Also home of the options of `compare --runs auto` ([`AdaptiveArgs`]).
+
+use super::{EXIT_FAILED, EXIT_USAGE, Io, parse_percent};
+use crate::sample::{Sample, SampleSet, Side};
+use crate::source::runner::adaptive::{self, Rule};
+use crate::source::runner::affinity::{CpuList, cpuset_from_set_values};
+use crate::source::runner::machine;
+use crate::source::runner::results::{JobRecord, JobStatus, Record, ResultsWriter};
+use crate::source::runner::schedule::{Job, Order};
+use crate::source::runner::{self, Observer, Plan, Report, RunOptions, RunnerError, discover};
+use crate::stats::proportion;
+use crate::stats::tdist;
+use crate::verdict::decide::{self, Options, Verdict};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// `--runs`: a fixed count or `auto`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RunsArg {
+    /// Exactly this many runs per binary and file.
+    Fixed(u32),
+    /// Adaptive: `--target-accuracy`, `--min-runs`, `--max-runs`.
+    Auto,
+}
+
+/// Parses `--runs`: a positive integer or `auto`.
+pub(crate) fn parse_runs(s: &str) -> Result<RunsArg, String> {
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("auto") {
+        return Ok(RunsArg::Auto);
+    }
+    match t.parse::<u32>() {
+        Ok(n) if n >= 1 => Ok(RunsArg::Fixed(n)),
+        _ => Err(format!(
+            "'{s}' is not a run count (a positive integer, or `auto` with --target-accuracy)"
+        )),
+    }
+}
+
+/// The options of `compare --runs auto`.
+#[derive(clap::Args, Debug, Clone)]
+pub(crate) struct AdaptiveArgs {
+    /// With --runs auto: stop running a configuration once the half-width of its 95% interval
+    /// (percent of the old mean) is at or below PCT (`2` or `2%`). Precision only, never
+    /// significance, so error rates stay valid.
+    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    pub(crate) target_accuracy: Option<f64>,
+    /// With --runs auto: samples a side needs before a configuration may stop.
+    #[arg(long, value_name = "N", default_value_t = 5,
+          value_parser = clap::value_parser!(u32).range(2..))]
+    pub(crate) min_runs: u32,
+    /// With --runs auto: runs at most (the fixed schedule the savings are measured against).
+    #[arg(long, value_name = "N", default_value_t = 60,
+          value_parser = clap::value_parser!(u32).range(2..))]
+    pub(crate) max_runs: u32,
+}
+
+impl AdaptiveArgs {
+    /// The stopping rule for `--runs auto` (`None` for a fixed count).
+    ///
+    /// # Errors
+    /// A usage message: `--runs auto` without `--target-accuracy` (or a target of 0), a target
+    /// with a fixed count, or `--min-runs` above `--max-runs`.
+    pub(crate) fn rule(&self, runs: RunsArg) -> Result<Option<Rule>, String> {
+        match (runs, self.target_accuracy) {
+            (RunsArg::Fixed(_), None) => Ok(None),
+            (RunsArg::Fixed(_), Some(_)) => {
+                Err("--target-accuracy needs --runs auto (it decides when to stop)".to_owned())
+            }
+            (RunsArg::Auto, None) => Err(
+                "--runs auto needs --target-accuracy PCT (e.g. --target-accuracy 2%)".to_owned(),
+            ),
+            (RunsArg::Auto, Some(t)) if t <= 0.0 => {
+                Err("--target-accuracy must be above 0%".to_owned())
+            }
+            (RunsArg::Auto, Some(_)) if self.min_runs > self.max_runs => Err(format!(
+                "--min-runs {} is above --max-runs {}",
+                self.min_runs, self.max_runs
+            )),
+            (RunsArg::Auto, Some(t)) => Ok(Some(Rule {
+                target_pct: t,
+                min_runs: self.min_runs,
+                max_runs: self.max_runs,
+            })),
+        }
+    }
+
+    /// The runs of the plan: the fixed count, or `--max-runs` for `auto`.
+    pub(crate) fn plan_runs(&self, runs: RunsArg) -> u32 {
+        match runs {
+            RunsArg::Fixed(n) => n,
+            RunsArg::Auto => self.max_runs,
+        }
+    }
+}
+
+/// Options of `benchdiff calibrate`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+A/A: BIN runs as both \"old\" and \"new\" in compare's interleaved order, so every difference \
+is noise; a run that finds more than about 5% of its configurations significant says the \
+machine (or the benchmark) is noisier than its own spread shows, e.g. through drift.
+
+--find-n KEY re-implements Node's benchmark/calibrate-n.js: KEY = --start-n, then x --increase \
+(at most --max-increases times) until the CV is below --cv-threshold overall and below twice \
+that for every configuration.
+
+Exit codes: 0 done; 1 a job failed; 2 bad usage.")]
+pub(crate) struct CalibrateArgs {
+    /// The binary to calibrate (a path, or a name looked up in PATH).
+    #[arg(long, value_name = "BIN")]
+    bin: PathBuf,
+    /// Runs per side (A/A) or per tried value (--find-n).
+    #[arg(long, value_name = "N", default_value_t = 30,
+          value_parser = clap::value_parser!(u32).range(2..))]
+    runs: u32,
+    /// Accuracy to plan for: the report gives the runs a side needs for a 95% half-width at
+    /// or below PCT.
+    #[arg(long, value_name = "PCT", default_value = "2", value_parser = parse_percent)]
+    target_accuracy: f64,
+    /// Run only files whose name contains S (repeatable; any match keeps a file).
+    #[arg(long, value_name = "S")]
+    filter: Vec<String>,
+    /// Skip files whose name contains S (repeatable; wins over --filter).
+    #[arg(long, value_name = "S")]
+    exclude: Vec<String>,
+    /// Passed verbatim to every benchmark as an argument (as in compare).
+    #[arg(long, value_name = "K=V")]
+    set: Vec<String>,
+    /// The benchmark folder (default: ./benchmark, or the first `benchmark` folder upward).
+    #[arg(long, value_name = "DIR")]
+    benchmark_dir: Option<PathBuf>,
+    /// Job order, as in compare.
+    #[arg(long, value_enum, default_value_t = Order::Random)]
+    order: Order,
+    /// Seed of the random order (default: from the clock; printed and recorded).
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Kill a job after SECS seconds and record it as failed.
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<f64>,
+    /// Pin the children to these CPUs (taskset list).
+    #[arg(long, value_name = "LIST")]
+    cpus: Option<String>,
+    /// Where to write the JSON Lines results file (must not exist; default
+    /// ./benchdiff-results/calibrate-<unix time>.jsonl).
+    #[arg(long, value_name = "FILE")]
+    results: Option<PathBuf>,
+    /// Find the value of benchmark parameter KEY that makes the CV small (Node's calibrate-n).
+    #[arg(long, value_name = "KEY")]
+    find_n: Option<String>,
+    /// --find-n: first value tried.
+    #[arg(long, value_name = "N", default_value_t = 10.0)]
+    start_n: f64,
+    /// --find-n: factor between tried values.
+    #[arg(long, value_name = "F", default_value_t = 10.0)]
+    increase: f64,
+    /// --find-n: how many times the value may be increased.
+    #[arg(long, value_name = "N", default_value_t = 6)]
+    max_increases: u32,
+    /// --find-n: overall CV threshold in percent (every configuration: twice this).
+    #[arg(long, value_name = "PCT", default_value = "5", value_parser = parse_percent)]
+    cv_threshold: f64,
+    /// Categories (sub-folders of the benchmark folder), or `all`.
+    #[arg(value_name = "CATEGORY", required = true)]
+    categories: Vec<String>,
+}
+
+/// Collects samples and writes job records.
+struct CalObserver<'a> {
+    set: SampleSet,
+    results: ResultsWriter,
+    stderr: &'a mut dyn Write,
+}
+
+impl Observer for CalObserver<'_> {
+    fn sample(&mut self, job: &Job, file: &str, r: &Report) -> std::io::Result<()> {
+        let id = self.set.intern_configuration(file, &r.configuration);
+        self.set.push(Sample {
+            benchmark: id,
+            side: job.side,
+            metric: crate::sample::RATE,
+            value: r.rate,
+            time_s: r.time_s,
+            run: Some(job.run),
+        });
+        Ok(())
+    }
+
+    fn job_finished(&mut self, job: &Job, record: &JobRecord) -> std::io::Result<()> {
+        self.results.write(&Record::Job(record.clone()))?;
+        if record.status != JobStatus::Ok {
+            writeln!(
+                self.stderr,
+                "benchdiff: job failed: {} ({}, run {}): {}",
+                record.file,
+                job.side,
+                job.run + 1,
+                record.error.as_deref().unwrap_or("failed")
+            )?;
+        }
+        Ok(())
+    }
+}
+
+fn now_unix_s() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+fn prepare(args: &CalibrateArgs) -> Result<Plan, RunnerError> {
+    for s in &args.set {
+        if s.split_once('=').is_none_or(|(k, _)| k.is_empty()) {
+            return Err(RunnerError::Io(format!(
+                "--set {s:?}: expected KEY=VALUE (e.g. --set n=1000)"
+            )));
+        }
+    }
+    if let Some(t) = args.timeout
+        && !(t.is_finite() && t > 0.0)
+    {
+        return Err(RunnerError::Io(format!(
+            "--timeout {t}: not a positive number of seconds"
+        )));
+    }
+    if args.find_n.is_some() && !(args.start_n > 0.0 && args.increase > 1.0) {
+        return Err(RunnerError::Io(
+            "--find-n needs --start-n above 0 and --increase above 1".to_owned(),
+        ));
+    }
+    let cwd = std::env::current_dir().map_err(|e| RunnerError::Io(e.to_string()))?;
+    let exec = discover::resolve_binary("--bin", &args.bin, &cwd)?;
+    let dir = discover::find_benchmark_dir(args.benchmark_dir.as_deref(), &cwd)?;
+    let files = discover::select(&dir, &args.categories, &args.filter, &args.exclude)?;
+    let cpuset = cpuset_from_set_values(&args.set)?;
+    let cpus = match (&args.cpus, cpuset) {
+        (Some(_), Some(_)) => {
+            return Err(RunnerError::CpuSet(
+                "give either --cpus or --set CPUSET=…, not both".to_owned(),
+            ));
+        }
+        (Some(c), None) => Some(CpuList::parse(c)?),
+        (None, c) => c,
+    };
+    let seed = args.seed.unwrap_or_else(|| {
+        let t = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0);
+        (t ^ (u64::from(std::process::id()) << 32)) >> 11
+    });
+    Ok(Plan {
+        old: args.bin.display().to_string(),
+        new: args.bin.display().to_string(),
+        old_exec: exec.clone(),
+        new_exec: exec,
+        benchmark_dir: dir,
+        files,
+        runs: args.runs,
+        set: args.set.clone(),
+        order: args.order,
+        seed,
+        cpus,
+    })
+}
+
+/// Runs `benchdiff calibrate`; returns the exit code.
+pub(crate) fn calibrate(args: CalibrateArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    let plan = match prepare(&args) {
+        Ok(p) => p,
+        Err(e) => {
+            writeln!(io.stderr, "benchdiff: {e}")?;
+            return Ok(EXIT_USAGE);
+        }
+    };
+    let path = args.results.clone().unwrap_or_else(|| {
+        PathBuf::from("benchdiff-results").join(format!("calibrate-{}.jsonl", now_unix_s() as u64))
+    });
+    let mut results = match ResultsWriter::create(&path) {
+        Ok(r) => r,
+        Err(e) => {
+            writeln!(io.stderr, "benchdiff: {e}")?;
+            return Ok(EXIT_USAGE);
+        }
+    };
+    let timeout = args.timeout.map(Duration::from_secs_f64);
+    results.write(&Record::Run(plan.header(timeout, now_unix_s())))?;
+    let info = machine::check(plan.cpus.as_ref());
+    results.write(&Record::Machine(info.clone()))?;
+    write!(io.stderr, "{}", info.render())?;
+    writeln!(io.stderr, "benchdiff: results file: {}", path.display())?;
+    let opts = RunOptions {
+        timeout,
+        fail_fast: false,
+    };
+    let stop = AtomicBool::new(false);
+    match &args.find_n {
+        Some(key) => find_n(&args, key, &plan, opts, &stop, results, io),
+        None => aa(&args, &plan, opts, &stop, results, io),
+    }
+}
+
+/// One configuration's A/A figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AaRow {
+    /// Row name.
+    pub name: String,
+    /// Samples of the "old" and the "new" side.
+    pub runs: [usize; 2],
+    /// Coefficient of variation of all samples of the row (both sides pooled: they come from
+    /// the same binary), percent.
+    pub cv_pct: f64,
+    /// Half-width of the 95% interval of the difference, percent of the old mean: the
+    /// smallest change this run could resolve.
+    pub half_width_pct: Option<f64>,
+    /// Welch's two-sided p-value (NaN when there is no test).
+    pub p_value: f64,
+    /// Runs per side for a 95% half-width at or below the target (`None`: over 100,000).
+    pub runs_needed: Option<u64>,
+}
+
+/// Runs per side `n` so that `qt(0.975, 2n − 2) · cv · sqrt(2/n)` is at most `target_pct`,
+/// for two sides with the same coefficient of variation `cv_pct` (percent). That is the 95%
+/// half-width of a difference of two means of `n` samples each, relative to the mean (the
+/// Welch interval with equal variances and sizes has df = 2n − 2). `None` above 100,000 or for
+/// a non-finite CV.
+pub fn runs_for_accuracy(cv_pct: f64, target_pct: f64) -> Option<u64> {
+    if !cv_pct.is_finite() || target_pct.is_nan() || target_pct <= 0.0 {
+        return None;
+    }
+    if cv_pct == 0.0 {
+        return Some(2);
+    }
+    let half = |n: f64| tdist::qt(0.975, 2.0 * n - 2.0) * cv_pct * (2.0 / n).sqrt();
+    // Normal approximation first, then step to the exact smallest n.
+    let z = proportion::Z95;
+    let mut n = ((z * cv_pct / target_pct).powi(2) * 2.0).ceil().max(2.0);
+    if n > 100_000.0 {
+        return None;
+    }
+    while n > 2.0 && half(n - 1.0) <= target_pct {
+        n -= 1.0;
+    }
+    while half(n) > target_pct {
+        n += 1.0;
+        if n > 100_000.0 {
+            return None;
+        }
+    }
+    Some(n as u64)
+}
+
+fn cv_pct(x: &[f64]) -> f64 {
+    if x.len() < 2 {
+        return f64::NAN;
+    }
+    let n = x.len() as f64;
+    let m = x.iter().sum::<f64>() / n;
+    let v = x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0);
+    v.sqrt() / m.abs() * 100.0
+}
+
+/// The A/A figures of every configuration of `set`, in report order.
+pub fn aa_rows(set: &SampleSet, target_pct: f64) -> Vec<AaRow> {
+    let mut comparisons = crate::compare::group(set);
+    crate::compare::sort_by_name(&mut comparisons);
+    comparisons
+        .into_iter()
+        .map(|c| {
+            let all: Vec<f64> = c.old.iter().chain(&c.new).copied().collect();
+            let cv = cv_pct(&all);
+            AaRow {
+                runs: [c.old.len(), c.new.len()],
+                cv_pct: cv,
+                half_width_pct: adaptive::half_width_pct(&c.old, &c.new),
+                p_value: crate::stats::welch::welch(&c.old, &c.new).map_or(f64::NAN, |w| w.p_value),
+                runs_needed: runs_for_accuracy(cv, target_pct),
+                name: c.name,
+            }
+        })
+        .collect()
+}
+
+fn pct_text(x: Option<f64>) -> String {
+    match x {
+        Some(v) if v.is_finite() => format!("{v:.2}%"),
+        _ => "NA".to_owned(),
+    }
+}
+
+fn aa(
+    args: &CalibrateArgs,
+    plan: &Plan,
+    opts: RunOptions,
+    stop: &AtomicBool,
+    results: ResultsWriter,
+    io: &mut Io<'_>,
+) -> anyhow::Result<i32> {
+    let jobs = plan.schedule();
+    writeln!(
+        io.stderr,
+        "benchdiff: A/A calibration of {}: {} file(s) x {} run(s) x 2 sides = {} jobs, order {:?}, seed {}",
+        plan.old,
+        plan.files.len(),
+        plan.runs,
+        jobs.len(),
+        plan.order,
+        plan.seed
+    )?;
+    let started = std::time::Instant::now();
+    let mut obs = CalObserver {
+        set: SampleSet::new(),
+        results,
+        stderr: &mut *io.stderr,
+    };
+    let summary = runner::execute(plan, &jobs, opts, stop, &mut obs);
+    let set = std::mem::take(&mut obs.set);
+    drop(obs);
+    let wall = started.elapsed().as_secs_f64();
+    if set.is_empty() {
+        writeln!(io.stderr, "benchdiff: no samples, no calibration")?;
+        return Ok(EXIT_FAILED);
+    }
+    let rows = aa_rows(&set, args.target_accuracy);
+    let text = render_aa(&rows, &set, args.target_accuracy, wall);
+    io.stdout.write_all(text.as_bytes())?;
+    io.stdout.flush()?;
+    Ok(if summary.failed.is_empty() {
+        0
+    } else {
+        EXIT_FAILED
+    })
+}
+
+/// The A/A report: the table, then the false-positive lines.
+pub fn render_aa(rows: &[AaRow], set: &SampleSet, target_pct: f64, wall_s: f64) -> String {
+    let head = [
+        "benchmark".to_owned(),
+        "runs".to_owned(),
+        "CV".to_owned(),
+        "resolvable (±95%)".to_owned(),
+        "p (Welch)".to_owned(),
+        format!("runs/side for ±{target_pct}%"),
+    ];
+    let mut cells: Vec<[String; 6]> = vec![head];
+    for r in rows {
+        cells.push([
+            r.name.clone(),
+            format!("{}/{}", r.runs[0], r.runs[1]),
+            pct_text(Some(r.cv_pct)),
+            pct_text(r.half_width_pct),
+            if r.p_value.is_finite() {
+                let star = if r.p_value < 0.05 { " *" } else { "" };
+                format!("{:.3}{star}", r.p_value)
+            } else {
+                "NA".to_owned()
+            },
+            r.runs_needed
+                .map_or(">100000".to_owned(), |n| n.to_string()),
+        ]);
+    }
+    let widths: Vec<usize> = (0..6)
+        .map(|i| {
+            cells
+                .iter()
+                .map(|c| c[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for (j, c) in cells.iter().enumerate() {
+        let mut line = String::new();
+        for i in 0..6 {
+            if i == 0 {
+                line.push_str(&format!("{:<w$}", c[i], w = widths[i]));
+            } else {
+                line.push_str(&format!("  {:>w$}", c[i], w = widths[i]));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+        if j == 0 {
+            out.push_str(&"─".repeat(widths.iter().sum::<usize>() + 2 * 5));
+            out.push('\n');
+        }
+    }
+    let tested: Vec<&AaRow> = rows.iter().filter(|r| r.p_value.is_finite()).collect();
+    let k = tested.iter().filter(|r| r.p_value < 0.05).count() as u64;
+    let m = tested.len() as u64;
+    out.push('\n');
+    if m > 0 {
+        let (lo, hi) = proportion::wilson(k, m, proportion::Z95);
+        let rate = k as f64 / m as f64 * 100.0;
+        let judgement = if lo * 100.0 > 5.0 {
+            "ABOVE the nominal 5%: the rows vary more between sides than their own spread \
+             says (drift, or noise shared within a run); trust only large changes"
+        } else if hi * 100.0 < 5.0 {
+            "below the nominal 5%"
+        } else {
+            "consistent with the nominal 5%"
+        };
+        out.push_str(&format!(
+            "false positives: {k} of {m} configurations have Welch p < 0.05 (A/A: every one is \
+             noise): {rate:.1}%, 95% CI [{:.1}%, {:.1}%] (Wilson score interval); {judgement}\n",
+            lo * 100.0,
+            hi * 100.0
+        ));
+        let opts = Options::default();
+        let mut comparisons = crate::compare::group(set);
+        crate::compare::sort_by_name(&mut comparisons);
+        let a = decide::assess(crate::verdict::rows(comparisons), &opts);
+        let verdicts = a
+            .iter()
+            .filter(|x| matches!(x.verdict, Verdict::Faster | Verdict::Slower))
+            .count();
+        let holm = a.iter().filter(|x| x.p_adjusted < opts.alpha).count();
+        out.push_str(&format!(
+            "after {} correction: {holm} of {} significant; benchdiff verdicts faster/slower: {verdicts}\n",
+            opts.correction.label(),
+            a.len()
+        ));
+        for r in tested.iter().filter(|r| r.p_value < 0.05) {
+            out.push_str(&format!(
+                "  false positive: {} (p = {:.4})\n",
+                r.name, r.p_value
+            ));
+        }
+    }
+    let mut cvs: Vec<f64> = rows
+        .iter()
+        .map(|r| r.cv_pct)
+        .filter(|x| x.is_finite())
+        .collect();
+    cvs.sort_by(f64::total_cmp);
+    if let (Some(first), Some(last)) = (cvs.first(), cvs.last()) {
+        let med = cvs[cvs.len() / 2];
+        let worst_need = rows.iter().map(|r| r.runs_needed).max().flatten();
+        out.push_str(&format!(
+            "noise: CV from {first:.2}% to {last:.2}% (median {med:.2}%); runs per side for \
+             ±{target_pct}% on every configuration: {}; wall time {wall_s:.1} s\n",
+            worst_need.map_or(">100000".to_owned(), |n| n.to_string())
+        ));
+    }
+    out
+}
+
+/// One tried value of `--find-n`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FindStep {
+    /// The value of KEY.
+    pub value: f64,
+    /// Mean of the configurations' CVs, percent.
+    pub overall_cv_pct: f64,
+    /// The largest configuration CV, percent, and its configuration.
+    pub worst: (f64, String),
+}
+
+/// `--find-n`'s decision for one step: overall CV below `threshold_pct` and every
+/// configuration below twice that (calibrate-n's rule).
+pub fn find_n_ok(step: &FindStep, threshold_pct: f64) -> bool {
+    step.overall_cv_pct < threshold_pct && step.worst.0 < 2.0 * threshold_pct
+}
+
+fn find_n(
+    args: &CalibrateArgs,
+    key: &str,
+    plan: &Plan,
+    opts: RunOptions,
+    stop: &AtomicBool,
+    results: ResultsWriter,
+    io: &mut Io<'_>,
+) -> anyhow::Result<i32> {
+    let base_set: Vec<String> = plan
+        .set
+        .iter()
+        .filter(|s| s.split_once('=').is_none_or(|(k, _)| k != key))
+        .cloned()
+        .collect();
+    let mut obs = CalObserver {
+        set: SampleSet::new(),
+        results,
+        stderr: &mut *io.stderr,
+    };
+    let mut chosen: Vec<(String, Option<f64>, String)> = Vec::new();
+    let mut failed = false;
+    let mut position = 0u32;
+    for (fi, file) in plan.files.iter().enumerate() {
+        let mut value = args.start_n;
+        let mut result: (Option<f64>, String) = (None, String::new());
+        for step in 0..=args.max_increases {
+            let mut set = base_set.clone();
+            set.push(format!(
+                "{key}={}",
+                crate::source::runner::inspect::js_number(value)
+            ));
+            let p = Plan {
+                set,
+                ..plan.clone()
+            };
+            let jobs: Vec<Job> = (0..plan.runs)
+                .map(|r| {
+                    position += 1;
+                    Job {
+                        position: position - 1,
+                        file: fi,
+                        run: r,
+                        side: Side::Old,
+                    }
+                })
+                .collect();
+            obs.set = SampleSet::new();
+            let s = runner::execute(&p, &jobs, opts, stop, &mut obs);
+            failed |= !s.failed.is_empty();
+            let comps = crate::compare::group(&obs.set);
+            let has_key = obs.set.benchmarks().iter().any(|b| {
+                b.configuration.params.iter().any(|(k, _)| k == key)
+                    || b.configuration
+                        .text
+                        .split(' ')
+                        .any(|kv| kv.split_once('=').is_some_and(|(k, _)| k == key))
+            });
+            if comps.is_empty() || !has_key {
+                result = (
+                    None,
+                    if comps.is_empty() {
+                        "no samples".to_owned()
+                    } else {
+                        format!("no parameter {key}")
+                    },
+                );
+                break;
+            }
+            let cvs: Vec<(f64, String)> = comps
+                .iter()
+                .map(|c| (cv_pct(&c.old), c.name.clone()))
+                .collect();
+            let finite: Vec<f64> = cvs.iter().map(|c| c.0).filter(|x| x.is_finite()).collect();
+            let overall = if finite.is_empty() {
+                f64::NAN
+            } else {
+                finite.iter().sum::<f64>() / finite.len() as f64
+            };
+            let worst = cvs
+                .iter()
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+                .cloned()
+                .unwrap_or((f64::NAN, String::new()));
+            let st = FindStep {
+                value,
+                overall_cv_pct: overall,
+                worst,
+            };
+            let ok = find_n_ok(&st, args.cv_threshold);
+            writeln!(
+                obs.stderr,
+                "benchdiff: find-n: {file} {key}={}: overall CV {:.2}%, worst {:.2}% ({}){}",
+                crate::source::runner::inspect::js_number(value),
+                st.overall_cv_pct,
+                st.worst.0,
+                st.worst.1,
+                if ok { " -> ok" } else { "" }
+            )?;
+            if ok {
+                result = (Some(value), format!("CV {:.2}% overall", st.overall_cv_pct));
+                break;
+            }
+            if step == args.max_increases {
+                result = (
+                    None,
+                    format!(
+                        "no value up to {key}={} met CV < {}% overall and < {}% per configuration",
+                        crate::source::runner::inspect::js_number(value),
+                        args.cv_threshold,
+                        2.0 * args.cv_threshold
+                    ),
+                );
+            }
+            value *= args.increase;
+        }
+        chosen.push((file.clone(), result.0, result.1));
+        if stop.load(std::sync::atomic::Ordering::SeqCst) {
+            break;
+        }
+    }
+    drop(obs);
+    for (file, v, why) in &chosen {
+        match v {
+            Some(v) => writeln!(
+                io.stdout,
+                "{file}: {key}={} ({why})",
+                crate::source::runner::inspect::js_number(*v)
+            )?,
+            None => writeln!(io.stdout, "{file}: none ({why})")?,
+        }
+    }
+    Ok(if failed { EXIT_FAILED } else { 0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_arg() {
+        assert_eq!(parse_runs("auto"), Ok(RunsArg::Auto));
+        assert_eq!(parse_runs("30"), Ok(RunsArg::Fixed(30)));
+        assert!(parse_runs("0").is_err() && parse_runs("x").is_err());
+    }
+
+    #[test]
+    fn runs_for_accuracy_inverts_the_half_width() {
+        // CV 5%, target 2%: n = 50 gives qt(.975, 98)·5·sqrt(2/50) = 1.9845 ≤ 2, n = 49 gives
+        // 2.0051 (R: qt(0.975, 96) * 5 * sqrt(2/49)).
+        assert_eq!(runs_for_accuracy(5.0, 2.0), Some(50));
+        assert_eq!(runs_for_accuracy(0.0, 2.0), Some(2));
+        assert_eq!(runs_for_accuracy(f64::NAN, 2.0), None);
+        assert_eq!(runs_for_accuracy(1000.0, 0.01), None);
+    }
+}

@@ -1,0 +1,811 @@
+//! Command benchmarks on the command line: `benchdiff compare --bench …` / `--suite FILE` /
+//! `--old-rev …`, and the shared machinery of `benchdiff run` and `benchdiff sweep`: building a
+//! [`CommandPlan`] from options and suite files (running builds first), executing it with a
+//! results file, compare.js CSV and progress, and collecting the samples.
+
+use super::{AnalysisArgs, EXIT_FAILED, EXIT_USAGE, Io};
+use crate::sample::{SampleSet, Side};
+use crate::source::runner::command::{self, split_words};
+use crate::source::runner::commands::{
+    self, BenchDef, CommandJobRecord, CommandObserver, CommandPlan, CommandSummary, Target,
+};
+use crate::source::runner::csv_out::CsvWriter;
+use crate::source::runner::git::{self, Checkout};
+use crate::source::runner::matrix::Matrix;
+use crate::source::runner::results::ResultsWriter;
+use crate::source::runner::schedule::{Job, Order};
+use crate::source::runner::{discover, suite};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Default counted runs of `compare` command benchmarks (as for Node files).
+pub const DEFAULT_RUNS: u32 = 30;
+
+/// Options that turn `compare` into a command-benchmark comparison (also used by `run` and
+/// `sweep`).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub(crate) struct CommandArgs {
+    /// A command benchmark: the arguments after BIN, split like a shell would (no shell runs
+    /// unless --shell) with `{key}` placeholders for parameters; repeat for several.
+    #[arg(
+        long,
+        value_name = "ARGS",
+        allow_hyphen_values = true,
+        help_heading = "Command benchmarks"
+    )]
+    pub(crate) bench: Vec<String>,
+    /// A parameter and its values, comma-separated (repeatable): every combination runs, the
+    /// last key varying fastest. `--set KEY=V` then replaces a key's list by V.
+    #[arg(
+        short = 'L',
+        long = "list",
+        value_name = "KEY=V1,V2,…",
+        help_heading = "Command benchmarks"
+    )]
+    pub(crate) list: Vec<String>,
+    /// Leave out the combinations that match all these KEY=VALUE pairs (repeatable).
+    #[arg(
+        long,
+        value_name = "KEY=V[,KEY=V…]",
+        help_heading = "Command benchmarks"
+    )]
+    pub(crate) skip: Vec<String>,
+    /// Run each command through `sh -c` (values are single-quoted) instead of as an argv.
+    #[arg(long, help_heading = "Command benchmarks")]
+    pub(crate) shell: bool,
+    /// Uncounted runs per binary and configuration before the counted ones.
+    #[arg(long, value_name = "N", help_heading = "Command benchmarks")]
+    pub(crate) warmup: Option<u32>,
+    /// Shell command run before every run (not timed), e.g. to drop caches.
+    #[arg(long, value_name = "CMD", help_heading = "Command benchmarks")]
+    pub(crate) prepare: Option<String>,
+    /// Shell command run once per binary before its first run (BENCHDIFF_SIDE, BENCHDIFF_BIN set).
+    #[arg(long, value_name = "CMD", help_heading = "Command benchmarks")]
+    pub(crate) setup: Option<String>,
+    /// Shell command run once per binary after the last run.
+    #[arg(long, value_name = "CMD", help_heading = "Command benchmarks")]
+    pub(crate) cleanup: Option<String>,
+    /// Environment variable for every run (repeatable).
+    #[arg(
+        long = "env",
+        value_name = "KEY=VALUE",
+        help_heading = "Command benchmarks"
+    )]
+    pub(crate) env: Vec<String>,
+    /// A suite file (benchdiff.toml): builds, binaries, benchmarks with parameter matrices.
+    #[arg(long, value_name = "FILE", help_heading = "Command benchmarks")]
+    pub(crate) suite: Option<PathBuf>,
+    /// Build the old binary from this git revision (with --new-rev, --build, --artifact).
+    #[arg(long, value_name = "REV", requires_all = ["new_rev", "build", "artifact"],
+          help_heading = "Builds from git")]
+    pub(crate) old_rev: Option<String>,
+    /// Build the new binary from this git revision.
+    #[arg(long, value_name = "REV", requires_all = ["old_rev", "build", "artifact"],
+          help_heading = "Builds from git")]
+    pub(crate) new_rev: Option<String>,
+    /// Build command, run with `sh -c` in each revision's temporary worktree.
+    #[arg(long, value_name = "CMD", help_heading = "Builds from git")]
+    pub(crate) build: Option<String>,
+    /// The program inside the worktree after the build (relative path).
+    #[arg(long, value_name = "PATH", help_heading = "Builds from git")]
+    pub(crate) artifact: Option<String>,
+}
+
+impl CommandArgs {
+    /// True when these options ask for command benchmarks.
+    pub(crate) fn active(&self) -> bool {
+        !self.bench.is_empty() || self.suite.is_some() || self.old_rev.is_some()
+    }
+}
+
+/// The run options of `compare` that command benchmarks share with Node files.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Common {
+    pub(crate) old: Option<String>,
+    pub(crate) new: Option<String>,
+    pub(crate) runs: Option<u32>,
+    pub(crate) set: Vec<String>,
+    pub(crate) order: Option<Order>,
+    pub(crate) seed: Option<u64>,
+    pub(crate) timeout: Option<f64>,
+    pub(crate) fail_fast: bool,
+    pub(crate) csv: Option<PathBuf>,
+    pub(crate) results: Option<PathBuf>,
+    pub(crate) cpus: Option<String>,
+    pub(crate) no_progress: bool,
+    /// Node-only options that were given (an error in command mode).
+    pub(crate) node_only: Vec<&'static str>,
+}
+
+/// Why a plan could not be made.
+pub(crate) enum PlanError {
+    /// Bad options or suite file (exit 2).
+    Usage(String),
+    /// A build failed (exit 1).
+    Build(String),
+}
+
+/// A plan with what must live as long as it runs (git worktrees).
+pub(crate) struct Prepared {
+    pub(crate) plan: CommandPlan,
+    pub(crate) _checkouts: Vec<Checkout>,
+}
+
+fn now_unix_s() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+fn clock_seed() -> u64 {
+    let n = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
+        ^ (u64::from(std::process::id()) << 32);
+    // splitmix64, kept to 53 bits (exact in JSON readers that use doubles).
+    let mut z = n.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (z ^ (z >> 31)) >> 11
+}
+
+fn parse_env(items: &[String]) -> Result<Vec<(String, String)>, String> {
+    items
+        .iter()
+        .map(|e| {
+            e.split_once('=')
+                .filter(|(k, _)| !k.is_empty())
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .ok_or_else(|| format!("--env {e:?}: expected KEY=VALUE"))
+        })
+        .collect()
+}
+
+/// A target from a command text (`gzip -1`, `./prog`): split into words, the program resolved
+/// like `execvp` (relative to `base` when it has a `/`).
+fn target_from_text(side: Side, flag: &str, text: &str, base: &Path) -> Result<Target, String> {
+    let mut words = split_words(text).map_err(|e| format!("{flag}: {e}"))?;
+    let Some(first) = words.first() else {
+        return Err(format!("{flag}: empty command"));
+    };
+    let exe = discover::resolve_binary(flag, Path::new(first), base).map_err(|e| e.to_string())?;
+    words[0] = exe.to_string_lossy().into_owned();
+    Ok(Target {
+        side: side.label().to_owned(),
+        label: text.to_owned(),
+        argv: words,
+        cwd: None,
+        rev: None,
+        commit: None,
+    })
+}
+
+/// Announces and runs a build; the error carries its stderr tail.
+fn run_build(label: &str, line: &str, dir: &Path, stderr: &mut dyn Write) -> Result<(), PlanError> {
+    let _ = writeln!(stderr, "benchdiff: building {label}: {line}");
+    let t = std::time::Instant::now();
+    let stop = AtomicBool::new(false);
+    let o = command::run_shell(line, &[], Some(dir.to_path_buf()), None, &stop);
+    if !o.ok() {
+        return Err(PlanError::Build(commands::helper_failure(
+            &format!("build of {label} (`{line}` in {})", dir.display()),
+            &o,
+            None,
+        )));
+    }
+    let _ = writeln!(
+        stderr,
+        "benchdiff: built {label} in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn git_targets(
+    repo: &Path,
+    old_rev: &str,
+    new_rev: &str,
+    build: &str,
+    artifact: &str,
+    args: Option<&str>,
+    stderr: &mut dyn Write,
+) -> Result<(Vec<Target>, Vec<Checkout>), PlanError> {
+    let mut targets = Vec::new();
+    let mut checkouts = Vec::new();
+    let extra = match args {
+        Some(a) => split_words(a).map_err(PlanError::Usage)?,
+        None => Vec::new(),
+    };
+    for (side, rev) in [(Side::Old, old_rev), (Side::New, new_rev)] {
+        let co = git::checkout(repo, rev, side.label()).map_err(PlanError::Usage)?;
+        let _ = writeln!(
+            stderr,
+            "benchdiff: building {} = {rev} ({}) in {}: {build}",
+            side.label(),
+            &co.commit[..co.commit.len().min(12)],
+            co.dir.display()
+        );
+        let exe = git::build(&co, side.label(), build, artifact).map_err(PlanError::Build)?;
+        let mut argv = vec![exe.to_string_lossy().into_owned()];
+        argv.extend(extra.iter().cloned());
+        targets.push(Target {
+            side: side.label().to_owned(),
+            label: format!("{rev}:{artifact}"),
+            argv,
+            cwd: None,
+            rev: Some(rev.to_owned()),
+            commit: Some(co.commit.clone()),
+        });
+        checkouts.push(co);
+    }
+    Ok((targets, checkouts))
+}
+
+/// Builds the plan of a command-benchmark run. `sides` is 2 for `compare`, 1 for `run` and
+/// `sweep` (`single`: their `--bin`; with a suite, its `[new]` side is used).
+pub(crate) fn make_plan(
+    common: &Common,
+    cmd: &CommandArgs,
+    sides: usize,
+    single: Option<&str>,
+    stderr: &mut dyn Write,
+) -> Result<Prepared, PlanError> {
+    let u = PlanError::Usage;
+    if let Some(o) = common.node_only.first() {
+        return Err(u(format!(
+            "{o} applies to Node benchmark files, not to command benchmarks"
+        )));
+    }
+    let cwd = std::env::current_dir().map_err(|e| u(e.to_string()))?;
+    let loaded = match &cmd.suite {
+        Some(p) => Some(suite::load(p).map_err(u)?),
+        None => None,
+    };
+    let st = loaded.as_ref().map(|s| &s.toml);
+    let base = loaded.as_ref().map_or(cwd.clone(), |s| s.dir.clone());
+
+    // Benchmarks: the suite's, then each --bench with the -L matrix restricted to its keys.
+    let mut benchmarks: Vec<BenchDef> = Vec::new();
+    if let Some(s) = &loaded {
+        for b in &s.benchmarks {
+            benchmarks.push(BenchDef {
+                name: b.name.clone(),
+                template: b.args.clone(),
+                matrix: b.matrix.clone(),
+                env: b.env.clone(),
+                prepare: b.prepare.clone(),
+            });
+        }
+    }
+    let mut global = Matrix::default();
+    for l in &cmd.list {
+        global.add_list(l).map_err(u)?;
+    }
+    for s in &cmd.skip {
+        global.add_exclusion_text(s).map_err(u)?;
+    }
+    global.check_exclusions().map_err(u)?;
+    let mut used_keys: Vec<String> = Vec::new();
+    for t in &cmd.bench {
+        split_words(t).map_err(|e| u(format!("--bench {e}")))?;
+        let keys = command::placeholders(t);
+        for k in &keys {
+            if !global.params.iter().any(|p| &p.key == k) {
+                return Err(u(format!(
+                    "--bench {t:?} uses {{{k}}} but no -L {k}=… gives its values"
+                )));
+            }
+        }
+        let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+        used_keys.extend(keys.iter().cloned());
+        benchmarks.push(BenchDef {
+            name: if t.trim().is_empty() {
+                "command".to_owned()
+            } else {
+                t.clone()
+            },
+            template: t.clone(),
+            matrix: global.restrict(&refs),
+            env: Vec::new(),
+            prepare: None,
+        });
+    }
+    for p in &global.params {
+        if !used_keys.contains(&p.key) {
+            return Err(u(format!("-L {}: no --bench uses {{{}}}", p.key, p.key)));
+        }
+    }
+    if benchmarks.is_empty() {
+        return Err(u(
+            "no command benchmarks: give --bench ARGS (or a --suite with [[benchmark]] entries)"
+                .to_owned(),
+        ));
+    }
+    for s in &common.set {
+        let (k, _) = s
+            .split_once('=')
+            .ok_or_else(|| u(format!("--set {s:?}: expected KEY=VALUE")))?;
+        let mut hit = false;
+        for b in &mut benchmarks {
+            if b.matrix.params.iter().any(|p| p.key == k) {
+                b.matrix.set(s).map_err(u)?;
+                hit = true;
+            }
+        }
+        if !hit {
+            return Err(u(format!("--set {s}: no benchmark has a parameter {k:?}")));
+        }
+    }
+
+    // Targets: command line, suite sides, or git.
+    let mut checkouts = Vec::new();
+    let targets: Vec<Target> = if sides == 1 {
+        let text = match (single, st.and_then(|s| s.new.as_ref())) {
+            (Some(t), _) => t.to_owned(),
+            (None, Some(n)) => {
+                if let Some(b) = &n.build {
+                    run_build("new", b, &base, stderr)?;
+                }
+                n.command.clone()
+            }
+            (None, None) => return Err(u("--bin BIN is required".to_owned())),
+        };
+        vec![target_from_text(Side::Old, "--bin", &text, &base).map_err(u)?]
+    } else if let (Some(o), Some(n)) = (&cmd.old_rev, &cmd.new_rev) {
+        let (b, a) = (
+            cmd.build.as_deref().unwrap_or_default(),
+            cmd.artifact.as_deref().unwrap_or_default(),
+        );
+        let (t, c) = git_targets(&cwd, o, n, b, a, common.old.as_deref(), stderr)?;
+        checkouts = c;
+        t
+    } else if let (Some(o), Some(n)) = (&common.old, &common.new) {
+        vec![
+            target_from_text(Side::Old, "--old", o, &cwd).map_err(u)?,
+            target_from_text(Side::New, "--new", n, &cwd).map_err(u)?,
+        ]
+    } else if let Some(g) = st.and_then(|s| s.git.as_ref()) {
+        let repo = g.repo.as_ref().map_or(base.clone(), |r| base.join(r));
+        let (t, c) = git_targets(
+            &repo,
+            &g.old,
+            &g.new,
+            &g.build,
+            &g.artifact,
+            g.args.as_deref(),
+            stderr,
+        )?;
+        checkouts = c;
+        t
+    } else if let (Some(o), Some(n)) = (
+        st.and_then(|s| s.old.as_ref()),
+        st.and_then(|s| s.new.as_ref()),
+    ) {
+        for (label, side) in [("old", o), ("new", n)] {
+            if let Some(b) = &side.build {
+                run_build(label, b, &base, stderr)?;
+            }
+        }
+        let mut t = vec![
+            target_from_text(Side::Old, "[old] command", &o.command, &base).map_err(u)?,
+            target_from_text(Side::New, "[new] command", &n.command, &base).map_err(u)?,
+        ];
+        for x in &mut t {
+            x.cwd = Some(base.clone());
+        }
+        t
+    } else {
+        return Err(u(
+            "--old BIN and --new BIN are required (or --old-rev/--new-rev, or a --suite)"
+                .to_owned(),
+        ));
+    };
+
+    let mut env = match st {
+        Some(s) => suite::env_of(&s.env).map_err(u)?,
+        None => Vec::new(),
+    };
+    env.extend(parse_env(&cmd.env).map_err(u)?);
+    let order = match (common.order, st.and_then(|s| s.order.as_deref())) {
+        (Some(o), _) => o,
+        (None, Some(o)) => suite::order_of(o).map_err(u)?,
+        (None, None) => Order::Random,
+    };
+    if let Some(c) = &common.cpus {
+        crate::source::runner::affinity::CpuList::parse(c).map_err(|e| u(e.to_string()))?;
+    }
+    let plan = CommandPlan {
+        targets,
+        benchmarks,
+        runs: common
+            .runs
+            .or(st.and_then(|s| s.runs))
+            .unwrap_or(if sides == 1 { 1 } else { DEFAULT_RUNS }),
+        warmup: cmd.warmup.or(st.and_then(|s| s.warmup)).unwrap_or(0),
+        order,
+        seed: common
+            .seed
+            .or(st.and_then(|s| s.seed))
+            .unwrap_or_else(clock_seed),
+        shell: cmd.shell || st.is_some_and(|s| s.shell),
+        env,
+        timeout: common
+            .timeout
+            .or(st.and_then(|s| s.timeout))
+            .map(Duration::from_secs_f64),
+        prepare: cmd.prepare.clone().or(st.and_then(|s| s.prepare.clone())),
+        setup: cmd.setup.clone().or(st.and_then(|s| s.setup.clone())),
+        cleanup: cmd.cleanup.clone().or(st.and_then(|s| s.cleanup.clone())),
+        cpus: common.cpus.clone(),
+    };
+    Ok(Prepared {
+        plan,
+        _checkouts: checkouts,
+    })
+}
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_sig: libc::c_int) {
+    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+        // SAFETY: _exit is async-signal-safe.
+        unsafe { libc::_exit(130) };
+    }
+}
+
+/// SIGINT/SIGTERM handlers for the duration of a run; the previous ones come back on drop.
+struct SignalGuard {
+    old: Vec<(libc::c_int, libc::sigaction)>,
+}
+
+impl SignalGuard {
+    fn install() -> SignalGuard {
+        INTERRUPTED.store(false, Ordering::SeqCst);
+        let mut old = Vec::new();
+        for sig in [libc::SIGINT, libc::SIGTERM] {
+            // SAFETY: sigaction structs are plain C data; the handler only touches an atomic.
+            unsafe {
+                let mut sa: libc::sigaction = std::mem::zeroed();
+                sa.sa_sigaction = on_signal as *const () as libc::sighandler_t;
+                libc::sigemptyset(&mut sa.sa_mask);
+                let mut prev: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(sig, &sa, &mut prev) == 0 {
+                    old.push((sig, prev));
+                }
+            }
+        }
+        SignalGuard { old }
+    }
+}
+
+impl Drop for SignalGuard {
+    fn drop(&mut self) {
+        for (sig, prev) in &self.old {
+            // SAFETY: restores the action saved by install.
+            unsafe {
+                libc::sigaction(*sig, prev, std::ptr::null_mut());
+            }
+        }
+    }
+}
+
+/// What a finished run produced.
+pub(crate) struct Finished {
+    pub(crate) set: SampleSet,
+    pub(crate) summary: CommandSummary,
+    pub(crate) results_path: Option<PathBuf>,
+}
+
+struct Obs<'a> {
+    set: SampleSet,
+    csv: Option<CsvWriter<Box<dyn Write + 'a>>>,
+    results: Option<ResultsWriter>,
+    bar: Option<indicatif::ProgressBar>,
+    echo: Option<&'a mut dyn Write>,
+    stderr_lines: Vec<String>,
+}
+
+impl CommandObserver for Obs<'_> {
+    fn job_started(&mut self, _job: &Job, what: &str) {
+        if let Some(b) = &self.bar {
+            b.set_message(what.to_owned());
+        }
+    }
+
+    fn job_finished(&mut self, r: &CommandJobRecord) -> std::io::Result<()> {
+        if let Some(w) = &mut self.results {
+            w.write_json(r)?;
+        }
+        if r.ok() && !r.warmup {
+            commands::add_to_set(&mut self.set, r.side(), r.run, &r.samples);
+            for s in &r.samples {
+                if let Some(csv) = &mut self.csv {
+                    let time = s
+                        .time_s
+                        .filter(|t| t.is_finite())
+                        .map_or_else(|| "NA".to_owned(), |t| format!("{t:.9}"));
+                    csv.row(r.side(), &s.name, &s.configuration, s.rate, &time)?;
+                }
+                if let Some(e) = &mut self.echo {
+                    writeln!(
+                        e,
+                        "{}{}{}: {}",
+                        s.name,
+                        if s.configuration.is_empty() { "" } else { " " },
+                        s.configuration,
+                        crate::source::runner::inspect::js_number(s.rate)
+                    )?;
+                    e.flush()?;
+                }
+            }
+        }
+        if !r.ok() && r.status != "interrupted" {
+            let mut text = format!(
+                "benchdiff: job failed: {} {} ({}, run {}{}): {}",
+                r.benchmark,
+                r.combination
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                r.side,
+                r.run + 1,
+                if r.warmup { ", warm-up" } else { "" },
+                r.error.as_deref().unwrap_or("failed")
+            );
+            for l in r.stderr_tail.iter().rev().take(12).rev() {
+                text.push_str("\n  stderr | ");
+                text.push_str(l);
+            }
+            self.stderr_lines.push(text);
+        }
+        if let Some(b) = &self.bar {
+            b.inc(1);
+        }
+        Ok(())
+    }
+
+    fn note(&mut self, text: &str) {
+        self.stderr_lines.push(format!("benchdiff: {text}"));
+    }
+}
+
+/// Where a run's outputs go.
+pub(crate) struct Outputs<'a> {
+    /// compare.js CSV sink.
+    pub(crate) csv: Option<Box<dyn Write + 'a>>,
+    /// Results file path (`None`: none written).
+    pub(crate) results: Option<PathBuf>,
+    /// Print every sample as a Node result line here (`run`).
+    pub(crate) echo: Option<&'a mut dyn Write>,
+    /// Draw a progress bar on stderr.
+    pub(crate) progress: bool,
+}
+
+/// Executes a plan: results file (header first), jobs, CSV rows, failures on stderr.
+///
+/// # Errors
+/// The results file cannot be created, or stderr cannot be written.
+pub(crate) fn execute(
+    plan: &CommandPlan,
+    fail_fast: bool,
+    out: Outputs<'_>,
+    stderr: &mut dyn Write,
+) -> anyhow::Result<Result<Finished, String>> {
+    let instances = plan.instances();
+    let jobs = plan.schedule(instances.len());
+    let mut results = match &out.results {
+        Some(p) => match ResultsWriter::create(p) {
+            Ok(w) => Some(w),
+            Err(e) => return Ok(Err(e.to_string())),
+        },
+        None => None,
+    };
+    if let Some(w) = &mut results {
+        w.write_json(&plan.header(now_unix_s(), jobs.len()))?;
+        writeln!(stderr, "benchdiff: results file: {}", w.path().display())?;
+    }
+    writeln!(
+        stderr,
+        "benchdiff: {} configuration(s) x {} binar{} x ({} run(s){}) = {} jobs, order {}{}",
+        instances.len(),
+        plan.targets.len(),
+        if plan.targets.len() == 1 { "y" } else { "ies" },
+        plan.runs,
+        if plan.warmup > 0 {
+            format!(" + {} warm-up", plan.warmup)
+        } else {
+            String::new()
+        },
+        jobs.len(),
+        match plan.order {
+            Order::Node => "node".to_owned(),
+            Order::Random => format!("random, seed {}", plan.seed),
+        },
+        if plan.shell { ", through sh -c" } else { "" }
+    )?;
+    let csv = match out.csv {
+        Some(w) => Some(CsvWriter::new(w)?),
+        None => None,
+    };
+    let bar = out.progress.then(|| {
+        let b = indicatif::ProgressBar::with_draw_target(
+            Some(jobs.len() as u64),
+            indicatif::ProgressDrawTarget::stderr(),
+        );
+        if let Ok(s) = indicatif::ProgressStyle::with_template(
+            "[{elapsed_precise}] {bar:24} {pos}/{len} jobs, ETA {eta} | {msg}",
+        ) {
+            b.set_style(s);
+        }
+        b
+    });
+    let mut obs = Obs {
+        set: SampleSet::new(),
+        csv,
+        results,
+        bar,
+        echo: out.echo,
+        stderr_lines: Vec::new(),
+    };
+    let summary = {
+        let _guard = SignalGuard::install();
+        commands::execute(plan, &instances, &jobs, fail_fast, &INTERRUPTED, &mut obs)
+    };
+    if let Some(b) = &obs.bar {
+        b.finish_and_clear();
+    }
+    for l in &obs.stderr_lines {
+        writeln!(stderr, "{l}")?;
+    }
+    Ok(Ok(Finished {
+        set: std::mem::take(&mut obs.set),
+        results_path: obs.results.as_ref().map(|w| w.path().to_path_buf()),
+        summary,
+    }))
+}
+
+/// Prints the end-of-run lines for failures and interrupts; returns the exit code so far.
+pub(crate) fn summarise(f: &Finished, stderr: &mut dyn Write) -> std::io::Result<i32> {
+    let mut code = 0;
+    let where_ = f
+        .results_path
+        .as_ref()
+        .map(|p| format!("; details in {}", p.display()))
+        .unwrap_or_default();
+    if let Some(e) = &f.summary.setup_failed {
+        writeln!(stderr, "benchdiff: {e}")?;
+        return Ok(EXIT_FAILED);
+    }
+    if let Some(e) = &f.summary.output_error {
+        writeln!(stderr, "benchdiff: stopped: cannot write output: {e}")?;
+        code = EXIT_USAGE;
+    }
+    if !f.summary.failed.is_empty() {
+        writeln!(
+            stderr,
+            "benchdiff: {} of {} job(s) failed{}{where_}",
+            f.summary.failed.len(),
+            f.summary.jobs_run,
+            if f.summary.stopped_by_fail_fast {
+                " (stopped by --fail-fast)"
+            } else {
+                ""
+            }
+        )?;
+        code = code.max(EXIT_FAILED);
+    }
+    if f.summary.interrupted {
+        writeln!(
+            stderr,
+            "benchdiff: interrupted after {} job(s)",
+            f.summary.jobs_run
+        )?;
+        code = 130;
+    }
+    Ok(code)
+}
+
+fn default_results_path(csv: Option<&Path>) -> PathBuf {
+    if let Some(c) = csv.filter(|c| c.as_os_str() != "-") {
+        let stem = c
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "benchdiff".to_owned());
+        // A re-run next to the same CSV gets a fresh file instead of an error.
+        let mut p = c.with_file_name(format!("{stem}.results.jsonl"));
+        let mut i = 1;
+        while p.exists() {
+            p = c.with_file_name(format!("{stem}.results-{i}.jsonl"));
+            i += 1;
+        }
+        return p;
+    }
+    let dir = PathBuf::from("benchdiff-results");
+    let secs = now_unix_s() as u64;
+    let mut p = dir.join(format!("commands-{secs}.jsonl"));
+    let mut i = 1;
+    while p.exists() {
+        p = dir.join(format!("commands-{secs}-{i}.jsonl"));
+        i += 1;
+    }
+    p
+}
+
+/// `benchdiff compare` with command benchmarks: plan, builds, runs, CSV and results file, and
+/// the report (on `--metric`) when stdout is a terminal or `--csv FILE` is given.
+pub(crate) fn compare(
+    common: Common,
+    cmd: &CommandArgs,
+    analysis: &AnalysisArgs,
+    io: &mut Io<'_>,
+) -> anyhow::Result<i32> {
+    let prepared = match make_plan(&common, cmd, 2, None, io.stderr) {
+        Ok(p) => p,
+        Err(PlanError::Usage(e)) => {
+            writeln!(io.stderr, "benchdiff: {e}")?;
+            return Ok(EXIT_USAGE);
+        }
+        Err(PlanError::Build(e)) => {
+            writeln!(io.stderr, "benchdiff: {e}")?;
+            return Ok(EXIT_FAILED);
+        }
+    };
+    let csv_to_stdout = match &common.csv {
+        Some(p) => p.as_os_str() == "-",
+        None => !io.stdout_is_terminal,
+    };
+    let csv_file = common.csv.as_ref().filter(|p| p.as_os_str() != "-");
+    let want_report = !csv_to_stdout && (io.stdout_is_terminal || csv_file.is_some());
+    let results = common
+        .results
+        .clone()
+        .unwrap_or_else(|| default_results_path(common.csv.as_deref()));
+    let progress = !common.no_progress && io.stderr_is_terminal;
+    let (stdout, stderr) = (&mut *io.stdout, &mut *io.stderr);
+    let csv_sink: Option<Box<dyn Write + '_>> = if csv_to_stdout {
+        Some(Box::new(stdout))
+    } else if let Some(p) = csv_file {
+        match std::fs::File::create(p) {
+            Ok(f) => Some(Box::new(BufWriter::new(f))),
+            Err(e) => {
+                writeln!(stderr, "benchdiff: --csv {}: {e}", p.display())?;
+                return Ok(EXIT_USAGE);
+            }
+        }
+    } else {
+        None
+    };
+    let finished = execute(
+        &prepared.plan,
+        common.fail_fast,
+        Outputs {
+            csv: csv_sink,
+            results: Some(results),
+            echo: None,
+            progress,
+        },
+        stderr,
+    )?;
+    let f = match finished {
+        Ok(f) => f,
+        Err(e) => {
+            writeln!(io.stderr, "benchdiff: {e}")?;
+            return Ok(EXIT_USAGE);
+        }
+    };
+    let mut code = summarise(&f, io.stderr)?;
+    if want_report && f.summary.setup_failed.is_none() {
+        if f.set.is_empty() {
+            writeln!(io.stderr, "benchdiff: no samples, no report")?;
+        } else {
+            let gate = super::emit_analysis(&f.set, analysis, io)?;
+            code = code.max(gate);
+        }
+    }
+    Ok(code)
+}

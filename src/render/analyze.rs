@@ -1,0 +1,300 @@
+//! `--format analyze`: the layout of Node's `benchmark/compare.js --analyze` (spec §1.7 and
+//! §4): the table with signed improvements and `±` accuracy columns, the skipped-rows note, the
+//! 40-cell text bar chart, compare.R's false-positive paragraph and the corrected-count
+//! paragraph.
+//!
+//! The layout is Node's; the numbers are benchdiff's. compare.js feeds every rate through an
+//! HdrHistogram (3 significant figures) before its Welch test; here the statistics come from
+//! the raw samples: the improvement is the difference of the raw means, the stars and the
+//! three accuracy half-widths are Welch's (the same as `--format r`), and the corrected count
+//! adjusts the Welch p-values of the shown rows with the report's correction (Holm by default,
+//! as compare.js does). Rows keep the order the caller gives (compare.js: first seen).
+
+use super::ReportData;
+use crate::stats::welch::WelchError;
+use crate::verdict::Stars;
+use crate::verdict::decide::Correction;
+use std::fmt::Write as _;
+
+/// Width of the text bar chart in cells (compare.js `barWidth`).
+pub const BAR_WIDTH: usize = 40;
+/// Cells left of the axis; the axis cell is index `HALF_WIDTH` (compare.js `halfWidth`).
+pub const HALF_WIDTH: usize = 20;
+
+/// JavaScript `Number#toFixed(digits)` for the values reports print: `NaN`, `Infinity`,
+/// `-Infinity`, otherwise fixed-point with `digits` decimals (negative zero prints as `0`).
+pub fn js_fixed(x: f64, digits: usize) -> String {
+    if x.is_nan() {
+        "NaN".to_owned()
+    } else if x.is_infinite() {
+        if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned()
+    } else if x == 0.0 {
+        format!("{:.digits$}", 0.0)
+    } else {
+        format!("{x:.digits$}")
+    }
+}
+
+/// A signed value with two decimals as compare.js prints improvements: `+7.40` / `-3.76`.
+fn signed2(x: f64) -> String {
+    format!("{}{}", if x >= 0.0 { "+" } else { "" }, js_fixed(x, 2))
+}
+
+/// compare.js's stars, right-aligned in three characters: `***`, ` **`, `  *` or empty.
+fn stars3(s: Option<Stars>) -> &'static str {
+    match s {
+        Some(Stars::Three) => "***",
+        Some(Stars::Two) => " **",
+        Some(Stars::One) => "  *",
+        _ => "",
+    }
+}
+
+fn pad_right(s: &str, w: usize) -> String {
+    let n = s.chars().count();
+    format!("{s}{}", " ".repeat(w.saturating_sub(n)))
+}
+
+fn pad_left(s: &str, w: usize) -> String {
+    let n = s.chars().count();
+    format!("{}{s}", " ".repeat(w.saturating_sub(n)))
+}
+
+/// One line of the text bar chart (spec §4): 40 cells, the axis `|` at cell 20, `█` for a
+/// significant effect (`▓` when not significant) from the axis to the improvement, `░` for the
+/// rest of the 95% interval, spaces elsewhere. `imp` and `ci95` are percent, `max_abs > 0`.
+pub fn bar(imp: f64, ci95: f64, max_abs: f64, significant: bool) -> String {
+    let half = HALF_WIDTH as f64;
+    let imp_pos = half + imp / max_abs * half;
+    let ci_l = half + (imp - ci95) / max_abs * half;
+    let ci_r = half + (imp + ci95) / max_abs * half;
+    let fill = if significant { '█' } else { '▓' };
+    (0..BAR_WIDTH)
+        .map(|x| {
+            let pos = x as f64 + 0.5;
+            if x == HALF_WIDTH {
+                '|'
+            } else if (imp >= 0.0 && pos > half && pos <= imp_pos)
+                || (imp < 0.0 && pos < half && pos >= imp_pos)
+            {
+                fill
+            } else if ci_l <= pos && pos <= ci_r {
+                '░'
+            } else {
+                ' '
+            }
+        })
+        .collect()
+}
+
+/// The chart block (spec §4): an empty line, the scale line, one bar per row. `rows` are
+/// `(name, improvement %, 95% half-width %, stars)`; empty input gives an empty string.
+pub fn chart(rows: &[(&str, f64, f64, Option<Stars>)], max_name_len: usize) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut max_abs = rows
+        .iter()
+        .map(|(_, imp, ci, _)| imp.abs() + ci)
+        .filter(|v| v.is_finite())
+        .fold(0.0_f64, f64::max);
+    if max_abs == 0.0 {
+        max_abs = 1.0;
+    }
+    let l = format!("-{}%", js_fixed(max_abs, 1));
+    let r = format!("+{}%", js_fixed(max_abs, 1));
+    let mut out = String::from("\n");
+    let _ = writeln!(
+        out,
+        "{}{l}{}0%{}{r}",
+        " ".repeat(max_name_len + 5),
+        " ".repeat(HALF_WIDTH.saturating_sub(l.chars().count() + 1)),
+        " ".repeat((HALF_WIDTH - 1).saturating_sub(r.chars().count())),
+    );
+    for (name, imp, ci, stars) in rows {
+        let s = stars3(*stars);
+        let _ = writeln!(
+            out,
+            "{}  {}  {}% {}",
+            pad_right(name, max_name_len),
+            bar(*imp, *ci, max_abs, !s.trim().is_empty()),
+            signed2(*imp),
+            s.trim()
+        );
+    }
+    out
+}
+
+/// Renders the `--analyze` report. `max_regression` is `--max-regression` in percent: rows
+/// without stars whose 95% half-width exceeds it are marked `(inconclusive)`, with a note.
+pub fn render(d: &ReportData<'_>, max_regression: Option<f64>) -> String {
+    // compare.js skips a configuration with fewer than 2 samples on a side.
+    let shown: Vec<_> = d
+        .assessments
+        .iter()
+        .filter(|a| a.row.comparison.old.len() >= 2 && a.row.comparison.new.len() >= 2)
+        .collect();
+    let skipped = d.assessments.len() - shown.len();
+    let w = shown
+        .iter()
+        .map(|a| a.row.comparison.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let ci = |a: &crate::verdict::decide::Assessment, k: usize| -> f64 {
+        a.row.accuracy_pct.map_or(f64::NAN, |c| c[k])
+    };
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}  confidence   improvement   accuracy (*)    (**)   (***)",
+        " ".repeat(w)
+    );
+    let gate = max_regression.filter(|r| *r > 0.0);
+    let mut underpowered = 0;
+    for a in &shown {
+        let stars = stars3(a.row.stars);
+        let imp = format!("{} %", signed2(a.row.improvement_pct));
+        let _ = write!(
+            out,
+            "{}  {}  {}   ±{}%  ±{}%  ±{}%",
+            pad_right(&a.row.comparison.name, w),
+            pad_right(stars, 10),
+            pad_left(&imp, 11),
+            js_fixed(ci(a, 0), 2),
+            js_fixed(ci(a, 1), 2),
+            js_fixed(ci(a, 2), 2),
+        );
+        if let Some(r) = gate
+            && stars.trim().is_empty()
+            && ci(a, 0) > r
+        {
+            underpowered += 1;
+            out.push_str("  (inconclusive)");
+        }
+        out.push('\n');
+    }
+    if skipped > 0 {
+        let _ = writeln!(
+            out,
+            "\nNote: {skipped} configuration{} skipped because Welch's t-test requires at least \
+             2 samples per binary. Use --runs 2 or higher.",
+            if skipped == 1 { " was" } else { "s were" }
+        );
+    }
+    let bars: Vec<(&str, f64, f64, Option<Stars>)> = shown
+        .iter()
+        .map(|a| {
+            (
+                a.row.comparison.name.as_str(),
+                a.row.improvement_pct,
+                ci(a, 0),
+                a.row.stars,
+            )
+        })
+        .collect();
+    out.push_str(&chart(&bars, w));
+    out.push_str(
+        "\nRates were used as measured: Welch's t-test on the raw samples \
+         (no histogram quantisation).\n\n",
+    );
+    out.push_str(&super::compare_r::false_positive_paragraph(shown.len()));
+    // The corrected count: the Welch p-values of the shown rows, adjusted together.
+    let p: Vec<f64> = shown
+        .iter()
+        .map(|a| match &a.row.welch {
+            Ok(w) => w.p_value,
+            Err(WelchError::EssentiallyConstant) => {
+                if a.row.improvement_pct == 0.0 {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+            Err(_) => f64::NAN,
+        })
+        .collect();
+    let adj = d.opts.correction.adjust(&p);
+    let k = adj.iter().filter(|p| **p < d.opts.alpha).count();
+    let (noun, verb) = if k == 1 {
+        ("comparison", "remains")
+    } else {
+        ("comparisons", "remain")
+    };
+    let level = format!("{}%", d.opts.alpha * 100.0);
+    match d.opts.correction {
+        Correction::None => {
+            let _ = write!(
+                out,
+                "\nThe stars above are per-benchmark and uncorrected, and so is this count\n\
+                 (--correction none): {k} {noun} {verb} significant at {level}.\n"
+            );
+        }
+        c => {
+            let method = if c == Correction::Holm {
+                "Holm-Bonferroni"
+            } else {
+                "Benjamini-Hochberg"
+            };
+            let _ = write!(
+                out,
+                "\nThe stars above are per-benchmark and uncorrected. Adjusting for the size of\n\
+                 this comparison set ({method}), {k} {noun} {verb} significant at {level}.\n"
+            );
+        }
+    }
+    out.push_str("--max-regression uses the corrected values.\n");
+    if let Some(r) = gate
+        && underpowered > 0
+    {
+        let _ = write!(
+            out,
+            "\nNote: {underpowered} of {} comparison(s) could not resolve an effect as small as \
+             {r}%, and are marked (inconclusive):\ntheir 95% interval is wider than that. Raise \
+             --runs,\nor pin cores with --set CPUSET, to narrow them.\n",
+            shown.len()
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bar_matches_the_worked_example() {
+        // Spec §4: imp 158.99, ci95 15.61 → maxAbs 174.6; cells 21..37 full, 38..39 interval.
+        let b = bar(158.99, 15.61, 158.99 + 15.61, true);
+        assert_eq!(
+            b,
+            format!("{}|{}░░", " ".repeat(20), "█".repeat(17)),
+            "{b:?}"
+        );
+        let c = chart(&[("x", 158.99, 15.61, Some(Stars::Three))], 1);
+        assert!(c.ends_with("|█████████████████░░  +158.99% ***\n"), "{c}");
+        assert!(
+            c.contains(&format!(
+                "-174.6%{}0%{}+174.6%",
+                " ".repeat(12),
+                " ".repeat(12)
+            )),
+            "{c}"
+        );
+    }
+
+    #[test]
+    fn not_significant_is_shaded_and_negative_fills_left() {
+        let b = bar(-10.0, 5.0, 20.0, false);
+        // impPos = 10: cells 10..19 (pos 10.5..19.5) are ▓; the interval [5, 15] adds 5..9.
+        assert_eq!(
+            b,
+            format!(
+                "{}{}{}|{}",
+                " ".repeat(5),
+                "░".repeat(5),
+                "▓".repeat(10),
+                " ".repeat(19)
+            )
+        );
+    }
+}

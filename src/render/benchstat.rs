@@ -1,0 +1,598 @@
+//! `--format benchstat`: the view of Go's benchstat (golang.org/x/perf/cmd/benchstat, v2),
+//! re-implemented from its documentation and golden outputs.
+//!
+//! One table per metric (unit), in the order metrics first appear; one row per benchmark in
+//! first-seen order; a column per side (old = base, new with `vs base`). Per cell:
+//! - the **median** of the side's samples with its **order-statistic 95% interval** as
+//!   `± X%`, X = `max(hi/median − 1, 1 − lo/median)` ([`crate::stats::quantile`]); `± ∞` with
+//!   the note "need >= 6 samples …" when the interval is not bounded by the sample;
+//! - for units declared `assume=exact` (Go `Unit` metadata): the **mode**, `± X%` from the
+//!   range, and a note when the values vary; the comparison is shown without a test;
+//! - `vs base`: the change of the medians `new/old − 1` in percent (signed, `0.00%` when equal;
+//!   `?` when the old median is 0 and the new is not) when the two-sided Mann–Whitney U test
+//!   ([`crate::stats::utest`], exact with ties for n ≤ 25) gives p < α = 0.05, else `~`;
+//!   followed by `(p=0.xxx n=N)` (`n=N₁+N₂` when the sides differ). Notes "all samples are
+//!   equal" and "need >= 4 samples to detect a difference at alpha level 0.05" as benchstat.
+//! - a **geomean** row when a table has more than one row: per column the geometric mean of
+//!   the summaries (blank with a note when one is ≤ 0), and the geometric mean of the per-row
+//!   ratios (0/0 counts as 1, x/0 makes it `?`), with a note when the benchmark sets differ.
+//!
+//! The change is the raw change of the value, as benchstat prints it: for lower-is-better
+//! units (sec/op, B/op) a negative change is an improvement, for higher-is-better units (B/s)
+//! a positive one.
+//!
+//! Values are scaled per row as benchstat does: the SI prefix (n, µ, m, k, M, G, …; binary Ki,
+//! Mi, Gi, … for byte units) and the number of decimals are chosen so the row's smallest
+//! non-zero value shows four significant digits; geomean cells are scaled one by one.
+//! Layout differences from benchstat (column padding, centring of the header) are documented
+//! in the README; every number, interval, change and p-value token is meant to be identical.
+
+use crate::compare::group_metric;
+use crate::sample::{MetricId, SampleSet, Side};
+use crate::stats::quantile::{median, pct_range, quantile_ci};
+use crate::stats::utest::{min_p, u_test};
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+/// What the view needs besides the samples.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// Header of the old (base) column: the first file's name, or its `--label`.
+    pub old_label: String,
+    /// Header of the new column.
+    pub new_label: String,
+    /// Units declared `assume=exact`.
+    pub exact_units: BTreeSet<String>,
+    /// `key: value` lines printed above the tables (configuration common to all inputs).
+    pub config: Vec<(String, String)>,
+    /// Significance level of the U test (benchstat's `-alpha`, 0.05).
+    pub alpha: f64,
+    /// Confidence level of the intervals (benchstat's `-confidence`, 0.95).
+    pub confidence: f64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            old_label: "old".to_owned(),
+            new_label: "new".to_owned(),
+            exact_units: BTreeSet::new(),
+            config: Vec::new(),
+            alpha: 0.05,
+            confidence: 0.95,
+        }
+    }
+}
+
+/// Summary of one side of one row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// Median (or mode for exact units), in the metric's unit.
+    pub center: f64,
+    /// `± X` as a fraction; `None` when unbounded (shown `∞`).
+    pub range: Option<f64>,
+    /// Number of samples.
+    pub n: usize,
+    /// Note for the cell, if any.
+    pub note: Option<String>,
+}
+
+/// benchstat's summary of one side: median with its order-statistic interval at
+/// `confidence`, or for exact units the mode with the range. `values` in any order.
+pub fn summarize(values: &[f64], exact: bool, confidence: f64) -> Summary {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| !x.is_nan()).collect();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        return Summary {
+            center: f64::NAN,
+            range: None,
+            n,
+            note: None,
+        };
+    }
+    if exact {
+        // Mode: the most frequent value (the smallest among equally frequent ones).
+        let (mut best, mut best_n, mut i) = (v[0], 0, 0);
+        while i < n {
+            let mut j = i;
+            while j < n && v[j] == v[i] {
+                j += 1;
+            }
+            if j - i > best_n {
+                best = v[i];
+                best_n = j - i;
+            }
+            i = j;
+        }
+        let (lo, hi) = (v[0], v[n - 1]);
+        let note = (lo != hi)
+            .then(|| format!("exact distribution expected, but values range from {lo} to {hi}"));
+        return Summary {
+            center: best,
+            range: pct_range(best, lo, hi),
+            n,
+            note,
+        };
+    }
+    let c = median(&v);
+    let ci = quantile_ci(&v, 0.5, confidence);
+    let (range, note) = match ci {
+        Some(ci) if ci.lo.is_finite() && ci.hi.is_finite() => (pct_range(c, ci.lo, ci.hi), None),
+        _ => (
+            None,
+            Some(format!(
+                "need >= 6 samples for confidence interval at level {confidence}"
+            )),
+        ),
+    };
+    Summary {
+        center: c,
+        range,
+        n,
+        note,
+    }
+}
+
+/// The `vs base` cell of one row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Delta {
+    /// `+12.34%`, `0.00%`, `~` or `?`.
+    pub text: String,
+    /// `(p=0.008 n=10)` or `(n=3)`.
+    pub detail: String,
+    /// The two-sided p-value (None for exact units).
+    pub p_value: Option<f64>,
+    /// Notes for the cell.
+    pub notes: Vec<String>,
+}
+
+/// benchstat's comparison of two sides (see the module doc).
+pub fn delta(
+    old: &[f64],
+    new: &[f64],
+    so: &Summary,
+    sn: &Summary,
+    exact: bool,
+    alpha: f64,
+) -> Delta {
+    let n_text = if old.len() == new.len() {
+        format!("n={}", old.len())
+    } else {
+        format!("n={}+{}", old.len(), new.len())
+    };
+    let change = change_text(so.center, sn.center);
+    if exact {
+        return Delta {
+            text: change,
+            detail: format!("({n_text})"),
+            p_value: None,
+            notes: Vec::new(),
+        };
+    }
+    let mut notes = Vec::new();
+    let t = u_test(old, new);
+    let p = t.map_or(f64::NAN, |t| t.p_value);
+    if t.is_some_and(|t| t.all_equal) {
+        notes.push("all samples are equal".to_owned());
+    }
+    if min_p(old.len(), new.len()) > alpha {
+        notes.push(format!(
+            "need >= 4 samples to detect a difference at alpha level {alpha}"
+        ));
+    }
+    let text = if p < alpha { change } else { "~".to_owned() };
+    Delta {
+        text,
+        detail: format!("(p={p:.3} {n_text})"),
+        p_value: Some(p),
+        notes,
+    }
+}
+
+fn change_text(old: f64, new: f64) -> String {
+    if old == 0.0 {
+        return if new == 0.0 { "0.00%" } else { "?" }.to_owned();
+    }
+    let r = new / old;
+    if r == 1.0 {
+        "0.00%".to_owned()
+    } else {
+        format!("{:+.2}%", (r - 1.0) * 100.0)
+    }
+}
+
+/// True when a unit is scaled by powers of 1024 (`B`, `…-bytes`).
+pub fn is_binary_unit(unit: &str) -> bool {
+    let num = unit.split('/').next().unwrap_or("");
+    let last = num.rsplit('-').next().unwrap_or("");
+    last == "B" || last == "bytes"
+}
+
+/// A scale for a row: divide by `factor`, append `prefix`, show `decimals` decimals.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scale {
+    /// Divisor.
+    pub factor: f64,
+    /// SI or binary prefix.
+    pub prefix: &'static str,
+    /// Decimals shown.
+    pub decimals: usize,
+}
+
+/// The scale benchstat uses for a row whose smallest non-zero magnitude is `min` (0 when
+/// every value is 0): the largest prefix that keeps it ≥ 1, and decimals for four significant
+/// digits.
+pub fn scale_for(unit: &str, min: f64) -> Scale {
+    if !(min.is_finite() && min > 0.0) {
+        return Scale {
+            factor: 1.0,
+            prefix: "",
+            decimals: 3,
+        };
+    }
+    let (factor, prefix) = if is_binary_unit(unit) {
+        const P: [&str; 7] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+        let mut k = 0;
+        while k + 1 < P.len() && min / 1024f64.powi(k as i32 + 1) >= 1.0 {
+            k += 1;
+        }
+        (1024f64.powi(k as i32), P[k])
+    } else {
+        const P: [(f64, &str); 9] = [
+            (1e12, "T"),
+            (1e9, "G"),
+            (1e6, "M"),
+            (1e3, "k"),
+            (1.0, ""),
+            (1e-3, "m"),
+            (1e-6, "µ"),
+            (1e-9, "n"),
+            (1e-12, "p"),
+        ];
+        P.iter()
+            .find(|(f, _)| min / f >= 1.0 - 1e-12)
+            .copied()
+            .unwrap_or((1e-12, "p"))
+    };
+    let scaled = min / factor;
+    let mag = scaled.log10().floor().max(0.0) as usize;
+    Scale {
+        factor,
+        prefix,
+        decimals: 3usize.saturating_sub(mag),
+    }
+}
+
+/// A value with a scale: `46.55n`.
+pub fn fmt_value(v: f64, s: &Scale) -> String {
+    format!("{:.*}{}", s.decimals, v / s.factor, s.prefix)
+}
+
+const SUPERSCRIPTS: [&str; 9] = ["¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"];
+
+struct Notes(Vec<String>);
+
+impl Notes {
+    fn mark(&mut self, note: &str) -> String {
+        let i = match self.0.iter().position(|n| n == note) {
+            Some(i) => i,
+            None => {
+                self.0.push(note.to_owned());
+                self.0.len() - 1
+            }
+        };
+        SUPERSCRIPTS
+            .get(i)
+            .map_or_else(|| format!("({})", i + 1), |s| (*s).to_owned())
+    }
+}
+
+/// Renders the view of every metric of `set` (see the module doc).
+pub fn render(set: &SampleSet, opts: &Options) -> String {
+    let mut out = String::new();
+    for (k, v) in &opts.config {
+        let _ = writeln!(out, "{k}: {v}");
+    }
+    let mut metrics: Vec<MetricId> = Vec::new();
+    for s in set.samples() {
+        if !metrics.contains(&s.metric) {
+            metrics.push(s.metric);
+        }
+    }
+    let two = set.samples().iter().any(|s| s.side == Side::New)
+        && set.samples().iter().any(|s| s.side == Side::Old);
+    let only_new = !set.samples().iter().any(|s| s.side == Side::Old);
+    for (i, &m) in metrics.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&table(set, m, opts, two, only_new));
+    }
+    out
+}
+
+/// Cells of one row: name; per column value, interval, note; delta, detail, note.
+#[derive(Default)]
+struct RowCells {
+    name: String,
+    cols: [[String; 3]; 2],
+    delta: [String; 3],
+}
+
+fn add_mark(cell: &mut String, mark: String) {
+    if !cell.is_empty() {
+        cell.push(' ');
+    }
+    cell.push_str(&mark);
+}
+
+fn table(set: &SampleSet, metric: MetricId, opts: &Options, two: bool, only_new: bool) -> String {
+    let unit = set.metric(metric).unit.clone();
+    let exact = opts.exact_units.contains(&unit);
+    let comps = group_metric(set, metric);
+    let mut notes = Notes(Vec::new());
+    let mut rows: Vec<RowCells> = Vec::new();
+    let mut ratios: Vec<Option<f64>> = Vec::new();
+    let mut sets_differ = false;
+    let mut col_centers: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    let ncols = if two { 2 } else { 1 };
+    for c in &comps {
+        let sides: [&[f64]; 2] = if only_new {
+            [&c.new, &[]]
+        } else {
+            [&c.old, &c.new]
+        };
+        let sums: Vec<Option<Summary>> = sides
+            .iter()
+            .map(|v| (!v.is_empty()).then(|| summarize(v, exact, opts.confidence)))
+            .collect();
+        let min = sums
+            .iter()
+            .flatten()
+            .map(|s| s.center.abs())
+            .filter(|x| *x > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        let sc = scale_for(&unit, if min.is_finite() { min } else { 0.0 });
+        let mut row = RowCells {
+            name: c.name.trim_end().to_owned(),
+            ..RowCells::default()
+        };
+        for (j, s) in sums.iter().take(ncols).enumerate() {
+            match s {
+                Some(s) => {
+                    col_centers[j].push(s.center);
+                    row.cols[j][0] = fmt_value(s.center, &sc);
+                    row.cols[j][1] = match s.range {
+                        Some(r) => format!("± {:.0}%", r * 100.0),
+                        None => "± ∞".to_owned(),
+                    };
+                    if let Some(n) = &s.note {
+                        row.cols[j][2] = notes.mark(n);
+                    }
+                }
+                None => sets_differ = true,
+            }
+        }
+        if two && let (Some(so), Some(sn)) = (&sums[0], &sums[1]) {
+            let d = delta(sides[0], sides[1], so, sn, exact, opts.alpha);
+            row.delta[0] = d.text.clone();
+            row.delta[1] = d.detail.clone();
+            for n in &d.notes {
+                let m = notes.mark(n);
+                add_mark(&mut row.delta[2], m);
+            }
+            ratios.push(if so.center == 0.0 {
+                (sn.center == 0.0).then_some(1.0)
+            } else {
+                Some(sn.center / so.center)
+            });
+        }
+        rows.push(row);
+    }
+    if comps.len() > 1 {
+        let mut row = RowCells {
+            name: "geomean".to_owned(),
+            ..RowCells::default()
+        };
+        for (j, centers) in col_centers.iter().take(ncols).enumerate() {
+            if centers.iter().any(|&c| c.is_nan() || c <= 0.0) {
+                let m = notes.mark("summaries must be >0 to compute geomean");
+                // benchstat puts the new column's note at the end of its group.
+                if j == 1 {
+                    add_mark(&mut row.delta[2], m);
+                } else {
+                    row.cols[j][2] = m;
+                }
+            } else {
+                let g = (centers.iter().map(|c| c.ln()).sum::<f64>() / centers.len() as f64).exp();
+                row.cols[j][0] = fmt_value(g, &scale_for(&unit, g));
+            }
+        }
+        if two {
+            row.delta[0] = if ratios.is_empty() || ratios.iter().any(Option::is_none) {
+                "?".to_owned()
+            } else {
+                let r: Vec<f64> = ratios.iter().flatten().copied().collect();
+                let g = (r.iter().map(|x| x.ln()).sum::<f64>() / r.len() as f64).exp();
+                format!("{:+.2}%", (g - 1.0) * 100.0)
+            };
+            if sets_differ {
+                let m = notes
+                    .mark("benchmark set differs from baseline; geomeans may not be comparable");
+                add_mark(&mut row.delta[2], m);
+            }
+        }
+        rows.push(row);
+    }
+    layout(&rows, &unit, opts, two, only_new, &notes.0)
+}
+
+fn width(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
+}
+
+fn pad_left(s: &str, w: usize) -> String {
+    format!("{}{s}", " ".repeat(w.saturating_sub(width(s))))
+}
+
+fn pad_right(s: &str, w: usize) -> String {
+    format!("{s}{}", " ".repeat(w.saturating_sub(width(s))))
+}
+
+fn center(s: &str, w: usize) -> String {
+    let total = w.saturating_sub(width(s));
+    let left = total / 2;
+    format!("{}{s}{}", " ".repeat(left), " ".repeat(total - left))
+}
+
+/// Joins sub-cells `(text, width, right_aligned)` with single spaces; a zero-width sub-cell
+/// (a note column nobody uses) takes no space.
+fn join(parts: &[(&str, usize, bool)]) -> String {
+    let mut out = String::new();
+    let mut first = true;
+    for &(t, w, right) in parts {
+        if w == 0 {
+            continue;
+        }
+        if !first {
+            out.push(' ');
+        }
+        first = false;
+        out.push_str(&if right {
+            pad_left(t, w)
+        } else {
+            pad_right(t, w)
+        });
+    }
+    out
+}
+
+fn layout(
+    rows: &[RowCells],
+    unit: &str,
+    opts: &Options,
+    two: bool,
+    only_new: bool,
+    notes: &[String],
+) -> String {
+    let mx = |f: &dyn Fn(&RowCells) -> &str| rows.iter().map(|r| width(f(r))).max().unwrap_or(0);
+    let name_w = mx(&|r| &r.name);
+    let cw: Vec<[usize; 3]> = (0..2)
+        .map(|j| {
+            [
+                mx(&|r| &r.cols[j][0]),
+                mx(&|r| &r.cols[j][1]),
+                mx(&|r| &r.cols[j][2]),
+            ]
+        })
+        .collect();
+    let dw = [
+        mx(&|r| &r.delta[0]),
+        mx(&|r| &r.delta[1]),
+        mx(&|r| &r.delta[2]),
+    ];
+    let group = |r: &RowCells, j: usize| {
+        join(&[
+            (&r.cols[j][0], cw[j][0], true),
+            (&r.cols[j][1], cw[j][1], false),
+            (&r.cols[j][2], cw[j][2], false),
+        ])
+    };
+    let label0 = if only_new {
+        &opts.new_label
+    } else {
+        &opts.old_label
+    };
+    let empty = RowCells::default();
+    let g1 = width(&group(&empty, 0)).max(width(unit)).max(width(label0));
+    let mut out = String::new();
+    let mut line = |s: String| {
+        out.push_str(s.trim_end());
+        out.push('\n');
+    };
+    let blank = " ".repeat(name_w);
+    if two {
+        let vc = width(&join(&[
+            ("", cw[1][0], true),
+            ("", cw[1][1], false),
+            ("", cw[1][2], false),
+        ]))
+        .max(width(unit));
+        let dgroup = |r: &RowCells| {
+            join(&[
+                (&r.delta[0], dw[0], true),
+                (&r.delta[1], dw[1], false),
+                (&r.delta[2], dw[2], false),
+            ])
+        };
+        let g2_of = |r: &RowCells| {
+            let v = join(&[
+                (&r.cols[1][0], cw[1][0], true),
+                (&r.cols[1][1], cw[1][1], false),
+                (&r.cols[1][2], cw[1][2], false),
+            ]);
+            format!("{}  {}", pad_right(&v, vc), dgroup(r))
+        };
+        let g2 = width(&g2_of(&empty))
+            .max(vc + 2 + width("vs base"))
+            .max(width(&opts.new_label));
+        line(format!(
+            "{blank} │ {} │ {} │",
+            center(label0, g1),
+            center(&opts.new_label, g2)
+        ));
+        let sub = format!("{}  vs base", center(unit, vc));
+        line(format!(
+            "{blank} │ {} │ {} │",
+            center(unit, g1),
+            pad_right(&sub, g2)
+        ));
+        for r in rows {
+            line(format!(
+                "{}   {}   {}",
+                pad_right(&r.name, name_w),
+                pad_right(&group(r, 0), g1),
+                g2_of(r)
+            ));
+        }
+    } else {
+        line(format!("{blank} │ {} │", center(label0, g1)));
+        line(format!("{blank} │ {} │", center(unit, g1)));
+        for r in rows {
+            line(format!(
+                "{}   {}",
+                pad_right(&r.name, name_w),
+                pad_right(&group(r, 0), g1)
+            ));
+        }
+    }
+    for (i, n) in notes.iter().enumerate() {
+        let mark = SUPERSCRIPTS
+            .get(i)
+            .map_or_else(|| format!("({})", i + 1), |s| (*s).to_owned());
+        let _ = writeln!(out, "{mark} {n}");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scales_like_benchstat() {
+        assert_eq!(fmt_value(46.55e-9, &scale_for("sec/op", 44.4e-9)), "46.55n");
+        assert_eq!(fmt_value(1701e-9, &scale_for("sec/op", 298e-9)), "1701.0n");
+        assert_eq!(
+            fmt_value(15.014e-6, &scale_for("sec/op", 2.145e-6)),
+            "15.014µ"
+        );
+        assert_eq!(
+            fmt_value(1234567890.0, &scale_for("a-bytes", 1234567890.0)),
+            "1.150Gi"
+        );
+        assert_eq!(fmt_value(0.0, &scale_for("x", 0.0)), "0.000");
+        assert_eq!(fmt_value(100.0, &scale_for("text-bytes", 100.0)), "100.0");
+    }
+}

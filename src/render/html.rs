@@ -1,0 +1,157 @@
+//! `--format html`: one self-contained page (inline CSS and inline SVG, no script, no network
+//! access, no external resource) with the summary table, the run facts and, per comparison, a
+//! box plot with every sample as a point, the density of each binary (two regimes show as two
+//! humps) and the value against run order (drift). Every string from the input is escaped with
+//! [`escape`], so a benchmark named `<script>` stays text.
+
+use super::markdown::run_facts;
+use super::table::{flags, notes, p_text, signed_pct, summary_line, verdict_text};
+use super::{ReportData, plot};
+use crate::verdict::decide::{Assessment, Method, Verdict};
+use std::fmt::Write as _;
+
+/// Size of each per-comparison plot, pixels.
+pub const PLOT_SIZE: (u32, u32) = (380, 270);
+
+/// Escapes text for HTML element content and quoted attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "\
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:1.5rem;color:#222;max-width:1250px}\
+h1{font-size:1.4rem}h2{font-size:1.2rem;margin-top:2rem}h3{font-size:1rem;margin:0 0 .3rem;word-break:break-all}\
+table{border-collapse:collapse;font-size:.85rem}th,td{padding:.2rem .6rem;border-bottom:1px solid #ddd;text-align:left}\
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\
+.faster{color:#1a7f37;font-weight:600}.slower{color:#cf222e;font-weight:600}.inconclusive{color:#9a6700}\
+section.comparison{border-top:1px solid #ccc;padding:.8rem 0}\
+.plots{display:flex;flex-wrap:wrap;gap:.5rem}figure{margin:0}\
+.note{background:#fff8c5;padding:.3rem .5rem;font-size:.85rem;white-space:pre-wrap}\
+dl{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem;font-size:.9rem}dt{font-weight:600}dd{margin:0}\
+.legend-old{color:#00a3a8;font-weight:600}.legend-new{color:#e0564d;font-weight:600}";
+
+fn verdict_class(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Faster => "faster",
+        Verdict::Slower => "slower",
+        Verdict::NoChange => "nochange",
+        Verdict::Inconclusive { .. } => "inconclusive",
+    }
+}
+
+fn ci_text(x: &Assessment) -> String {
+    match x.change_ci_pct {
+        Some((lo, hi)) => format!("[{}, {}]", signed_pct(lo), signed_pct(hi)),
+        None => "NA".to_owned(),
+    }
+}
+
+fn plot_or_error(r: Result<String, plot::PlotError>, kind: &str) -> String {
+    match r {
+        Ok(svg) => format!("<figure class=\"plot\" data-plot=\"{kind}\">{svg}</figure>"),
+        Err(e) => format!(
+            "<p class=\"plot-error\" data-plot=\"{kind}\">{}</p>",
+            escape(&e.to_string())
+        ),
+    }
+}
+
+/// Renders the page.
+pub fn render(d: &ReportData<'_>) -> String {
+    let a = d.assessments;
+    let mut out = String::with_capacity(64 * 1024 + a.len() * 60 * 1024);
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>benchdiff report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
+         <h1>benchdiff report</h1>\n<p class=\"summary\">{}</p>\n\
+         <p><span class=\"legend-old\">■ old</span> binary, <span class=\"legend-new\">■ new</span> binary.</p>\n",
+        escape(&summary_line(a, d.opts))
+    );
+    out.push_str(
+        "<table class=\"summary\">\n<thead><tr><th>benchmark</th><th>change</th><th>95% CI</th>\
+         <th>p</th>",
+    );
+    let _ = write!(
+        out,
+        "<th>p ({})</th><th>verdict</th><th>runs</th><th>flags</th></tr></thead>\n<tbody>\n",
+        escape(d.opts.correction.label())
+    );
+    for (i, x) in a.iter().enumerate() {
+        let c = &x.row.comparison;
+        let _ = writeln!(
+            out,
+            "<tr><td><a href=\"#cmp-{i}\">{}</a></td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"{}\">{}</td>\
+             <td class=\"num\">{}/{}{}</td><td>{}</td></tr>",
+            escape(&c.name),
+            escape(&signed_pct(x.change_pct)),
+            escape(&ci_text(x)),
+            escape(&p_text(x.p_value)),
+            escape(&p_text(x.p_adjusted)),
+            verdict_class(x.verdict),
+            escape(&verdict_text(x.verdict)),
+            c.old.len(),
+            c.new.len(),
+            if x.method == Method::Paired {
+                " paired"
+            } else {
+                ""
+            },
+            escape(&flags(x)),
+        );
+    }
+    out.push_str("</tbody>\n</table>\n<h2>Run</h2>\n<dl>\n");
+    for (k, v) in run_facts(d.run) {
+        let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), escape(&v));
+    }
+    out.push_str("</dl>\n<h2>Comparisons</h2>\n");
+    for (i, x) in a.iter().enumerate() {
+        let c = &x.row.comparison;
+        let unit = d.set.metric(c.metric).unit.clone();
+        let _ = write!(
+            out,
+            "<section class=\"comparison\" id=\"cmp-{i}\">\n<h3>{}</h3>\n\
+             <p>change <strong>{}</strong> {} — <span class=\"{}\">{}</span> \
+             (p={}, {} p={}; old n={}, new n={})</p>\n",
+            escape(&c.name),
+            escape(&signed_pct(x.change_pct)),
+            escape(&ci_text(x)),
+            verdict_class(x.verdict),
+            escape(&verdict_text(x.verdict)),
+            escape(&p_text(x.p_value)),
+            escape(d.opts.correction.label()),
+            escape(&p_text(x.p_adjusted)),
+            c.old.len(),
+            c.new.len(),
+        );
+        let n = notes(std::slice::from_ref(x));
+        if !n.is_empty() {
+            let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(n.trim_end()));
+        }
+        out.push_str("<div class=\"plots\">\n");
+        out.push_str(&plot_or_error(plot::box_plot(c, &unit, PLOT_SIZE), "box"));
+        out.push('\n');
+        out.push_str(&plot_or_error(
+            plot::density(c, &unit, PLOT_SIZE),
+            "density",
+        ));
+        out.push('\n');
+        out.push_str(&plot_or_error(plot::drift(c, &unit, PLOT_SIZE), "drift"));
+        out.push_str("\n</div>\n</section>\n");
+    }
+    out.push_str("</body>\n</html>\n");
+    out
+}

@@ -1,0 +1,217 @@
+//! `--format json`: the whole analysis as one JSON document for other tools.
+//!
+//! The layout is documented by the JSON Schema `schema/report.schema.json` (draft 2020-12) in
+//! the repository, and versioned by the top-level `schema_version` ([`SCHEMA_VERSION`]): a
+//! field is only ever added within a version; renaming, removing or changing the meaning of
+//! one bumps it.
+//!
+//! Numbers are JSON numbers in the units named by the field (`_pct`: percent; rates in the
+//! metric's unit, e.g. ops/s). JSON has no NaN or infinity: a statistic that is undefined
+//! (no test, an empty side) is `null`.
+
+use super::{ReportData, RunInfo};
+use crate::compare::Pairing;
+use crate::sample::Better;
+use crate::stats::welch::WelchError;
+use crate::verdict::decide::{Assessment, Correction, Method, SideSummary, Verdict};
+use serde_json::{Map, Value, json};
+
+/// Version of the JSON layout (`schema_version`); see the module notes for when it changes.
+pub const SCHEMA_VERSION: u64 = 1;
+
+/// A finite number, or `null` for NaN and ±infinity.
+fn num(x: f64) -> Value {
+    if x.is_finite() { json!(x) } else { Value::Null }
+}
+
+/// `{"lower": lo, "upper": hi}` or `null`.
+fn interval(ci: Option<(f64, f64)>) -> Value {
+    match ci {
+        Some((lo, hi)) => json!({ "lower": num(lo), "upper": num(hi) }),
+        None => Value::Null,
+    }
+}
+
+/// The verdict's machine name: `faster`, `slower`, `no_change` or `inconclusive`.
+pub fn verdict_key(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Faster => "faster",
+        Verdict::Slower => "slower",
+        Verdict::NoChange => "no_change",
+        Verdict::Inconclusive { .. } => "inconclusive",
+    }
+}
+
+/// The correction's machine name: `holm`, `bh` or `none` (the `--correction` values).
+pub fn correction_key(c: Correction) -> &'static str {
+    match c {
+        Correction::Holm => "holm",
+        Correction::BenjaminiHochberg => "bh",
+        Correction::None => "none",
+    }
+}
+
+fn mean(x: &[f64]) -> f64 {
+    x.iter().sum::<f64>() / x.len() as f64
+}
+
+fn side(s: &SideSummary, values: &[f64]) -> Value {
+    json!({
+        "n": s.n,
+        "mean": num(mean(values)),
+        "median": num(s.median),
+        "median_ci": interval(s.median_ci),
+        "cv_pct": num(s.cv_pct),
+        "outliers": s.outliers,
+        "multimodal": s.multimodal.as_ref().map(|m| json!({
+            "dip": num(m.dip),
+            "p_value": num(m.p_value),
+            "separation": num(m.separation),
+            "modes": m.modes.iter().map(|md| json!({
+                "centre": num(md.centre),
+                "share": num(md.share),
+                "density": num(md.density),
+            })).collect::<Vec<_>>(),
+        })),
+        "drift": s.drift.as_ref().map(|d| json!({
+            "n": d.n,
+            "tau": num(d.tau),
+            "p_value": num(d.p_value),
+            "slope": num(d.slope),
+            "slope_pct_per_run": num(d.slope_pct_per_run),
+            "significant": s.significant_drift().is_some(),
+        })),
+    })
+}
+
+fn comparison(d: &ReportData<'_>, a: &Assessment) -> Value {
+    let c = &a.row.comparison;
+    let bench = d.set.benchmark(c.benchmark);
+    let metric = d.set.metric(c.metric);
+    let sides_where = |f: &dyn Fn(&SideSummary) -> bool| -> Vec<&str> {
+        [("old", &a.old_side), ("new", &a.new_side)]
+            .into_iter()
+            .filter(|(_, s)| f(s))
+            .map(|(n, _)| n)
+            .collect()
+    };
+    let welch_error = match &a.row.welch {
+        Ok(_) => Value::Null,
+        Err(WelchError::TooFewSamples) => json!("too_few_samples"),
+        Err(WelchError::EssentiallyConstant) => json!("essentially_constant"),
+        Err(WelchError::NotFinite) => json!("not_finite"),
+    };
+    json!({
+        "name": c.name,
+        "file": bench.file,
+        "configuration": bench.configuration.text,
+        "metric": {
+            "name": metric.name,
+            "unit": metric.unit,
+            "better": match c.better { Better::Higher => "higher", Better::Lower => "lower" },
+        },
+        "method": match a.method { Method::Paired => "paired", Method::Unpaired => "unpaired" },
+        "pairing": match c.pairing { Pairing::Runs => "runs", Pairing::ArrivalOrder => "arrival_order" },
+        "runs": a.runs,
+        "change_pct": num(a.change_pct),
+        "change_ci_pct": interval(a.change_ci_pct),
+        "p_value": num(a.p_value),
+        "p_adjusted": num(a.p_adjusted),
+        "significant": a.p_adjusted < d.opts.alpha,
+        "verdict": verdict_key(a.verdict),
+        "runs_needed": match a.verdict {
+            Verdict::Inconclusive { runs_needed } => json!(runs_needed),
+            _ => Value::Null,
+        },
+        "flags": {
+            "multimodal": sides_where(&|s| s.multimodal.is_some()),
+            "drift": sides_where(&|s| s.significant_drift().is_some()),
+            "outliers": sides_where(&|s| !s.outliers.is_empty()),
+        },
+        "old": side(&a.old_side, &c.old),
+        "new": side(&a.new_side, &c.new),
+        "compare_r": {
+            "improvement_pct": num(a.row.improvement_pct),
+            "stars": a.row.stars.map(|s| s.as_str()),
+            "accuracy_pct": a.row.accuracy_pct.map(|[p95, p99, p999]| json!({
+                "p95": num(p95), "p99": num(p99), "p999": num(p999),
+            })),
+            "welch": a.row.welch.as_ref().ok().map(|w| json!({
+                "t": num(w.t), "df": num(w.df), "p_value": num(w.p_value),
+            })),
+            "welch_error": welch_error,
+        },
+        "paired": a.paired.as_ref().map(|p| json!({
+            "n": p.n,
+            "mean_log_ratio": num(p.mean_log_ratio),
+            "ratio": num(p.ratio),
+            "ratio_ci": interval(Some(p.ratio_ci)),
+            "t": num(p.t),
+            "df": num(p.df),
+            "p_value": num(p.p_value),
+        })),
+        "rank_sum": a.rank.as_ref().map(|r| json!({
+            "w": num(r.w),
+            "p_value": num(r.p_value),
+            "exact": r.exact,
+            "shift": num(r.shift),
+            "shift_ci": interval(Some(r.shift_ci)),
+            "ci_level": num(r.ci_level),
+        })),
+    })
+}
+
+fn run_info(r: &RunInfo) -> Value {
+    json!({
+        "old": r.old,
+        "new": r.new,
+        "old_path": r.old_path,
+        "new_path": r.new_path,
+        "runs": r.runs,
+        "order": r.order,
+        "seed": r.seed,
+        "files": r.files,
+        "set": r.set,
+        "cpus": r.cpus,
+    })
+}
+
+/// Renders the report as pretty-printed JSON (one document, ending in a newline).
+pub fn render(d: &ReportData<'_>) -> String {
+    let a = d.assessments;
+    let count = |k: &str| a.iter().filter(|x| verdict_key(x.verdict) == k).count();
+    let mut top = Map::new();
+    top.insert("schema_version".into(), json!(SCHEMA_VERSION));
+    top.insert(
+        "tool".into(),
+        json!({ "name": "benchdiff", "version": env!("CARGO_PKG_VERSION") }),
+    );
+    top.insert(
+        "options".into(),
+        json!({
+            "correction": correction_key(d.opts.correction),
+            "alpha": d.opts.alpha,
+            "confidence": d.opts.confidence,
+            "threshold_pct": d.opts.threshold_pct,
+        }),
+    );
+    top.insert("run".into(), d.run.map_or(Value::Null, run_info));
+    top.insert(
+        "summary".into(),
+        json!({
+            "comparisons": a.len(),
+            "faster": count("faster"),
+            "slower": count("slower"),
+            "no_change": count("no_change"),
+            "inconclusive": count("inconclusive"),
+        }),
+    );
+    top.insert(
+        "comparisons".into(),
+        Value::Array(a.iter().map(|x| comparison(d, x)).collect()),
+    );
+    let mut s = serde_json::to_string_pretty(&Value::Object(top))
+        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    s.push('\n');
+    s
+}

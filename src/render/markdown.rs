@@ -1,0 +1,206 @@
+//! `--format markdown`: a pull-request comment (GitHub-flavoured Markdown).
+//!
+//! Layout: a one-line summary (verdict counts and the rules used), the table of changed rows
+//! (faster / slower) first, the other rows in a collapsible `<details>` block, notes for rows
+//! whose samples fall into several regimes or drift against run order, and the run facts
+//! (binaries, runs, order, seed). Every string from the input is escaped, so a benchmark name
+//! cannot break the table or inject HTML.
+
+use super::table::{p_text, si, signed_pct, verdict_text};
+use super::{ReportData, RunInfo};
+use crate::verdict::decide::{Assessment, Method, Verdict};
+use std::fmt::Write as _;
+
+/// Escapes text for a GFM table cell or paragraph: HTML-significant characters become
+/// entities, Markdown punctuation is backslash-escaped, `|` cannot end the cell, and line
+/// breaks become spaces.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\n' | '\r' => out.push(' '),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | '#' | '!' | '$' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The one-line summary: counts per verdict, comparisons, correction, α and threshold.
+pub fn summary(d: &ReportData<'_>) -> String {
+    let a = d.assessments;
+    let count = |f: fn(&Verdict) -> bool| a.iter().filter(|x| f(&x.verdict)).count();
+    format!(
+        "**benchdiff**: {} faster, {} slower, {} no change, {} inconclusive of {} comparison{} \
+         ({} correction, α = {}, threshold ±{}%)",
+        count(|v| matches!(v, Verdict::Faster)),
+        count(|v| matches!(v, Verdict::Slower)),
+        count(|v| matches!(v, Verdict::NoChange)),
+        count(|v| matches!(v, Verdict::Inconclusive { .. })),
+        a.len(),
+        if a.len() == 1 { "" } else { "s" },
+        d.opts.correction.label(),
+        d.opts.alpha,
+        d.opts.threshold_pct
+    )
+}
+
+fn table(rows: &[&Assessment], d: &ReportData<'_>) -> String {
+    let mut out = format!(
+        "| benchmark | change | 95% CI | p ({}) | verdict | runs | flags |\n\
+         |:--|--:|--:|--:|:--|--:|:--|\n",
+        d.opts.correction.label()
+    );
+    for x in rows {
+        let ci = match x.change_ci_pct {
+            Some((lo, hi)) => format!("{} … {}", signed_pct(lo), signed_pct(hi)),
+            None => "NA".to_owned(),
+        };
+        let verdict = match x.verdict {
+            Verdict::Faster | Verdict::Slower => format!("**{}**", verdict_text(x.verdict)),
+            v => verdict_text(v),
+        };
+        let c = &x.row.comparison;
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {}/{}{} | {} |",
+            escape(&c.name),
+            signed_pct(x.change_pct),
+            ci,
+            p_text(x.p_adjusted),
+            verdict,
+            c.old.len(),
+            c.new.len(),
+            if x.method == Method::Paired {
+                " paired"
+            } else {
+                ""
+            },
+            escape(&super::table::flags(x)),
+        );
+    }
+    out
+}
+
+/// Notes for multimodal and drifting sides, one Markdown list item each (empty when none).
+pub fn notes(a: &[Assessment]) -> String {
+    let mut out = String::new();
+    for x in a {
+        let name = escape(&x.row.comparison.name);
+        for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
+            if let Some(m) = &s.multimodal {
+                let modes: Vec<String> = m
+                    .modes
+                    .iter()
+                    .map(|md| format!("{} ({:.0}% of runs)", si(md.centre), md.share * 100.0))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "- {name}: the {side} binary's samples fall into {} regimes: {} (dip test \
+                     p={:.3}); the difference of means is not a reliable verdict.",
+                    m.modes.len(),
+                    modes.join(", "),
+                    m.p_value
+                );
+            }
+            if let Some(dr) = s.significant_drift() {
+                let _ = writeln!(
+                    out,
+                    "- {name}: the {side} binary's rate drifts {:+.2}% per run against run order \
+                     (Kendall τ {:.2}, p={:.4}).",
+                    dr.slope_pct_per_run, dr.tau, dr.p_value
+                );
+            }
+        }
+    }
+    out
+}
+
+/// The run facts as `(label, value)` pairs, for Markdown and HTML. Without run metadata
+/// (samples read from CSV files) one pair says so.
+pub fn run_facts(run: Option<&RunInfo>) -> Vec<(&'static str, String)> {
+    let Some(r) = run else {
+        return vec![(
+            "samples",
+            "read from CSV files (binaries, order and seed not recorded there)".to_owned(),
+        )];
+    };
+    let bin = |given: &str, path: &str| {
+        if given == path {
+            given.to_owned()
+        } else {
+            format!("{given} ({path})")
+        }
+    };
+    let mut f = vec![
+        ("old", bin(&r.old, &r.old_path)),
+        ("new", bin(&r.new, &r.new_path)),
+        (
+            "runs",
+            format!(
+                "{} per binary, {} file{}",
+                r.runs,
+                r.files,
+                if r.files == 1 { "" } else { "s" }
+            ),
+        ),
+        (
+            "order",
+            match r.seed {
+                Some(s) => format!("{}, seed {s}", r.order),
+                None => r.order.clone(),
+            },
+        ),
+    ];
+    if !r.set.is_empty() {
+        f.push(("set", r.set.join(" ")));
+    }
+    if let Some(c) = &r.cpus {
+        f.push(("cpus", c.clone()));
+    }
+    f.push(("tool", format!("benchdiff {}", env!("CARGO_PKG_VERSION"))));
+    f
+}
+
+/// Renders the pull-request comment.
+pub fn render(d: &ReportData<'_>) -> String {
+    let (changed, rest): (Vec<&Assessment>, Vec<&Assessment>) = d
+        .assessments
+        .iter()
+        .partition(|x| matches!(x.verdict, Verdict::Faster | Verdict::Slower));
+    let mut out = summary(d);
+    out.push_str("\n\n");
+    if changed.is_empty() {
+        out.push_str("No benchmark changed significantly.\n\n");
+    } else {
+        out.push_str(&table(&changed, d));
+        out.push('\n');
+    }
+    if !rest.is_empty() {
+        let _ = write!(
+            out,
+            "<details>\n<summary>{} comparison{} with no change or inconclusive</summary>\n\n{}\n\
+             </details>\n\n",
+            rest.len(),
+            if rest.len() == 1 { "" } else { "s" },
+            table(&rest, d)
+        );
+    }
+    let n = notes(d.assessments);
+    if !n.is_empty() {
+        out.push_str("**Notes**\n\n");
+        out.push_str(&n);
+        out.push('\n');
+    }
+    out.push_str("**Run**\n\n");
+    for (k, v) in run_facts(d.run) {
+        let _ = writeln!(out, "- {k}: {}", escape(&v));
+    }
+    out
+}

@@ -1,0 +1,468 @@
+//! Plots as SVG text, drawn with plotters' SVG backend (text is written as `<text>` with the
+//! `sans-serif` family and XML-escaped by the backend, so no fonts are needed and names from
+//! the input cannot inject markup).
+//!
+//! - [`box_plot`]: one comparison, a box per binary with every sample drawn as a point;
+//! - [`density`]: Gaussian kernel density per binary, scaled to its peak (Silverman's bandwidth,
+//!   [`crate::stats::modes::silverman_bandwidth`]), so two regimes show as two humps;
+//! - [`drift`]: value against run order per binary;
+//! - [`compare_r_box_plot`]: compare.R's `--plot` (all comparisons, boxes by benchmark filled
+//!   by binary, names at 90°).
+//!
+//! Colours follow ggplot2's two-level default hue palette, which compare.R's plot uses:
+//! new `#F8766D`, old `#00BFC4`. Box geometry is Tukey's (type-7 quartiles, whiskers to the
+//! furthest sample within 1.5 IQR), as ggplot2's `geom_boxplot`.
+
+use super::table::si;
+use crate::compare::Comparison;
+use crate::stats::modes::silverman_bandwidth;
+use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+/// Colour of the old binary (ggplot2 hue palette, second level).
+pub const OLD_COLOR: RGBColor = RGBColor(0x00, 0xBF, 0xC4);
+/// Colour of the new binary (ggplot2 hue palette, first level).
+pub const NEW_COLOR: RGBColor = RGBColor(0xF8, 0x76, 0x6D);
+
+/// Why a plot could not be drawn (the plotting backend's error, as text).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot draw plot: {0}")]
+pub struct PlotError(pub String);
+
+fn err<E: std::fmt::Debug>(e: E) -> PlotError {
+    PlotError(format!("{e:?}"))
+}
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// Type-7 quantile of sorted finite values (R's default).
+fn quantile7(sorted: &[f64], p: f64) -> f64 {
+    let h = (sorted.len() - 1) as f64 * p;
+    let lo = h.floor() as usize;
+    let hi = (lo + 1).min(sorted.len() - 1);
+    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
+}
+
+/// Tukey box of finite values: `(whisker low, q1, median, q3, whisker high)`; None when empty.
+pub fn tukey_box(values: &[f64]) -> Option<(f64, f64, f64, f64, f64)> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let (q1, med, q3) = (quantile7(&v, 0.25), quantile7(&v, 0.5), quantile7(&v, 0.75));
+    let iqr = q3 - q1;
+    let lo = v
+        .iter()
+        .copied()
+        .find(|x| *x >= q1 - 1.5 * iqr)
+        .unwrap_or(q1);
+    let hi = v
+        .iter()
+        .rev()
+        .copied()
+        .find(|x| *x <= q3 + 1.5 * iqr)
+        .unwrap_or(q3);
+    Some((lo, q1, med, q3, hi))
+}
+
+/// Value range of finite values with 5% padding (a constant or empty input gets a small
+/// non-empty range).
+fn value_range<'a>(values: impl Iterator<Item = &'a f64>) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in values.filter(|v| v.is_finite()) {
+        lo = lo.min(*v);
+        hi = hi.max(*v);
+    }
+    if !lo.is_finite() {
+        return (0.0, 1.0);
+    }
+    let pad = if hi > lo {
+        (hi - lo) * 0.05
+    } else {
+        (lo.abs() * 0.01).max(1e-9)
+    };
+    (lo - pad, hi + pad)
+}
+
+/// Deterministic horizontal jitter in `[-0.5, 0.5)` for the i-th point (golden-ratio sequence).
+fn jitter(i: usize) -> f64 {
+    (i as f64 * 0.618_033_988_749_895).fract() - 0.5
+}
+
+fn draw_box(
+    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    x: f64,
+    half: f64,
+    values: &[f64],
+    color: RGBColor,
+    points: bool,
+) -> Result<(), PlotError> {
+    let Some((lo, q1, med, q3, hi)) = tukey_box(values) else {
+        return Ok(());
+    };
+    let line = ShapeStyle::from(&BLACK).stroke_width(1);
+    chart
+        .draw_series([
+            Rectangle::new([(x - half, q1), (x + half, q3)], color.mix(0.55).filled()),
+            Rectangle::new([(x - half, q1), (x + half, q3)], line),
+        ])
+        .map_err(err)?;
+    chart
+        .draw_series([
+            PathElement::new(vec![(x - half, med), (x + half, med)], line.stroke_width(2)),
+            PathElement::new(vec![(x, q3), (x, hi)], line),
+            PathElement::new(vec![(x, q1), (x, lo)], line),
+        ])
+        .map_err(err)?;
+    if points {
+        chart
+            .draw_series(
+                values
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| v.is_finite())
+                    .map(|(i, v)| {
+                        Circle::new((x + jitter(i) * half * 1.4, *v), 2, color.mix(0.9).filled())
+                    }),
+            )
+            .map_err(err)?;
+        chart
+            .draw_series(
+                values
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| v.is_finite())
+                    .map(|(i, v)| {
+                        Circle::new((x + jitter(i) * half * 1.4, *v), 2, BLACK.stroke_width(1))
+                    }),
+            )
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+fn finish(root: Area<'_>) -> Result<(), PlotError> {
+    root.present().map_err(err)
+}
+
+/// Box plot of one comparison: a box per binary (old left, new right) with every sample as a
+/// point. `unit` labels the value axis. Size in pixels.
+///
+/// # Errors
+/// A plotting backend error (not expected when drawing into a string).
+pub fn box_plot(c: &Comparison, unit: &str, size: (u32, u32)) -> Result<String, PlotError> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let (lo, hi) = value_range(c.old.iter().chain(&c.new));
+        let mut chart = ChartBuilder::on(&root)
+            .margin(10)
+            .caption("samples", ("sans-serif", 15))
+            .x_label_area_size(25)
+            .y_label_area_size(55)
+            .build_cartesian_2d(-0.5f64..1.5f64, lo..hi)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(5)
+            .x_label_formatter(&|x| {
+                if x.abs() < 1e-9 {
+                    "old".to_owned()
+                } else if (x - 1.0).abs() < 1e-9 {
+                    "new".to_owned()
+                } else {
+                    String::new()
+                }
+            })
+            .y_label_formatter(&|y| si(*y))
+            .y_desc(unit)
+            .draw()
+            .map_err(err)?;
+        draw_box(&mut chart, 0.0, 0.25, &c.old, OLD_COLOR, true)?;
+        draw_box(&mut chart, 1.0, 0.25, &c.new, NEW_COLOR, true)?;
+        finish(root)?;
+    }
+    Ok(svg)
+}
+
+/// Gaussian KDE of finite `x` on `grid`, normalised to integrate to 1; None when the
+/// bandwidth is undefined (fewer than 2 values or no spread).
+fn kde(x: &[f64], grid: &[f64]) -> Option<Vec<f64>> {
+    let v: Vec<f64> = x.iter().copied().filter(|v| v.is_finite()).collect();
+    let h = silverman_bandwidth(&v)?;
+    let norm = 1.0 / (v.len() as f64 * h * (2.0 * std::f64::consts::PI).sqrt());
+    Some(
+        grid.iter()
+            .map(|g| {
+                v.iter()
+                    .map(|xi| (-0.5 * ((g - xi) / h).powi(2)).exp())
+                    .sum::<f64>()
+                    * norm
+            })
+            .collect(),
+    )
+}
+
+/// Density curves of both binaries on one axis (each scaled to its own peak), with a rug of
+/// the samples; two regimes show as two humps. A side without spread is drawn as a vertical line at its value.
+///
+/// # Errors
+/// A plotting backend error.
+pub fn density(c: &Comparison, unit: &str, size: (u32, u32)) -> Result<String, PlotError> {
+    let all: Vec<f64> = c
+        .old
+        .iter()
+        .chain(&c.new)
+        .copied()
+        .filter(|v| v.is_finite())
+        .collect();
+    let h = [
+        silverman_bandwidth(&c.old).unwrap_or(0.0),
+        silverman_bandwidth(&c.new).unwrap_or(0.0),
+    ]
+    .into_iter()
+    .fold(0.0, f64::max);
+    let (lo, hi) = value_range(all.iter());
+    let (lo, hi) = (lo - 2.0 * h, hi + 2.0 * h);
+    const N: usize = 200;
+    let grid: Vec<f64> = (0..N)
+        .map(|i| lo + (hi - lo) * i as f64 / (N - 1) as f64)
+        .collect();
+    // Each curve is scaled to its own peak, so a narrow side cannot flatten the other's humps.
+    let peak1 = |d: Vec<f64>| {
+        let m = d.iter().copied().fold(0.0, f64::max);
+        if m > 0.0 {
+            d.into_iter().map(|v| v / m).collect()
+        } else {
+            d
+        }
+    };
+    let curves = [
+        (&c.old, OLD_COLOR, "old", kde(&c.old, &grid).map(peak1)),
+        (&c.new, NEW_COLOR, "new", kde(&c.new, &grid).map(peak1)),
+    ];
+    let ymax = curves
+        .iter()
+        .filter_map(|(_, _, _, d)| d.as_ref())
+        .flat_map(|d| d.iter().copied())
+        .fold(0.0, f64::max);
+    let ymax = if ymax > 0.0 { ymax * 1.1 } else { 1.0 };
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let mut chart = ChartBuilder::on(&root)
+            .margin(10)
+            .caption("density", ("sans-serif", 15))
+            .x_label_area_size(35)
+            .y_label_area_size(20)
+            .build_cartesian_2d(lo..hi, 0.0..ymax)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .disable_mesh()
+            .y_labels(0)
+            .x_labels(5)
+            .x_label_formatter(&|x| si(*x))
+            .x_desc(unit)
+            .draw()
+            .map_err(err)?;
+        for (values, color, name, d) in &curves {
+            let color = *color;
+            match d {
+                Some(d) => {
+                    chart
+                        .draw_series(
+                            AreaSeries::new(
+                                grid.iter().copied().zip(d.iter().copied()),
+                                0.0,
+                                color.mix(0.25),
+                            )
+                            .border_style(color.stroke_width(2)),
+                        )
+                        .map_err(err)?
+                        .label(*name)
+                        .legend(move |(x, y)| {
+                            Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
+                        });
+                }
+                None => {
+                    if let Some(v) = values.iter().find(|v| v.is_finite()) {
+                        chart
+                            .draw_series([PathElement::new(
+                                vec![(*v, 0.0), (*v, ymax / 1.1)],
+                                color.stroke_width(2),
+                            )])
+                            .map_err(err)?
+                            .label(*name)
+                            .legend(move |(x, y)| {
+                                Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
+                            });
+                    }
+                }
+            }
+            let tick = ymax * 0.04;
+            chart
+                .draw_series(
+                    values
+                        .iter()
+                        .filter(|v| v.is_finite())
+                        .map(|v| PathElement::new(vec![(*v, 0.0), (*v, tick)], color)),
+                )
+                .map_err(err)?;
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(err)?;
+        finish(root)?;
+    }
+    Ok(svg)
+}
+
+/// Value against run order for both binaries (points joined by lines), to show drift.
+///
+/// # Errors
+/// A plotting backend error.
+pub fn drift(c: &Comparison, unit: &str, size: (u32, u32)) -> Result<String, PlotError> {
+    let (lo, hi) = value_range(c.old.iter().chain(&c.new));
+    let max_run = c
+        .old_runs
+        .iter()
+        .chain(&c.new_runs)
+        .copied()
+        .max()
+        .unwrap_or(0) as f64;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let mut chart = ChartBuilder::on(&root)
+            .margin(10)
+            .caption("by run order", ("sans-serif", 15))
+            .x_label_area_size(35)
+            .y_label_area_size(55)
+            .build_cartesian_2d(-0.5..max_run + 0.5, lo..hi)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_labels(6)
+            .x_label_formatter(&|x| format!("{}", x.round() as i64 + 1))
+            .y_label_formatter(&|y| si(*y))
+            .x_desc("run")
+            .y_desc(unit)
+            .draw()
+            .map_err(err)?;
+        for (values, runs, color, name) in [
+            (&c.old, &c.old_runs, OLD_COLOR, "old"),
+            (&c.new, &c.new_runs, NEW_COLOR, "new"),
+        ] {
+            let pts: Vec<(f64, f64)> = runs
+                .iter()
+                .zip(values)
+                .filter(|(_, v)| v.is_finite())
+                .map(|(r, v)| (f64::from(*r), *v))
+                .collect();
+            chart
+                .draw_series(LineSeries::new(pts.iter().copied(), color.mix(0.6)))
+                .map_err(err)?
+                .label(name)
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
+                });
+            chart
+                .draw_series(pts.iter().map(|p| Circle::new(*p, 3, color.filled())))
+                .map_err(err)?;
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(err)?;
+        finish(root)?;
+    }
+    Ok(svg)
+}
+
+/// compare.R's `--plot`: a box per benchmark and binary (filled by binary: old `#00BFC4`, new
+/// `#F8766D`), value axis "rate of operations (higher is better)", benchmark names written at
+/// 90° under the boxes, file and configuration on two lines. Width grows with the number of
+/// comparisons.
+///
+/// # Errors
+/// A plotting backend error.
+pub fn compare_r_box_plot(comparisons: &[&Comparison], y_desc: &str) -> Result<String, PlotError> {
+    let n = comparisons.len().max(1);
+    let longest = comparisons
+        .iter()
+        .map(|c| c.name.chars().count())
+        .max()
+        .unwrap_or(10);
+    let label_px = (longest as u32 * 6).clamp(60, 600);
+    let width = (120 + 50 * n as u32).max(500);
+    let height = 420 + label_px;
+    let (lo, hi) = value_range(comparisons.iter().flat_map(|c| c.old.iter().chain(&c.new)));
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let mut chart = ChartBuilder::on(&root)
+            .margin(15)
+            .x_label_area_size(label_px + 30)
+            .y_label_area_size(70)
+            .build_cartesian_2d(-0.5f64..n as f64 - 0.5, lo..hi)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(0)
+            .y_label_formatter(&|y| si(*y))
+            .y_desc(y_desc)
+            .x_desc("benchmark")
+            .draw()
+            .map_err(err)?;
+        for (i, c) in comparisons.iter().enumerate() {
+            let x = i as f64;
+            draw_box(&mut chart, x - 0.2, 0.17, &c.old, OLD_COLOR, false)?;
+            draw_box(&mut chart, x + 0.2, 0.17, &c.new, NEW_COLOR, false)?;
+        }
+        let style = ("sans-serif", 11)
+            .into_font()
+            .transform(FontTransform::Rotate90)
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        for (i, c) in comparisons.iter().enumerate() {
+            let (px, py) = chart.backend_coord(&(i as f64, lo));
+            root.draw(&Text::new(c.name.clone(), (px, py + 6), style.clone()))
+                .map_err(err)?;
+        }
+        // Legend: fill by binary.
+        let (lx, ly) = (width as i32 - 110, 8);
+        for (k, (name, color)) in [("old", OLD_COLOR), ("new", NEW_COLOR)].iter().enumerate() {
+            let y = ly + 18 * k as i32;
+            root.draw(&Rectangle::new(
+                [(lx, y), (lx + 14, y + 12)],
+                color.filled(),
+            ))
+            .map_err(err)?;
+            root.draw(&Text::new(
+                *name,
+                (lx + 20, y),
+                ("sans-serif", 12).into_font(),
+            ))
+            .map_err(err)?;
+        }
+        finish(root)?;
+    }
+    Ok(svg)
+}

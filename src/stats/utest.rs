@@ -1,0 +1,187 @@
+//! benchstat's two-sided Mann–Whitney U test (golang.org/x/perf `internal/stats`, described in
+//! its docs and in peer-tools.md §1), which differs from R's `wilcox.test` ([`super::rank`])
+//! in one way that matters for benchmark data: with **ties** it still uses the exact null
+//! distribution for small samples instead of the normal approximation.
+//!
+//! With x = first sample (n₁), y = second (n₂), N = n₁ + n₂ and mid-ranks of the pooled sample,
+//! `U₁ = R₁ − n₁(n₁ + 1)/2` (R₁ the rank sum of x). Under H₀ every split of the pooled values
+//! into groups of n₁ and n₂ is equally likely, so with tie groups of sizes t₁…t_k (in
+//! increasing value order, mid-rank m_j), a split taking a_j values of group j into x has
+//! probability `Π C(t_j, a_j) / C(N, n₁)` and gives `R₁ = Σ a_j·m_j` (Mann & Whitney 1947;
+//! Klotz 1966 for the tied case). This module sums that distribution exactly by dynamic
+//! programming over the groups when n₁, n₂ ≤ 50 without ties or n₁, n₂ ≤ 25 with ties
+//! (benchstat's limits); otherwise it uses the normal approximation with continuity
+//! correction and the tie-corrected variance
+//! `σ² = n₁n₂/12 · (N + 1 − Σ(t³ − t)/(N(N − 1)))`.
+//! The null distribution is symmetric about n₁n₂/2, so the two-sided p-value is
+//! `min(1, 2·P(U ≤ min(U₁, n₁n₂ − U₁)))`. When every value is the same, p = 1.
+
+use statrs::distribution::{ContinuousCDF, Normal};
+
+/// Result of [`u_test`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UTest {
+    /// `U₁` of the first sample: pairs where it is larger, plus half the tied pairs.
+    pub u: f64,
+    /// Two-sided p-value in [0, 1].
+    pub p_value: f64,
+    /// True when the exact (tie-aware) distribution was summed.
+    pub exact: bool,
+    /// True when every value of both samples is equal (p = 1; benchstat's "all samples are
+    /// equal").
+    pub all_equal: bool,
+}
+
+/// Sample size per side up to which the exact distribution is used without ties.
+pub const EXACT_MAX_N: usize = 50;
+/// Sample size per side up to which the exact distribution is used with ties.
+pub const EXACT_TIES_MAX_N: usize = 25;
+
+/// Two-sided Mann–Whitney U test of `x` against `y` (see the module doc). Values in any unit,
+/// unsorted. Returns `None` when a side is empty or holds a NaN.
+pub fn u_test(x: &[f64], y: &[f64]) -> Option<UTest> {
+    let (n1, n2) = (x.len(), y.len());
+    if n1 == 0 || n2 == 0 || x.iter().chain(y).any(|v| v.is_nan()) {
+        return None;
+    }
+    let mut all: Vec<(f64, bool)> = x
+        .iter()
+        .map(|&v| (v, true))
+        .chain(y.iter().map(|&v| (v, false)))
+        .collect();
+    all.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // Tie groups: (size, count from x, twice the mid-rank).
+    let mut groups: Vec<(usize, usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < all.len() {
+        let mut j = i;
+        while j < all.len() && all[j].0 == all[i].0 {
+            j += 1;
+        }
+        let t = j - i;
+        let from_x = all[i..j].iter().filter(|e| e.1).count();
+        // ranks i+1..=j, mid-rank (i+1+j)/2, doubled: i+1+j
+        groups.push((t, from_x, i + 1 + j));
+        i = j;
+    }
+    let n = n1 + n2;
+    let two_r1: usize = groups.iter().map(|g| g.1 * g.2).sum();
+    let two_u1 = two_r1 as f64 - (n1 * (n1 + 1)) as f64;
+    let u = two_u1 / 2.0;
+    let all_equal = groups.len() == 1;
+    if all_equal {
+        return Some(UTest {
+            u,
+            p_value: 1.0,
+            exact: true,
+            all_equal,
+        });
+    }
+    let ties = groups.iter().any(|g| g.0 > 1);
+    let half = (n1 * n2) as f64 / 2.0;
+    let u_small = u.min(2.0 * half - u);
+    let exact = if ties {
+        n1 <= EXACT_TIES_MAX_N && n2 <= EXACT_TIES_MAX_N
+    } else {
+        n1 <= EXACT_MAX_N && n2 <= EXACT_MAX_N
+    };
+    let p = if exact {
+        // dist[k][s]: weight of choosing k values into x with doubled rank sum s.
+        let max_s = 2 * n * (n + 1);
+        let mut dist = vec![vec![0.0f64; max_s + 1]; n1 + 1];
+        dist[0][0] = 1.0;
+        for &(t, _, m2) in &groups {
+            let mut next = vec![vec![0.0f64; max_s + 1]; n1 + 1];
+            let binom: Vec<f64> = (0..=t).map(|a| choose(t, a)).collect();
+            for (k, row) in dist.iter().enumerate() {
+                for (s, &w) in row.iter().enumerate() {
+                    if w == 0.0 {
+                        continue;
+                    }
+                    for (a, &c) in binom.iter().enumerate().take((n1 - k).min(t) + 1) {
+                        let ns = s + a * m2;
+                        if ns <= max_s {
+                            next[k + a][ns] += w * c;
+                        }
+                    }
+                }
+            }
+            dist = next;
+        }
+        let total: f64 = dist[n1].iter().sum();
+        // P(U ≤ u_small): doubled U = s − n1(n1+1); compare in doubled integers.
+        let limit = (2.0 * u_small).round() as i64 + (n1 * (n1 + 1)) as i64;
+        let below: f64 = dist[n1]
+            .iter()
+            .enumerate()
+            .filter(|(s, _)| (*s as i64) <= limit)
+            .map(|(_, w)| w)
+            .sum();
+        (2.0 * below / total).min(1.0)
+    } else {
+        let tie_sum: f64 = groups
+            .iter()
+            .map(|g| {
+                let t = g.0 as f64;
+                t * t * t - t
+            })
+            .sum();
+        let nf = n as f64;
+        let var = (n1 * n2) as f64 / 12.0 * (nf + 1.0 - tie_sum / (nf * (nf - 1.0)));
+        if var <= 0.0 {
+            1.0
+        } else {
+            let z = ((half - u_small) - 0.5).max(0.0) / var.sqrt();
+            match Normal::new(0.0, 1.0) {
+                Ok(norm) => (2.0 * norm.cdf(-z)).min(1.0),
+                Err(_) => f64::NAN,
+            }
+        }
+    };
+    Some(UTest {
+        u,
+        p_value: p,
+        exact,
+        all_equal,
+    })
+}
+
+/// The smallest two-sided p-value [`u_test`] can give for sample sizes n₁, n₂ (all of one
+/// sample below all of the other, no ties): `2 / C(n₁ + n₂, n₁)`, capped at 1. benchstat warns
+/// "need >= 4 samples to detect a difference at alpha level 0.05" when this exceeds alpha.
+pub fn min_p(n1: usize, n2: usize) -> f64 {
+    (2.0 / choose(n1 + n2, n1)).min(1.0)
+}
+
+fn choose(n: usize, k: usize) -> f64 {
+    if k > n {
+        return 0.0;
+    }
+    let k = k.min(n - k);
+    let mut c = 1.0f64;
+    for i in 0..k {
+        c = c * (n - i) as f64 / (i + 1) as f64;
+    }
+    c.round()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_without_and_with_ties() {
+        // All of x below all of y, n = 5 + 5: p = 2 / C(10, 5) = 2/252.
+        let x = [115.0, 114.0, 115.0, 115.0, 115.0];
+        let y = [78.8; 5];
+        let r = u_test(&x, &y).unwrap();
+        assert!((r.p_value - 2.0 / 252.0).abs() < 1e-15, "{r:?}");
+        assert!(r.exact);
+        // R: wilcox.test(c(1,2,3), c(4,5,6)) p = 0.1
+        let r = u_test(&[1.0, 2.0, 3.0], &[4.0, 5.0, 6.0]).unwrap();
+        assert!((r.p_value - 0.1).abs() < 1e-15);
+        assert!(u_test(&[1.0, 1.0], &[1.0]).unwrap().all_equal);
+        assert_eq!(min_p(1, 1), 1.0);
+        assert!(min_p(3, 3) > 0.05 && min_p(4, 4) < 0.05);
+    }
+}
