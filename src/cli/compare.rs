@@ -282,6 +282,8 @@ impl Progress {
 struct CompareObserver<'a> {
     set: SampleSet,
     csv: Option<CsvWriter<Box<dyn Write + 'a>>>,
+    /// Where the CSV goes (`--csv PATH` or `stdout`), for error messages.
+    csv_name: String,
     results: ResultsWriter,
     stderr: &'a mut dyn Write,
     progress: Option<Progress>,
@@ -314,7 +316,10 @@ impl CompareObserver<'_> {
             run: Some(run),
         });
         if let Some(csv) = &mut self.csv {
-            csv.row(side, file, &r.configuration.text, r.rate, &r.time_text)?;
+            csv.row(side, file, &r.configuration.text, r.rate, &r.time_text)
+                .map_err(|e| {
+                    std::io::Error::new(e.kind(), format!("CSV output {}: {e}", self.csv_name))
+                })?;
         }
         Ok(())
     }
@@ -586,7 +591,17 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
     } else {
         None
     };
-    let csv = csv_sink.map(CsvWriter::new).transpose()?;
+    let csv_name = match csv_file {
+        Some(p) if !csv_to_stdout => p.display().to_string(),
+        _ => "stdout".to_owned(),
+    };
+    let csv = match csv_sink.map(CsvWriter::new).transpose() {
+        Ok(c) => c,
+        Err(e) => {
+            writeln!(stderr, "benchdiff: CSV output {csv_name}: {e}")?;
+            return Ok(EXIT_USAGE);
+        }
+    };
     let progress = if !args.no_progress && io.stderr_is_terminal {
         Some(Progress::new(todo.len(), &plan, &done))
     } else {
@@ -595,6 +610,7 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
     let mut obs = CompareObserver {
         set: SampleSet::new(),
         csv,
+        csv_name,
         results,
         stderr,
         progress,
