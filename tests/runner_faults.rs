@@ -202,10 +202,11 @@ fn a_grandchild_keeping_stdout_open_does_not_stall_the_run() {
     let csv = std::fs::read_to_string(dir.path().join("out.csv")).unwrap();
     assert_eq!(csv.lines().count(), 3, "{csv}");
     // Tidy up a grandchild that may still hold the pipe (it was detached on purpose).
-    if let Ok(p) = std::fs::read_to_string(&pidfile) {
-        if let Ok(pid) = p.trim().parse::<i32>() {
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-        }
+    if let Ok(p) = std::fs::read_to_string(&pidfile)
+        && let Ok(pid) = p.trim().parse::<i32>()
+    {
+        // SAFETY: plain syscall on a pid this test's fixture started.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
     }
 }
 
