@@ -266,5 +266,5 @@ fn output_file_and_plot() {
         .output()
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("only SVG"));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("name the file *.svg or *.png"));
 }

@@ -192,7 +192,7 @@ fn constant_rows_do_not_abort_the_report() {
     );
     assert!(stdout.contains("b.js n=1"), "{stdout}");
     assert!(
-        stderr.contains("a.js n=1: data are essentially constant"),
+        stderr.contains("a.js n=1: both sides are constant and equal: no change"),
         "{stderr}"
     );
 }

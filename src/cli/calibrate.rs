@@ -154,7 +154,7 @@ pub(crate) struct CalibrateArgs {
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
     /// Kill a job after SECS seconds and record it as failed.
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = super::compare_cmd::parse_seconds)]
     timeout: Option<f64>,
     /// Pin the children to these CPUs (taskset list).
     #[arg(long, value_name = "LIST")]
@@ -418,12 +418,15 @@ fn aa(
     let jobs = plan.schedule();
     writeln!(
         io.stderr,
-        "benchdiff: A/A calibration of {}: {} file(s) x {} run(s) x 2 sides = {} jobs, order {:?}, seed {}",
+        "benchdiff: A/A calibration of {}: {} file(s) x {} run(s) x 2 sides = {} jobs, order {}, seed {}",
         plan.old,
         plan.files.len(),
         plan.runs,
         jobs.len(),
-        plan.order,
+        match plan.order {
+            Order::Node => "node",
+            Order::Random => "random",
+        },
         plan.seed
     )?;
     let started = std::time::Instant::now();

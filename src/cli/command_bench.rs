@@ -12,13 +12,16 @@ use crate::source::runner::commands::{
 use crate::source::runner::csv_out::CsvWriter;
 use crate::source::runner::git::{self, Checkout};
 use crate::source::runner::matrix::Matrix;
-use crate::source::runner::results::ResultsWriter;
+use crate::source::runner::results::{Record, ResultsWriter};
 use crate::source::runner::schedule::{Job, Order};
 use crate::source::runner::{discover, suite};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The most jobs one command-benchmark run may schedule (a usage error beyond).
+pub const MAX_JOBS: usize = 10_000_000;
 
 /// Default counted runs of `compare` command benchmarks (as for Node files).
 pub const DEFAULT_RUNS: u32 = 30;
@@ -303,11 +306,7 @@ pub(crate) fn make_plan(
         let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
         used_keys.extend(keys.iter().cloned());
         benchmarks.push(BenchDef {
-            name: if t.trim().is_empty() {
-                "command".to_owned()
-            } else {
-                t.clone()
-            },
+            name: suite::default_bench_name(t),
             template: t.clone(),
             matrix: global.restrict(&refs),
             env: Vec::new(),
@@ -418,14 +417,51 @@ pub(crate) fn make_plan(
     if let Some(c) = &common.cpus {
         crate::source::runner::affinity::CpuList::parse(c).map_err(|e| u(e.to_string()))?;
     }
+    let timeout = match (common.timeout, st.and_then(|s| s.timeout)) {
+        (Some(t), _) => Some(super::compare_cmd::timeout_duration("--timeout", t).map_err(u)?),
+        (None, Some(t)) => {
+            Some(super::compare_cmd::timeout_duration("suite timeout", t).map_err(u)?)
+        }
+        (None, None) => None,
+    };
+    let runs = common
+        .runs
+        .or(st.and_then(|s| s.runs))
+        .unwrap_or(if sides == 1 { 1 } else { DEFAULT_RUNS });
+    let warmup = cmd.warmup.or(st.and_then(|s| s.warmup)).unwrap_or(0);
+    if runs == 0 {
+        return Err(u("--runs 0: at least 1 run is needed".to_owned()));
+    }
+    if runs > suite::MAX_RUNS || warmup > suite::MAX_RUNS {
+        return Err(u(format!(
+            "--runs {runs} / --warmup {warmup}: each may be at most {}",
+            suite::MAX_RUNS
+        )));
+    }
+    let configurations: usize = benchmarks
+        .iter()
+        .map(|b| b.matrix.combinations().len())
+        .sum();
+    if configurations == 0 {
+        return Err(u(
+            "no benchmarks to run: every combination is left out (check --skip / exclude)"
+                .to_owned(),
+        ));
+    }
+    let jobs = (configurations as u128) * u128::from(runs + warmup) * targets.len() as u128;
+    if jobs > MAX_JOBS as u128 {
+        return Err(u(format!(
+            "{configurations} configuration(s) x {} binar{} x ({runs} run(s) + {warmup} warm-up) = \
+             {jobs} jobs: more than the {MAX_JOBS} a run may have",
+            targets.len(),
+            if targets.len() == 1 { "y" } else { "ies" },
+        )));
+    }
     let plan = CommandPlan {
         targets,
         benchmarks,
-        runs: common
-            .runs
-            .or(st.and_then(|s| s.runs))
-            .unwrap_or(if sides == 1 { 1 } else { DEFAULT_RUNS }),
-        warmup: cmd.warmup.or(st.and_then(|s| s.warmup)).unwrap_or(0),
+        runs,
+        warmup,
         order,
         seed: common
             .seed
@@ -433,10 +469,7 @@ pub(crate) fn make_plan(
             .unwrap_or_else(clock_seed),
         shell: cmd.shell || st.is_some_and(|s| s.shell),
         env,
-        timeout: common
-            .timeout
-            .or(st.and_then(|s| s.timeout))
-            .map(Duration::from_secs_f64),
+        timeout,
         prepare: cmd.prepare.clone().or(st.and_then(|s| s.prepare.clone())),
         setup: cmd.setup.clone().or(st.and_then(|s| s.setup.clone())),
         cleanup: cmd.cleanup.clone().or(st.and_then(|s| s.cleanup.clone())),
@@ -544,14 +577,16 @@ impl CommandObserver for Obs<'_> {
             }
         }
         if !r.ok() && r.status != "interrupted" {
+            let combo = r
+                .combination
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ");
             let mut text = format!(
-                "benchdiff: job failed: {} {} ({}, run {}{}): {}",
+                "benchdiff: job failed: {}{}{combo} ({}, run {}{}): {}",
                 r.benchmark,
-                r.combination
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(" "),
+                if combo.is_empty() { "" } else { " " },
                 r.side,
                 r.run + 1,
                 if r.warmup { ", warm-up" } else { "" },
@@ -605,8 +640,23 @@ pub(crate) fn execute(
         },
         None => None,
     };
+    // Machine checks (governor, turbo, load, pinning …), printed and recorded as for Node
+    // files.
+    let cpus = plan
+        .cpus
+        .as_deref()
+        .and_then(|c| crate::source::runner::affinity::CpuList::parse(c).ok());
+    let machine = crate::source::runner::machine::check(cpus.as_ref());
     if let Some(w) = &mut results {
-        w.write_json(&plan.header(now_unix_s(), jobs.len()))?;
+        let written = w
+            .write_json(&plan.header(now_unix_s(), jobs.len()))
+            .and_then(|()| w.write(&Record::Machine(machine.clone())));
+        if let Err(e) = written {
+            return Ok(Err(format!("results file {}: {e}", w.path().display())));
+        }
+    }
+    write!(stderr, "{}", machine.render())?;
+    if let Some(w) = &results {
         writeln!(stderr, "benchdiff: results file: {}", w.path().display())?;
     }
     writeln!(
@@ -767,6 +817,7 @@ pub(crate) fn compare(
         .unwrap_or_else(|| default_results_path(common.csv.as_deref()));
     let progress = !common.no_progress && io.stderr_is_terminal;
     let (stdout, stderr) = (&mut *io.stdout, &mut *io.stderr);
+    let csv_created = csv_file.filter(|p| !p.exists() && !csv_to_stdout);
     let csv_sink: Option<Box<dyn Write + '_>> = if csv_to_stdout {
         Some(Box::new(stdout))
     } else if let Some(p) = csv_file {
@@ -794,6 +845,10 @@ pub(crate) fn compare(
     let f = match finished {
         Ok(f) => f,
         Err(e) => {
+            // No run happened: leave no empty CSV behind.
+            if let Some(p) = csv_created {
+                let _ = std::fs::remove_file(p);
+            }
             writeln!(io.stderr, "benchdiff: {e}")?;
             return Ok(EXIT_USAGE);
         }

@@ -83,6 +83,8 @@ pub(crate) struct CompareArgs {
     results: Option<PathBuf>,
     /// Continue an interrupted run from its results file: run only the jobs without an `ok`
     /// record, append to FILE, and write the CSV of all samples. The plan comes from FILE.
+    /// Node-file runs only: a command-benchmark run cannot be resumed (its file can be read
+    /// with `benchdiff report FILE`).
     #[arg(long, value_name = "FILE",
           conflicts_with_all = ["old", "new", "runs", "filter", "exclude", "set",
                                 "benchmark_dir", "order", "seed", "cpus", "categories"])]
@@ -105,11 +107,28 @@ pub(crate) struct CompareArgs {
     command: super::command_bench::CommandArgs,
 }
 
-fn parse_seconds(s: &str) -> Result<f64, String> {
+/// The longest `--timeout` (and suite `timeout`) accepted: one year, in seconds.
+pub(crate) const MAX_TIMEOUT_S: f64 = crate::source::runner::suite::MAX_TIMEOUT_S;
+
+/// Parses a `--timeout` value: seconds, finite, above 0 and at most [`MAX_TIMEOUT_S`].
+pub(crate) fn parse_seconds(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        Ok(v) if v.is_finite() && v > 0.0 && v <= MAX_TIMEOUT_S => Ok(v),
+        Ok(v) if v.is_finite() && v > MAX_TIMEOUT_S => Err(format!(
+            "'{s}' seconds is more than the longest timeout, one year ({MAX_TIMEOUT_S} s)"
+        )),
         _ => Err(format!("'{s}' is not a positive number of seconds")),
     }
+}
+
+/// A checked timeout as a [`Duration`] (`what` names its origin in the error).
+pub(crate) fn timeout_duration(what: &str, secs: f64) -> Result<Duration, String> {
+    parse_seconds(&secs.to_string())
+        .ok()
+        .and_then(|v| Duration::try_from_secs_f64(v).ok())
+        .ok_or_else(|| {
+            format!("{what} {secs}: not a number of seconds above 0 and at most one year")
+        })
 }
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -393,6 +412,10 @@ impl Observer for CompareObserver<'_> {
 
 /// Runs `benchdiff compare`; returns the exit code (see the command's help).
 pub(crate) fn compare(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    if let Err(e) = super::check_outputs(&args.analysis) {
+        writeln!(io.stderr, "benchdiff: {e}")?;
+        return Ok(EXIT_USAGE);
+    }
     if args.command.active() {
         return compare_commands(args, io);
     }
@@ -424,12 +447,28 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
         }
     }
     if let Some(path) = &args.resume {
+        if std::fs::read_to_string(path)
+            .is_ok_and(|t| crate::source::runner::commands::is_command_results(&t))
+        {
+            return Err(RunnerError::Io(format!(
+                "--resume {}: this is the results file of a command-benchmark run; --resume \
+                 continues Node-file runs only. Run the command benchmarks again (the samples \
+                 recorded so far can be read with: benchdiff report {})",
+                path.display(),
+                path.display()
+            )));
+        }
         let loaded = results::load(path)?;
         let plan = Plan::from_header(&loaded.header)?;
-        let timeout = args
-            .timeout
-            .or(loaded.header.timeout_s)
-            .map(Duration::from_secs_f64);
+        let timeout = match args.timeout {
+            Some(t) => Some(timeout_duration("--timeout", t).map_err(RunnerError::Io)?),
+            None => loaded
+                .header
+                .timeout_s
+                .map(|t| timeout_duration(&format!("{}: timeout_s", path.display()), t))
+                .transpose()
+                .map_err(RunnerError::Io)?,
+        };
         let results = ResultsWriter::append(path)?;
         return Ok(Prepared {
             plan,
@@ -460,6 +499,19 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
         (Some(c), None) => Some(CpuList::parse(c)?),
         (None, c) => c,
     };
+    let runs = args.adaptive.plan_runs(args.runs);
+    let jobs = (files.len() as u128) * u128::from(runs) * 2;
+    if runs > crate::source::runner::suite::MAX_RUNS
+        || jobs > super::command_bench::MAX_JOBS as u128
+    {
+        return Err(RunnerError::Io(format!(
+            "--runs {runs}: {} file(s) x {runs} run(s) x 2 binaries = {jobs} jobs; at most {} \
+             runs and {} jobs are allowed",
+            files.len(),
+            crate::source::runner::suite::MAX_RUNS,
+            super::command_bench::MAX_JOBS
+        )));
+    }
     let plan = Plan {
         old: old.display().to_string(),
         new: new.display().to_string(),
@@ -467,7 +519,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
         new_exec,
         benchmark_dir: dir,
         files,
-        runs: args.adaptive.plan_runs(args.runs),
+        runs,
         set: args.set.clone(),
         order: args.order,
         seed: args.seed.unwrap_or_else(default_seed),
@@ -477,7 +529,11 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
         .results
         .clone()
         .unwrap_or_else(|| default_results_path(args.csv.as_deref()));
-    let timeout = args.timeout.map(Duration::from_secs_f64);
+    let timeout = args
+        .timeout
+        .map(|t| timeout_duration("--timeout", t))
+        .transpose()
+        .map_err(RunnerError::Io)?;
     let mut results = ResultsWriter::create(&path)?;
     results
         .write(&Record::Run(plan.header(timeout, now_unix_s())))
@@ -744,6 +800,12 @@ fn compare_commands(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     }
     if !args.categories.is_empty() {
         node_only.push("CATEGORY");
+    }
+    if args.runs != RunsArg::Auto
+        && let Err(e) = args.adaptive.rule(args.runs)
+    {
+        writeln!(io.stderr, "benchdiff: {e}")?;
+        return Ok(EXIT_USAGE);
     }
     let runs = match args.runs {
         // The default (30) gives way to a suite's `runs`.

@@ -60,10 +60,11 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Report on samples read from compare.js CSV files (stdin when no file or `-`).
+    /// Report on benchmark results of every supported format (stdin when no file or `-`).
     ///
-    /// Several files (or concatenated CSV with one header each) are pooled, as Node's CI
-    /// does. Rates are operations per second (higher is better).
+    /// compare.js CSV files (or concatenated CSV with one header each) are pooled, as Node's
+    /// CI does; other formats (Go, hyperfine, Google Benchmark, libtest, criterion,
+    /// pytest-benchmark, run.js CSV) are one side per file: old first, then new.
     Report(ReportArgs),
     /// Run Node-format benchmark files under an old and a new binary, like Node's
     /// benchmark/compare.js: CSV to stdout (or --csv FILE), a JSON Lines results file, and the
@@ -133,7 +134,8 @@ pub(crate) struct AnalysisArgs {
     /// Write the report to FILE instead of stdout.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub(crate) output: Option<std::path::PathBuf>,
-    /// Also draw compare.R's box plot (rate by benchmark, filled by binary) to FILE.svg.
+    /// Also draw compare.R's box plot (rate by benchmark, filled by binary) to FILE.svg or
+    /// FILE.png (rasterised with an embedded font).
     #[arg(long, value_name = "FILE.svg")]
     pub(crate) plot: Option<std::path::PathBuf>,
     /// The metric to compare (default: `rate`, else the first one): e.g. `wall`, `user`,
@@ -230,11 +232,81 @@ pub fn run(args: Vec<OsString>, io: &mut Io<'_>) -> i32 {
     };
     match result {
         Ok(code) => code,
+        // A reader that went away (`benchdiff report … | head`) is a normal end, as for
+        // other filters: quiet, exit 0.
+        Err(e) if is_broken_pipe(&e) => 0,
         Err(e) => {
             let _ = writeln!(io.stderr, "benchdiff: {e:#}");
             EXIT_USAGE
         }
     }
+}
+
+/// True when `e` is (or wraps) an EPIPE write error.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Checks, before any work, that the report's `-o FILE` and `--plot FILE.svg` can be written
+/// (opened for appending, or created and removed again) and that the plot is named `*.svg`.
+///
+/// # Errors
+/// A message naming the option and the file.
+pub(crate) fn check_outputs(args: &AnalysisArgs) -> Result<(), String> {
+    check_output_paths(args.output.as_deref(), args.plot.as_deref())
+}
+
+/// The image format of a `--plot` file, by its extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PlotKind {
+    /// `*.svg`: the plot as drawn.
+    Svg,
+    /// `*.png`: the same plot rasterised with an embedded font.
+    Png,
+}
+
+/// `Svg` or `Png` from the file extension (any case); None for anything else.
+pub(crate) fn plot_kind(p: &std::path::Path) -> Option<PlotKind> {
+    let e = p.extension()?.to_str()?.to_ascii_lowercase();
+    match e.as_str() {
+        "svg" => Some(PlotKind::Svg),
+        "png" => Some(PlotKind::Png),
+        _ => None,
+    }
+}
+
+/// [`check_outputs`] for a report file `output` and an SVG `plot`, either optional.
+///
+/// # Errors
+/// A message naming the option and the file.
+pub(crate) fn check_output_paths(
+    output: Option<&std::path::Path>,
+    plot: Option<&std::path::Path>,
+) -> Result<(), String> {
+    if let Some(p) = plot
+        && plot_kind(p).is_none()
+    {
+        return Err(format!(
+            "--plot {}: name the file *.svg or *.png",
+            p.display()
+        ));
+    }
+    for (flag, path) in [("-o", output), ("--plot", plot)] {
+        let Some(path) = path else { continue };
+        let existed = path.exists();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(|e| format!("{flag} {}: {e}", path.display()))?;
+        if !existed {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    Ok(())
 }
 
 /// What `report` read: the samples and, for `--format benchstat`, the column labels, units
@@ -247,10 +319,12 @@ struct Inputs {
 /// Reads every input of `report`: compare.js CSV streamed and pooled as before; any other
 /// format sniffed (or `--input-format`), with files as sides (first old, second new, or
 /// `--label old=F --label new=F`). Prints every problem as `file:line: …` on stderr and
-/// returns `None` when an input could not be read.
+/// returns `None` when an input could not be read, when inputs naming their sides are mixed
+/// with one-side-per-file inputs, or (unless `one_side_ok`) when no benchmark has both sides.
 fn read_inputs(
     files: &[String],
     opts: &InputArgs,
+    one_side_ok: bool,
     io: &mut Io<'_>,
 ) -> anyhow::Result<Option<Inputs>> {
     use source::import::{self, InputFormat, ReadOptions};
@@ -272,6 +346,15 @@ fn read_inputs(
         sided.push(side);
     }
     sided.sort_by_key(|(_, s)| *s);
+    if !opts.label.is_empty() && !files.is_empty() {
+        writeln!(
+            io.stderr,
+            "benchdiff: --label gives the files their sides; {} given besides it: name every \
+             file with --label old=FILE or --label new=FILE",
+            files.join(" ")
+        )?;
+        return Ok(None);
+    }
     sided.extend(files.iter().map(|f| (f.clone(), None)));
     if sided.is_empty() {
         sided.push(("-".to_owned(), None));
@@ -282,6 +365,10 @@ fn read_inputs(
     let mut exact: BTreeSet<String> = BTreeSet::new();
     let mut failed = false;
     let mut unsided = 0usize;
+    // Inputs that name each sample's side (compare.js CSV, results files, Go with --sides-by)
+    // and inputs that are one side each: mixing them would put samples on a guessed side.
+    let mut self_sided: Vec<String> = Vec::new();
+    let mut one_side: Vec<String> = Vec::new();
     for (f, side) in &sided {
         // compare.js CSV (the common case, possibly a million rows) stays streamed.
         let res = if opts
@@ -289,10 +376,25 @@ fn read_inputs(
             .is_none_or(|x| x == InputFormat::NodeCompareCsv)
             && (opts.input_format.is_some() || sniff_file_is_compare_csv(f))
         {
+            if let Some(e) = input_side_misuse(f, InputFormat::NodeCompareCsv, *side, opts) {
+                writeln!(io.stderr, "benchdiff: {e}")?;
+                return Ok(None);
+            }
+            self_sided.push(f.clone());
             read_compare_csv_file(f, &mut set).map(|_| None)
         } else {
             import::load_text(f).and_then(|(name, text)| {
                 let format = opts.input_format.or_else(|| import::sniff_text(&text));
+                if let Some(e) = format.and_then(|x| input_side_misuse(f, x, *side, opts)) {
+                    return Ok(Some(Err(e)));
+                }
+                if format.is_some_and(|x| {
+                    x.has_sides() || (x == InputFormat::Go && opts.sides_by.is_some())
+                }) {
+                    self_sided.push(f.clone());
+                } else {
+                    one_side.push(f.clone());
+                }
                 let side = side.unwrap_or_else(|| {
                     if format.is_some_and(InputFormat::has_sides) {
                         crate::sample::Side::Old
@@ -311,13 +413,25 @@ fn read_inputs(
                 };
                 let path = (f != "-").then(|| std::path::Path::new(f.as_str()));
                 import::read_text(&text, &name, path, format, &ro, &mut set)
-                    .map(|i| Some((i, side)))
+                    .map(|i| Some(Ok((i, side))))
             })
         };
         match res {
-            Ok(Some((imported, side))) => {
+            Ok(Some(Err(usage))) => {
+                writeln!(io.stderr, "benchdiff: {usage}")?;
+                return Ok(None);
+            }
+            Ok(Some(Ok((imported, side)))) => {
                 for w in &imported.warnings {
                     writeln!(io.stderr, "benchdiff: warning: {w}")?;
+                }
+                if imported.samples == 0 {
+                    writeln!(
+                        io.stderr,
+                        "benchdiff: warning: {f}: no samples: nothing in it reads as {} \
+                         (another --input-format?)",
+                        imported.format.map_or("a known format", InputFormat::name)
+                    )?;
                 }
                 if imported.side_values.len() == 2 {
                     labels = imported.side_values.clone();
@@ -349,10 +463,42 @@ fn read_inputs(
     if failed {
         return Ok(None);
     }
+    if !self_sided.is_empty() && !one_side.is_empty() {
+        writeln!(
+            io.stderr,
+            "benchdiff: cannot mix inputs that name each sample's side ({}) with result files \
+             that are one side each ({}): report them separately",
+            self_sided.join(", "),
+            one_side.join(", ")
+        )?;
+        return Ok(None);
+    }
     if set.is_empty() {
         writeln!(
             io.stderr,
             "benchdiff: no samples: the input holds no benchmark results (a CSV header but no rows, or a run of 0 benchmarks)"
+        )?;
+        return Ok(None);
+    }
+    if !one_side_ok && !has_both_sides(&set) {
+        let count = |side| set.samples().iter().filter(|s| s.side == side).count();
+        writeln!(
+            io.stderr,
+            "benchdiff: nothing to compare: no benchmark has samples on both sides (old: {} \
+             samples, new: {} samples, from {}); give the old results and the new results \
+             (two files, old first, or --label old=FILE --label new=FILE){}",
+            count(crate::sample::Side::Old),
+            count(crate::sample::Side::New),
+            sided
+                .iter()
+                .map(|(f, _)| f.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            if opts.sides_by.is_some() {
+                ", or a --sides-by key with two values"
+            } else {
+                ""
+            }
         )?;
         return Ok(None);
     }
@@ -380,6 +526,52 @@ fn read_inputs(
         }
     }
     Ok(Some(Inputs { set, bench }))
+}
+
+/// Why input `f` of `format` cannot be read with the given side options, if it cannot:
+/// `--sides-by` applies to the Go format only, and a format naming each sample's side
+/// itself takes no `--label`.
+fn input_side_misuse(
+    f: &str,
+    format: source::import::InputFormat,
+    label: Option<crate::sample::Side>,
+    opts: &InputArgs,
+) -> Option<String> {
+    if let Some(k) = &opts.sides_by
+        && format != source::import::InputFormat::Go
+    {
+        return Some(format!(
+            "--sides-by {k}: applies to the Go benchmark format only, and {f} is {}",
+            format.name()
+        ));
+    }
+    if let (Some(side), true) = (label, format.has_sides()) {
+        return Some(format!(
+            "--label {}={f}: {f} is {}, which names the side of each sample itself; give it \
+             as a positional file",
+            side.label(),
+            format.name()
+        ));
+    }
+    None
+}
+
+/// True when some benchmark has samples of one metric on both sides.
+fn has_both_sides(set: &SampleSet) -> bool {
+    use std::collections::HashSet;
+    let mut old = HashSet::new();
+    let mut new = HashSet::new();
+    for s in set.samples() {
+        let key = (s.benchmark, s.metric);
+        match s.side {
+            crate::sample::Side::Old => old.insert(key),
+            crate::sample::Side::New => new.insert(key),
+        };
+        if old.contains(&key) && new.contains(&key) {
+            return true;
+        }
+    }
+    false
 }
 
 /// True when the file (not stdin) starts like compare.js CSV; stdin is treated as CSV only
@@ -415,7 +607,13 @@ fn read_compare_csv_file(f: &str, set: &mut SampleSet) -> Result<(), ImportError
 }
 
 fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
-    let Some(inputs) = read_inputs(&args.files, &args.inputs, io)? else {
+    if let Err(e) = check_outputs(&args.analysis) {
+        writeln!(io.stderr, "benchdiff: {e}")?;
+        return Ok(EXIT_USAGE);
+    }
+    // benchstat summarises a single file as one column; every other report compares sides.
+    let one_side_ok = args.analysis.format == Format::Benchstat;
+    let Some(inputs) = read_inputs(&args.files, &args.inputs, one_side_ok, io)? else {
         return Ok(EXIT_USAGE);
     };
     if args.analysis.format == Format::Benchstat {
@@ -467,14 +665,48 @@ pub(crate) fn emit_analysis_with(
         crate::compare::sort_by_name(&mut comparisons);
     }
     let rows = verdict::rows(comparisons);
+    let non_positive: Vec<&str> = rows
+        .iter()
+        .filter(|r| {
+            let c = &r.comparison;
+            c.old.iter().chain(&c.new).any(|v| *v <= 0.0)
+        })
+        .map(|r| r.comparison.name.as_str())
+        .collect();
+    if let Some(first) = non_positive.first() {
+        writeln!(
+            io.stderr,
+            "benchdiff: warning: {} comparison(s) have values ≤ 0 (first: {first}); changes are \
+             ratios and need positive values: their intervals (paired, Fieller) are NA",
+            non_positive.len()
+        )?;
+    }
     for row in &rows {
         match row.welch {
-            Err(WelchError::EssentiallyConstant) => writeln!(
-                io.stderr,
-                "benchdiff: note: {}: data are essentially constant (zero variance on both sides); \
-                 no t-test, confidence shown as NA (R's compare.R would stop the whole report here)",
-                row.comparison.name
-            )?,
+            Err(WelchError::EssentiallyConstant) => {
+                let c = &row.comparison;
+                let constant = |v: &[f64]| v.iter().all(|x| *x == v[0]);
+                let what = if !(constant(&c.old) && constant(&c.new)) {
+                    "the standard error is negligible against the means (R's t.test rule: \
+                     below 10·ε·max(|mean|), \"data are essentially constant\"), so the \
+                     difference is taken as exact"
+                } else if row.improvement_pct == 0.0 {
+                    "both sides are constant and equal: no change"
+                } else {
+                    "both sides are constant and differ: the difference is exact"
+                };
+                let shown = if args.format == Format::R {
+                    "confidence shown as NA"
+                } else {
+                    "p shown as \"exact\""
+                };
+                writeln!(
+                    io.stderr,
+                    "benchdiff: note: {}: {what}; no t-test, {shown} (R's compare.R stops the \
+                     whole report here)",
+                    c.name
+                )?
+            }
             Err(WelchError::NotFinite) => writeln!(
                 io.stderr,
                 "benchdiff: note: {}: a rate is NaN or infinite; no t-test, confidence shown as NA",
@@ -560,17 +792,14 @@ pub(crate) fn emit_analysis_with(
         }
     }
     if let Some(path) = &args.plot {
-        let is_svg = path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
-        if !is_svg {
+        let Some(kind) = plot_kind(path) else {
             writeln!(
                 io.stderr,
-                "benchdiff: --plot {}: only SVG is supported (name the file *.svg)",
+                "benchdiff: --plot {}: name the file *.svg or *.png",
                 path.display()
             )?;
             return Ok(EXIT_USAGE);
-        }
+        };
         let cs: Vec<&crate::compare::Comparison> = rows.iter().map(|r| &r.comparison).collect();
         let metric = set.metric(metric_id);
         let desc = if metric.name == "rate" {
@@ -587,7 +816,11 @@ pub(crate) fn emit_analysis_with(
             )
         };
         let svg = render::plot::compare_r_box_plot(&cs, &desc)?;
-        if let Err(e) = std::fs::write(path, svg.as_bytes()) {
+        let bytes = match kind {
+            PlotKind::Svg => svg.into_bytes(),
+            PlotKind::Png => render::plot::svg_to_png(&svg)?,
+        };
+        if let Err(e) = std::fs::write(path, bytes) {
             writeln!(io.stderr, "benchdiff: --plot {}: {e}", path.display())?;
             return Ok(EXIT_USAGE);
         }

@@ -24,7 +24,7 @@ pub(crate) struct SingleArgs {
     #[arg(long, value_name = "N")]
     pub(crate) seed: Option<u64>,
     /// Kill a run (its process group) after SECS seconds and record it as failed.
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = super::compare_cmd::parse_seconds)]
     pub(crate) timeout: Option<f64>,
     /// Stop at the first failed run.
     #[arg(long)]

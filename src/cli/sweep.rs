@@ -62,6 +62,16 @@ pub fn mean_ci(values: &[f64]) -> Point {
     Point { n, mean, half }
 }
 
+/// True when a configuration value is the parameter value text `v` (numbers compared as
+/// numbers: `0.10` is `0.1`).
+fn same_value(c: &ConfValue, v: &str) -> bool {
+    match c {
+        ConfValue::Number(x) => v.trim().parse::<f64>().is_ok_and(|y| y == *x),
+        ConfValue::String(s) => s == v,
+        ConfValue::Bool(b) => b.to_string() == v,
+    }
+}
+
 fn value_text(v: &ConfValue) -> String {
     crate::source::runner::inspect::inspect_value(v)
 }
@@ -72,14 +82,32 @@ pub(crate) fn sweep(args: SweepArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         Ok(p) => p,
         Err(code) => return Ok(code),
     };
-    if let Some(p) = &args.plot
-        && !p.extension().is_some_and(|e| e.eq_ignore_ascii_case("svg"))
+    if let Some(x) = &args.x
+        && !prepared
+            .plan
+            .benchmarks
+            .iter()
+            .any(|b| b.matrix.params.iter().any(|p| &p.key == x))
     {
+        let keys: Vec<&str> = prepared
+            .plan
+            .benchmarks
+            .iter()
+            .flat_map(|b| b.matrix.params.iter().map(|p| p.key.as_str()))
+            .collect();
         writeln!(
             io.stderr,
-            "benchdiff: --plot {}: name the file *.svg",
-            p.display()
+            "benchdiff: --x {x}: no benchmark has a parameter {x:?} (parameters: {})",
+            if keys.is_empty() {
+                "none".to_owned()
+            } else {
+                keys.join(", ")
+            }
         )?;
+        return Ok(EXIT_USAGE);
+    }
+    if let Err(e) = super::check_output_paths(None, args.plot.as_deref()) {
+        writeln!(io.stderr, "benchdiff: {e}")?;
         return Ok(EXIT_USAGE);
     }
     let finished = command_bench::execute(
@@ -117,10 +145,29 @@ pub(crate) fn sweep(args: SweepArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     for s in set.samples().iter().filter(|s| s.metric == metric) {
         by.entry(s.benchmark.0).or_default().push(s.value);
     }
-    let points: Vec<(BenchmarkId, Point)> = by
+    let mut points: Vec<(BenchmarkId, Point)> = by
         .iter()
         .map(|(&b, v)| (BenchmarkId(b), mean_ci(v)))
         .collect();
+    // Rows in plan order: benchmarks as given, combinations in -L order (last key fastest).
+    let instances = prepared.plan.instances();
+    let rank = |b: BenchmarkId| -> usize {
+        let bm = set.benchmark(b);
+        instances
+            .iter()
+            .position(|inst| {
+                prepared.plan.benchmarks[inst.bench].name == bm.file
+                    && inst.combo.len() == bm.configuration.params.len()
+                    && inst.combo.iter().all(|(k, v)| {
+                        bm.configuration
+                            .params
+                            .iter()
+                            .any(|(ck, cv)| ck == k && same_value(cv, v))
+                    })
+            })
+            .unwrap_or(usize::MAX)
+    };
+    points.sort_by_key(|(b, _)| rank(*b));
     let mut t = comfy_table::Table::new();
     t.load_style(comfy_table::presets::NOTHING);
     t.set_header(vec![

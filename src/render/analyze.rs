@@ -137,11 +137,16 @@ pub fn render(d: &ReportData<'_>, max_regression: Option<f64>) -> String {
     let skipped = d.assessments.len() - shown.len();
     let w = shown
         .iter()
-        .map(|a| a.row.comparison.name.chars().count())
+        .map(|a| {
+            super::escape_control(&a.row.comparison.name)
+                .chars()
+                .count()
+        })
         .max()
         .unwrap_or(0);
     let ci = |a: &crate::verdict::decide::Assessment, k: usize| -> f64 {
-        a.row.accuracy_pct.map_or(f64::NAN, |c| c[k])
+        // Absolute: with non-positive rates R's half-width/mean is negative (`±-5%`).
+        a.row.accuracy_pct.map_or(f64::NAN, |c| c[k].abs())
     };
     let mut out = String::new();
     let _ = writeln!(
@@ -157,7 +162,7 @@ pub fn render(d: &ReportData<'_>, max_regression: Option<f64>) -> String {
         let _ = write!(
             out,
             "{}  {}  {}   ±{}%  ±{}%  ±{}%",
-            pad_right(&a.row.comparison.name, w),
+            pad_right(&super::escape_control(&a.row.comparison.name), w),
             pad_right(stars, 10),
             pad_left(&imp, 11),
             js_fixed(ci(a, 0), 2),
@@ -181,16 +186,14 @@ pub fn render(d: &ReportData<'_>, max_regression: Option<f64>) -> String {
             if skipped == 1 { " was" } else { "s were" }
         );
     }
+    let names: Vec<String> = shown
+        .iter()
+        .map(|a| super::escape_control(&a.row.comparison.name).into_owned())
+        .collect();
     let bars: Vec<(&str, f64, f64, Option<Stars>)> = shown
         .iter()
-        .map(|a| {
-            (
-                a.row.comparison.name.as_str(),
-                a.row.improvement_pct,
-                ci(a, 0),
-                a.row.stars,
-            )
-        })
+        .zip(&names)
+        .map(|(a, name)| (name.as_str(), a.row.improvement_pct, ci(a, 0), a.row.stars))
         .collect();
     out.push_str(&chart(&bars, w));
     out.push_str(

@@ -264,9 +264,16 @@ pub fn scale_for(unit: &str, min: f64) -> Scale {
     }
 }
 
-/// A value with a scale: `46.55n`.
+/// A value with a scale: `46.55n`. A scaled value of 10¹⁵ or more (a row spanning many
+/// orders of magnitude) is written with an exponent, `1.000e308`, instead of hundreds of
+/// digits.
 pub fn fmt_value(v: f64, s: &Scale) -> String {
-    format!("{:.*}{}", s.decimals, v / s.factor, s.prefix)
+    let x = v / s.factor;
+    if x.is_finite() && x.abs() >= 1e15 {
+        format!("{:.*e}{}", s.decimals.max(3), x, s.prefix)
+    } else {
+        format!("{:.*}{}", s.decimals, x, s.prefix)
+    }
 }
 
 const SUPERSCRIPTS: [&str; 9] = ["¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"];
@@ -290,6 +297,14 @@ impl Notes {
 
 /// Renders the view of every metric of `set` (see the module doc).
 pub fn render(set: &SampleSet, opts: &Options) -> String {
+    // Labels and configuration come from the input: no terminal control characters.
+    let esc = |s: &str| super::escape_control(s).into_owned();
+    let opts = &Options {
+        old_label: esc(&opts.old_label),
+        new_label: esc(&opts.new_label),
+        config: opts.config.iter().map(|(k, v)| (esc(k), esc(v))).collect(),
+        ..opts.clone()
+    };
     let mut out = String::new();
     for (k, v) in &opts.config {
         let _ = writeln!(out, "{k}: {v}");
@@ -309,7 +324,8 @@ pub fn render(set: &SampleSet, opts: &Options) -> String {
         }
         out.push_str(&table(set, m, opts, two, only_new));
     }
-    out
+    // Units and anything else taken from the input.
+    super::escape_control_lines(&out).into_owned()
 }
 
 /// Cells of one row: name; per column value, interval, note; delta, detail, note.
@@ -355,7 +371,7 @@ fn table(set: &SampleSet, metric: MetricId, opts: &Options, two: bool, only_new:
             .fold(f64::INFINITY, f64::min);
         let sc = scale_for(&unit, if min.is_finite() { min } else { 0.0 });
         let mut row = RowCells {
-            name: c.name.trim_end().to_owned(),
+            name: super::escape_control(c.name.trim_end()).into_owned(),
             ..RowCells::default()
         };
         for (j, s) in sums.iter().take(ncols).enumerate() {

@@ -5,7 +5,7 @@
 //! [`escape`], so a benchmark named `<script>` stays text.
 
 use super::markdown::run_facts;
-use super::table::{flags, notes, p_text, signed_pct, summary_line, verdict_text};
+use super::table::{flags, notes, p_cell, signed_pct, summary_line, verdict_text};
 use super::{ReportData, plot};
 use crate::verdict::decide::{Assessment, Method, Verdict};
 use std::fmt::Write as _;
@@ -99,8 +99,8 @@ pub fn render(d: &ReportData<'_>) -> String {
             escape(&c.name),
             escape(&signed_pct(x.change_pct)),
             escape(&ci_text(x)),
-            escape(&p_text(x.p_value)),
-            escape(&p_text(x.p_adjusted)),
+            escape(&p_cell(x, x.p_value)),
+            escape(&p_cell(x, x.p_adjusted)),
             verdict_class(x.verdict),
             escape(&verdict_text(x.verdict)),
             c.old.len(),
@@ -131,9 +131,9 @@ pub fn render(d: &ReportData<'_>) -> String {
             escape(&ci_text(x)),
             verdict_class(x.verdict),
             escape(&verdict_text(x.verdict)),
-            escape(&p_text(x.p_value)),
+            escape(&p_cell(x, x.p_value)),
             escape(d.opts.correction.label()),
-            escape(&p_text(x.p_adjusted)),
+            escape(&p_cell(x, x.p_adjusted)),
             c.old.len(),
             c.new.len(),
         );

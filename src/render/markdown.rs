@@ -6,7 +6,7 @@
 //! (binaries, runs, order, seed). Every string from the input is escaped, so a benchmark name
 //! cannot break the table or inject HTML.
 
-use super::table::{p_text, si, signed_pct, verdict_text};
+use super::table::{p_cell, si, signed_pct, verdict_text};
 use super::{ReportData, RunInfo};
 use crate::verdict::decide::{Assessment, Method, Verdict};
 use std::fmt::Write as _;
@@ -22,6 +22,9 @@ pub fn escape(s: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '\n' | '\r' => out.push(' '),
+            c if super::escape_control(c.encode_utf8(&mut [0; 4])).len() > 1 => {
+                out.push_str(&super::escape_control(c.encode_utf8(&mut [0; 4])));
+            }
             '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | '#' | '!' | '$' => {
                 out.push('\\');
                 out.push(c);
@@ -73,7 +76,7 @@ fn table(rows: &[&Assessment], d: &ReportData<'_>) -> String {
             escape(&c.name),
             signed_pct(x.change_pct),
             ci,
-            p_text(x.p_adjusted),
+            p_cell(x, x.p_adjusted),
             verdict,
             c.old.len(),
             c.new.len(),

@@ -21,6 +21,44 @@ pub mod plot;
 
 use crate::sample::SampleSet;
 use crate::verdict::decide::{Assessment, Options};
+use std::borrow::Cow;
+
+/// True for a character a terminal may act on instead of printing: C0 controls (U+0000–U+001F),
+/// DEL (U+007F) and C1 controls (U+0080–U+009F).
+fn is_control(c: char) -> bool {
+    matches!(c, '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
+}
+
+fn escape_with(s: &str, keep: fn(char) -> bool) -> Cow<'_, str> {
+    if !s.chars().any(|c| is_control(c) && !keep(c)) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_control(c) && !keep(c) {
+            use std::fmt::Write as _;
+            let _ = write!(out, "\\x{:02x}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A name or label from the input made safe for a terminal: every control character (C0,
+/// DEL, C1; see [`is_control`]) written as `\xNN` (two lower-case hex digits), so a file named
+/// `a\x1b[31m.js` prints as those characters and cannot recolour or move the cursor. Text
+/// without control characters is returned as is. Used by the text renderers (table, analyze,
+/// Markdown, benchstat); `--format r` keeps R's own escaping and JSON/HTML escape for their
+/// syntax.
+pub fn escape_control(s: &str) -> Cow<'_, str> {
+    escape_with(s, |_| false)
+}
+
+/// [`escape_control`] for a whole rendered text: line feeds stay.
+pub fn escape_control_lines(s: &str) -> Cow<'_, str> {
+    escape_with(s, |c| c == '\n')
+}
 
 /// Facts about how the samples were measured. Only `benchdiff compare` knows them (it ran the
 /// binaries itself); a report on CSV files has none (`None` wherever a `RunInfo` is optional).

@@ -466,3 +466,35 @@ pub fn compare_r_box_plot(comparisons: &[&Comparison], y_desc: &str) -> Result<S
     }
     Ok(svg)
 }
+
+/// The font embedded for PNG output (DejaVu Sans; see assets/fonts/README.md), so rasterised
+/// text looks the same on every machine and no system font is needed.
+const PNG_FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+
+/// Rasterises an SVG plot (as drawn by this module) to PNG bytes at its own pixel size, with
+/// the embedded DejaVu Sans as the sans-serif font (resvg/usvg).
+///
+/// # Errors
+/// [`PlotError`] when the SVG cannot be parsed, has no area, or PNG encoding fails.
+pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, PlotError> {
+    let mut opt = resvg::usvg::Options::default();
+    {
+        let db = opt.fontdb_mut();
+        db.load_font_data(PNG_FONT.to_vec());
+        db.set_sans_serif_family("DejaVu Sans");
+        db.set_serif_family("DejaVu Sans");
+        db.set_monospace_family("DejaVu Sans");
+    }
+    opt.font_family = "DejaVu Sans".to_owned();
+    let tree = resvg::usvg::Tree::from_str(svg, &opt).map_err(err)?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height())
+        .ok_or_else(|| PlotError("empty plot".to_owned()))?;
+    pixmap.fill(resvg::tiny_skia::Color::WHITE);
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::default(),
+        &mut pixmap.as_mut(),
+    );
+    pixmap.encode_png().map_err(err)
+}

@@ -35,6 +35,22 @@ pub fn p_text(p: f64) -> String {
     }
 }
 
+/// The p-value cell of a comparison: `exact` when the difference needed no test (R's
+/// "data are essentially constant": the standard error is negligible against the means, so
+/// the difference is exact and `p` is 0 or 1 by convention), else [`p_text`] of `p`.
+pub fn p_cell(a: &Assessment, p: f64) -> String {
+    if a.method == Method::Unpaired
+        && matches!(
+            a.row.welch,
+            Err(crate::stats::welch::WelchError::EssentiallyConstant)
+        )
+    {
+        "exact".to_owned()
+    } else {
+        p_text(p)
+    }
+}
+
 /// The verdict text, with runs needed for an inconclusive one.
 pub fn verdict_text(v: Verdict) -> String {
     match v {
@@ -45,7 +61,8 @@ pub fn verdict_text(v: Verdict) -> String {
     }
 }
 
-/// A rate with 3 significant digits and an SI suffix: `1.80M`, `952k`, `12.3`.
+/// A value with 3 significant digits and an SI suffix: `1.80M`, `952k`, `12.3`, `4.56m`,
+/// `215n` (T, G, M, k, none, m, µ, n, p; 0 is `0.00`).
 pub fn si(x: f64) -> String {
     if !x.is_finite() {
         return format!("{x}");
@@ -55,7 +72,11 @@ pub fn si(x: f64) -> String {
         a if a >= 1e9 => (x / 1e9, "G"),
         a if a >= 1e6 => (x / 1e6, "M"),
         a if a >= 1e3 => (x / 1e3, "k"),
-        _ => (x, ""),
+        a if a >= 1.0 || a == 0.0 => (x, ""),
+        a if a >= 1e-3 => (x * 1e3, "m"),
+        a if a >= 1e-6 => (x * 1e6, "µ"),
+        a if a >= 1e-9 => (x * 1e9, "n"),
+        _ => (x * 1e12, "p"),
     };
     let digits = if v.abs() >= 100.0 {
         0
@@ -98,12 +119,13 @@ pub fn flags(a: &Assessment) -> String {
 }
 
 /// Notes for flagged comparisons: the modes of a multimodal side (centre, share) with the
-/// warning that the mean difference is not a reliable verdict, and drift against run order.
-/// (Outliers are counted in the flags column: flagged, never dropped.)
+/// warning that the mean difference is not a reliable verdict, drift against run order, and
+/// comparisons with a single sample on a side (untestable). (Outliers are counted in the flags
+/// column: flagged, never dropped.)
 pub fn notes(a: &[Assessment]) -> String {
     let mut out = String::new();
     for x in a {
-        let name = &x.row.comparison.name;
+        let name = super::escape_control(&x.row.comparison.name);
         for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
             if let Some(m) = &s.multimodal {
                 let modes: Vec<String> = m
@@ -137,6 +159,32 @@ pub fn notes(a: &[Assessment]) -> String {
             }
         }
     }
+    // Harnesses that report one figure per benchmark (criterion text, Google Benchmark without
+    // repetitions) give one sample a side: nothing to test, say so once.
+    let single: Vec<&Assessment> = a
+        .iter()
+        .filter(|x| {
+            let (o, n) = (x.row.comparison.old.len(), x.row.comparison.new.len());
+            o.min(n) == 1
+        })
+        .collect();
+    if let Some(first) = single.first() {
+        let name = super::escape_control(&first.row.comparison.name);
+        let which = if single.len() == 1 {
+            format!("{name}: one sample on a side")
+        } else {
+            format!(
+                "{} comparisons have one sample on a side (first: {name})",
+                single.len()
+            )
+        };
+        let _ = writeln!(
+            out,
+            "note: {which}: with n=1 there is no variance, so no test is possible and the \
+             verdict stays inconclusive; give the raw samples or repetitions (e.g. \
+             --benchmark_repetitions, cargo-criterion's JSON)"
+        );
+    }
     out
 }
 
@@ -145,7 +193,7 @@ pub fn details(a: &[Assessment]) -> String {
     let mut out = String::new();
     for x in a {
         let c = &x.row.comparison;
-        let _ = writeln!(out, "{}", c.name);
+        let _ = writeln!(out, "{}", super::escape_control(&c.name));
         for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
             let ci = s
                 .median_ci
@@ -279,11 +327,11 @@ pub fn render(a: &[Assessment], opts: &Options, color: bool, width: Option<u16>)
             }
         );
         t.add_row(vec![
-            Cell::new(&x.row.comparison.name),
+            Cell::new(super::escape_control(&x.row.comparison.name)),
             Cell::new(signed_pct(x.change_pct)).set_alignment(CellAlignment::Right),
             Cell::new(ci).set_alignment(CellAlignment::Right),
-            Cell::new(p_text(x.p_value)).set_alignment(CellAlignment::Right),
-            Cell::new(p_text(x.p_adjusted)).set_alignment(CellAlignment::Right),
+            Cell::new(p_cell(x, x.p_value)).set_alignment(CellAlignment::Right),
+            Cell::new(p_cell(x, x.p_adjusted)).set_alignment(CellAlignment::Right),
             verdict,
             Cell::new(runs).set_alignment(CellAlignment::Right),
             Cell::new(flags(x)),

@@ -8,8 +8,10 @@
 //!
 //! Columns are found by header name (as `read.csv` + `dat$rate` do), so their order may vary;
 //! `binary`, `filename`, `configuration` and `rate` are required, `time` is optional.
-//! A header line repeated later (several files concatenated with `cat`) is skipped; blank
-//! lines are skipped as `read.csv` does.
+//! A later header line (several files concatenated with `cat`) is recognised by its fields
+//! all being column names, wherever they are, and its column order is used from there on; a
+//! header naming a column twice is an error. Blank lines are skipped as `read.csv` does; a NUL
+//! byte in a field is an error naming line and column.
 //!
 //! Why a tokenizer of our own instead of the `csv` crate: this is a fixed, line-oriented
 //! dialect (compare.js never writes a line break inside a field), and the `csv` crate is
@@ -80,6 +82,9 @@ pub fn read_compare_csv<R: BufRead>(
     let mut scratch: Vec<u8> = Vec::with_capacity(256);
     let mut ranges: Vec<(usize, usize)> = Vec::with_capacity(8);
     let mut columns: Option<Columns> = None;
+    // The column names of the first header (a later header may only use these and the
+    // standard ones).
+    let mut first_header: Vec<String> = Vec::new();
     let mut line_no: u64 = 0;
 
     loop {
@@ -128,15 +133,32 @@ pub fn read_compare_csv<R: BufRead>(
             continue;
         };
         let field = |i: usize| -> &str { &text[ranges[i].0..ranges[i].1] };
+        if let Some(i) = (0..ranges.len()).find(|&i| field(i).contains('\0')) {
+            report(
+                line_no,
+                format!(
+                    "column {}: a NUL byte inside field {} (not text; R's read.csv cannot \
+                     read it either)",
+                    memchr::memchr(0, line).map_or(0, |p| p + 1),
+                    i + 1
+                ),
+            );
+            continue;
+        }
 
-        // A header line: the first line, or a repeated one (concatenated files).
-        let is_header = match columns {
-            None => true,
-            Some(c) => c.binary < ranges.len() && field(c.binary) == "binary",
-        };
+        // A header line: the first line, or a later one whose fields are all column names
+        // (concatenated files; their column order may differ).
+        let is_header = columns.is_none()
+            || (0..ranges.len()).all(|i| {
+                let f = field(i);
+                KNOWN_COLUMNS.contains(&f) || first_header.iter().any(|h| h == f)
+            });
         if is_header {
             match header_columns(ranges.len(), field) {
                 Ok(c) => {
+                    if columns.is_none() {
+                        first_header = (0..ranges.len()).map(|i| field(i).to_owned()).collect();
+                    }
                     columns = Some(c);
                     summary.headers += 1;
                     summary.legacy |= line.windows(3).any(|w| w == b"\", ");
@@ -215,7 +237,20 @@ pub fn read_compare_csv<R: BufRead>(
     Ok(summary)
 }
 
+/// The columns compare.js writes.
+const KNOWN_COLUMNS: [&str; 5] = ["binary", "filename", "configuration", "rate", "time"];
+
 fn header_columns<'a>(count: usize, field: impl Fn(usize) -> &'a str) -> Result<Columns, String> {
+    for j in 0..count {
+        if let Some(i) = (0..j).find(|&i| field(i) == field(j)) {
+            return Err(format!(
+                "the header names column \"{}\" twice (columns {} and {})",
+                field(j),
+                i + 1,
+                j + 1
+            ));
+        }
+    }
     let find = |name: &str| (0..count).find(|&i| field(i) == name);
     let mut missing = Vec::new();
     let mut need = |name: &'static str| {
@@ -457,6 +492,39 @@ mod tests {
             ),
             "{err}"
         );
+    }
+
+    #[test]
+    fn header_naming_a_column_twice_is_an_error() {
+        let err = read("binary,filename,binary,configuration,rate\nold,a.js,old,,1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("t.csv:1: the header names column \"binary\" twice (columns 1 and 3)"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn later_header_with_other_column_order_is_used() {
+        let (set, s) = read(
+            "binary,filename,configuration,rate,time\nold,a.js,n=1,10,1\n\
+             rate,time,binary,filename,configuration\n12,1,new,a.js,n=1\n13,1,new,a.js,n=1\n",
+        )
+        .unwrap();
+        assert_eq!(s.headers, 2);
+        assert_eq!(set.len(), 3);
+        assert_eq!(set.benchmarks().len(), 1);
+        assert_eq!(set.samples()[2].value, 13.0);
+        assert_eq!(set.samples()[2].side, Side::New);
+    }
+
+    #[test]
+    fn nul_byte_names_line_and_column() {
+        let err = read("binary,filename,configuration,rate\nold,a\0.js,,1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("t.csv:2: column 6: a NUL byte"), "{err}");
     }
 
     #[test]

@@ -32,7 +32,8 @@ impl std::fmt::Display for WelchError {
         f.write_str(match self {
             WelchError::TooFewSamples => "fewer than 2 samples on a side",
             WelchError::EssentiallyConstant => {
-                "data are essentially constant (both sides have zero variance; R's t.test stops here)"
+                "data are essentially constant (the standard error is negligible against the means; \
+                 R's t.test stops here)"
             }
             WelchError::NotFinite => "a rate is NaN or infinite",
         })

@@ -7,6 +7,9 @@
 //! - **unpaired** ([`crate::stats::ratio`] + [`crate::stats::welch`]): Fieller's interval for the
 //!   ratio of means, Welch's p-value.
 //!
+//! Both need every value positive (a ratio of rates): a comparison with a value ≤ 0 gets no
+//! interval (NA) and, without the interval, an inconclusive verdict.
+//!
 //! The p-values of all comparisons in a report form one family and are adjusted together
 //! (Holm–Bonferroni by default, Benjamini–Hochberg, or none). The verdict against a threshold
 //! `T` percent (default 1%):
@@ -257,7 +260,9 @@ fn estimate(row: Row, opts: &Options) -> Assessment {
     let c = &row.comparison;
     let runs = c.old.len().min(c.new.len());
     let pairs = c.pairs();
-    let paired = if pairs.len() >= MIN_PAIRS {
+    // Ratios (and their logs) mean nothing unless every value is positive: no interval then.
+    let positive = c.old.iter().chain(&c.new).all(|v| *v > 0.0);
+    let paired = if positive && pairs.len() >= MIN_PAIRS {
         paired::paired_log_ratio(&pairs, opts.confidence)
     } else {
         None
@@ -270,7 +275,7 @@ fn estimate(row: Row, opts: &Options) -> Assessment {
             p.p_value,
         ),
         None => {
-            let r = ratio::fieller(&c.old, &c.new, opts.confidence);
+            let r = ratio::fieller(&c.old, &c.new, opts.confidence).filter(|_| positive);
             let p = match row.welch {
                 Ok(w) => w.p_value,
                 // Both sides constant: a difference is certain, equality means no change.

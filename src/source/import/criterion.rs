@@ -8,6 +8,8 @@
 //! ps/ns/µs/ms/s to seconds. Comparing two criterion outputs therefore has n = 1 per side; the
 //! report says so. (cargo-criterion's `--message-format json` has the raw samples.) Lines of
 //! libtest unit tests, `Benchmarking …` progress, `change:` and outlier summaries are skipped.
+//! A panic (`thread '…' panicked at`) or `error: bench failed` gives a warning naming its line:
+//! the benchmarks after it did not run.
 
 use super::{Diagnostics, Imported, ReadOptions, time_unit_seconds};
 use crate::error::ImportError;
@@ -44,10 +46,22 @@ pub fn read(
     set: &mut SampleSet,
 ) -> Result<Imported, ImportError> {
     let mut diags = Diagnostics::new(name);
+    let mut warns = Diagnostics::new(name);
     let metric = set.intern_metric("sec/op", "sec/op", Better::Lower);
     let mut prev = "";
     for (i, raw) in text.lines().enumerate() {
         let line_no = i as u64 + 1;
+        // A benchmark binary that panicked or failed: the results after it are missing.
+        let t = raw.trim();
+        if (t.starts_with("thread '") && t.contains("' panicked at"))
+            || t.starts_with("error: bench failed")
+            || t.starts_with("error: process didn't exit successfully")
+        {
+            warns.push(
+                line_no,
+                format!("the benchmark run failed ({t}); results after it are missing"),
+            );
+        }
         if let Some((bname, est)) = parse_time(raw) {
             let bname = if bname.is_empty() { prev } else { bname };
             if bname.is_empty() {
@@ -74,5 +88,8 @@ pub fn read(
         }
     }
     diags.finish()?;
-    Ok(Imported::default())
+    Ok(Imported {
+        warnings: warns.into_vec(),
+        ..Imported::default()
+    })
 }

@@ -139,7 +139,8 @@ enum SidesBy {
 /// # Errors
 /// [`ImportError::Invalid`] naming every malformed result or unit line (odd field count,
 /// missing or non-integer iteration count, non-numeric value, bad or conflicting metadata), or
-/// a `sides_by` key with more than two values. Good lines are still added.
+/// a `sides_by` key with more than two values, or one that no result line carries (line 0:
+/// "no key K in this file"). Good lines are still added.
 pub fn read(
     text: &str,
     name: &str,
@@ -169,6 +170,9 @@ pub fn read(
             (Some(sb), wanted)
         }
     };
+    // Whether any result line carried the sides key (none: an error, not all-old rows).
+    let mut key_seen = false;
+    let mut results = 0u64;
     let mut side_values: Vec<String> = wanted
         .as_ref()
         .map(|(a, b)| vec![a.clone(), b.clone()])
@@ -270,19 +274,22 @@ pub fn read(
             let mut bench_name = full.to_owned();
             let side_value = match &sides_by {
                 None => None,
-                Some(SidesBy::Config(k)) => Some(
-                    config
+                Some(SidesBy::Config(k)) => {
+                    let v = config
                         .iter()
                         .find(|(ck, _)| ck == k)
-                        .map(|(_, v)| v.clone())
-                        .unwrap_or_default(),
-                ),
+                        .map(|(_, v)| v.clone());
+                    key_seen |= v.is_some();
+                    Some(v.unwrap_or_default())
+                }
                 Some(SidesBy::Name(k)) => {
                     let (stripped, v) = strip_name_key(full, k);
                     bench_name = stripped;
+                    key_seen |= v.is_some();
                     Some(v.unwrap_or_default())
                 }
             };
+            results += 1;
             let side = match side_value {
                 None => match config.iter().find(|(k, _)| k == "binary") {
                     Some((_, v)) => Side::from_label(v).unwrap_or(opts.side),
@@ -375,6 +382,19 @@ pub fn read(
         if matches!(&m.assume, Some((a, _)) if a == "exact") {
             imported.exact_units.insert(unit.clone());
         }
+    }
+    if let (Some(sb), false, true) = (&sides_by, key_seen, results > 0) {
+        let msg = match sb {
+            SidesBy::Config(k) => format!(
+                "--sides-by {k}: no key {k} in this file (no configuration line `{k}: …` \
+                 before a result line)"
+            ),
+            SidesBy::Name(k) => format!(
+                "--sides-by /{k}: no key /{k} in this file (no benchmark name with a \
+                 `/{k}=…` part)"
+            ),
+        };
+        diags.push(0, msg);
     }
     imported.side_values = side_values;
     diags.finish()?;

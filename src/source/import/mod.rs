@@ -224,7 +224,10 @@ pub fn sniff(head: &str) -> Option<InputFormat> {
     let first_line = t.lines().next().unwrap_or("");
     if t.starts_with('{') || t.starts_with('[') {
         let compact: String = first_line.chars().filter(|c| !c.is_whitespace()).collect();
-        if compact.starts_with("{\"type\":\"run\"") || compact.contains("\"type\":\"run\"") {
+        if compact.starts_with("{\"type\":\"run\"")
+            || compact.contains("\"type\":\"run\"")
+            || compact.contains("\"type\":\"command-run\"")
+        {
             return Some(InputFormat::ResultsJsonl);
         }
         if t.contains("\"times\"") && t.contains("\"command\"") {

@@ -37,8 +37,17 @@ pub fn read(
         ));
     };
     let _ = line_of(text, 0);
-    let loaded = crate::source::runner::results::load(path)
-        .map_err(|e| bad(line_from_message(&e.to_string()), e.to_string()))?;
+    if crate::source::runner::commands::is_command_results(text) {
+        return read_command_run(text, name, set);
+    }
+    let loaded = crate::source::runner::results::load(path).map_err(|e| {
+        // The loader's message names the file itself ("results file: PATH: …"); the
+        // diagnostic already does.
+        let full = e.to_string();
+        let prefix = format!("results file: {}: ", path.display());
+        let msg = full.strip_prefix(&prefix).unwrap_or(&full).to_owned();
+        bad(line_from_message(&msg), msg)
+    })?;
     for job in &loaded.done {
         for s in &job.samples {
             let r = s.to_report();
@@ -52,6 +61,39 @@ pub fn read(
                 run: Some(job.run),
             });
         }
+    }
+    let warnings = loaded
+        .warnings
+        .iter()
+        .map(|w| Diagnostic {
+            file: name.to_owned(),
+            line: line_from_message(w),
+            message: w.clone(),
+        })
+        .collect();
+    Ok(Imported {
+        warnings,
+        ..Imported::default()
+    })
+}
+
+/// A results file of a command-benchmark run (`command-run` first, then `command-job`
+/// records): every sample of every counted `ok` job (the first record per schedule position)
+/// with its rate and all its metrics (`wall`, `user`, `sys`, `max_rss` and the program's own).
+fn read_command_run(text: &str, name: &str, set: &mut SampleSet) -> Result<Imported, ImportError> {
+    let loaded =
+        crate::source::runner::commands::load_results(text).map_err(|(line, message)| {
+            ImportError::Invalid(
+                vec![Diagnostic {
+                    file: name.to_owned(),
+                    line,
+                    message,
+                }],
+                1,
+            )
+        })?;
+    for job in loaded.done.iter().filter(|j| !j.warmup) {
+        crate::source::runner::commands::add_to_set(set, job.side(), job.run, &job.samples);
     }
     let warnings = loaded
         .warnings

@@ -503,14 +503,16 @@ pub fn execute(
         } else {
             job.run - plan.warmup
         };
+        let combo = inst
+            .combo
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ");
         let what = format!(
-            "{} {} ({}, {} {}/{})",
+            "{}{}{combo} ({}, {} {}/{})",
             def.name,
-            inst.combo
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join(" "),
+            if combo.is_empty() { "" } else { " " },
             target.side,
             if warmup { "warm-up" } else { "run" },
             run + 1,
@@ -647,4 +649,92 @@ pub fn execute(
         }
     }
     summary
+}
+
+/// A command run's results file read back (for `benchdiff report` and `compare --resume`).
+#[derive(Clone, Debug)]
+pub struct CommandLoaded {
+    /// Its plan (the `command-run` record, first line).
+    pub header: CommandRunHeader,
+    /// The `ok` job records (warm-ups included), the first one per schedule position, in
+    /// file order.
+    pub done: Vec<CommandJobRecord>,
+    /// Lines that could not be read (e.g. one cut short by a kill), as `line N: why`.
+    pub warnings: Vec<String>,
+}
+
+/// True when the first non-blank line of `text` is a `command-run` record.
+pub fn is_command_results(text: &str) -> bool {
+    #[derive(Deserialize)]
+    struct TypeOnly {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+    }
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .and_then(|l| serde_json::from_str::<TypeOnly>(l).ok())
+        .and_then(|t| t.kind)
+        .is_some_and(|k| k == "command-run")
+}
+
+/// Reads the text of a command run's results file.
+///
+/// # Errors
+/// `(line, message)` (1-based line) when the first record is not a readable `command-run`
+/// record. Unreadable later lines become warnings.
+pub fn load_results(text: &str) -> Result<CommandLoaded, (u64, String)> {
+    let mut header: Option<CommandRunHeader> = None;
+    let mut done = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut warnings = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let n = i as u64 + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: serde_json::Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) if header.is_some() => {
+                warnings.push(format!("line {n}: not a JSON record ({e}); ignored"));
+                continue;
+            }
+            Err(e) => return Err((n, format!("not a JSON record: {e}"))),
+        };
+        let kind = value.get("type").and_then(|t| t.as_str()).unwrap_or("");
+        match (kind, &header) {
+            ("command-run", None) => match serde_json::from_value::<CommandRunHeader>(value) {
+                Ok(h) => header = Some(h),
+                Err(e) => return Err((n, format!("bad command-run record: {e}"))),
+            },
+            (_, None) => {
+                return Err((
+                    n,
+                    "the first record is not a command-run record: not a benchdiff results \
+                     file of command benchmarks"
+                        .to_owned(),
+                ));
+            }
+            ("command-run", Some(_)) => {
+                warnings.push(format!("line {n}: a second command-run record; ignored"));
+            }
+            ("command-job", Some(_)) => match serde_json::from_value::<CommandJobRecord>(value) {
+                Ok(j) => {
+                    if j.ok() && seen.insert(j.position) {
+                        done.push(j);
+                    }
+                }
+                Err(e) => warnings.push(format!("line {n}: bad command-job record ({e}); ignored")),
+            },
+            _ => {}
+        }
+    }
+    let header = header.ok_or((
+        1,
+        "empty: no command-run record (not a benchdiff results file)".to_owned(),
+    ))?;
+    Ok(CommandLoaded {
+        header,
+        done,
+        warnings,
+    })
 }

@@ -151,6 +151,40 @@ pub struct SuiteBench {
     pub prepare: Option<String>,
 }
 
+/// The largest `runs` or `warmup` accepted (per target and configuration), in the suite file
+/// and on the command line: a million.
+pub const MAX_RUNS: u32 = 1_000_000;
+
+/// The longest `timeout` accepted, seconds (one year).
+pub const MAX_TIMEOUT_S: f64 = 365.0 * 86_400.0;
+
+/// The default name of a command benchmark: its argument template with the `{key}`
+/// placeholders removed and spaces collapsed (`-c {file}` → `-c`), or `command` when nothing
+/// is left.
+pub fn default_bench_name(template: &str) -> String {
+    let mut out = template.to_owned();
+    for k in super::command::placeholders(template) {
+        out = out.replace(&format!("{{{k}}}"), " ");
+    }
+    let name = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    if name.is_empty() {
+        "command".to_owned()
+    } else {
+        name
+    }
+}
+
+/// The 1-based line of the first top-level `key = …` line of a TOML text (1 when not found).
+fn top_key_line(text: &str, key: &str) -> usize {
+    text.lines()
+        .position(|l| {
+            l.trim_start()
+                .strip_prefix(key)
+                .is_some_and(|r| r.trim_start().starts_with('='))
+        })
+        .map_or(1, |i| i + 1)
+}
+
 fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())]
         .iter()
@@ -234,6 +268,34 @@ pub fn load(path: &Path) -> Result<Suite, String> {
         order_of(o).map_err(|e| format!("{shown}: {e}"))?;
     }
     env_of(&toml.env).map_err(|e| format!("{shown}: {e}"))?;
+    let key_at = |key: &str, msg: String| format!("{shown}:{}: {msg}", top_key_line(&text, key));
+    if toml.runs == Some(0) {
+        return Err(key_at(
+            "runs",
+            "runs = 0: at least 1 run is needed".to_owned(),
+        ));
+    }
+    if let Some(r) = toml.runs
+        && r > MAX_RUNS
+    {
+        return Err(key_at("runs", format!("runs = {r}: at most {MAX_RUNS}")));
+    }
+    if let Some(w) = toml.warmup
+        && w > MAX_RUNS
+    {
+        return Err(key_at(
+            "warmup",
+            format!("warmup = {w}: at most {MAX_RUNS}"),
+        ));
+    }
+    if let Some(t) = toml.timeout
+        && !(t.is_finite() && t > 0.0 && t <= MAX_TIMEOUT_S)
+    {
+        return Err(key_at(
+            "timeout",
+            format!("timeout = {t}: give seconds above 0 and at most one year ({MAX_TIMEOUT_S})"),
+        ));
+    }
     if toml.benchmark.is_empty() {
         return Err(format!("{shown}: no [[benchmark]] entries"));
     }
@@ -241,7 +303,10 @@ pub fn load(path: &Path) -> Result<Suite, String> {
     for sb in &toml.benchmark {
         let off = sb.span().start;
         let b = sb.get_ref();
-        let name = b.name.clone().unwrap_or_else(|| b.args.clone());
+        let name = b
+            .name
+            .clone()
+            .unwrap_or_else(|| default_bench_name(&b.args));
         let mut matrix = Matrix::default();
         for (k, v) in &b.params {
             check_key(k).map_err(|e| at(off, format!("benchmark {name:?}: {e}")))?;
