@@ -445,35 +445,8 @@ pub fn run_job(
         {
             wait = wait.min(t.saturating_duration_since(now));
         }
-        let mut pfds: Vec<libc::pollfd> = Vec::with_capacity(4);
-        let mut which: Vec<usize> = Vec::with_capacity(4);
-        for (i, (_, f)) in streams.iter().enumerate() {
-            if let Some(f) = f {
-                pfds.push(libc::pollfd {
-                    fd: f.as_raw_fd(),
-                    events: libc::POLLIN,
-                    revents: 0,
-                });
-                which.push(i);
-            }
-        }
-        if let Some(p) = &pidfd {
-            pfds.push(libc::pollfd {
-                fd: p.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            });
-        }
-        let ms = wait.as_millis().clamp(1, 1000) as libc::c_int;
-        // SAFETY: pfds is a valid array of pollfd of the given length.
-        let n = unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, ms) };
-        if n <= 0 {
-            continue; // timeout or EINTR: re-check flags, deadline and exit
-        }
-        for (slot, &i) in which.iter().enumerate() {
-            if pfds[slot].revents != 0 {
-                read_some(i, &mut streams, &mut out, &mut caller_stopped, false);
-            }
+        for i in super::poll::wait_readable(&streams, pidfd.as_ref(), wait) {
+            read_some(i, &mut streams, &mut out, &mut caller_stopped, false);
         }
     }
     // Leftover descendants (a worker that outlived the controller) go with the group.

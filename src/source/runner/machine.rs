@@ -324,7 +324,8 @@ mod tests {
             .spawn()
             .expect("sh runs");
         std::thread::sleep(Duration::from_millis(50));
-        let busy = busy_processes(Duration::from_millis(200), 30.0);
+        // A low bar (5% of a CPU): under a loaded machine the spinner still gets that much.
+        let busy = busy_processes(Duration::from_millis(200), 5.0);
         let _ = child.kill();
         let _ = child.wait();
         assert!(

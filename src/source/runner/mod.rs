@@ -29,6 +29,7 @@ pub mod json_lines;
 pub mod machine;
 pub mod matrix;
 pub mod node_ipc;
+pub mod poll;
 pub mod results;
 pub mod rusage;
 pub mod schedule;
