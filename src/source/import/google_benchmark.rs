@@ -11,7 +11,7 @@
 //! when present. `run` is `repetition_index`.
 
 use super::hyperfine::json_error;
-use super::{Diagnostics, Imported, ReadOptions, find_line, time_unit_seconds};
+use super::{Diagnostics, Imported, ReadOptions, line_of_next_json_string, time_unit_seconds};
 use crate::error::ImportError;
 use crate::sample::{Better, Sample, SampleSet};
 use serde_json::Value;
@@ -40,11 +40,7 @@ pub fn read(
     let mut from = 0;
     for b in benches {
         let bname = b.get("name").and_then(Value::as_str).unwrap_or("");
-        let needle = serde_json::to_string(bname).unwrap_or_default();
-        let line = find_line(text, &needle, from);
-        if let Some(i) = text.get(from..).and_then(|t| t.find(&needle)) {
-            from += i + needle.len();
-        }
+        let line = line_of_next_json_string(text, bname, &mut from);
         if b.get("run_type").and_then(Value::as_str) == Some("aggregate") {
             continue;
         }

@@ -8,7 +8,7 @@
 //! A run whose exit code is non-zero is skipped with a warning (hyperfine keeps it only with
 //! `--ignore-failure`). Summary fields (mean, stddev, median, user, system) are not samples.
 
-use super::{Diagnostics, Imported, ReadOptions, find_line};
+use super::{Diagnostics, Imported, ReadOptions, line_of_next_json_string};
 use crate::error::ImportError;
 use crate::sample::{Better, Sample, SampleSet};
 use serde_json::Value;
@@ -40,11 +40,7 @@ pub fn read(
     let mut search_from = 0;
     for r in results {
         let command = r.get("command").and_then(Value::as_str).unwrap_or("");
-        let needle = serde_json::to_string(command).unwrap_or_default();
-        let line = find_line(text, &needle, search_from);
-        if let Some(i) = text.get(search_from..).and_then(|t| t.find(&needle)) {
-            search_from += i + needle.len();
-        }
+        let line = line_of_next_json_string(text, command, &mut search_from);
         if command.is_empty() {
             diags.push(line, "a result without a \"command\"");
             continue;

@@ -202,6 +202,18 @@ pub fn line_of(text: &str, pos: usize) -> u64 {
         + 1
 }
 
+/// The 1-based line of the next occurrence of `value` written as a JSON string, searching
+/// from byte `*from`, and moves `*from` past it (JSON importers use this to name the line of
+/// each record in their diagnostics, in record order).
+pub fn line_of_next_json_string(text: &str, value: &str, from: &mut usize) -> u64 {
+    let needle = serde_json::to_string(value).unwrap_or_default();
+    let line = find_line(text, &needle, *from);
+    if let Some(i) = text.get(*from..).and_then(|t| t.find(&needle)) {
+        *from += i + needle.len();
+    }
+    line
+}
+
 /// 1-based line of the first occurrence of `needle` at or after byte `from` (1 if absent).
 pub fn find_line(text: &str, needle: &str, from: usize) -> u64 {
     let from = from.min(text.len());

@@ -10,7 +10,7 @@
 //! shorter than `stats.rounds`. A benchmark without `data` has no raw samples: it is an error.
 
 use super::hyperfine::json_error;
-use super::{Diagnostics, Imported, ReadOptions, find_line};
+use super::{Diagnostics, Imported, ReadOptions, find_line, line_of_next_json_string};
 use crate::error::ImportError;
 use crate::sample::{Better, Sample, SampleSet};
 use serde_json::Value;
@@ -42,11 +42,7 @@ pub fn read(
             .or_else(|| b.get("name"))
             .and_then(Value::as_str)
             .unwrap_or("");
-        let needle = serde_json::to_string(full).unwrap_or_default();
-        let line = find_line(text, &needle, from);
-        if let Some(i) = text.get(from..).and_then(|t| t.find(&needle)) {
-            from += i + needle.len();
-        }
+        let line = line_of_next_json_string(text, full, &mut from);
         if full.is_empty() {
             diags.push(line, "a benchmark without a \"name\"");
             continue;
