@@ -145,7 +145,6 @@ fn go_units_are_normalised_with_directions() {
         "Unit widgets better=higher\nBenchmarkA-4 1 5 widgets 10 B/op 2 allocs/op\n",
         "t",
         None,
-        None,
         &ReadOptions::default(),
         &mut set,
     )

@@ -31,7 +31,6 @@ fn round_trip(set: &SampleSet) -> SampleSet {
         &text,
         "export.txt",
         None,
-        None,
         &ReadOptions::default(),
         &mut back,
     )

@@ -1,11 +1,13 @@
 //! Every importer (Go benchmark format, hyperfine, Google Benchmark, libtest, criterion,
-//! pytest-benchmark, Node run.js CSV, compare.js CSV) and the content sniffer, on any text.
+//! pytest-benchmark, Node run.js CSV, compare.js CSV, results JSON Lines) and the content
+//! sniffer, on any bytes, through the same streaming reader as files.
 #![no_main]
-use benchdiff::source::import::{InputFormat, ReadOptions, read_text};
+use benchdiff::source::import::{InputFormat, ReadOptions, read_bytes};
 use libfuzzer_sys::fuzz_target;
 
-const FORMATS: [Option<InputFormat>; 9] = [
+const FORMATS: [Option<InputFormat>; 10] = [
     None,
+    Some(InputFormat::ResultsJsonl),
     Some(InputFormat::NodeCompareCsv),
     Some(InputFormat::NodeRunCsv),
     Some(InputFormat::Go),
@@ -17,12 +19,11 @@ const FORMATS: [Option<InputFormat>; 9] = [
 ];
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
     for f in FORMATS {
         let mut set = benchdiff::sample::SampleSet::new();
-        let _ = read_text(text, "fuzz", None, f, &ReadOptions::default(), &mut set);
+        let _ = read_bytes(data, "fuzz", f, &ReadOptions::default(), &mut set);
     }
     let go = ReadOptions { sides_by: Some("note".to_owned()), ..ReadOptions::default() };
     let mut set = benchdiff::sample::SampleSet::new();
-    let _ = read_text(text, "fuzz", None, Some(InputFormat::Go), &go, &mut set);
+    let _ = read_bytes(data, "fuzz", Some(InputFormat::Go), &go, &mut set);
 });

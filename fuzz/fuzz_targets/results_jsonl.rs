@@ -1,13 +1,9 @@
-//! benchdiff's JSON Lines results file, as `--resume` reads it.
+//! benchdiff's JSON Lines results files, as `--resume` and `report` read them: the Node-file
+//! run's loader and the command run's loader, streamed from memory.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use std::io::Write;
 
 fuzz_target!(|data: &[u8]| {
-    let path = std::env::temp_dir().join(format!("benchdiff-fuzz-{}.jsonl", std::process::id()));
-    if let Ok(mut f) = std::fs::File::create(&path) {
-        if f.write_all(data).is_ok() {
-            let _ = benchdiff::source::runner::results::load(&path);
-        }
-    }
+    let _ = benchdiff::source::runner::results::load_from(data, "fuzz");
+    let _ = benchdiff::source::runner::commands::load_results_from(data);
 });

@@ -447,9 +447,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
         }
     }
     if let Some(path) = &args.resume {
-        if std::fs::read_to_string(path)
-            .is_ok_and(|t| crate::source::runner::commands::is_command_results(&t))
-        {
+        if crate::source::runner::commands::is_command_results_file(path) {
             return Err(RunnerError::Io(format!(
                 "--resume {}: this is the results file of a command-benchmark run; --resume \
                  continues Node-file runs only. Run the command benchmarks again (the samples \

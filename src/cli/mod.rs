@@ -15,14 +15,13 @@ mod run_cmd;
 #[path = "sweep.rs"]
 mod sweep_cmd;
 
-use crate::error::ImportError;
 use crate::sample::SampleSet;
 use crate::stats::welch::WelchError;
 use crate::verdict::decide::{self, Correction, Options};
 use crate::{render, source, verdict};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
-use std::io::{BufReader, Write};
+use std::io::Write;
 
 /// Exit code for bad usage or unreadable input.
 pub const EXIT_USAGE: i32 = 2;
@@ -370,52 +369,39 @@ fn read_inputs(
     let mut self_sided: Vec<String> = Vec::new();
     let mut one_side: Vec<String> = Vec::new();
     for (f, side) in &sided {
-        // compare.js CSV (the common case, possibly a million rows) stays streamed.
-        let res = if opts
-            .input_format
-            .is_none_or(|x| x == InputFormat::NodeCompareCsv)
-            && (opts.input_format.is_some() || sniff_file_is_compare_csv(f))
-        {
-            if let Some(e) = input_side_misuse(f, InputFormat::NodeCompareCsv, *side, opts) {
-                writeln!(io.stderr, "benchdiff: {e}")?;
-                return Ok(None);
+        // Every input is streamed: the head is read to guess the format, then the rest.
+        let res = import::Input::open(f).and_then(|input| {
+            let format = opts.input_format.or_else(|| input.sniff());
+            if let Some(e) = format.and_then(|x| input_side_misuse(f, x, *side, opts)) {
+                return Ok(Some(Err(e)));
             }
-            self_sided.push(f.clone());
-            read_compare_csv_file(f, &mut set).map(|_| None)
-        } else {
-            import::load_text(f).and_then(|(name, text)| {
-                let format = opts.input_format.or_else(|| import::sniff_text(&text));
-                if let Some(e) = format.and_then(|x| input_side_misuse(f, x, *side, opts)) {
-                    return Ok(Some(Err(e)));
-                }
-                if format.is_some_and(|x| {
-                    x.has_sides() || (x == InputFormat::Go && opts.sides_by.is_some())
-                }) {
-                    self_sided.push(f.clone());
+            if format
+                .is_some_and(|x| x.has_sides() || (x == InputFormat::Go && opts.sides_by.is_some()))
+            {
+                self_sided.push(f.clone());
+            } else {
+                one_side.push(f.clone());
+            }
+            let side = side.unwrap_or_else(|| {
+                if format.is_some_and(InputFormat::has_sides) {
+                    crate::sample::Side::Old
                 } else {
-                    one_side.push(f.clone());
-                }
-                let side = side.unwrap_or_else(|| {
-                    if format.is_some_and(InputFormat::has_sides) {
+                    unsided += 1;
+                    if unsided == 1 {
                         crate::sample::Side::Old
                     } else {
-                        unsided += 1;
-                        if unsided == 1 {
-                            crate::sample::Side::Old
-                        } else {
-                            crate::sample::Side::New
-                        }
+                        crate::sample::Side::New
                     }
-                });
-                let ro = ReadOptions {
-                    side,
-                    sides_by: opts.sides_by.clone(),
-                };
-                let path = (f != "-").then(|| std::path::Path::new(f.as_str()));
-                import::read_text(&text, &name, path, format, &ro, &mut set)
-                    .map(|i| Some(Ok((i, side))))
-            })
-        };
+                }
+            });
+            let ro = ReadOptions {
+                side,
+                sides_by: opts.sides_by.clone(),
+            };
+            input
+                .read(format, &ro, &mut set)
+                .map(|i| Some(Ok((i, side))))
+        });
         match res {
             Ok(Some(Err(usage))) => {
                 writeln!(io.stderr, "benchdiff: {usage}")?;
@@ -572,38 +558,6 @@ fn has_both_sides(set: &SampleSet) -> bool {
         }
     }
     false
-}
-
-/// True when the file (not stdin) starts like compare.js CSV; stdin is treated as CSV only
-/// when it is (read whole, then sniffed) — see [`read_inputs`].
-fn sniff_file_is_compare_csv(f: &str) -> bool {
-    if f == "-" {
-        return false;
-    }
-    let Ok(file) = std::fs::File::open(f) else {
-        return true; // let the CSV reader report the open error
-    };
-    let mut head = Vec::with_capacity(4096);
-    let _ = std::io::Read::read_to_end(&mut std::io::Read::take(file, 4096), &mut head);
-    source::import::sniff(&String::from_utf8_lossy(&head))
-        == Some(source::import::InputFormat::NodeCompareCsv)
-}
-
-fn read_compare_csv_file(f: &str, set: &mut SampleSet) -> Result<(), ImportError> {
-    if f == "-" {
-        let stdin = std::io::stdin();
-        return source::node_csv::read_compare_csv(stdin.lock(), "<stdin>", set).map(|_| ());
-    }
-    match std::fs::File::open(f) {
-        Ok(file) => {
-            source::node_csv::read_compare_csv(BufReader::with_capacity(1 << 16, file), f, set)
-                .map(|_| ())
-        }
-        Err(e) => Err(ImportError::Io {
-            file: f.to_owned(),
-            source: e,
-        }),
-    }
 }
 
 fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {

@@ -43,7 +43,7 @@ pub struct ImportSummary {
 
 #[derive(Clone, Copy, Debug)]
 struct Columns {
-    binary: usize,
+    binary: Option<usize>,
     filename: usize,
     configuration: usize,
     rate: usize,
@@ -60,8 +60,35 @@ struct Columns {
 /// non-numeric rate or time, malformed quoting, invalid UTF-8, an over-long line.
 /// Good rows are still added to `set` when an error is returned.
 pub fn read_compare_csv<R: BufRead>(
+    input: R,
+    name: &str,
+    set: &mut SampleSet,
+) -> Result<ImportSummary, ImportError> {
+    read_csv(input, name, None, set)
+}
+
+/// Reads the CSV of Node's `benchmark/run.js --format csv` (compare.js's columns without
+/// `binary`) from `input`, streamed, putting every row on `side`. Quoting, numbers, line
+/// limit and diagnostics are those of [`read_compare_csv`]; a `binary` column, if present, is
+/// ignored.
+///
+/// # Errors
+/// As [`read_compare_csv`].
+pub fn read_run_csv<R: BufRead>(
+    input: R,
+    name: &str,
+    side: Side,
+    set: &mut SampleSet,
+) -> Result<ImportSummary, ImportError> {
+    read_csv(input, name, Some(side), set)
+}
+
+/// The reader behind both: `fixed` is the side of every row when the CSV has no `binary`
+/// column (run.js), `None` for compare.js CSV.
+fn read_csv<R: BufRead>(
     mut input: R,
     name: &str,
+    fixed: Option<Side>,
     set: &mut SampleSet,
 ) -> Result<ImportSummary, ImportError> {
     let mut summary = ImportSummary::default();
@@ -154,7 +181,7 @@ pub fn read_compare_csv<R: BufRead>(
                 KNOWN_COLUMNS.contains(&f) || first_header.iter().any(|h| h == f)
             });
         if is_header {
-            match header_columns(ranges.len(), field) {
+            match header_columns(ranges.len(), field, fixed.is_none()) {
                 Ok(c) => {
                     if columns.is_none() {
                         first_header = (0..ranges.len()).map(|i| field(i).to_owned()).collect();
@@ -185,13 +212,20 @@ pub fn read_compare_csv<R: BufRead>(
             );
             continue;
         }
-        let label = field(cols.binary);
-        let Some(side) = Side::from_label(label) else {
-            report(
-                line_no,
-                format!("unknown binary label '{label}' (expected \"old\" or \"new\")"),
-            );
-            continue;
+        let side = match (fixed, cols.binary) {
+            (Some(side), _) => side,
+            (None, Some(b)) => {
+                let label = field(b);
+                let Some(side) = Side::from_label(label) else {
+                    report(
+                        line_no,
+                        format!("unknown binary label '{label}' (expected \"old\" or \"new\")"),
+                    );
+                    continue;
+                };
+                side
+            }
+            (None, None) => continue, // header_columns requires it
         };
         let rate = match parse_r_number(field(cols.rate)) {
             Some(v) => v,
@@ -226,10 +260,12 @@ pub fn read_compare_csv<R: BufRead>(
     }
 
     if line_no == 0 {
-        report(
-            0,
-            "empty input: expected a compare.js CSV header \"binary\",\"filename\",\"configuration\",\"rate\",\"time\"".to_owned(),
-        );
+        let header = if fixed.is_some() {
+            "a run.js CSV header \"filename\", \"configuration\", \"rate\", \"time\""
+        } else {
+            "a compare.js CSV header \"binary\",\"filename\",\"configuration\",\"rate\",\"time\""
+        };
+        report(0, format!("empty input: expected {header}"));
     }
     if bad > 0 {
         return Err(ImportError::Invalid(diags, bad));
@@ -240,7 +276,11 @@ pub fn read_compare_csv<R: BufRead>(
 /// The columns compare.js writes.
 const KNOWN_COLUMNS: [&str; 5] = ["binary", "filename", "configuration", "rate", "time"];
 
-fn header_columns<'a>(count: usize, field: impl Fn(usize) -> &'a str) -> Result<Columns, String> {
+fn header_columns<'a>(
+    count: usize,
+    field: impl Fn(usize) -> &'a str,
+    binary_required: bool,
+) -> Result<Columns, String> {
     for j in 0..count {
         if let Some(i) = (0..j).find(|&i| field(i) == field(j)) {
             return Err(format!(
@@ -260,8 +300,13 @@ fn header_columns<'a>(count: usize, field: impl Fn(usize) -> &'a str) -> Result<
         }
         f.unwrap_or(0)
     };
+    let binary = if binary_required {
+        Some(need("binary"))
+    } else {
+        find("binary")
+    };
     let c = Columns {
-        binary: need("binary"),
+        binary,
         filename: need("filename"),
         configuration: need("configuration"),
         rate: need("rate"),
@@ -271,8 +316,19 @@ fn header_columns<'a>(count: usize, field: impl Fn(usize) -> &'a str) -> Result<
     if missing.is_empty() {
         Ok(c)
     } else {
+        let (what, expected) = if binary_required {
+            (
+                "compare.js",
+                "\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"",
+            )
+        } else {
+            (
+                "run.js",
+                "\"filename\", \"configuration\", \"rate\", \"time\"",
+            )
+        };
         Err(format!(
-            "not a compare.js CSV header: missing column(s) {} (expected \"binary\",\"filename\",\"configuration\",\"rate\",\"time\")",
+            "not a {what} CSV header: missing column(s) {} (expected {expected})",
             missing
                 .iter()
                 .map(|m| format!("\"{m}\""))
@@ -285,7 +341,7 @@ fn header_columns<'a>(count: usize, field: impl Fn(usize) -> &'a str) -> Result<
 /// Reads one line (without its `\n`) into `buf`. Returns `None` at end of input, or
 /// `Some(true)` when the line was longer than `limit` (then `buf` holds only a prefix and the
 /// rest of the line was skipped).
-fn read_line_limited<R: BufRead>(
+pub(crate) fn read_line_limited<R: BufRead>(
     input: &mut R,
     buf: &mut Vec<u8>,
     limit: usize,

@@ -11,7 +11,7 @@
 //! A panic (`thread '…' panicked at`) or `error: bench failed` gives a warning naming its line:
 //! the benchmarks after it did not run.
 
-use super::{Diagnostics, Imported, ReadOptions, time_unit_seconds};
+use super::{Diagnostics, Imported, Line, LineReader, ReadOptions, time_unit_seconds};
 use crate::error::ImportError;
 use crate::sample::{Better, Sample, SampleSet};
 
@@ -39,8 +39,8 @@ fn parse_time(line: &str) -> Option<(&str, Option<f64>)> {
 /// # Errors
 /// [`ImportError::Invalid`] naming a `time:` line whose values or units cannot be read, or
 /// one with no benchmark name before it.
-pub fn read(
-    text: &str,
+pub fn read_from<R: std::io::BufRead>(
+    input: R,
     name: &str,
     opts: &ReadOptions,
     set: &mut SampleSet,
@@ -48,9 +48,17 @@ pub fn read(
     let mut diags = Diagnostics::new(name);
     let mut warns = Diagnostics::new(name);
     let metric = set.intern_metric("sec/op", "sec/op", Better::Lower);
-    let mut prev = "";
-    for (i, raw) in text.lines().enumerate() {
-        let line_no = i as u64 + 1;
+    // The last non-blank line (a `time:` line without a name belongs to it).
+    let mut prev = String::new();
+    let mut lines = LineReader::new(input, name);
+    while let Some((line_no, line)) = lines.next_line()? {
+        let raw = match line {
+            Line::Text(t) => t,
+            other => {
+                diags.push(line_no, other.problem().unwrap_or_default());
+                continue;
+            }
+        };
         // A benchmark binary that panicked or failed: the results after it are missing.
         let t = raw.trim();
         if (t.starts_with("thread '") && t.contains("' panicked at"))
@@ -63,7 +71,11 @@ pub fn read(
             );
         }
         if let Some((bname, est)) = parse_time(raw) {
-            let bname = if bname.is_empty() { prev } else { bname };
+            let bname = if bname.is_empty() {
+                prev.as_str()
+            } else {
+                bname
+            };
             if bname.is_empty() {
                 diags.push(line_no, "a time: line without a benchmark name before it");
             } else if let Some(v) = est {
@@ -84,7 +96,8 @@ pub fn read(
             }
         }
         if !raw.trim().is_empty() {
-            prev = raw.trim();
+            prev.clear();
+            prev.push_str(raw.trim());
         }
     }
     diags.finish()?;

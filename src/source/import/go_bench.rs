@@ -29,7 +29,7 @@
 //! [`write`] emits) puts the results after it on that side. Names written by [`go_name`] for
 //! non-Go benchmarks (`Node:<file>:/<word>…`) are decoded back to file and configuration.
 
-use super::{Diagnostics, Imported, ReadOptions};
+use super::{Diagnostics, Imported, Line, LineReader, ReadOptions};
 use crate::error::ImportError;
 use crate::sample::{Better, ConfValue, Configuration, MetricId, Sample, SampleSet, Side};
 use std::collections::HashMap;
@@ -132,7 +132,7 @@ enum SidesBy {
     Name(String),
 }
 
-/// Reads Go benchmark format `text` (named `name` in diagnostics) into `set`; see the module
+/// Reads Go benchmark format from `input`, streamed line by line (named `name` in diagnostics) into `set`; see the module
 /// doc for the grammar, units and identities. Samples go to `opts.side`, or are split by
 /// `opts.sides_by`.
 ///
@@ -141,8 +141,8 @@ enum SidesBy {
 /// missing or non-integer iteration count, non-numeric value, bad or conflicting metadata), or
 /// a `sides_by` key with more than two values, or one that no result line carries (line 0:
 /// "no key K in this file"). Good lines are still added.
-pub fn read(
-    text: &str,
+pub fn read_from<R: std::io::BufRead>(
+    input: R,
     name: &str,
     opts: &ReadOptions,
     set: &mut SampleSet,
@@ -179,13 +179,14 @@ pub fn read(
         .unwrap_or_default();
     // Unit metadata applies to the whole input; a metric's direction is fixed when it is first
     // interned, so `better=` must come before the unit's first result (as benchfmt requires).
-    for (i, raw) in text.split('\n').enumerate() {
-        let line_no = i as u64 + 1;
-        let line = raw.strip_suffix('\r').unwrap_or(raw);
-        let line = if line_no == 1 {
-            line.trim_start_matches('\u{feff}')
-        } else {
-            line
+    let mut lines = LineReader::new(input, name);
+    while let Some((line_no, line)) = lines.next_line()? {
+        let line = match line {
+            Line::Text(t) => t,
+            other => {
+                diags.push(line_no, other.problem().unwrap_or_default());
+                continue;
+            }
         };
         if let Some(rest) = line
             .strip_prefix("Unit ")
@@ -614,8 +615,8 @@ mod tests {
     #[test]
     fn bad_lines_are_named() {
         let mut set = SampleSet::new();
-        let e = read(
-            "BenchmarkA 1 2 ns/op\nBenchmarkB x 2 ns/op\nBenchmarkC 1 2\nUnit ns/op better=higher\nUnit ns/op better=lower\n",
+        let e = read_from(
+            b"BenchmarkA 1 2 ns/op\nBenchmarkB x 2 ns/op\nBenchmarkC 1 2\nUnit ns/op better=higher\nUnit ns/op better=lower\n".as_slice(),
             "t.txt",
             &ReadOptions::default(),
             &mut set,

@@ -8,7 +8,7 @@
 //! panics and cargo's `Running …` lines are not results and are skipped. Several targets in
 //! one output are read as one.
 
-use super::{Diagnostics, Imported, ReadOptions, time_unit_seconds};
+use super::{Diagnostics, Imported, Line, LineReader, ReadOptions, time_unit_seconds};
 use crate::error::ImportError;
 use crate::sample::{Better, Sample, SampleSet};
 
@@ -39,8 +39,8 @@ fn parse_bench(rest: &str) -> Option<f64> {
 ///
 /// # Errors
 /// [`ImportError::Invalid`] naming every `... bench:` line whose value or unit cannot be read.
-pub fn read(
-    text: &str,
+pub fn read_from<R: std::io::BufRead>(
+    input: R,
     name: &str,
     opts: &ReadOptions,
     set: &mut SampleSet,
@@ -48,8 +48,15 @@ pub fn read(
     let mut diags = Diagnostics::new(name);
     let mut warns = Diagnostics::new(name);
     let metric = set.intern_metric("sec/op", "sec/op", Better::Lower);
-    for (i, raw) in text.lines().enumerate() {
-        let line_no = i as u64 + 1;
+    let mut lines = LineReader::new(input, name);
+    while let Some((line_no, line)) = lines.next_line()? {
+        let raw = match line {
+            Line::Text(t) => t,
+            other => {
+                diags.push(line_no, other.problem().unwrap_or_default());
+                continue;
+            }
+        };
         let l = raw.trim();
         let Some(body) = l.strip_prefix("test ") else {
             continue;

@@ -292,40 +292,210 @@ pub fn sniff(head: &str) -> Option<InputFormat> {
     None
 }
 
-/// Reads one input (`text`, the whole file; `name` for diagnostics; `path` when it is a file,
-/// needed by the results-JSON-Lines reader) in `format` (sniffed when `None`) into `set`.
-///
-/// # Errors
-/// [`ImportError::Invalid`] naming every line that could not be read, or line 1 when the
-/// format is not recognised; [`ImportError::Io`] when a results file cannot be read.
-/// Samples read before an error may have been added to `set`.
-pub fn read_text(
-    text: &str,
-    name: &str,
-    path: Option<&std::path::Path>,
-    format: Option<InputFormat>,
-    opts: &ReadOptions,
-    set: &mut SampleSet,
-) -> Result<Imported, ImportError> {
-    // Empty input, or a CSV-looking first line: the compare.js reader gives the precise error
-    // ("empty input", "not a compare.js CSV header: missing column(s) …").
-    let csv_like = || {
-        let first = text.lines().find(|l| !l.trim().is_empty());
-        first
-            .is_none_or(|l| l.contains(','))
-            .then_some(InputFormat::NodeCompareCsv)
-    };
-    let format = match format.or_else(|| sniff_text(text)).or_else(csv_like) {
-        Some(f) => f,
-        None => {
-            let line = text
-                .lines()
-                .position(|l| !l.trim().is_empty())
-                .map_or(1, |i| i as u64 + 1);
+/// The longest line a line-based importer accepts, in bytes (1 MiB, as the compare.js
+/// reader: [`crate::source::node_csv::MAX_LINE_BYTES`]); a longer line is an error naming it
+/// and is skipped without being held in memory.
+pub const MAX_LINE_BYTES: usize = crate::source::node_csv::MAX_LINE_BYTES;
+
+/// The largest JSON document read (hyperfine, Google Benchmark, pytest-benchmark), in bytes
+/// (64 MiB). These formats are one JSON document each, parsed whole; a larger input is an
+/// error naming line 1, not loaded. Every line-based format is streamed instead, with memory
+/// bounded by the samples kept, not by the input's size.
+pub const MAX_JSON_DOCUMENT_BYTES: u64 = 64 << 20;
+
+/// One line from a [`LineReader`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Line<'a> {
+    /// The line's text, without `\n`, a trailing `\r`, or (line 1) a UTF-8 byte-order mark.
+    Text(&'a str),
+    /// Longer than the reader's limit (bytes; [`MAX_LINE_BYTES`] by default): skipped, not
+    /// read.
+    TooLong {
+        /// The limit, bytes.
+        limit: usize,
+    },
+    /// Not valid UTF-8; `column` is the 1-based byte column of the first bad byte.
+    NotUtf8 {
+        /// 1-based byte column.
+        column: usize,
+    },
+}
+
+impl Line<'_> {
+    /// The diagnostic for a line that could not be read (`None` for [`Line::Text`]).
+    pub fn problem(&self) -> Option<String> {
+        match self {
+            Line::Text(_) => None,
+            Line::TooLong { limit } => Some(format!("line is longer than {limit} bytes; not read")),
+            Line::NotUtf8 { column } => Some(format!("not valid UTF-8 (at column {column})")),
+        }
+    }
+}
+
+/// Streams an input line by line with bounded memory: at most [`MAX_LINE_BYTES`] of one line
+/// are held, whatever the input's size. Line numbers are 1-based and count every `\n`.
+pub struct LineReader<R> {
+    input: R,
+    buf: Vec<u8>,
+    line_no: u64,
+    name: String,
+    limit: usize,
+}
+
+impl<R: std::io::BufRead> LineReader<R> {
+    /// Reads from `input`, named `name` in I/O errors, with the [`MAX_LINE_BYTES`] limit.
+    pub fn new(input: R, name: &str) -> Self {
+        Self::with_limit(input, name, MAX_LINE_BYTES)
+    }
+
+    /// As [`LineReader::new`] with a line limit of `limit` bytes.
+    pub fn with_limit(input: R, name: &str, limit: usize) -> Self {
+        LineReader {
+            input,
+            buf: Vec::with_capacity(256),
+            line_no: 0,
+            name: name.to_owned(),
+            limit,
+        }
+    }
+
+    /// The next line and its number, or `None` at the end of the input.
+    ///
+    /// # Errors
+    /// [`ImportError::Io`] when reading fails.
+    pub fn next_line(&mut self) -> Result<Option<(u64, Line<'_>)>, ImportError> {
+        self.buf.clear();
+        let read =
+            crate::source::node_csv::read_line_limited(&mut self.input, &mut self.buf, self.limit)
+                .map_err(|e| ImportError::Io {
+                    file: self.name.clone(),
+                    source: e,
+                })?;
+        let Some(too_long) = read else {
+            return Ok(None);
+        };
+        self.line_no += 1;
+        if too_long {
+            return Ok(Some((self.line_no, Line::TooLong { limit: self.limit })));
+        }
+        let mut bytes: &[u8] = &self.buf;
+        if self.line_no == 1 && bytes.starts_with(b"\xEF\xBB\xBF") {
+            bytes = &bytes[3..];
+        }
+        if bytes.last() == Some(&b'\r') {
+            bytes = &bytes[..bytes.len() - 1];
+        }
+        Ok(Some((
+            self.line_no,
+            match std::str::from_utf8(bytes) {
+                Ok(t) => Line::Text(t),
+                Err(e) => Line::NotUtf8 {
+                    column: e.valid_up_to() + 1,
+                },
+            },
+        )))
+    }
+}
+
+/// How much of an input is read ahead to guess its format, in bytes (64 KiB).
+pub const SNIFF_BYTES: usize = 1 << 16;
+
+/// One input opened for reading: its name, its first [`SNIFF_BYTES`] (enough to guess the
+/// format) and the rest, not read yet. [`Input::read`] then streams it into a [`SampleSet`]:
+/// line-based formats line by line (memory bounded by the samples kept; lines over
+/// [`MAX_LINE_BYTES`] rejected by number, not loaded), JSON documents whole up to
+/// [`MAX_JSON_DOCUMENT_BYTES`].
+pub struct Input {
+    name: String,
+    head: Vec<u8>,
+    rest: Box<dyn std::io::Read>,
+}
+
+impl Input {
+    /// Opens the file at `path` (`-` = standard input, named `<stdin>`) and reads its head.
+    ///
+    /// # Errors
+    /// [`ImportError::Io`] when it cannot be opened or read.
+    pub fn open(path: &str) -> Result<Input, ImportError> {
+        let (name, rest): (String, Box<dyn std::io::Read>) = if path == "-" {
+            ("<stdin>".to_owned(), Box::new(std::io::stdin()))
+        } else {
+            let f = std::fs::File::open(path).map_err(|e| ImportError::Io {
+                file: path.to_owned(),
+                source: e,
+            })?;
+            (path.to_owned(), Box::new(f))
+        };
+        let mut input = Input {
+            name,
+            head: Vec::new(),
+            rest,
+        };
+        let mut limited = std::io::Read::take(&mut input.rest, SNIFF_BYTES as u64);
+        std::io::Read::read_to_end(&mut limited, &mut input.head).map_err(|e| ImportError::Io {
+            file: input.name.clone(),
+            source: e,
+        })?;
+        Ok(input)
+    }
+
+    /// An input held in memory (tests, fuzzing), named `name`.
+    pub fn from_bytes(name: &str, bytes: &[u8]) -> Input {
+        Input {
+            name: name.to_owned(),
+            head: bytes.to_vec(),
+            rest: Box::new(std::io::empty()),
+        }
+    }
+
+    /// Its name in diagnostics (the path, or `<stdin>`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The head as text: up to the first byte that is not UTF-8 (or a character cut by
+    /// the end of the head).
+    fn head_text(&self) -> &str {
+        match std::str::from_utf8(&self.head) {
+            Ok(t) => t,
+            Err(e) => std::str::from_utf8(&self.head[..e.valid_up_to()]).unwrap_or_default(),
+        }
+    }
+
+    /// The format guessed from the content ([`sniff`] on the head), or `None`.
+    pub fn sniff(&self) -> Option<InputFormat> {
+        sniff(self.head_text())
+    }
+
+    /// Reads the input in `format` (sniffed when `None`) into `set`.
+    ///
+    /// # Errors
+    /// [`ImportError::Invalid`] naming every line that could not be read (not UTF-8, over
+    /// the line limit, malformed for the format), or line 1 when the format is not
+    /// recognised or a JSON document is over [`MAX_JSON_DOCUMENT_BYTES`];
+    /// [`ImportError::Io`] when reading fails. Samples read before an error may have been
+    /// added to `set`.
+    pub fn read(
+        self,
+        format: Option<InputFormat>,
+        opts: &ReadOptions,
+        set: &mut SampleSet,
+    ) -> Result<Imported, ImportError> {
+        let head = self.head_text();
+        // Empty input, or a CSV-looking first line: the compare.js reader gives the precise
+        // error ("empty input", "not a compare.js CSV header: missing column(s) …").
+        let first = head.lines().position(|l| !l.trim().is_empty());
+        let csv_like = || {
+            first
+                .and_then(|i| head.lines().nth(i))
+                .is_none_or(|l| l.contains(','))
+                .then_some(InputFormat::NodeCompareCsv)
+        };
+        let Some(format) = format.or_else(|| sniff(head)).or_else(csv_like) else {
             return Err(ImportError::Invalid(
                 vec![Diagnostic {
-                    file: name.to_owned(),
-                    line,
+                    file: self.name.clone(),
+                    line: first.map_or(1, |i| i as u64 + 1),
                     message: format!(
                         "not a benchmark result format benchdiff reads (formats: {}); \
                          name one with --input-format",
@@ -334,86 +504,122 @@ pub fn read_text(
                 }],
                 1,
             ));
-        }
-    };
-    let before = set.len();
-    let mut imported = match format {
-        InputFormat::NodeCompareCsv => {
-            crate::source::node_csv::read_compare_csv(text.as_bytes(), name, set)?;
-            Imported::default()
-        }
-        InputFormat::NodeRunCsv => node_run_csv::read(text, name, opts, set)?,
-        InputFormat::ResultsJsonl => results_jsonl::read(text, name, path, set)?,
-        InputFormat::Go => go_bench::read(text, name, opts, set)?,
-        InputFormat::Hyperfine => hyperfine::read(text, name, opts, set)?,
-        InputFormat::GoogleBenchmark => google_benchmark::read(text, name, opts, set)?,
-        InputFormat::Libtest => libtest::read(text, name, opts, set)?,
-        InputFormat::Criterion => criterion::read(text, name, opts, set)?,
-        InputFormat::PytestBenchmark => pytest_benchmark::read(text, name, opts, set)?,
-    };
-    imported.format = Some(format);
-    imported.samples = set.len() - before;
-    Ok(imported)
+        };
+        let command_results = crate::source::runner::commands::is_command_results(head);
+        let name = self.name;
+        let reader = std::io::BufReader::with_capacity(
+            1 << 16,
+            std::io::Read::chain(std::io::Cursor::new(self.head), self.rest),
+        );
+        let before = set.len();
+        let mut imported = match format {
+            InputFormat::NodeCompareCsv => {
+                crate::source::node_csv::read_compare_csv(reader, &name, set)?;
+                Imported::default()
+            }
+            InputFormat::NodeRunCsv => node_run_csv::read_from(reader, &name, opts, set)?,
+            InputFormat::ResultsJsonl => {
+                results_jsonl::read_from(reader, &name, command_results, set)?
+            }
+            InputFormat::Go => go_bench::read_from(reader, &name, opts, set)?,
+            InputFormat::Libtest => libtest::read_from(reader, &name, opts, set)?,
+            InputFormat::Criterion => criterion::read_from(reader, &name, opts, set)?,
+            InputFormat::Hyperfine => hyperfine::read(&document(reader, &name)?, &name, opts, set)?,
+            InputFormat::GoogleBenchmark => {
+                google_benchmark::read(&document(reader, &name)?, &name, opts, set)?
+            }
+            InputFormat::PytestBenchmark => {
+                pytest_benchmark::read(&document(reader, &name)?, &name, opts, set)?
+            }
+        };
+        imported.format = Some(format);
+        imported.samples = set.len() - before;
+        Ok(imported)
+    }
 }
 
-/// Reads the file at `path` (`-` = stdin) as [`read_text`] does.
+/// The whole text of a JSON-document input, refused over [`MAX_JSON_DOCUMENT_BYTES`].
+fn document(reader: impl std::io::Read, name: &str) -> Result<String, ImportError> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(reader, MAX_JSON_DOCUMENT_BYTES + 1),
+        &mut bytes,
+    )
+    .map_err(|e| ImportError::Io {
+        file: name.to_owned(),
+        source: e,
+    })?;
+    let invalid = |line: u64, message: String| {
+        ImportError::Invalid(
+            vec![Diagnostic {
+                file: name.to_owned(),
+                line,
+                message,
+            }],
+            1,
+        )
+    };
+    if bytes.len() as u64 > MAX_JSON_DOCUMENT_BYTES {
+        return Err(invalid(
+            1,
+            format!(
+                "a JSON document over {} MiB; not read (JSON result formats are parsed whole; \
+                 line-based formats such as Go's or compare.js CSV have no size limit)",
+                MAX_JSON_DOCUMENT_BYTES >> 20
+            ),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let pos = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..pos].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+        invalid(line, "not valid UTF-8".to_owned())
+    })
+}
+
+/// Reads `bytes` (an input held in memory, named `name` in diagnostics) as [`Input::read`].
 ///
 /// # Errors
-/// [`ImportError::Io`] when the file cannot be read; [`ImportError::Invalid`] when it is not
-/// UTF-8 (naming the line); otherwise as [`read_text`].
+/// As [`Input::read`].
+pub fn read_bytes(
+    bytes: &[u8],
+    name: &str,
+    format: Option<InputFormat>,
+    opts: &ReadOptions,
+    set: &mut SampleSet,
+) -> Result<Imported, ImportError> {
+    Input::from_bytes(name, bytes).read(format, opts, set)
+}
+
+/// Reads `text` (an input held in memory, named `name` in diagnostics) as [`Input::read`].
+///
+/// # Errors
+/// As [`Input::read`].
+pub fn read_text(
+    text: &str,
+    name: &str,
+    format: Option<InputFormat>,
+    opts: &ReadOptions,
+    set: &mut SampleSet,
+) -> Result<Imported, ImportError> {
+    read_bytes(text.as_bytes(), name, format, opts, set)
+}
+
+/// Opens and reads the file at `path` (`-` = stdin) as [`Input::read`], streamed.
+///
+/// # Errors
+/// As [`Input::open`] and [`Input::read`].
 pub fn read_path(
     path: &str,
     format: Option<InputFormat>,
     opts: &ReadOptions,
     set: &mut SampleSet,
 ) -> Result<Imported, ImportError> {
-    let (name, text) = load_text(path)?;
-    let p = (path != "-").then(|| std::path::Path::new(path));
-    read_text(&text, &name, p, format, opts, set)
+    Input::open(path)?.read(format, opts, set)
 }
 
-/// The whole text of the file at `path` (`-` = stdin, named `<stdin>`): `(name, text)`.
-///
-/// # Errors
-/// [`ImportError::Io`] when it cannot be read; [`ImportError::Invalid`] naming the first line
-/// that is not UTF-8.
-pub fn load_text(path: &str) -> Result<(String, String), ImportError> {
-    let (name, bytes) = if path == "-" {
-        let mut b = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut b).map_err(|e| {
-            ImportError::Io {
-                file: "<stdin>".to_owned(),
-                source: e,
-            }
-        })?;
-        ("<stdin>".to_owned(), b)
-    } else {
-        let b = std::fs::read(path).map_err(|e| ImportError::Io {
-            file: path.to_owned(),
-            source: e,
-        })?;
-        (path.to_owned(), b)
-    };
-    match String::from_utf8(bytes) {
-        Ok(t) => Ok((name, t)),
-        Err(e) => {
-            let pos = e.utf8_error().valid_up_to();
-            let line = e.as_bytes()[..pos].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
-            Err(ImportError::Invalid(
-                vec![Diagnostic {
-                    file: name,
-                    line,
-                    message: "not valid UTF-8".to_owned(),
-                }],
-                1,
-            ))
-        }
-    }
-}
-
-/// Guesses the format of `text` as [`read_text`] does (its first 64 KiB).
+/// Guesses the format of `text` as [`Input::read`] does (its first [`SNIFF_BYTES`]).
 pub fn sniff_text(text: &str) -> Option<InputFormat> {
-    sniff(&text[..floor_char(text, 1 << 16)])
+    sniff(&text[..floor_char(text, SNIFF_BYTES)])
 }
 
 fn floor_char(s: &str, mut i: usize) -> usize {

@@ -1,52 +1,43 @@
-//! benchdiff's own results file (JSON Lines, `benchdiff compare --results`), read with the
-//! runner's loader ([`crate::source::runner::results::load`]): every sample of every `ok` job
+//! benchdiff's own results file (JSON Lines, `benchdiff compare --results`), streamed from a
+//! file or standard input with the runner's loader ([`crate::source::runner::results::load`]): every sample of every `ok` job
 //! (first record per file, side and run) becomes a [`crate::sample::RATE`] sample with its
 //! side, run index and time. Lines the loader could not read are returned as warnings.
 
-use super::{Imported, line_of};
+use super::Imported;
 use crate::error::{Diagnostic, ImportError};
 use crate::sample::{RATE, Sample, SampleSet};
-use std::path::Path;
+use std::io::BufRead;
 
-/// Reads the results file at `path` (`name` for diagnostics) into `set`.
+/// Reads a results file from `input` (`name` for diagnostics) into `set`, streamed;
+/// `command` says whether it is a command-benchmark run's file (its first record is
+/// `command-run`, see [`crate::source::runner::commands::is_command_results`]).
 ///
 /// # Errors
-/// [`ImportError::Invalid`] when the input is not a file (standard input is not supported:
-/// the runner's loader reads paths) or the loader rejects it (no `run` record first, a bad
-/// `run` record), naming the line when the loader does.
-pub fn read(
-    text: &str,
+/// [`ImportError::Invalid`] when the loader rejects it (no `run` record first, a bad `run`
+/// record), naming the line.
+pub fn read_from<R: BufRead>(
+    input: R,
     name: &str,
-    path: Option<&Path>,
+    command: bool,
     set: &mut SampleSet,
 ) -> Result<Imported, ImportError> {
-    let bad = |line: u64, message: String| {
+    if command {
+        return read_command_run(input, name, set);
+    }
+    let loaded = crate::source::runner::results::load_from(input, name).map_err(|e| {
+        // The loader's message names the file itself ("results file: NAME: …"); the
+        // diagnostic already does.
+        let full = e.to_string();
+        let prefix = format!("results file: {name}: ");
+        let msg = full.strip_prefix(&prefix).unwrap_or(&full).to_owned();
         ImportError::Invalid(
             vec![Diagnostic {
                 file: name.to_owned(),
-                line,
-                message,
+                line: line_from_message(&msg),
+                message: msg,
             }],
             1,
         )
-    };
-    let Some(path) = path else {
-        return Err(bad(
-            0,
-            "a results file must be given by path, not on stdin".to_owned(),
-        ));
-    };
-    let _ = line_of(text, 0);
-    if crate::source::runner::commands::is_command_results(text) {
-        return read_command_run(text, name, set);
-    }
-    let loaded = crate::source::runner::results::load(path).map_err(|e| {
-        // The loader's message names the file itself ("results file: PATH: …"); the
-        // diagnostic already does.
-        let full = e.to_string();
-        let prefix = format!("results file: {}: ", path.display());
-        let msg = full.strip_prefix(&prefix).unwrap_or(&full).to_owned();
-        bad(line_from_message(&msg), msg)
     })?;
     for job in &loaded.done {
         for s in &job.samples {
@@ -80,9 +71,13 @@ pub fn read(
 /// A results file of a command-benchmark run (`command-run` first, then `command-job`
 /// records): every sample of every counted `ok` job (the first record per schedule position)
 /// with its rate and all its metrics (`wall`, `user`, `sys`, `max_rss` and the program's own).
-fn read_command_run(text: &str, name: &str, set: &mut SampleSet) -> Result<Imported, ImportError> {
+fn read_command_run<R: BufRead>(
+    input: R,
+    name: &str,
+    set: &mut SampleSet,
+) -> Result<Imported, ImportError> {
     let loaded =
-        crate::source::runner::commands::load_results(text).map_err(|(line, message)| {
+        crate::source::runner::commands::load_results_from(input).map_err(|(line, message)| {
             ImportError::Invalid(
                 vec![Diagnostic {
                     file: name.to_owned(),

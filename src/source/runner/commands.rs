@@ -677,18 +677,58 @@ pub fn is_command_results(text: &str) -> bool {
         .is_some_and(|k| k == "command-run")
 }
 
+/// True when the file at `path` is a command run's results file (its first
+/// [`crate::source::import::SNIFF_BYTES`] are read, not the whole file); false when it cannot
+/// be read.
+pub fn is_command_results_file(path: &std::path::Path) -> bool {
+    std::fs::File::open(path).is_ok_and(|f| {
+        let mut head = Vec::new();
+        let limit = crate::source::import::SNIFF_BYTES as u64;
+        std::io::Read::read_to_end(&mut std::io::Read::take(f, limit), &mut head).is_ok()
+            && is_command_results(&String::from_utf8_lossy(&head))
+    })
+}
+
 /// Reads the text of a command run's results file.
 ///
 /// # Errors
 /// `(line, message)` (1-based line) when the first record is not a readable `command-run`
 /// record. Unreadable later lines become warnings.
 pub fn load_results(text: &str) -> Result<CommandLoaded, (u64, String)> {
+    load_results_from(text.as_bytes())
+}
+
+/// Reads a command run's results file from `input`, streamed line by line (lines over
+/// [`super::results::MAX_RECORD_BYTES`] are skipped with a warning, not loaded).
+///
+/// # Errors
+/// As [`load_results`]; a read error is reported at the line it happened on.
+pub fn load_results_from<R: std::io::BufRead>(input: R) -> Result<CommandLoaded, (u64, String)> {
+    use crate::source::import::{Line, LineReader};
     let mut header: Option<CommandRunHeader> = None;
     let mut done = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut warnings = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let n = i as u64 + 1;
+    let mut lines = LineReader::with_limit(input, "results", super::results::MAX_RECORD_BYTES);
+    let mut last = 0u64;
+    loop {
+        let (n, line) = match lines.next_line() {
+            Ok(Some(x)) => x,
+            Ok(None) => break,
+            Err(e) => return Err((last + 1, e.to_string())),
+        };
+        last = n;
+        let line = match line {
+            Line::Text(t) => t,
+            other => {
+                let why = other.problem().unwrap_or_default();
+                if header.is_none() {
+                    return Err((n, why));
+                }
+                warnings.push(format!("line {n}: {why}; ignored"));
+                continue;
+            }
+        };
         if line.trim().is_empty() {
             continue;
         }

@@ -428,24 +428,47 @@ struct TypeOnly {
     kind: Option<String>,
 }
 
-/// Reads a results file for `--resume`.
+/// The longest results record read back, in bytes (16 MiB): far more than any job writes
+/// (a record holds one job's samples); a longer line is skipped with a warning, not loaded.
+pub const MAX_RECORD_BYTES: usize = 16 << 20;
+
+/// Reads a results file for `--resume` (or `report`), streamed: memory is bounded by the
+/// records kept, not by the file's size.
 ///
 /// # Errors
 /// [`RunnerError::Results`] when the file cannot be read or has no `run` record first.
 pub fn load(path: &Path) -> Result<Loaded, RunnerError> {
-    let err = |e: String| RunnerError::Results(format!("{}: {e}", path.display()));
-    let f = File::open(path).map_err(|e| err(e.to_string()))?;
+    let f =
+        File::open(path).map_err(|e| RunnerError::Results(format!("{}: {e}", path.display())))?;
+    load_from(BufReader::new(f), &path.display().to_string())
+}
+
+/// Reads a results file from `input` (named `name` in messages), as [`load`] does.
+///
+/// # Errors
+/// [`RunnerError::Results`] (`NAME: line N: …`) when reading fails or there is no `run`
+/// record first.
+pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, RunnerError> {
+    use crate::source::import::{Line, LineReader};
+    let err = |e: String| RunnerError::Results(format!("{name}: {e}"));
     let mut header: Option<RunHeader> = None;
     let mut done = Vec::new();
     let mut seen = HashSet::new();
     let mut warnings = Vec::new();
-    for (i, line) in BufReader::new(f).split(b'\n').enumerate() {
-        let line = line.map_err(|e| err(e.to_string()))?;
-        if line.iter().all(u8::is_ascii_whitespace) {
+    let mut lines = LineReader::with_limit(input, name, MAX_RECORD_BYTES);
+    while let Some((n, line)) = lines.next_line().map_err(|e| err(e.to_string()))? {
+        let line = match line {
+            Line::Text(t) => t,
+            other => {
+                let why = other.problem().unwrap_or_default();
+                warnings.push(format!("line {n}: {why}; ignored"));
+                continue;
+            }
+        };
+        if line.trim().is_empty() {
             continue;
         }
-        let n = i + 1;
-        let kind = match serde_json::from_slice::<TypeOnly>(&line) {
+        let kind = match serde_json::from_str::<TypeOnly>(line) {
             Ok(t) => t.kind.unwrap_or_default(),
             Err(e) => {
                 warnings.push(format!("line {n}: not a JSON record ({e}); ignored"));
@@ -453,7 +476,7 @@ pub fn load(path: &Path) -> Result<Loaded, RunnerError> {
             }
         };
         match kind.as_str() {
-            "run" => match serde_json::from_slice::<Record>(&line) {
+            "run" => match serde_json::from_str::<Record>(line) {
                 Ok(Record::Run(h)) if header.is_none() => header = Some(h),
                 Ok(_) => warnings.push(format!("line {n}: a second run record; ignored")),
                 Err(e) => return Err(err(format!("line {n}: bad run record: {e}"))),
@@ -464,7 +487,7 @@ pub fn load(path: &Path) -> Result<Loaded, RunnerError> {
                         "line {n}: job record before the run record; not a benchdiff results file"
                     )));
                 }
-                match serde_json::from_slice::<Record>(&line) {
+                match serde_json::from_str::<Record>(line) {
                     Ok(Record::Job(j)) => {
                         if j.status == JobStatus::Ok && seen.insert((j.file.clone(), j.side, j.run))
                         {
