@@ -131,6 +131,119 @@ fn quiet_configurations_stop_and_noisy_ones_run_restricted_with_set() {
     assert_eq!(jobs(&dir.path().join("results.jsonl")).len(), 24);
 }
 
+/// A run killed after `keep` jobs: the results file as it was at that moment (records are
+/// written in order, each as its job ends).
+fn cut_after_jobs(full: &str, keep: usize) -> String {
+    let mut out = String::new();
+    let mut jobs = 0;
+    for l in full.lines() {
+        if l.contains("\"type\":\"job\"") {
+            if jobs == keep {
+                break;
+            }
+            jobs += 1;
+        }
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn resume_of_an_adaptive_run_continues_adaptively() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "--runs",
+        "auto",
+        "--target-accuracy",
+        "1%",
+        "--min-runs",
+        "3",
+        "--max-runs",
+        "6",
+        "--seed",
+        "5",
+        "--set",
+        "n=7",
+        "noise",
+    ];
+    bench(dir.path(), &adaptive_suite(), &args)
+        .assert()
+        .success();
+    let full = std::fs::read_to_string(dir.path().join("results.jsonl")).unwrap();
+    let recs = records(&dir.path().join("results.jsonl"));
+    assert_eq!(
+        recs[0]["adaptive"]["target_accuracy_pct"], 1.0,
+        "{}",
+        recs[0]
+    );
+    assert_eq!(recs[0]["adaptive"]["max_runs"], 6);
+    let key = |j: &serde_json::Value| {
+        (
+            j["file"].as_str().unwrap().to_owned(),
+            j["side"].as_str().unwrap().to_owned(),
+            j["run"].as_u64().unwrap(),
+        )
+    };
+    let mut reference: Vec<_> = jobs(&dir.path().join("results.jsonl"))
+        .iter()
+        .map(key)
+        .collect();
+    reference.sort();
+    // Killed in round 3 (jobs 0-11 are rounds 0-2 of 2 files x 2 sides), after the rule
+    // settled the constant configurations.
+    for keep in [5, 14] {
+        let cut = dir.path().join(format!("cut{keep}.jsonl"));
+        std::fs::write(&cut, cut_after_jobs(&full, keep)).unwrap();
+        let out = assert_cmd::Command::cargo_bin("benchdiff")
+            .unwrap()
+            .current_dir(dir.path())
+            .arg("compare")
+            .arg("--resume")
+            .arg(&cut)
+            .args(["--csv", "resumed.csv"])
+            .assert()
+            .success()
+            .get_output()
+            .clone();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(
+            stderr.contains("a configuration stops once its 95% interval is within ±1%"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("benchdiff: adaptive: 2 of 6 configurations settled"),
+            "{stderr}"
+        );
+        for size in [1, 2] {
+            assert!(
+                stderr.contains(&format!(
+                    "noise/levels.js noise=0 size={size} n=7: 3/3 runs, settled after round 3"
+                )),
+                "{stderr}"
+            );
+        }
+        // The same jobs as the uninterrupted run, each once; the resumed levels.js jobs of
+        // rounds 3-5 ran restricted to the open configurations.
+        let resumed = jobs(&cut);
+        let mut got: Vec<_> = resumed.iter().map(key).collect();
+        got.sort();
+        assert_eq!(got, reference, "keep {keep}");
+        for j in &resumed[keep..] {
+            if j["file"] == "noise/levels.js" && j["run"].as_u64().unwrap() >= 3 {
+                assert_eq!(j["samples"].as_array().unwrap().len(), 2, "{j}");
+            }
+        }
+        let rows = std::fs::read_to_string(dir.path().join("resumed.csv")).unwrap();
+        // The CSV holds every sample of every job once.
+        let samples: usize = resumed
+            .iter()
+            .map(|j| j["samples"].as_array().unwrap().len())
+            .sum();
+        assert_eq!(rows.lines().count(), samples + 1, "{rows}");
+    }
+}
+
 #[test]
 fn example_suite_with_a_loose_target_stops_at_min_runs() {
     // The example suite on real node, same binary twice: with a target of ±500% every row

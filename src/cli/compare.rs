@@ -8,7 +8,7 @@ use crate::sample::{Sample, SampleSet, Side};
 use crate::source::runner::affinity::{CpuList, cpuset_from_set_values};
 use crate::source::runner::csv_out::CsvWriter;
 use crate::source::runner::results::{
-    self, JobRecord, JobStatus, Record, ResultsWriter, ResumeMark,
+    self, JobRecord, JobStatus, Record, ResultsWriter, ResumeMark, RunHeader,
 };
 use crate::source::runner::schedule::{Job, Order};
 use crate::source::runner::{self, Observer, Plan, Report, RunOptions, RunnerError, discover};
@@ -435,10 +435,12 @@ struct Prepared {
     done: Vec<JobRecord>,
     warnings: Vec<String>,
     resumed: bool,
+    /// `--runs auto`'s rule (a resumed run: the one recorded in its results file).
+    adaptive: Option<runner::adaptive::Rule>,
 }
 
 fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
-    args.adaptive.rule(args.runs).map_err(RunnerError::Io)?;
+    let adaptive = args.adaptive.rule(args.runs).map_err(RunnerError::Io)?;
     for s in &args.set {
         if s.split_once('=').is_none_or(|(k, _)| k.is_empty()) {
             return Err(RunnerError::Io(format!(
@@ -475,6 +477,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
             done: loaded.done,
             warnings: loaded.warnings,
             resumed: true,
+            adaptive: loaded.adaptive,
         });
     }
     let cwd = std::env::current_dir().map_err(|e| RunnerError::Io(e.to_string()))?;
@@ -533,8 +536,12 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
         .transpose()
         .map_err(RunnerError::Io)?;
     let mut results = ResultsWriter::create(&path)?;
+    let header = RunHeader {
+        adaptive,
+        ..plan.header(timeout, now_unix_s())
+    };
     results
-        .write(&Record::Run(plan.header(timeout, now_unix_s())))
+        .write(&Record::Run(header))
         .map_err(|e| RunnerError::Results(format!("{}: {e}", path.display())))?;
     Ok(Prepared {
         plan,
@@ -543,6 +550,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
         done: Vec::new(),
         warnings: Vec::new(),
         resumed: false,
+        adaptive,
     })
 }
 
@@ -554,6 +562,7 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         done,
         warnings,
         resumed,
+        adaptive: rule,
     } = prep;
     let csv_to_stdout = match &args.csv {
         Some(p) => p.as_os_str() == "-",
@@ -594,7 +603,7 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         "benchdiff: results file: {}",
         results.path().display()
     )?;
-    if let (Ok(Some(rule)), false) = (args.adaptive.rule(args.runs), resumed) {
+    if let Some(rule) = rule {
         writeln!(
             io.stderr,
             "benchdiff: --runs auto: a configuration stops once its 95% interval is within ±{}% \
@@ -679,17 +688,18 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         timeout,
         fail_fast: args.fail_fast,
     };
-    let rule = if resumed {
-        None
-    } else {
-        args.adaptive.rule(args.runs).ok().flatten()
-    };
     let (summary, adaptive) = {
         let _guard = SignalGuard::install();
         match rule {
             Some(rule) => {
-                let (s, o) =
-                    runner::adaptive::execute_adaptive(&plan, rule, opts, &INTERRUPTED, &mut obs);
+                let (s, o) = runner::adaptive::execute_adaptive(
+                    &plan,
+                    rule,
+                    &done,
+                    opts,
+                    &INTERRUPTED,
+                    &mut obs,
+                );
                 (s, Some(o))
             }
             None => (

@@ -37,6 +37,12 @@
 //! as one-sided once the other binary has run it `--min-runs` times without reporting it. A
 //! file that reported nothing after `--min-runs` rounds stops too.
 //!
+//! # Resume
+//! The `run` record of the results file carries the [`Rule`]. `--resume` calls
+//! [`execute_adaptive`] with the finished (`ok`) jobs: in schedule order, each finished job's
+//! samples are fed to the rule instead of running it again, so the rounds already played
+//! are re-decided identically and the rest run as they would have.
+//!
 //! # Order
 //! Round `r` runs the jobs of round `r` of the fixed schedule for `--max-runs` runs (same
 //! `--order` and `--seed`, see [`super::schedule`]), minus the jobs of files that have no
@@ -56,10 +62,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Risk of the interval the rule looks at: 0.05, i.e. the 95% interval.
 pub const RISK: f64 = 0.05;
 
-/// The stopping rule's settings.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// The stopping rule's settings (recorded in the results file's `run` record as `adaptive`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Rule {
     /// `--target-accuracy`: largest acceptable 95% half-width, percent of the old mean.
+    #[serde(rename = "target_accuracy_pct")]
     pub target_pct: f64,
     /// `--min-runs`: samples a side needs before a configuration may settle (at least 2).
     pub min_runs: u32,
@@ -396,7 +403,7 @@ pub struct Outcome {
     pub rule: Rule,
     /// Rounds started.
     pub rounds: u32,
-    /// Jobs run.
+    /// Jobs run (after `--resume`: including the finished jobs replayed from the results file).
     pub jobs_run: usize,
     /// Jobs of the fixed schedule with `--max-runs` runs.
     pub jobs_max: usize,
@@ -506,12 +513,15 @@ impl Observer for Tracking<'_> {
 
 /// Runs `plan` adaptively under `rule` (see the module docs): round by round, each round the
 /// jobs of the fixed `--max-runs` schedule whose file still has unsettled configurations,
-/// restricted with `--set` where possible. Writes an `adaptive` record (see [`RoundRecord`])
+/// restricted with `--set` where possible. Jobs in `done` (a resumed run's `ok` records) are
+/// not run: their samples are replayed into the rule at their place in the schedule (the
+/// caller has already passed them to `obs`). Writes an `adaptive` record (see [`RoundRecord`])
 /// through [`Observer::record`] before every round. Stops like [`execute`] on interrupt,
 /// `--fail-fast` or an output error.
 pub fn execute_adaptive(
     plan: &Plan,
     rule: Rule,
+    done: &[JobRecord],
     opts: RunOptions,
     stop: &AtomicBool,
     obs: &mut dyn Observer,
@@ -521,6 +531,17 @@ pub fn execute_adaptive(
     let mut summary = Summary::default();
     let mut wall_s = 0.0;
     let mut rounds = 0;
+    let mut replayed = 0usize;
+    // Jobs a resumed run already has (`ok` records): replayed into the tracker in schedule
+    // order instead of run, so every decision is the one the interrupted run made or would
+    // have made.
+    let done: HashMap<(usize, Side, u32), &JobRecord> = done
+        .iter()
+        .filter_map(|r| {
+            let f = plan.files.iter().position(|f| *f == r.file)?;
+            Some(((f, r.side, r.run), r))
+        })
+        .collect();
     let mut settled_prev: Vec<Settled> = Vec::new();
     'rounds: for round in 0..rule.max_runs {
         let plans: Vec<Option<Option<Vec<String>>>> = (0..plan.files.len())
@@ -530,6 +551,11 @@ pub fn execute_adaptive(
             break;
         }
         rounds += 1;
+        let pending = full.iter().any(|j| {
+            j.run == round
+                && matches!(plans.get(j.file), Some(Some(_)))
+                && !done.contains_key(&(j.file, j.side, j.run))
+        });
         let rec = RoundRecord {
             round,
             target_accuracy_pct: rule.target_pct,
@@ -548,7 +574,7 @@ pub fn execute_adaptive(
                 })
                 .collect(),
         };
-        if let Err(e) = obs.record(&Record::Adaptive(rec)) {
+        if pending && let Err(e) = obs.record(&Record::Adaptive(rec)) {
             summary.output_error = Some(e);
             break;
         }
@@ -556,6 +582,19 @@ pub fn execute_adaptive(
             let Some(Some(p)) = plans.get(job.file) else {
                 continue;
             };
+            if let Some(rec) = done.get(&(job.file, job.side, job.run)) {
+                for s in &rec.samples {
+                    tracker.add(job.file, job.side, &s.to_report());
+                }
+                wall_s += rec.wall_s;
+                if p.is_none()
+                    && let Some(f) = tracker.files.get_mut(job.file)
+                {
+                    f.full_walls.push(rec.wall_s);
+                }
+                replayed += 1;
+                continue;
+            }
             if stop.load(Ordering::SeqCst) {
                 summary.interrupted = true;
                 break 'rounds;
@@ -635,7 +674,7 @@ pub fn execute_adaptive(
     let outcome = Outcome {
         rule,
         rounds,
-        jobs_run: summary.jobs_run,
+        jobs_run: summary.jobs_run + replayed,
         jobs_max: full.len(),
         wall_s,
         fixed_wall_estimate_s,

@@ -160,6 +160,7 @@ impl Plan {
             cpus: self.cpus.as_ref().map(|c| c.text.clone()),
             timeout_s: timeout.map(|t| t.as_secs_f64()),
             jobs: self.files.len() * self.runs as usize * 2,
+            adaptive: None,
         }
     }
 

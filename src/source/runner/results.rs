@@ -59,8 +59,12 @@ pub struct RunHeader {
     pub cpus: Option<String>,
     /// Per-job timeout in seconds, if any.
     pub timeout_s: Option<f64>,
-    /// Number of jobs in the schedule.
+    /// Number of jobs in the schedule (with `--runs auto`: at most, for `--max-runs`).
     pub jobs: usize,
+    /// `--runs auto`: the stopping rule, so that `--resume` continues adaptively; absent for
+    /// a fixed run count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adaptive: Option<super::adaptive::Rule>,
 }
 
 /// Outcome class of a job.
@@ -410,6 +414,9 @@ pub struct Loaded {
     pub done: Vec<JobRecord>,
     /// Lines that could not be read (e.g. one cut short by a kill), as `line N: why`.
     pub warnings: Vec<String>,
+    /// The adaptive stopping rule of a `--runs auto` run: from the header, or (files written
+    /// before the header carried it) from the first `adaptive` round record.
+    pub adaptive: Option<super::adaptive::Rule>,
 }
 
 impl Loaded {
@@ -455,6 +462,7 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, RunnerError
     let mut done = Vec::new();
     let mut seen = HashSet::new();
     let mut warnings = Vec::new();
+    let mut adaptive = None;
     let mut lines = LineReader::with_limit(input, name, MAX_RECORD_BYTES);
     while let Some((n, line)) = lines.next_line().map_err(|e| err(e.to_string()))? {
         let line = match line {
@@ -498,16 +506,27 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, RunnerError
                     Err(e) => warnings.push(format!("line {n}: bad job record ({e}); ignored")),
                 }
             }
+            "adaptive" if adaptive.is_none() => {
+                if let Ok(Record::Adaptive(r)) = serde_json::from_str::<Record>(line) {
+                    adaptive = Some(super::adaptive::Rule {
+                        target_pct: r.target_accuracy_pct,
+                        min_runs: r.min_runs,
+                        max_runs: r.max_runs,
+                    });
+                }
+            }
             _ => {}
         }
     }
     let header = header.ok_or_else(|| {
         err("no run record: not a benchdiff results file (or it is empty)".to_owned())
     })?;
+    let adaptive = header.adaptive.or(adaptive);
     Ok(Loaded {
         header,
         done,
         warnings,
+        adaptive,
     })
 }
 
