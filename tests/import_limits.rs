@@ -4,6 +4,9 @@
 //! refused over their size limit. Each case pipes a generated input of 128 MB into
 //! `benchdiff report` on standard input and measures the real process's peak RSS (`wait4`).
 
+mod runner_common;
+
+use runner_common::wait_with_peak_rss;
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -57,17 +60,10 @@ fn pipe(format: &str, head: &str, long: usize, filler: &str, tail: &str) -> Outc
         let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
         s
     });
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: rusage is plain data filled by the kernel for our own child.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-    assert_eq!(r, pid);
-    std::mem::forget(child); // reaped above
+    let (status, rss_mb) = wait_with_peak_rss(child);
     // The reader may stop early (e.g. a JSON document over its limit): a broken pipe then.
     let _ = writer.join().expect("writer thread");
     let stderr = reader.join().expect("reader thread");
-    let rss_mb = ru.ru_maxrss as f64 / 1024.0;
     eprintln!(
         "{format}: {} MB piped, peak RSS {rss_mb:.1} MB, {:.1} s",
         FILLER_BYTES >> 20,

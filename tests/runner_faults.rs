@@ -148,18 +148,11 @@ fn a_child_flooding_stdout_is_drained_in_bounded_memory() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: rusage is plain data filled by the kernel for our own child.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-    assert_eq!(r, pid);
-    std::mem::forget(child); // reaped above
+    let (status, rss_mb) = wait_with_peak_rss(child);
     assert!(
         libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
         "status {status}"
     );
-    let rss_mb = ru.ru_maxrss as f64 / 1024.0;
     eprintln!(
         "100 MB flood: benchdiff peak RSS {rss_mb:.1} MB, {:.1} s",
         start.elapsed().as_secs_f64()

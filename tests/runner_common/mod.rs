@@ -91,3 +91,16 @@ pub fn csv_rows(text: &str) -> Vec<[String; 5]> {
         })
         .collect()
 }
+
+/// Waits for `child` with `wait4`: its raw wait status and its peak RSS in MB (the kernel's
+/// `ru_maxrss`, KiB, / 1024).
+pub fn wait_with_peak_rss(child: std::process::Child) -> (i32, f64) {
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: rusage is plain data filled by the kernel for our own child.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    assert_eq!(r, pid);
+    std::mem::forget(child); // reaped above
+    (status, ru.ru_maxrss as f64 / 1024.0)
+}

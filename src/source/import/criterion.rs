@@ -11,7 +11,7 @@
 //! A panic (`thread '…' panicked at`) or `error: bench failed` gives a warning naming its line:
 //! the benchmarks after it did not run.
 
-use super::{Diagnostics, Imported, Line, LineReader, ReadOptions, time_unit_seconds};
+use super::{Diagnostics, Imported, LineReader, ReadOptions, time_unit_seconds};
 use crate::error::ImportError;
 use crate::sample::{Better, Sample, SampleSet};
 
@@ -51,14 +51,7 @@ pub fn read_from<R: std::io::BufRead>(
     // The last non-blank line (a `time:` line without a name belongs to it).
     let mut prev = String::new();
     let mut lines = LineReader::new(input, name);
-    while let Some((line_no, line)) = lines.next_line()? {
-        let raw = match line {
-            Line::Text(t) => t,
-            other => {
-                diags.push(line_no, other.problem().unwrap_or_default());
-                continue;
-            }
-        };
+    while let Some((line_no, raw)) = lines.next_text(&mut diags)? {
         // A benchmark binary that panicked or failed: the results after it are missing.
         let t = raw.trim();
         if (t.starts_with("thread '") && t.contains("' panicked at"))

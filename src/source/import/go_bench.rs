@@ -29,7 +29,7 @@
 //! [`write`] emits) puts the results after it on that side. Names written by [`go_name`] for
 //! non-Go benchmarks (`Node:<file>:/<word>…`) are decoded back to file and configuration.
 
-use super::{Diagnostics, Imported, Line, LineReader, ReadOptions};
+use super::{Diagnostics, Imported, LineReader, ReadOptions};
 use crate::error::ImportError;
 use crate::sample::{Better, ConfValue, Configuration, MetricId, Sample, SampleSet, Side};
 use std::collections::HashMap;
@@ -180,14 +180,7 @@ pub fn read_from<R: std::io::BufRead>(
     // Unit metadata applies to the whole input; a metric's direction is fixed when it is first
     // interned, so `better=` must come before the unit's first result (as benchfmt requires).
     let mut lines = LineReader::new(input, name);
-    while let Some((line_no, line)) = lines.next_line()? {
-        let line = match line {
-            Line::Text(t) => t,
-            other => {
-                diags.push(line_no, other.problem().unwrap_or_default());
-                continue;
-            }
-        };
+    while let Some((line_no, line)) = lines.next_text(&mut diags)? {
         if let Some(rest) = line
             .strip_prefix("Unit ")
             .or_else(|| line.strip_prefix("Unit\t"))

@@ -8,7 +8,7 @@
 //! panics and cargo's `Running …` lines are not results and are skipped. Several targets in
 //! one output are read as one.
 
-use super::{Diagnostics, Imported, Line, LineReader, ReadOptions, time_unit_seconds};
+use super::{Diagnostics, Imported, LineReader, ReadOptions, time_unit_seconds};
 use crate::error::ImportError;
 use crate::sample::{Better, Sample, SampleSet};
 
@@ -49,14 +49,7 @@ pub fn read_from<R: std::io::BufRead>(
     let mut warns = Diagnostics::new(name);
     let metric = set.intern_metric("sec/op", "sec/op", Better::Lower);
     let mut lines = LineReader::new(input, name);
-    while let Some((line_no, line)) = lines.next_line()? {
-        let raw = match line {
-            Line::Text(t) => t,
-            other => {
-                diags.push(line_no, other.problem().unwrap_or_default());
-                continue;
-            }
-        };
+    while let Some((line_no, raw)) = lines.next_text(&mut diags)? {
         let l = raw.trim();
         let Some(body) = l.strip_prefix("test ") else {
             continue;

@@ -332,6 +332,10 @@ impl Line<'_> {
     }
 }
 
+/// A line in a [`LineReader`]'s buffer: the byte range of its validated text, or why it
+/// cannot be read.
+type RawLine = Result<(usize, usize), Line<'static>>;
+
 /// Streams an input line by line with bounded memory: at most [`MAX_LINE_BYTES`] of one line
 /// are held, whatever the input's size. Line numbers are 1-based and count every `\n`.
 pub struct LineReader<R> {
@@ -364,6 +368,41 @@ impl<R: std::io::BufRead> LineReader<R> {
     /// # Errors
     /// [`ImportError::Io`] when reading fails.
     pub fn next_line(&mut self) -> Result<Option<(u64, Line<'_>)>, ImportError> {
+        Ok(self.advance()?.map(|(n, body)| {
+            let line = match body {
+                Ok((a, b)) => Line::Text(std::str::from_utf8(&self.buf[a..b]).unwrap_or_default()),
+                Err(problem) => problem,
+            };
+            (n, line)
+        }))
+    }
+
+    /// The next line that can be read, and its number, or `None` at the end of the input;
+    /// every line skipped on the way (over the limit, not UTF-8) is recorded in `diags`.
+    ///
+    /// # Errors
+    /// [`ImportError::Io`] when reading fails.
+    pub fn next_text(
+        &mut self,
+        diags: &mut Diagnostics,
+    ) -> Result<Option<(u64, &str)>, ImportError> {
+        loop {
+            match self.advance()? {
+                None => return Ok(None),
+                Some((n, Ok((a, b)))) => {
+                    return Ok(Some((
+                        n,
+                        std::str::from_utf8(&self.buf[a..b]).unwrap_or_default(),
+                    )));
+                }
+                Some((n, Err(problem))) => diags.push(n, problem.problem().unwrap_or_default()),
+            }
+        }
+    }
+
+    /// Reads the next line into the buffer: its number and the byte range of its validated
+    /// UTF-8 text, or the problem (a [`Line`] that is not text).
+    fn advance(&mut self) -> Result<Option<(u64, RawLine)>, ImportError> {
         self.buf.clear();
         let read =
             crate::source::node_csv::read_line_limited(&mut self.input, &mut self.buf, self.limit)
@@ -376,22 +415,26 @@ impl<R: std::io::BufRead> LineReader<R> {
         };
         self.line_no += 1;
         if too_long {
-            return Ok(Some((self.line_no, Line::TooLong { limit: self.limit })));
+            return Ok(Some((
+                self.line_no,
+                Err(Line::TooLong { limit: self.limit }),
+            )));
         }
-        let mut bytes: &[u8] = &self.buf;
-        if self.line_no == 1 && bytes.starts_with(b"\xEF\xBB\xBF") {
-            bytes = &bytes[3..];
+        let mut a = 0;
+        let mut b = self.buf.len();
+        if self.line_no == 1 && self.buf.starts_with(b"\xEF\xBB\xBF") {
+            a = 3;
         }
-        if bytes.last() == Some(&b'\r') {
-            bytes = &bytes[..bytes.len() - 1];
+        if b > a && self.buf[b - 1] == b'\r' {
+            b -= 1;
         }
         Ok(Some((
             self.line_no,
-            match std::str::from_utf8(bytes) {
-                Ok(t) => Line::Text(t),
-                Err(e) => Line::NotUtf8 {
+            match std::str::from_utf8(&self.buf[a..b]) {
+                Ok(_) => Ok((a, b)),
+                Err(e) => Err(Line::NotUtf8 {
                     column: e.valid_up_to() + 1,
-                },
+                }),
             },
         )))
     }
