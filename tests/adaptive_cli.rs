@@ -31,33 +31,32 @@ fn bench(dir: &Path, suite: &Path, args: &[&str]) -> assert_cmd::Command {
     c
 }
 
+/// `--runs auto` on the noise fixture: target ±1%, 3 to 6 runs, seed 5.
+const NOISE_AUTO: [&str; 13] = [
+    "--runs",
+    "auto",
+    "--target-accuracy",
+    "1%",
+    "--min-runs",
+    "3",
+    "--max-runs",
+    "6",
+    "--seed",
+    "5",
+    "--set",
+    "n=7",
+    "noise",
+];
+
 #[test]
 fn quiet_configurations_stop_and_noisy_ones_run_restricted_with_set() {
     let dir = tempfile::tempdir().unwrap();
-    let out = bench(
-        dir.path(),
-        &adaptive_suite(),
-        &[
-            "--runs",
-            "auto",
-            "--target-accuracy",
-            "1%",
-            "--min-runs",
-            "3",
-            "--max-runs",
-            "6",
-            "--seed",
-            "5",
-            "--set",
-            "n=7",
-            "noise",
-        ],
-    )
-    .assert()
-    .success()
-    .stderr(predicate::str::contains("benchdiff: machine: "))
-    .get_output()
-    .clone();
+    let out = bench(dir.path(), &adaptive_suite(), &NOISE_AUTO)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("benchdiff: machine: "))
+        .get_output()
+        .clone();
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     // noise=0 is constant: its interval has width 0 after --min-runs (3) rounds; noise=40 never
@@ -152,22 +151,7 @@ fn cut_after_jobs(full: &str, keep: usize) -> String {
 #[test]
 fn resume_of_an_adaptive_run_continues_adaptively() {
     let dir = tempfile::tempdir().unwrap();
-    let args = [
-        "--runs",
-        "auto",
-        "--target-accuracy",
-        "1%",
-        "--min-runs",
-        "3",
-        "--max-runs",
-        "6",
-        "--seed",
-        "5",
-        "--set",
-        "n=7",
-        "noise",
-    ];
-    bench(dir.path(), &adaptive_suite(), &args)
+    bench(dir.path(), &adaptive_suite(), &NOISE_AUTO)
         .assert()
         .success();
     let full = std::fs::read_to_string(dir.path().join("results.jsonl")).unwrap();
