@@ -111,3 +111,44 @@ fn degenerate_inputs_do_not_panic() {
         }
     }
 }
+
+/// A million identical samples a side (and one that differs) go through every statistic and
+/// the whole verdict pipeline without panicking or hanging.
+#[test]
+fn a_million_identical_samples_go_through_the_pipeline() {
+    use benchdiff::sample::{RATE, Sample, SampleSet, Side};
+    use benchdiff::stats::{dip, outliers, shape};
+    let start = std::time::Instant::now();
+    let old = vec![7.0; 1_000_000];
+    let mut new = vec![7.0; 1_000_000];
+    new[0] = 8.0;
+    for (a, b) in [(&old, &old), (&old, &new)] {
+        let _ = welch::welch(a, b);
+        let _ = ratio::fieller(a, b, 0.95);
+        let _ = rank::rank_sum(a, b, 0.95);
+        let _ = dip::dip(b);
+        let _ = shape::multimodality(b);
+        let _ = outliers::mad_outliers(b);
+    }
+    let mut set = SampleSet::new();
+    let id = set.intern("same.js", "n=1");
+    for (side, xs) in [(Side::Old, &old), (Side::New, &new)] {
+        for (i, v) in xs.iter().enumerate() {
+            set.push(Sample {
+                benchmark: id,
+                side,
+                metric: RATE,
+                value: *v,
+                time_s: 1.0,
+                run: Some(i as u32),
+            });
+        }
+    }
+    let rows = benchdiff::verdict::rows(benchdiff::compare::group(&set));
+    let a = benchdiff::verdict::decide::assess(rows, &Default::default());
+    assert_eq!(a.len(), 1);
+    eprintln!(
+        "1e6 identical samples a side: {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+}

@@ -40,13 +40,79 @@ pub struct Drift {
     pub slope_pct_per_run: f64,
 }
 
-/// Sign of `a − b` as −1, 0 or 1.
-fn sign(a: f64, b: f64) -> i64 {
-    match a.partial_cmp(&b) {
-        Some(std::cmp::Ordering::Greater) => 1,
-        Some(std::cmp::Ordering::Less) => -1,
-        _ => 0,
+/// Kendall's `S` = concordant − discordant pairs of finite points, in O(n log n) (W. R.
+/// Knight 1966, "A computer method for calculating Kendall's tau with ungrouped data", *JASA*
+/// 61): sort by (x, y); then `S = n₀ − n₁ − n₂ + n₃ − 2D` with `n₁`, `n₂` the pairs tied in x,
+/// in y, `n₃` those tied in both, and `D` the strict inversions of the y sequence, counted by
+/// a merge sort. (Pairs tied in x are in y order after the sort, so they count no inversion.)
+fn kendall_s(pts: &[(f64, f64)]) -> i64 {
+    let n = pts.len() as i64;
+    let mut v: Vec<(f64, f64)> = pts.to_vec();
+    v.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let pairs = |t: i64| t * (t - 1) / 2;
+    // Tied pairs in x (n1) and in both (n3), from runs of the (x, y)-sorted points.
+    let (mut n1, mut n3) = (0i64, 0i64);
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i + 1;
+        while j < v.len() && v[j].0 == v[i].0 {
+            j += 1;
+        }
+        n1 += pairs((j - i) as i64);
+        let mut k = i;
+        while k < j {
+            let mut l = k + 1;
+            while l < j && v[l].1 == v[k].1 {
+                l += 1;
+            }
+            n3 += pairs((l - k) as i64);
+            k = l;
+        }
+        i = j;
     }
+    // Strict inversions of y (bottom-up merge sort); afterwards `ys` is sorted.
+    let mut ys: Vec<f64> = v.iter().map(|p| p.1).collect();
+    let mut buf = vec![0.0f64; ys.len()];
+    let mut d = 0i64;
+    let mut width = 1;
+    while width < ys.len() {
+        let mut lo = 0;
+        while lo < ys.len() {
+            let mid = (lo + width).min(ys.len());
+            let hi = (lo + 2 * width).min(ys.len());
+            let (mut a, mut b, mut k) = (lo, mid, lo);
+            while a < mid && b < hi {
+                if ys[a] <= ys[b] {
+                    buf[k] = ys[a];
+                    a += 1;
+                } else {
+                    // ys[b] is smaller than every remaining left element.
+                    d += (mid - a) as i64;
+                    buf[k] = ys[b];
+                    b += 1;
+                }
+                k += 1;
+            }
+            buf[k..k + mid - a].copy_from_slice(&ys[a..mid]);
+            k += mid - a;
+            buf[k..k + hi - b].copy_from_slice(&ys[b..hi]);
+            lo = hi;
+        }
+        std::mem::swap(&mut ys, &mut buf);
+        width *= 2;
+    }
+    // Tied pairs in y (n2), from the sorted y values.
+    let mut n2 = 0i64;
+    let mut i = 0;
+    while i < ys.len() {
+        let mut j = i + 1;
+        while j < ys.len() && ys[j] == ys[i] {
+            j += 1;
+        }
+        n2 += pairs((j - i) as i64);
+        i = j;
+    }
+    pairs(n) - n1 - n2 + n3 - 2 * d
 }
 
 /// Tie-group sums over sorted values: `(Σt(t−1), Σt(t−1)(t−2), Σt(t−1)(2t+5))`.
@@ -107,12 +173,7 @@ pub fn drift(points: &[(f64, f64)]) -> Option<Drift> {
         return None;
     }
     let nf = n as f64;
-    let mut s: i64 = 0;
-    for i in 0..n {
-        for j in i + 1..n {
-            s += sign(pts[j].0, pts[i].0) * sign(pts[j].1, pts[i].1);
-        }
-    }
+    let s = kendall_s(&pts);
     let (tx1, tx2, tx3) = tie_sums(pts.iter().map(|p| p.0).collect());
     let (ty1, ty2, ty3) = tie_sums(pts.iter().map(|p| p.1).collect());
     let n0 = nf * (nf - 1.0) / 2.0;
@@ -194,6 +255,42 @@ fn median(v: &mut [f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The O(n²) definition of `S`.
+    fn kendall_s_pairwise(p: &[(f64, f64)]) -> i64 {
+        let sign = |a: f64, b: f64| match a.partial_cmp(&b) {
+            Some(std::cmp::Ordering::Greater) => 1i64,
+            Some(std::cmp::Ordering::Less) => -1,
+            _ => 0,
+        };
+        let mut s = 0;
+        for i in 0..p.len() {
+            for j in i + 1..p.len() {
+                s += sign(p[j].0, p[i].0) * sign(p[j].1, p[i].1);
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn knight_s_matches_the_pairwise_definition() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(7);
+        for case in 0..400 {
+            let n = rng.random_range(0..60);
+            // Few distinct values: many ties in x, in y and in both.
+            let levels = 1 + case % 9;
+            let p: Vec<(f64, f64)> = (0..n)
+                .map(|_| {
+                    (
+                        rng.random_range(0..levels) as f64,
+                        rng.random_range(0..levels) as f64 * 0.5,
+                    )
+                })
+                .collect();
+            assert_eq!(kendall_s(&p), kendall_s_pairwise(&p), "{p:?}");
+        }
+    }
 
     fn pts(y: &[f64]) -> Vec<(f64, f64)> {
         y.iter().enumerate().map(|(i, &v)| (i as f64, v)).collect()
