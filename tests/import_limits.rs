@@ -141,7 +141,7 @@ fn results_jsonl_is_streamed() {
     let o = pipe("results-jsonl", head, 17 << 20, filler, "");
     assert!(
         o.stderr
-            .contains("line 2: line is longer than 16777216 bytes; not read; ignored"),
+            .contains("<stdin>:2: line is longer than 16777216 bytes; not read; ignored"),
         "{}",
         o.stderr
     );
@@ -162,4 +162,111 @@ fn json_documents_over_the_limit_are_refused() {
         "{}",
         o.stderr
     );
+}
+
+/// `benchdiff report ARGS` in `dir`: (exit code, stdout, stderr).
+fn report(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_benchdiff"))
+        .current_dir(dir)
+        .arg("report")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("benchdiff runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Format guessing is not misled by what precedes the content: a bad byte, 70,000 blank
+/// lines (past the 64 KiB sniffing window), JSON it does not know, a results file whose first
+/// record is longer than the window or starts with a byte-order mark.
+#[test]
+fn format_guessing_edge_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let go = "goos: linux\nBenchmarkA-8 100 1000 ns/op\nBenchmarkA-8 100 1010 ns/op\n";
+    std::fs::write(d.join("new.txt"), go).unwrap();
+    // A bad byte on line 1: the file is still read as Go, and line 1 is named.
+    std::fs::write(
+        d.join("bad.txt"),
+        [b"\xff\n".as_slice(), go.as_bytes()].concat(),
+    )
+    .unwrap();
+    let (code, _, err) = report(d, &["bad.txt", "new.txt"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("bad.txt:1: not valid UTF-8 (at column 1)"),
+        "{err}"
+    );
+    assert!(!err.contains("compare.js"), "{err}");
+    // Blank lines past the sniffing window, then Go.
+    std::fs::write(d.join("blank.txt"), "\n".repeat(70_000) + go).unwrap();
+    let (code, out, err) = report(d, &["blank.txt", "new.txt"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("1 comparisons"), "{out}");
+    // JSON that is no known format: said so, not fed to the CSV reader.
+    std::fs::write(d.join("u.json"), "{\"foo\": 1, \"bar\": 2}\n").unwrap();
+    let (code, _, err) = report(d, &["u.json"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("u.json:1: JSON, but not a JSON format benchdiff recognises"),
+        "{err}"
+    );
+    // Standard input named twice.
+    let (code, _, err) = report(d, &["-", "-"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("standard input (-) is given more than once"),
+        "{err}"
+    );
+    // A CRLF line of exactly the limit is accepted (the \r does not count).
+    let name = "x".repeat((1 << 20) - "\"old\",\"\",\"\",1,1".len());
+    let csv = format!(
+        "\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\r\n\
+         \"old\",\"{name}\",\"\",1,1\r\n\"new\",\"{name}\",\"\",1,1\r\n"
+    );
+    assert_eq!(csv.split('\n').nth(1).unwrap().len(), (1 << 20) + 1);
+    std::fs::write(d.join("crlf.csv"), csv).unwrap();
+    let (code, _, err) = report(d, &["crlf.csv"]);
+    assert!(!err.contains("longer than"), "{err}");
+    assert_ne!(code, 2, "{err}");
+}
+
+/// A command run's results file whose `command-run` record is longer than the 64 KiB
+/// sniffing window (long `-L` values), also with a byte-order mark, is read.
+#[test]
+fn command_results_with_a_long_first_record_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let values: Vec<String> = (0..15)
+        .map(|i| format!("v{i:02}{}", "z".repeat(5000)))
+        .collect();
+    let status = Command::new(env!("CARGO_BIN_EXE_benchdiff"))
+        .current_dir(d)
+        .args([
+            "compare", "--old", "true", "--new", "true", "--bench", "{s}",
+        ])
+        .arg("-L")
+        .arg(format!("s={}", values.join(",")))
+        .args(["--runs", "2", "--results", "big.jsonl", "--csv", "x.csv"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("benchdiff runs");
+    assert!(status.status.success(), "{status:?}");
+    let text = std::fs::read(d.join("big.jsonl")).unwrap();
+    let first = text.iter().position(|&b| b == b'\n').unwrap();
+    assert!(first > 1 << 16, "first record {first} bytes");
+    std::fs::write(
+        d.join("bom.jsonl"),
+        [b"\xEF\xBB\xBF".as_slice(), &text].concat(),
+    )
+    .unwrap();
+    for f in ["big.jsonl", "bom.jsonl"] {
+        let (code, out, err) = report(d, &[f]);
+        assert_eq!(code, 0, "{f}: {err}");
+        assert!(out.contains("15 comparisons"), "{f}: {out}");
+    }
 }

@@ -358,6 +358,13 @@ fn read_inputs(
     if sided.is_empty() {
         sided.push(("-".to_owned(), None));
     }
+    if sided.iter().filter(|(f, _)| f == "-").count() > 1 {
+        writeln!(
+            io.stderr,
+            "benchdiff: standard input (-) is given more than once; it can be read only once"
+        )?;
+        return Ok(None);
+    }
     let mut bench = render::benchstat::Options::default();
     let mut labels: Vec<String> = Vec::new();
     let mut configs: Vec<Vec<(String, String)>> = Vec::new();

@@ -340,8 +340,21 @@ fn header_columns<'a>(
 
 /// Reads one line (without its `\n`) into `buf`. Returns `None` at end of input, or
 /// `Some(true)` when the line was longer than `limit` (then `buf` holds only a prefix and the
-/// rest of the line was skipped).
+/// rest of the line was skipped). A `\r` ending the line (CRLF) does not count.
 pub(crate) fn read_line_limited<R: BufRead>(
+    input: &mut R,
+    buf: &mut Vec<u8>,
+    limit: usize,
+) -> std::io::Result<Option<bool>> {
+    let r = read_line_capped(input, buf, limit.saturating_add(1))?;
+    Ok(r.map(|capped| {
+        capped || (buf.len() > limit && !(buf.len() == limit + 1 && buf.last() == Some(&b'\r')))
+    }))
+}
+
+/// [`read_line_limited`] without the CRLF allowance: `Some(true)` when the line's bytes
+/// (including a final `\r`) exceed `limit`.
+fn read_line_capped<R: BufRead>(
     input: &mut R,
     buf: &mut Vec<u8>,
     limit: usize,

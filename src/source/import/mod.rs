@@ -440,8 +440,12 @@ impl<R: std::io::BufRead> LineReader<R> {
     }
 }
 
-/// How much of an input is read ahead to guess its format, in bytes (64 KiB).
+/// How much of an input is read ahead to guess its format, in bytes (64 KiB); more when
+/// that much is only blank lines (up to 16 MiB).
 pub const SNIFF_BYTES: usize = 1 << 16;
+
+/// The most an input's leading blank lines are read ahead for guessing its format (16 MiB).
+const MAX_BLANK_HEAD: usize = 16 << 20;
 
 /// One input opened for reading: its name, its first [`SNIFF_BYTES`] (enough to guess the
 /// format) and the rest, not read yet. [`Input::read`] then streams it into a [`SampleSet`]:
@@ -474,11 +478,25 @@ impl Input {
             head: Vec::new(),
             rest,
         };
-        let mut limited = std::io::Read::take(&mut input.rest, SNIFF_BYTES as u64);
-        std::io::Read::read_to_end(&mut limited, &mut input.head).map_err(|e| ImportError::Io {
-            file: input.name.clone(),
-            source: e,
-        })?;
+        // The head; while it is only blank lines, read on (up to MAX_BLANK_HEAD bytes) so that
+        // the format is guessed from the first content, not from blank lines.
+        loop {
+            let before = input.head.len();
+            let mut limited = std::io::Read::take(&mut input.rest, SNIFF_BYTES as u64);
+            std::io::Read::read_to_end(&mut limited, &mut input.head).map_err(|e| {
+                ImportError::Io {
+                    file: input.name.clone(),
+                    source: e,
+                }
+            })?;
+            let blank = input
+                .head
+                .iter()
+                .all(|b| b.is_ascii_whitespace() || [0xEF, 0xBB, 0xBF].contains(b));
+            if input.head.len() == before || !blank || input.head.len() >= MAX_BLANK_HEAD {
+                break;
+            }
+        }
         Ok(input)
     }
 
@@ -496,18 +514,16 @@ impl Input {
         &self.name
     }
 
-    /// The head as text: up to the first byte that is not UTF-8 (or a character cut by
-    /// the end of the head).
-    fn head_text(&self) -> &str {
-        match std::str::from_utf8(&self.head) {
-            Ok(t) => t,
-            Err(e) => std::str::from_utf8(&self.head[..e.valid_up_to()]).unwrap_or_default(),
-        }
+    /// The head as text for guessing the format: bytes that are not UTF-8 (or a character
+    /// cut by the end of the head) become U+FFFD, so one bad byte does not hide the format;
+    /// the reader then reports that line.
+    fn head_text(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(&self.head)
     }
 
     /// The format guessed from the content ([`sniff`] on the head), or `None`.
     pub fn sniff(&self) -> Option<InputFormat> {
-        sniff(self.head_text())
+        sniff(&self.head_text())
     }
 
     /// Reads the input in `format` (sniffed when `None`) into `set`.
@@ -524,24 +540,29 @@ impl Input {
         opts: &ReadOptions,
         set: &mut SampleSet,
     ) -> Result<Imported, ImportError> {
-        let head = self.head_text();
+        let head_text = self.head_text();
+        let head = head_text.trim_start_matches('\u{feff}');
         // Empty input, or a CSV-looking first line: the compare.js reader gives the precise
         // error ("empty input", "not a compare.js CSV header: missing column(s) …").
         let first = head.lines().position(|l| !l.trim().is_empty());
+        let first_line = first.and_then(|i| head.lines().nth(i));
+        let json = first_line.is_some_and(|l| l.trim_start().starts_with(['{', '[']));
         let csv_like = || {
-            first
-                .and_then(|i| head.lines().nth(i))
-                .is_none_or(|l| l.contains(','))
+            (!json && first_line.is_none_or(|l| l.contains(',')))
                 .then_some(InputFormat::NodeCompareCsv)
         };
         let Some(format) = format.or_else(|| sniff(head)).or_else(csv_like) else {
+            let what = if json {
+                "JSON, but not a JSON format benchdiff recognises"
+            } else {
+                "not a benchmark result format benchdiff reads"
+            };
             return Err(ImportError::Invalid(
                 vec![Diagnostic {
                     file: self.name.clone(),
                     line: first.map_or(1, |i| i as u64 + 1),
                     message: format!(
-                        "not a benchmark result format benchdiff reads (formats: {}); \
-                         name one with --input-format",
+                        "{what} (formats: {}); name one with --input-format",
                         FORMATS.map(InputFormat::name).join(", ")
                     ),
                 }],
@@ -549,6 +570,7 @@ impl Input {
             ));
         };
         let command_results = crate::source::runner::commands::is_command_results(head);
+        drop(head_text);
         let name = self.name;
         let reader = std::io::BufReader::with_capacity(
             1 << 16,

@@ -29,15 +29,8 @@ pub fn read_from<R: BufRead>(
         // diagnostic already does.
         let full = e.to_string();
         let prefix = format!("results file: {name}: ");
-        let msg = full.strip_prefix(&prefix).unwrap_or(&full).to_owned();
-        ImportError::Invalid(
-            vec![Diagnostic {
-                file: name.to_owned(),
-                line: line_from_message(&msg),
-                message: msg,
-            }],
-            1,
-        )
+        let msg = full.strip_prefix(&prefix).unwrap_or(&full);
+        ImportError::Invalid(vec![diagnostic(name, msg)], 1)
     })?;
     for job in &loaded.done {
         for s in &job.samples {
@@ -56,11 +49,7 @@ pub fn read_from<R: BufRead>(
     let warnings = loaded
         .warnings
         .iter()
-        .map(|w| Diagnostic {
-            file: name.to_owned(),
-            line: line_from_message(w),
-            message: w.clone(),
-        })
+        .map(|w| diagnostic(name, w))
         .collect();
     Ok(Imported {
         warnings,
@@ -93,11 +82,7 @@ fn read_command_run<R: BufRead>(
     let warnings = loaded
         .warnings
         .iter()
-        .map(|w| Diagnostic {
-            file: name.to_owned(),
-            line: line_from_message(w),
-            message: w.clone(),
-        })
+        .map(|w| diagnostic(name, w))
         .collect();
     Ok(Imported {
         warnings,
@@ -105,14 +90,17 @@ fn read_command_run<R: BufRead>(
     })
 }
 
-/// The N of a `line N:` inside a loader message (0 when absent).
-fn line_from_message(m: &str) -> u64 {
-    m.find("line ")
-        .and_then(|i| {
-            m[i + 5..]
-                .split(|c: char| !c.is_ascii_digit())
-                .next()
-                .and_then(|n| n.parse().ok())
-        })
-        .unwrap_or(0)
+/// A loader message as a diagnostic: a leading `line N: ` becomes the diagnostic's line (0
+/// when the message names none).
+fn diagnostic(name: &str, m: &str) -> Diagnostic {
+    let parsed = m.strip_prefix("line ").and_then(|rest| {
+        let (n, msg) = rest.split_once(": ")?;
+        Some((n.parse::<u64>().ok()?, msg))
+    });
+    let (line, message) = parsed.unwrap_or((0, m));
+    Diagnostic {
+        file: name.to_owned(),
+        line,
+        message: message.to_owned(),
+    }
 }

@@ -663,18 +663,34 @@ pub struct CommandLoaded {
     pub warnings: Vec<String>,
 }
 
-/// True when the first non-blank line of `text` is a `command-run` record.
+/// True when the first non-blank line of `text` (after a byte-order mark) is a `command-run`
+/// record. A first line that does not parse (e.g. cut off by a sniffing window: a plan with
+/// long parameter lists can exceed 64 KiB) is judged by how it starts, `{"type":"command-run"`,
+/// which is how benchdiff writes it.
 pub fn is_command_results(text: &str) -> bool {
     #[derive(Deserialize)]
     struct TypeOnly {
         #[serde(rename = "type")]
         kind: Option<String>,
     }
-    text.lines()
+    let Some(first) = text
+        .trim_start_matches('\u{feff}')
+        .lines()
         .find(|l| !l.trim().is_empty())
-        .and_then(|l| serde_json::from_str::<TypeOnly>(l).ok())
-        .and_then(|t| t.kind)
-        .is_some_and(|k| k == "command-run")
+    else {
+        return false;
+    };
+    match serde_json::from_str::<TypeOnly>(first) {
+        Ok(t) => t.kind.is_some_and(|k| k == "command-run"),
+        Err(_) => {
+            let start: String = first
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .take(24)
+                .collect();
+            start.starts_with("{\"type\":\"command-run\"")
+        }
+    }
 }
 
 /// True when the file at `path` is a command run's results file (its first
