@@ -220,5 +220,8 @@ fn results_jsonl_and_run_csv_are_read() {
     )
     .expect_err("no run record")
     .to_string();
-    assert!(e.contains("r.jsonl:1: job record before the run record"), "{e}");
+    assert!(
+        e.contains("r.jsonl:1: job record before the run record"),
+        "{e}"
+    );
 }
