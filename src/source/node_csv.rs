@@ -25,10 +25,11 @@
 
 use crate::error::{Diagnostic, ImportError, MAX_DIAGNOSTICS};
 use crate::sample::{RATE, Sample, SampleSet, Side};
+use crate::source::import::{Line, LineReader};
 use std::io::BufRead;
 
 /// The longest line accepted, in bytes (1 MiB); longer lines are an error naming the line.
-pub const MAX_LINE_BYTES: usize = 1 << 20;
+pub const MAX_LINE_BYTES: usize = crate::source::import::MAX_LINE_BYTES;
 
 /// What one import read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -105,7 +106,6 @@ fn read_csv<R: BufRead>(
         }
     };
 
-    let mut line_buf: Vec<u8> = Vec::with_capacity(256);
     let mut scratch: Vec<u8> = Vec::with_capacity(256);
     let mut ranges: Vec<(usize, usize)> = Vec::with_capacity(8);
     let mut columns: Option<Columns> = None;
@@ -114,41 +114,22 @@ fn read_csv<R: BufRead>(
     let mut first_header: Vec<String> = Vec::new();
     let mut line_no: u64 = 0;
 
-    loop {
-        line_buf.clear();
-        let read = read_line_limited(&mut input, &mut line_buf, MAX_LINE_BYTES).map_err(|e| {
-            ImportError::Io {
-                file: name.to_owned(),
-                source: e,
+    // Lines over the limit and lines that are not UTF-8 are reported and skipped here. The
+    // whole line is validated before it is cut into fields: fields are cut at ASCII
+    // separators, so each is then valid too (validating the joined fields would let a
+    // sequence split across two fields pass).
+    let mut lines = LineReader::new(&mut input, name);
+    while let Some((n, read)) = lines.next_line()? {
+        line_no = n;
+        let text = match read {
+            Line::Text(t) => t,
+            other => {
+                report(line_no, other.problem().unwrap_or_default());
+                continue;
             }
-        })?;
-        let Some(too_long) = read else { break };
-        line_no += 1;
-        if too_long {
-            report(
-                line_no,
-                format!("line is longer than {MAX_LINE_BYTES} bytes; not read"),
-            );
-            continue;
-        }
-        let mut line: &[u8] = &line_buf;
-        if line_no == 1 && line.starts_with(b"\xEF\xBB\xBF") {
-            line = &line[3..];
-        }
-        if line.last() == Some(&b'\r') {
-            line = &line[..line.len() - 1];
-        }
+        };
+        let line = text.as_bytes();
         if line.iter().all(|b| *b == b' ' || *b == b'\t') {
-            continue;
-        }
-        // Validate the whole line first: fields are cut at ASCII separators, so each is then
-        // valid too (validating the joined fields would let a sequence split across two
-        // fields pass).
-        if let Err(e) = std::str::from_utf8(line) {
-            report(
-                line_no,
-                format!("not valid UTF-8 (at column {})", e.valid_up_to() + 1),
-            );
             continue;
         }
         if let Err((col, msg)) = split_fields(line, &mut scratch, &mut ranges) {
@@ -335,57 +316,6 @@ fn header_columns<'a>(
                 .collect::<Vec<_>>()
                 .join(", ")
         ))
-    }
-}
-
-/// Reads one line (without its `\n`) into `buf`. Returns `None` at end of input, or
-/// `Some(true)` when the line was longer than `limit` (then `buf` holds only a prefix and the
-/// rest of the line was skipped). A `\r` ending the line (CRLF) does not count.
-pub(crate) fn read_line_limited<R: BufRead>(
-    input: &mut R,
-    buf: &mut Vec<u8>,
-    limit: usize,
-) -> std::io::Result<Option<bool>> {
-    let r = read_line_capped(input, buf, limit.saturating_add(1))?;
-    Ok(r.map(|capped| {
-        capped || (buf.len() > limit && !(buf.len() == limit + 1 && buf.last() == Some(&b'\r')))
-    }))
-}
-
-/// [`read_line_limited`] without the CRLF allowance: `Some(true)` when the line's bytes
-/// (including a final `\r`) exceed `limit`.
-fn read_line_capped<R: BufRead>(
-    input: &mut R,
-    buf: &mut Vec<u8>,
-    limit: usize,
-) -> std::io::Result<Option<bool>> {
-    let mut any = false;
-    let mut too_long = false;
-    loop {
-        let chunk = match input.fill_buf() {
-            Ok(c) => c,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if chunk.is_empty() {
-            return Ok(if any { Some(too_long) } else { None });
-        }
-        any = true;
-        let (take, done) = match memchr::memchr(b'\n', chunk) {
-            Some(i) => (i, true),
-            None => (chunk.len(), false),
-        };
-        if !too_long {
-            if buf.len() + take > limit {
-                too_long = true;
-            } else {
-                buf.extend_from_slice(&chunk[..take]);
-            }
-        }
-        input.consume(if done { take + 1 } else { take });
-        if done {
-            return Ok(Some(too_long));
-        }
     }
 }
 

@@ -292,10 +292,10 @@ pub fn sniff(head: &str) -> Option<InputFormat> {
     None
 }
 
-/// The longest line a line-based importer accepts, in bytes (1 MiB, as the compare.js
-/// reader: [`crate::source::node_csv::MAX_LINE_BYTES`]); a longer line is an error naming it
+/// The longest line a line-based importer accepts, in bytes (1 MiB; the compare.js reader's
+/// [`crate::source::node_csv::MAX_LINE_BYTES`] too); a longer line is an error naming it
 /// and is skipped without being held in memory.
-pub const MAX_LINE_BYTES: usize = crate::source::node_csv::MAX_LINE_BYTES;
+pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// The largest JSON document read (hyperfine, Google Benchmark, pytest-benchmark), in bytes
 /// (64 MiB). These formats are one JSON document each, parsed whole; a larger input is an
@@ -404,12 +404,12 @@ impl<R: std::io::BufRead> LineReader<R> {
     /// UTF-8 text, or the problem (a [`Line`] that is not text).
     fn advance(&mut self) -> Result<Option<(u64, RawLine)>, ImportError> {
         self.buf.clear();
-        let read =
-            crate::source::node_csv::read_line_limited(&mut self.input, &mut self.buf, self.limit)
-                .map_err(|e| ImportError::Io {
-                    file: self.name.clone(),
-                    source: e,
-                })?;
+        let read = read_line_limited(&mut self.input, &mut self.buf, self.limit).map_err(|e| {
+            ImportError::Io {
+                file: self.name.clone(),
+                source: e,
+            }
+        })?;
         let Some(too_long) = read else {
             return Ok(None);
         };
@@ -569,7 +569,9 @@ impl Input {
                 1,
             ));
         };
-        let command_results = crate::source::runner::commands::is_command_results(head);
+        // Which loader a results file needs is told by its first record, in the head.
+        let command_results = format == InputFormat::ResultsJsonl
+            && crate::source::runner::commands::is_command_results(head);
         drop(head_text);
         let name = self.name;
         let reader = std::io::BufReader::with_capacity(
@@ -682,19 +684,55 @@ pub fn read_path(
     Input::open(path)?.read(format, opts, set)
 }
 
-/// Guesses the format of `text` as [`Input::read`] does (its first [`SNIFF_BYTES`]).
-pub fn sniff_text(text: &str) -> Option<InputFormat> {
-    sniff(&text[..floor_char(text, SNIFF_BYTES)])
+/// Reads one line (without its `\n`) into `buf`. Returns `None` at end of input, or
+/// `Some(true)` when the line was longer than `limit` (then `buf` holds only a prefix and the
+/// rest of the line was skipped). A `\r` ending the line (CRLF) does not count.
+fn read_line_limited<R: std::io::BufRead>(
+    input: &mut R,
+    buf: &mut Vec<u8>,
+    limit: usize,
+) -> std::io::Result<Option<bool>> {
+    let r = read_line_capped(input, buf, limit.saturating_add(1))?;
+    Ok(r.map(|capped| {
+        capped || (buf.len() > limit && !(buf.len() == limit + 1 && buf.last() == Some(&b'\r')))
+    }))
 }
 
-fn floor_char(s: &str, mut i: usize) -> usize {
-    if i >= s.len() {
-        return s.len();
+/// [`read_line_limited`] without the CRLF allowance: `Some(true)` when the line's bytes
+/// (including a final `\r`) exceed `limit`.
+fn read_line_capped<R: std::io::BufRead>(
+    input: &mut R,
+    buf: &mut Vec<u8>,
+    limit: usize,
+) -> std::io::Result<Option<bool>> {
+    let mut any = false;
+    let mut too_long = false;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(if any { Some(too_long) } else { None });
+        }
+        any = true;
+        let (take, done) = match memchr::memchr(b'\n', chunk) {
+            Some(i) => (i, true),
+            None => (chunk.len(), false),
+        };
+        if !too_long {
+            if buf.len() + take > limit {
+                too_long = true;
+            } else {
+                buf.extend_from_slice(&chunk[..take]);
+            }
+        }
+        input.consume(if done { take + 1 } else { take });
+        if done {
+            return Ok(Some(too_long));
+        }
     }
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 /// Seconds per unit of a time-unit suffix as harnesses print it (`ns`, `us`, `µs`, `μs`, `ms`,
