@@ -55,3 +55,56 @@ fn format_diagnostics(d: &[Diagnostic], total: u64) -> String {
     }
     s
 }
+
+/// Collects positioned diagnostics, keeping the first [`MAX_DIAGNOSTICS`].
+#[derive(Debug, Default)]
+pub struct Diagnostics {
+    file: String,
+    kept: Vec<Diagnostic>,
+    total: u64,
+}
+
+impl Diagnostics {
+    /// An empty collector for input `file`.
+    pub fn new(file: &str) -> Self {
+        Diagnostics {
+            file: file.to_owned(),
+            kept: Vec::new(),
+            total: 0,
+        }
+    }
+
+    /// Records a problem at 1-based `line` (0: not tied to a line).
+    pub fn push(&mut self, line: u64, message: impl Into<String>) {
+        self.total += 1;
+        if self.kept.len() < MAX_DIAGNOSTICS {
+            self.kept.push(Diagnostic {
+                file: self.file.clone(),
+                line,
+                message: message.into(),
+            });
+        }
+    }
+
+    /// True when nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// `Ok(())` when nothing was recorded, else [`ImportError::Invalid`] with the diagnostics.
+    ///
+    /// # Errors
+    /// [`ImportError::Invalid`] when any problem was recorded.
+    pub fn finish(self) -> Result<(), ImportError> {
+        if self.total == 0 {
+            Ok(())
+        } else {
+            Err(ImportError::Invalid(self.kept, self.total))
+        }
+    }
+
+    /// The recorded diagnostics (for warnings).
+    pub fn into_vec(self) -> Vec<Diagnostic> {
+        self.kept
+    }
+}

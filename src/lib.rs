@@ -1,18 +1,22 @@
 //! benchdiff: did this change make the program faster or slower, for real, or is it noise?
 //!
-//! Data flows one way, one module per step:
-//! [`source`] (importers, later the runner) → [`sample`] (the one data model) →
+//! Data flows one way, one folder per stage (see ARCHITECTURE.md):
+//! sources — [`format`] (every file and wire format, read and write) and [`run`] (the runner:
+//! plans, schedule, child processes) — produce [`sample`]s (the one data model) →
 //! [`compare`] (grouping into old-vs-new comparisons) → [`stats`] (pure math) →
-//! [`verdict`] (decision rules: stars, later corrections and verdicts) → [`render`] (text).
-//! [`cli`] wires command-line options to these steps.
+//! [`verdict`] (decision rules) → [`render`] (every text, HTML and plot output).
+//! [`cli`] wires command-line options to these steps. [`lines`] is the capped line reader
+//! and [`error`] the positioned diagnostics every reader reports.
 
 #![warn(missing_docs)]
 
 pub mod cli;
 pub mod compare;
 pub mod error;
+pub mod format;
+pub mod lines;
 pub mod render;
+pub mod run;
 pub mod sample;
-pub mod source;
 pub mod stats;
 pub mod verdict;

@@ -17,7 +17,7 @@
 //!   at significance) on the same samples gives several times the nominal rate.
 //! - Savings: the rule stops low-noise configurations early.
 
-use benchdiff::source::runner::adaptive::{Rule, Status};
+use benchdiff::run::adaptive::{Rule, Status};
 use benchdiff::stats::paired::paired_log_ratio;
 use benchdiff::stats::welch::welch;
 use rand::RngExt;

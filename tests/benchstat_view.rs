@@ -180,9 +180,9 @@ fn size_vs_poly_numbers_agree() {
 fn merged_rows_of_csv_errors_agree() {
     // benchstat -format csv -row .name new.txt merges both formats into one row `Encode`:
     // median 2.2530000000000003e-06 with a 37% interval.
+    use benchdiff::format::{self as import, ReadOptions};
     use benchdiff::render::benchstat::summarize;
     use benchdiff::sample::SampleSet;
-    use benchdiff::source::import::{self, ReadOptions};
     let mut set = SampleSet::new();
     import::read_path(
         dir().join("new.txt").to_str().expect("utf-8"),

@@ -1,8 +1,8 @@
 //! Inputs the fuzzers (scripts/fuzz.sh) found crashing, kept as regression tests: each must
 //! now be read or rejected with a diagnostic, never panic.
 
+use benchdiff::format::node_csv::read_compare_csv;
 use benchdiff::sample::SampleSet;
-use benchdiff::source::node_csv::read_compare_csv;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fuzz");
 

@@ -3,8 +3,8 @@
 //! samples — or, for the one file that is not in a format benchdiff reads (asv text), a clear
 //! error naming its line.
 
+use benchdiff::format::{self as import, InputFormat, ReadOptions};
 use benchdiff::sample::{Better, SampleSet, Side};
-use benchdiff::source::import::{self, InputFormat, ReadOptions};
 use std::path::PathBuf;
 
 fn oracle(dir: &str) -> PathBuf {

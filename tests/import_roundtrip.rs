@@ -1,8 +1,8 @@
 //! Round trip: samples exported in the Go benchmark format (`--format go`) and read back give
 //! the same samples (benchmark, configuration, side, metric, value).
 
+use benchdiff::format::{self as import, ReadOptions, go};
 use benchdiff::sample::{Better, Sample, SampleSet, Side};
-use benchdiff::source::import::{self, ReadOptions, go_bench};
 
 type Key = (String, String, Side, String, String, u64);
 
@@ -25,7 +25,7 @@ fn keys(set: &SampleSet) -> Vec<Key> {
 }
 
 fn round_trip(set: &SampleSet) -> SampleSet {
-    let text = go_bench::write(set);
+    let text = go::write(set);
     let mut back = SampleSet::new();
     import::read_text(
         &text,

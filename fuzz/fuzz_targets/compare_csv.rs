@@ -5,7 +5,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let mut set = benchdiff::sample::SampleSet::new();
-    let _ = benchdiff::source::node_csv::read_compare_csv(data, "fuzz.csv", &mut set);
+    let _ = benchdiff::format::node_csv::read_compare_csv(data, "fuzz.csv", &mut set);
     let rows = benchdiff::verdict::rows(benchdiff::compare::group(&set));
     let _ = benchdiff::render::compare_r::render(&rows, 200);
 });

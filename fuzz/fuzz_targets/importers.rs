@@ -2,7 +2,7 @@
 //! pytest-benchmark, Node run.js CSV, compare.js CSV, results JSON Lines) and the content
 //! sniffer, on any bytes, through the same streaming reader as files.
 #![no_main]
-use benchdiff::source::import::{InputFormat, ReadOptions, read_bytes};
+use benchdiff::format::{InputFormat, ReadOptions, read_bytes};
 use libfuzzer_sys::fuzz_target;
 
 const FORMATS: [Option<InputFormat>; 10] = [

@@ -3,5 +3,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = benchdiff::source::runner::node_ipc::parse_message(data);
+    let _ = benchdiff::format::node_ipc::parse_message(data);
 });

@@ -4,6 +4,6 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(s) = std::str::from_utf8(data) {
-        let _ = benchdiff::source::runner::stdout_lines::parse_result_line(s);
+        let _ = benchdiff::format::result_lines::node::parse_result_line(s);
     }
 });

@@ -4,6 +4,6 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = benchdiff::source::runner::results::load_from(data, "fuzz");
-    let _ = benchdiff::source::runner::commands::load_results_from(data);
+    let _ = benchdiff::format::results::load_from(data, "fuzz");
+    let _ = benchdiff::run::commands::load_results_from(data);
 });

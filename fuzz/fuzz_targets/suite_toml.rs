@@ -8,6 +8,6 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(mut f) = std::fs::File::create(&path)
         && f.write_all(data).is_ok()
     {
-        let _ = benchdiff::source::runner::suite::load(&path);
+        let _ = benchdiff::run::plan::suite::load(&path);
     }
 });

@@ -16,13 +16,14 @@
 //! Also home of the options of `compare --runs auto` ([`AdaptiveArgs`]).
 
 use super::{EXIT_FAILED, EXIT_USAGE, Io, parse_percent};
+use crate::format::results::{JobRecord, JobStatus, Record, ResultsWriter};
+use crate::run::adaptive::{self, Rule};
+use crate::run::affinity::{CpuList, cpuset_from_set_values};
+use crate::run::machine;
+use crate::run::plan::discover;
+use crate::run::schedule::{Job, Order};
+use crate::run::{self as runner, Observer, Plan, Report, RunOptions, RunnerError};
 use crate::sample::{Sample, SampleSet, Side};
-use crate::source::runner::adaptive::{self, Rule};
-use crate::source::runner::affinity::{CpuList, cpuset_from_set_values};
-use crate::source::runner::machine;
-use crate::source::runner::results::{JobRecord, JobStatus, Record, ResultsWriter};
-use crate::source::runner::schedule::{Job, Order};
-use crate::source::runner::{self, Observer, Plan, Report, RunOptions, RunnerError, discover};
 use crate::stats::proportion;
 use crate::stats::tdist;
 use crate::verdict::decide::{self, Options, Verdict};
@@ -614,7 +615,7 @@ fn find_n(
             let mut set = base_set.clone();
             set.push(format!(
                 "{key}={}",
-                crate::source::runner::inspect::js_number(value)
+                crate::format::inspect::js_number(value)
             ));
             let p = Plan {
                 set,
@@ -677,7 +678,7 @@ fn find_n(
             writeln!(
                 obs.stderr,
                 "benchdiff: find-n: {file} {key}={}: overall CV {:.2}%, worst {:.2}% ({}){}",
-                crate::source::runner::inspect::js_number(value),
+                crate::format::inspect::js_number(value),
                 st.overall_cv_pct,
                 st.worst.0,
                 st.worst.1,
@@ -692,7 +693,7 @@ fn find_n(
                     None,
                     format!(
                         "no value up to {key}={} met CV < {}% overall and < {}% per configuration",
-                        crate::source::runner::inspect::js_number(value),
+                        crate::format::inspect::js_number(value),
                         args.cv_threshold,
                         2.0 * args.cv_threshold
                     ),
@@ -711,7 +712,7 @@ fn find_n(
             Some(v) => writeln!(
                 io.stdout,
                 "{file}: {key}={} ({why})",
-                crate::source::runner::inspect::js_number(*v)
+                crate::format::inspect::js_number(*v)
             )?,
             None => writeln!(io.stdout, "{file}: none ({why})")?,
         }

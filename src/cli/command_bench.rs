@@ -4,17 +4,17 @@
 //! results file, compare.js CSV and progress, and collecting the samples.
 
 use super::{AnalysisArgs, EXIT_FAILED, EXIT_USAGE, Io};
-use crate::sample::{SampleSet, Side};
-use crate::source::runner::command::{self, split_words};
-use crate::source::runner::commands::{
+use crate::format::node_csv::write::CsvWriter;
+use crate::format::results::{Record, ResultsWriter};
+use crate::run::child::command::{self, split_words};
+use crate::run::commands::{
     self, BenchDef, CommandJobRecord, CommandObserver, CommandPlan, CommandSummary, Target,
 };
-use crate::source::runner::csv_out::CsvWriter;
-use crate::source::runner::git::{self, Checkout};
-use crate::source::runner::matrix::Matrix;
-use crate::source::runner::results::{Record, ResultsWriter};
-use crate::source::runner::schedule::{Job, Order};
-use crate::source::runner::{discover, suite};
+use crate::run::plan::git::{self, Checkout};
+use crate::run::plan::matrix::Matrix;
+use crate::run::plan::{discover, suite};
+use crate::run::schedule::{Job, Order};
+use crate::sample::{SampleSet, Side};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -415,7 +415,7 @@ pub(crate) fn make_plan(
         (None, None) => Order::Random,
     };
     if let Some(c) = &common.cpus {
-        crate::source::runner::affinity::CpuList::parse(c).map_err(|e| u(e.to_string()))?;
+        crate::run::affinity::CpuList::parse(c).map_err(|e| u(e.to_string()))?;
     }
     let timeout = match (common.timeout, st.and_then(|s| s.timeout)) {
         (Some(t), _) => Some(super::compare_cmd::timeout_duration("--timeout", t).map_err(u)?),
@@ -570,7 +570,7 @@ impl CommandObserver for Obs<'_> {
                         s.name,
                         if s.configuration.is_empty() { "" } else { " " },
                         s.configuration,
-                        crate::source::runner::inspect::js_number(s.rate)
+                        crate::format::inspect::js_number(s.rate)
                     )?;
                     e.flush()?;
                 }
@@ -645,8 +645,8 @@ pub(crate) fn execute(
     let cpus = plan
         .cpus
         .as_deref()
-        .and_then(|c| crate::source::runner::affinity::CpuList::parse(c).ok());
-    let machine = crate::source::runner::machine::check(cpus.as_ref());
+        .and_then(|c| crate::run::affinity::CpuList::parse(c).ok());
+    let machine = crate::run::machine::check(cpus.as_ref());
     if let Some(w) = &mut results {
         let written = w
             .write_json(&plan.header(now_unix_s(), jobs.len()))

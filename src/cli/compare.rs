@@ -4,14 +4,15 @@
 //! a file.
 
 use super::{AnalysisArgs, EXIT_FAILED, EXIT_USAGE, Io};
-use crate::sample::{Sample, SampleSet, Side};
-use crate::source::runner::affinity::{CpuList, cpuset_from_set_values};
-use crate::source::runner::csv_out::CsvWriter;
-use crate::source::runner::results::{
+use crate::format::node_csv::write::CsvWriter;
+use crate::format::results::{
     self, JobRecord, JobStatus, Record, ResultsWriter, ResumeMark, RunHeader,
 };
-use crate::source::runner::schedule::{Job, Order};
-use crate::source::runner::{self, Observer, Plan, Report, RunOptions, RunnerError, discover};
+use crate::run::affinity::{CpuList, cpuset_from_set_values};
+use crate::run::plan::discover;
+use crate::run::schedule::{Job, Order};
+use crate::run::{self as runner, Observer, Plan, Report, RunOptions, RunnerError};
+use crate::sample::{Sample, SampleSet, Side};
 use std::collections::HashSet;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -108,7 +109,7 @@ pub(crate) struct CompareArgs {
 }
 
 /// The longest `--timeout` (and suite `timeout`) accepted: one year, in seconds.
-pub(crate) const MAX_TIMEOUT_S: f64 = crate::source::runner::suite::MAX_TIMEOUT_S;
+pub(crate) const MAX_TIMEOUT_S: f64 = crate::run::plan::suite::MAX_TIMEOUT_S;
 
 /// Parses a `--timeout` value: seconds, finite, above 0 and at most [`MAX_TIMEOUT_S`].
 pub(crate) fn parse_seconds(s: &str) -> Result<f64, String> {
@@ -449,7 +450,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
         }
     }
     if let Some(path) = &args.resume {
-        if crate::source::runner::commands::is_command_results_file(path) {
+        if crate::run::commands::is_command_results_file(path) {
             return Err(RunnerError::Io(format!(
                 "--resume {}: this is the results file of a command-benchmark run; --resume \
                  continues Node-file runs only. Run the command benchmarks again (the samples \
@@ -502,14 +503,12 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
     };
     let runs = args.adaptive.plan_runs(args.runs);
     let jobs = (files.len() as u128) * u128::from(runs) * 2;
-    if runs > crate::source::runner::suite::MAX_RUNS
-        || jobs > super::command_bench::MAX_JOBS as u128
-    {
+    if runs > crate::run::plan::suite::MAX_RUNS || jobs > super::command_bench::MAX_JOBS as u128 {
         return Err(RunnerError::Io(format!(
             "--runs {runs}: {} file(s) x {runs} run(s) x 2 binaries = {jobs} jobs; at most {} \
              runs and {} jobs are allowed",
             files.len(),
-            crate::source::runner::suite::MAX_RUNS,
+            crate::run::plan::suite::MAX_RUNS,
             super::command_bench::MAX_JOBS
         )));
     }

@@ -18,7 +18,7 @@ mod sweep_cmd;
 use crate::sample::SampleSet;
 use crate::stats::welch::WelchError;
 use crate::verdict::decide::{self, Correction, Options};
-use crate::{render, source, verdict};
+use crate::{format, render, verdict};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::io::Write;
@@ -102,7 +102,7 @@ pub(crate) struct InputArgs {
     /// node-run-csv, results-jsonl, go, hyperfine, google-benchmark, libtest, criterion,
     /// pytest-benchmark.
     #[arg(long, value_name = "FORMAT", value_parser = parse_input_format)]
-    pub(crate) input_format: Option<source::import::InputFormat>,
+    pub(crate) input_format: Option<format::InputFormat>,
     /// Give a side its file: `--label old=FILE --label new=FILE` (instead of positional files).
     #[arg(long, value_name = "old|new=FILE")]
     pub(crate) label: Vec<String>,
@@ -112,11 +112,11 @@ pub(crate) struct InputArgs {
     pub(crate) sides_by: Option<String>,
 }
 
-fn parse_input_format(s: &str) -> Result<source::import::InputFormat, String> {
-    source::import::InputFormat::from_name(s).ok_or_else(|| {
+fn parse_input_format(s: &str) -> Result<format::InputFormat, String> {
+    format::InputFormat::from_name(s).ok_or_else(|| {
         format!(
             "unknown input format '{s}' (formats: {})",
-            source::import::FORMATS.map(|f| f.name()).join(", ")
+            format::FORMATS.map(|f| f.name()).join(", ")
         )
     })
 }
@@ -326,7 +326,7 @@ fn read_inputs(
     one_side_ok: bool,
     io: &mut Io<'_>,
 ) -> anyhow::Result<Option<Inputs>> {
-    use source::import::{self, InputFormat, ReadOptions};
+    use format::{self as import, InputFormat, ReadOptions};
     use std::collections::BTreeSet;
     let mut set = SampleSet::new();
     let mut sided: Vec<(String, Option<crate::sample::Side>)> = Vec::new();
@@ -526,12 +526,12 @@ fn read_inputs(
 /// itself takes no `--label`.
 fn input_side_misuse(
     f: &str,
-    format: source::import::InputFormat,
+    format: format::InputFormat,
     label: Option<crate::sample::Side>,
     opts: &InputArgs,
 ) -> Option<String> {
     if let Some(k) = &opts.sides_by
-        && format != source::import::InputFormat::Go
+        && format != format::InputFormat::Go
     {
         return Some(format!(
             "--sides-by {k}: applies to the Go benchmark format only, and {f} is {}",
@@ -737,7 +737,7 @@ pub(crate) fn emit_analysis_with(
         }
         Format::Csv => render::csv::render(set),
         Format::Benchstat => render::benchstat::render(set, &render::benchstat::Options::default()),
-        Format::Go => source::import::go_bench::write(set),
+        Format::Go => format::go::write(set),
         Format::Analyze | Format::Markdown | Format::Json | Format::Html => data(&assessed()),
     };
     match &args.output {

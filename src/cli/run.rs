@@ -4,7 +4,7 @@
 
 use super::command_bench::{self, CommandArgs, Common, Outputs, PlanError};
 use super::{EXIT_FAILED, EXIT_USAGE, Io};
-use crate::source::runner::schedule::Order;
+use crate::run::schedule::Order;
 use std::path::PathBuf;
 
 /// Options shared by `run` and `sweep`.

@@ -73,7 +73,7 @@ fn same_value(c: &ConfValue, v: &str) -> bool {
 }
 
 fn value_text(v: &ConfValue) -> String {
-    crate::source::runner::inspect::inspect_value(v)
+    crate::format::inspect::inspect_value(v)
 }
 
 /// Runs `benchdiff sweep`; returns the exit code.

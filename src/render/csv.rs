@@ -7,8 +7,8 @@
 //! decimals as Node's workers print it (`NA` when the source had none).
 
 use crate::compare::primary_metric;
+use crate::format::node_csv::write::CsvWriter;
 use crate::sample::SampleSet;
-use crate::source::runner::csv_out::CsvWriter;
 
 /// Renders the samples of [`primary_metric`] of `set` as compare.js CSV.
 pub fn render(set: &SampleSet) -> String {

@@ -1,0 +1,626 @@
+//! The Go benchmark format (golang.org/design/14313-benchmark-format, with the 2021 unit
+//! metadata): what `go test -bench` prints and benchstat reads. Reader and writer.
+//!
+//! Lines (UTF-8; a trailing `\r` is dropped):
+//! - **configuration** `key: value` — the key starts with a lower-case letter and has no space
+//!   or upper-case letter; the value (the rest of the line, trimmed) applies to the results
+//!   after it until the key is set again;
+//! - **result** `Benchmark<Name> <iterations> <value> <unit> [<value> <unit>]…` — the name is
+//!   `Benchmark` followed by an upper-case letter or the end of the field, fields are split at
+//!   white space; an odd field count, a non-integer iteration count or a non-numeric value is
+//!   an error naming the line;
+//! - **unit metadata** `Unit <unit> key=value…` — `better=higher|lower` and
+//!   `assume=nothing|exact`; setting a key twice to different values is an error;
+//! - anything else (`PASS`, `ok …`, prose) is ignored.
+//!
+//! Units are normalised as benchstat does: the last hyphen-separated word of a unit whose
+//! numerator is `ns` becomes `sec` (values × 1e−9) and `MB` becomes `B` (× 1e6), so `ns/op` is
+//! read as `sec/op` and `MB/s` as `B/s`. Each unit is one metric (name = unit = the normalised
+//! unit). Direction: `better=` metadata when given; otherwise higher is better for units ending
+//! in `/s` (throughput, `B/s`) and lower for everything else (`sec/op`, `B/op`, `allocs/op`
+//! and custom costs).
+//!
+//! A benchmark's identity is its full name after `Benchmark`, including `/key=value` parts and
+//! the `-N` GOMAXPROCS suffix (benchstat's `.fullname`): [`crate::sample::Benchmark::file`]
+//! holds it, the configuration text is empty, and the structured parameters hold the parsed
+//! name (`name`, each `/key=value` part, `gomaxprocs`). File-level configuration does not
+//! split benchmarks (benchstat's `-ignore` of every configuration key), except the key named
+//! by [`ReadOptions::sides_by`]. Without `sides_by`, a `binary: old|new` configuration (what
+//! [`write`] emits) puts the results after it on that side. Names written by [`go_name`] for
+//! non-Go benchmarks (`Node:<file>:/<word>…`) are decoded back to file and configuration.
+
+use crate::error::ImportError;
+use crate::format::{Diagnostics, Imported, LineReader, ReadOptions};
+use crate::sample::{Better, ConfValue, Configuration, MetricId, Sample, SampleSet, Side};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// A configuration line `key: value` → `(key, value)`, or `None` when the line is not one.
+pub fn parse_config_line(line: &str) -> Option<(&str, &str)> {
+    let (key, rest) = line.split_once(':')?;
+    let first = key.chars().next()?;
+    if !first.is_lowercase() || key.chars().any(|c| c.is_whitespace() || c.is_uppercase()) {
+        return None;
+    }
+    if !(rest.is_empty() || rest.starts_with(' ') || rest.starts_with('\t')) {
+        return None;
+    }
+    Some((key, rest.trim()))
+}
+
+/// True when `line` starts like a result line: `Benchmark` followed by an upper-case letter,
+/// or by white space or the end of the line.
+pub fn is_result_line(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("Benchmark") else {
+        return false;
+    };
+    match rest.chars().next() {
+        None => true,
+        Some(c) => c.is_uppercase() || c.is_whitespace(),
+    }
+}
+
+/// benchstat's unit normalisation: `(tidied unit, factor)`; values are multiplied by `factor`.
+pub fn tidy_unit(unit: &str) -> (String, f64) {
+    let (prefix, last) = match unit.rfind('-') {
+        Some(i) => (&unit[..=i], &unit[i + 1..]),
+        None => ("", unit),
+    };
+    let (num, den) = match last.find('/') {
+        Some(i) => (&last[..i], &last[i..]),
+        None => (last, ""),
+    };
+    match num {
+        "ns" => (format!("{prefix}sec{den}"), 1e-9),
+        "MB" => (format!("{prefix}B{den}"), 1e6),
+        _ => (unit.to_owned(), 1.0),
+    }
+}
+
+/// The default direction of a (tidied) unit: higher is better for rates (`…/s`), lower for
+/// everything else.
+pub fn default_better(unit: &str) -> Better {
+    if unit.ends_with("/s") {
+        Better::Higher
+    } else {
+        Better::Lower
+    }
+}
+
+/// Parsed parts of a Go benchmark name `Name/key=value/…-N`: structured parameters
+/// (`name`, each part — `key=value` or `partN=text` —, and `gomaxprocs` when there is a
+/// `-N` suffix).
+pub fn name_params(full: &str) -> Vec<(String, ConfValue)> {
+    let (base, procs) = match full.rfind('-') {
+        Some(i)
+            if i + 1 < full.len()
+                && full[i + 1..].bytes().all(|b| b.is_ascii_digit())
+                && !full[i + 1..].contains('/') =>
+        {
+            (&full[..i], full[i + 1..].parse::<f64>().ok())
+        }
+        _ => (full, None),
+    };
+    let mut parts = base.split('/');
+    let mut out = vec![(
+        "name".to_owned(),
+        ConfValue::String(parts.next().unwrap_or("").to_owned()),
+    )];
+    for (i, p) in parts.enumerate() {
+        match p.split_once('=') {
+            Some((k, v)) => out.push((k.to_owned(), ConfValue::String(v.to_owned()))),
+            None => out.push((format!("part{}", i + 1), ConfValue::String(p.to_owned()))),
+        }
+    }
+    if let Some(n) = procs {
+        out.push(("gomaxprocs".to_owned(), ConfValue::Number(n)));
+    }
+    out
+}
+
+#[derive(Default)]
+struct UnitMeta {
+    better: Option<(String, u64)>,
+    assume: Option<(String, u64)>,
+}
+
+/// How the sides are chosen inside one file.
+enum SidesBy {
+    /// A configuration key.
+    Config(String),
+    /// A benchmark-name key (`/poly`): the part is removed from the name.
+    Name(String),
+}
+
+/// Reads Go benchmark format from `input`, streamed line by line (named `name` in diagnostics) into `set`; see the module
+/// doc for the grammar, units and identities. Samples go to `opts.side`, or are split by
+/// `opts.sides_by`.
+///
+/// # Errors
+/// [`ImportError::Invalid`] naming every malformed result or unit line (odd field count,
+/// missing or non-integer iteration count, non-numeric value, bad or conflicting metadata), or
+/// a `sides_by` key with more than two values, or one that no result line carries (line 0:
+/// "no key K in this file"). Good lines are still added.
+pub fn read_from<R: std::io::BufRead>(
+    input: R,
+    name: &str,
+    opts: &ReadOptions,
+    set: &mut SampleSet,
+) -> Result<Imported, ImportError> {
+    let mut diags = Diagnostics::new(name);
+    let mut imported = Imported::default();
+    let mut config: Vec<(String, String)> = Vec::new();
+    let mut meta: HashMap<String, UnitMeta> = HashMap::new();
+    let mut metric_cache: HashMap<String, (MetricId, f64)> = HashMap::new();
+    let (sides_by, wanted): (Option<SidesBy>, Option<(String, String)>) = match &opts.sides_by {
+        None => (None, None),
+        Some(spec) => {
+            let (key, vals) = match spec.split_once('=') {
+                Some((k, v)) => (k, Some(v)),
+                None => (spec.as_str(), None),
+            };
+            let wanted = vals.and_then(|v| {
+                v.split_once(',')
+                    .map(|(a, b)| (a.trim().to_owned(), b.trim().to_owned()))
+            });
+            let sb = match key.strip_prefix('/') {
+                Some(k) => SidesBy::Name(k.to_owned()),
+                None => SidesBy::Config(key.to_owned()),
+            };
+            (Some(sb), wanted)
+        }
+    };
+    // Whether any result line carried the sides key (none: an error, not all-old rows).
+    let mut key_seen = false;
+    let mut results = 0u64;
+    let mut side_values: Vec<String> = wanted
+        .as_ref()
+        .map(|(a, b)| vec![a.clone(), b.clone()])
+        .unwrap_or_default();
+    // Unit metadata applies to the whole input; a metric's direction is fixed when it is first
+    // interned, so `better=` must come before the unit's first result (as benchfmt requires).
+    let mut lines = LineReader::new(input, name);
+    while let Some((line_no, line)) = lines.next_text(&mut diags)? {
+        if let Some(rest) = line
+            .strip_prefix("Unit ")
+            .or_else(|| line.strip_prefix("Unit\t"))
+        {
+            let mut fields = rest.split_whitespace();
+            let Some(unit) = fields.next() else {
+                diags.push(line_no, "Unit line without a unit");
+                continue;
+            };
+            let (unit, _) = tidy_unit(unit);
+            let m = meta.entry(unit.clone()).or_default();
+            for kv in fields {
+                let Some((k, v)) = kv.split_once('=') else {
+                    diags.push(
+                        line_no,
+                        format!("expected key=value after the unit, found {kv:?}"),
+                    );
+                    continue;
+                };
+                let slot = match k {
+                    "better" if v == "higher" || v == "lower" => &mut m.better,
+                    "assume" if v == "nothing" || v == "exact" => &mut m.assume,
+                    "better" | "assume" => {
+                        diags.push(line_no, format!("bad value {v:?} for unit metadata {k}"));
+                        continue;
+                    }
+                    // Unknown metadata keys are allowed by the format and ignored.
+                    _ => continue,
+                };
+                match slot {
+                    Some((old, at)) if old != v => diags.push(
+                        line_no,
+                        format!("metadata {k} of unit {unit} already set to {old} (line {at})"),
+                    ),
+                    Some(_) => {}
+                    None => *slot = Some((v.to_owned(), line_no)),
+                }
+            }
+            continue;
+        }
+        if is_result_line(line) {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let full = &fields[0]["Benchmark".len()..];
+            if fields.len() < 2 {
+                diags.push(line_no, "missing iteration count");
+                continue;
+            }
+            let Ok(iters) = fields[1].parse::<u64>() else {
+                diags.push(
+                    line_no,
+                    format!("iteration count {:?} is not a whole number", fields[1]),
+                );
+                continue;
+            };
+            if fields.len() < 4 {
+                diags.push(line_no, "missing measurements (value and unit)");
+                continue;
+            }
+            if !fields.len().is_multiple_of(2) {
+                diags.push(
+                    line_no,
+                    format!("missing unit after value {:?}", fields[fields.len() - 1]),
+                );
+                continue;
+            }
+            let mut values = Vec::with_capacity(fields.len() / 2 - 1);
+            let mut ok = true;
+            for pair in fields[2..].chunks(2) {
+                match pair[0].parse::<f64>() {
+                    Ok(v) => values.push((pair[1].to_owned(), v)),
+                    Err(_) => {
+                        diags.push(
+                            line_no,
+                            format!("value {:?} of unit {} is not a number", pair[0], pair[1]),
+                        );
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if !ok {
+                continue;
+            }
+            // Which side, and the identity.
+            let mut bench_name = full.to_owned();
+            let side_value = match &sides_by {
+                None => None,
+                Some(SidesBy::Config(k)) => {
+                    let v = config
+                        .iter()
+                        .find(|(ck, _)| ck == k)
+                        .map(|(_, v)| v.clone());
+                    key_seen |= v.is_some();
+                    Some(v.unwrap_or_default())
+                }
+                Some(SidesBy::Name(k)) => {
+                    let (stripped, v) = strip_name_key(full, k);
+                    bench_name = stripped;
+                    key_seen |= v.is_some();
+                    Some(v.unwrap_or_default())
+                }
+            };
+            results += 1;
+            let side = match side_value {
+                None => match config.iter().find(|(k, _)| k == "binary") {
+                    Some((_, v)) => Side::from_label(v).unwrap_or(opts.side),
+                    None => opts.side,
+                },
+                Some(v) => match side_values.iter().position(|x| *x == v) {
+                    Some(0) => Side::Old,
+                    Some(1) => Side::New,
+                    Some(_) => continue,
+                    None if wanted.is_some() => continue,
+                    None if side_values.len() < 2 => {
+                        side_values.push(v);
+                        if side_values.len() == 1 {
+                            Side::Old
+                        } else {
+                            Side::New
+                        }
+                    }
+                    None => {
+                        diags.push(
+                            line_no,
+                            format!(
+                                "a third value {v:?} of the sides key (old is {:?}, new is {:?}); \
+                                 pick two with --sides-by KEY=OLD,NEW",
+                                side_values[0], side_values[1]
+                            ),
+                        );
+                        continue;
+                    }
+                },
+            };
+            let bid = match decode_foreign_name(&bench_name) {
+                Some((file, conf)) => set.intern(&file, &conf),
+                None => {
+                    let conf = Configuration {
+                        text: String::new(),
+                        params: name_params(&bench_name),
+                    };
+                    set.intern_configuration(&bench_name, &conf)
+                }
+            };
+            for (unit, v) in values {
+                let (mid, factor) = match metric_cache.get(&unit) {
+                    Some(&x) => x,
+                    None => {
+                        let (tidy, factor) = tidy_unit(&unit);
+                        let better = match meta.get(&tidy).and_then(|m| m.better.as_ref()) {
+                            Some((b, _)) if b == "higher" => Better::Higher,
+                            Some(_) => Better::Lower,
+                            None => default_better(&tidy),
+                        };
+                        let (mname, munit) = if tidy == "ops/s" {
+                            ("rate".to_owned(), "ops/s".to_owned())
+                        } else {
+                            (tidy.clone(), tidy.clone())
+                        };
+                        let id = set.intern_metric(&mname, &munit, better);
+                        metric_cache.insert(unit.clone(), (id, factor));
+                        (id, factor)
+                    }
+                };
+                let value = v * factor;
+                let time_s = if set.metric(mid).name == "sec/op" {
+                    value * iters as f64
+                } else {
+                    f64::NAN
+                };
+                set.push(Sample {
+                    benchmark: bid,
+                    side,
+                    metric: mid,
+                    value,
+                    time_s,
+                    run: None,
+                });
+            }
+            continue;
+        }
+        if let Some((k, v)) = parse_config_line(line) {
+            match config.iter_mut().find(|(ck, _)| ck == k) {
+                Some(e) => e.1 = v.to_owned(),
+                None => config.push((k.to_owned(), v.to_owned())),
+            }
+            if !imported.config.iter().any(|(ck, cv)| ck == k && cv == v) {
+                imported.config.push((k.to_owned(), v.to_owned()));
+            }
+        }
+    }
+    for (unit, m) in &meta {
+        if matches!(&m.assume, Some((a, _)) if a == "exact") {
+            imported.exact_units.insert(unit.clone());
+        }
+    }
+    if let (Some(sb), false, true) = (&sides_by, key_seen, results > 0) {
+        let msg = match sb {
+            SidesBy::Config(k) => format!(
+                "--sides-by {k}: no key {k} in this file (no configuration line `{k}: …` \
+                 before a result line)"
+            ),
+            SidesBy::Name(k) => format!(
+                "--sides-by /{k}: no key /{k} in this file (no benchmark name with a \
+                 `/{k}=…` part)"
+            ),
+        };
+        diags.push(0, msg);
+    }
+    imported.side_values = side_values;
+    diags.finish()?;
+    Ok(imported)
+}
+
+/// Removes the `/key=value` part named `key` from a Go benchmark name; returns the new name
+/// and the value (`None` when the name has no such part). The `-N` suffix stays at the end.
+pub fn strip_name_key(full: &str, key: &str) -> (String, Option<String>) {
+    let (body, suffix) = match full.rfind('-') {
+        Some(i) if i + 1 < full.len() && full[i + 1..].bytes().all(|b| b.is_ascii_digit()) => {
+            (&full[..i], &full[i..])
+        }
+        _ => (full, ""),
+    };
+    let mut value = None;
+    let mut kept: Vec<&str> = Vec::new();
+    for (i, part) in body.split('/').enumerate() {
+        if i > 0
+            && value.is_none()
+            && let Some((k, v)) = part.split_once('=')
+            && k == key
+        {
+            value = Some(v.to_owned());
+            continue;
+        }
+        kept.push(part);
+    }
+    (format!("{}{suffix}", kept.join("/")), value)
+}
+
+/// Writes `set` in the Go benchmark format, so benchstat (and [`read`]) can read it.
+///
+/// Layout: a `Unit <unit> better=…` line per metric; then, per side, a `binary: old|new`
+/// configuration line and every sample of that side in arrival order as
+/// `Benchmark<name> <iterations> <value> <unit>`. benchstat compares the sides with
+/// `benchstat -col binary FILE`; [`read`] puts samples under `binary: old|new` on that side.
+///
+/// - Metric → unit: see [`go_unit`]. Name: see [`go_name`].
+/// - Iterations: `round(time_s / value)` for `sec/op` samples with a time, else 1.
+/// - Values: the shortest decimal that reads back to the same double.
+pub fn write(set: &SampleSet) -> String {
+    let mut out = String::new();
+    let used: std::collections::BTreeSet<u32> = set.samples().iter().map(|s| s.metric.0).collect();
+    for &m in &used {
+        let metric = set.metric(MetricId(m));
+        let better = match metric.better {
+            Better::Higher => "higher",
+            Better::Lower => "lower",
+        };
+        let _ = writeln!(out, "Unit {} better={better}", go_unit(set, MetricId(m)));
+    }
+    for side in [Side::Old, Side::New] {
+        if !set.samples().iter().any(|s| s.side == side) {
+            continue;
+        }
+        let _ = writeln!(out, "\nbinary: {}\n", side.label());
+        for s in set.samples().iter().filter(|s| s.side == side) {
+            let b = set.benchmark(s.benchmark);
+            let name = go_name(&b.file, &b.configuration.text);
+            let unit = go_unit(set, s.metric);
+            let iters =
+                if set.metric(s.metric).name == "sec/op" && s.time_s.is_finite() && s.value > 0.0 {
+                    ((s.time_s / s.value).round() as u64).max(1)
+                } else {
+                    1
+                };
+            let _ = writeln!(out, "Benchmark{name} {iters} {} {unit}", go_float(s.value));
+        }
+    }
+    out
+}
+
+/// The Go unit a metric is written with: the unit when the metric's name equals it (Go
+/// sources: `sec/op`, `B/op`), `ops/s` for the rate, else `<name>-<unit>`; white space as `_`.
+pub fn go_unit(set: &SampleSet, id: MetricId) -> String {
+    let m = set.metric(id);
+    let u = if m.name == m.unit || m.unit.is_empty() {
+        m.name.clone()
+    } else if m.name == "rate" && m.unit == "ops/s" {
+        "ops/s".to_owned()
+    } else {
+        format!("{}-{}", m.name, m.unit)
+    };
+    u.split_whitespace().collect::<Vec<_>>().join("_")
+}
+
+/// Prefix of exported names of benchmarks that are not Go benchmarks (see [`go_name`]).
+pub const FOREIGN_PREFIX: &str = "Node:";
+
+/// The Go benchmark name (after `Benchmark`) of benchmark (`file`, configuration `conf`).
+///
+/// A Go benchmark (empty configuration, `file` starting with an upper-case letter, no white
+/// space, not starting with [`FOREIGN_PREFIX`]) is written as is. Any other is written as
+/// `Node:<file>:` followed by `/<word>` per configuration word (so benchstat sees Node's
+/// `key=value` words as name keys), where `%`, `:`, `/` (in words) and white space are
+/// percent-encoded; a configuration that is not its words joined by single spaces is written
+/// as one word. [`read`] decodes this form back to the same file and configuration.
+pub fn go_name(file: &str, conf: &str) -> String {
+    let is_go = conf.is_empty()
+        && file.chars().next().is_some_and(char::is_uppercase)
+        && !file.chars().any(char::is_whitespace)
+        && !file.starts_with(FOREIGN_PREFIX);
+    if is_go {
+        return file.to_owned();
+    }
+    let mut name = format!("{FOREIGN_PREFIX}{}:", pct(file, false));
+    let words: Vec<&str> = conf.split(' ').collect();
+    if conf.is_empty() {
+    } else if words.iter().all(|w| !w.is_empty()) {
+        for w in words {
+            name.push('/');
+            name.push_str(&pct(w, true));
+        }
+    } else {
+        name.push('/');
+        name.push_str(&pct(conf, true));
+    }
+    name
+}
+
+fn pct(s: &str, slash: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c == '%' || c == ':' || c.is_whitespace() || (slash && c == '/') {
+            let mut b = [0u8; 4];
+            for byte in c.encode_utf8(&mut b).bytes() {
+                let _ = write!(out, "%{byte:02X}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn unpct(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let h = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(h, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Decodes a name written by [`go_name`] in its `Node:` form into (file, configuration);
+/// `None` when `name` is not of that form.
+pub fn decode_foreign_name(name: &str) -> Option<(String, String)> {
+    let rest = name.strip_prefix(FOREIGN_PREFIX)?;
+    let (file, conf) = rest.split_once(':')?;
+    let file = unpct(file)?;
+    if conf.is_empty() {
+        return Some((file, String::new()));
+    }
+    let words = conf
+        .strip_prefix('/')?
+        .split('/')
+        .map(unpct)
+        .collect::<Option<Vec<_>>>()?;
+    Some((file, words.join(" ")))
+}
+
+fn go_float(v: f64) -> String {
+    if v.is_nan() {
+        "NaN".to_owned()
+    } else if v.is_infinite() {
+        if v > 0.0 { "+Inf" } else { "-Inf" }.to_owned()
+    } else {
+        format!("{v:?}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_tidy_like_benchstat() {
+        assert_eq!(tidy_unit("ns/op"), ("sec/op".to_owned(), 1e-9));
+        assert_eq!(tidy_unit("MB/s"), ("B/s".to_owned(), 1e6));
+        assert_eq!(
+            tidy_unit("L1-miss-ns/op"),
+            ("L1-miss-sec/op".to_owned(), 1e-9)
+        );
+        assert_eq!(tidy_unit("B/op"), ("B/op".to_owned(), 1.0));
+        assert_eq!(default_better("B/s"), Better::Higher);
+        assert_eq!(default_better("allocs/op"), Better::Lower);
+    }
+
+    #[test]
+    fn names_and_keys() {
+        assert_eq!(
+            strip_name_key("CRC32/poly=IEEE/size=15/align=0-8", "poly"),
+            (
+                "CRC32/size=15/align=0-8".to_owned(),
+                Some("IEEE".to_owned())
+            )
+        );
+        let p = name_params("Fib/n=10-8");
+        assert_eq!(p[1], ("n".to_owned(), ConfValue::String("10".to_owned())));
+        assert_eq!(p[2], ("gomaxprocs".to_owned(), ConfValue::Number(8.0)));
+        assert!(is_result_line("BenchmarkFoo 1 2 ns/op"));
+        assert!(!is_result_line("Benchmarking file"));
+        assert_eq!(parse_config_line("goos: linux"), Some(("goos", "linux")));
+        assert_eq!(parse_config_line("Note: x"), None);
+        assert_eq!(parse_config_line("a b: x"), None);
+    }
+
+    #[test]
+    fn bad_lines_are_named() {
+        let mut set = SampleSet::new();
+        let e = read_from(
+            b"BenchmarkA 1 2 ns/op\nBenchmarkB x 2 ns/op\nBenchmarkC 1 2\nUnit ns/op better=higher\nUnit ns/op better=lower\n".as_slice(),
+            "t.txt",
+            &ReadOptions::default(),
+            &mut set,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("t.txt:2: iteration count"), "{e}");
+        assert!(e.contains("t.txt:3: missing measurements"), "{e}");
+        assert!(
+            e.contains("t.txt:5: metadata better of unit sec/op already set to higher"),
+            "{e}"
+        );
+    }
+}

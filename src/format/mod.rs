@@ -1,0 +1,540 @@
+//! Importers: every benchmark-result format benchdiff reads, behind one registry.
+//!
+//! Each format has a name (what `--input-format` takes), a content sniffer, and a reader that
+//! adds samples to a [`SampleSet`] and reports every line it cannot read as a positioned
+//! [`Diagnostic`] (`file:line: what was wrong`).
+//!
+//! | name | module | what it reads |
+//! |---|---|---|
+//! | `node-compare-csv` | [`crate::format::node_csv`] | CSV of Node's `benchmark/compare.js` |
+//! | `node-run-csv` | [`node_run_csv`] | CSV of Node's `benchmark/run.js --format csv` |
+//! | `results-jsonl` | [`results_jsonl`] | benchdiff's own results file (JSON Lines) |
+//! | `go` | [`go_bench`] | Go benchmark format (`go test -bench`, what benchstat reads) |
+//! | `hyperfine` | [`hyperfine`] | `hyperfine --export-json` |
+//! | `google-benchmark` | [`google_benchmark`] | Google Benchmark `--benchmark_format=json` |
+//! | `libtest` | [`libtest`] | Rust `cargo bench` (libtest) text |
+//! | `criterion` | [`criterion`] | criterion.rs terminal text |
+//! | `pytest-benchmark` | [`pytest_benchmark`] | pytest-benchmark `--benchmark-json` |
+//!
+//! Formats without a side of their own (all but the two Node CSVs and the results file) put
+//! their samples on the side given in [`ReadOptions::side`]: `benchdiff report old.txt new.txt`
+//! reads the first file as old and the second as new, like benchstat.
+
+pub mod criterion;
+pub mod go;
+pub mod google_benchmark;
+pub mod hyperfine;
+pub mod inspect;
+pub mod libtest;
+pub mod node_csv;
+pub mod node_ipc;
+pub mod node_run_csv;
+pub mod pytest_benchmark;
+pub mod result_lines;
+pub mod results;
+
+pub use crate::error::Diagnostics;
+use crate::error::{Diagnostic, ImportError};
+pub use crate::lines::{Line, LineReader, MAX_LINE_BYTES};
+use crate::sample::{SampleSet, Side};
+use std::collections::BTreeSet;
+
+/// A format benchdiff can read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum InputFormat {
+    /// Node `benchmark/compare.js` CSV (has a `binary` column: old/new).
+    NodeCompareCsv,
+    /// Node `benchmark/run.js --format csv` (no binary column: one side per file).
+    NodeRunCsv,
+    /// benchdiff's results JSON Lines (`benchdiff compare --results`).
+    ResultsJsonl,
+    /// Go benchmark format.
+    Go,
+    /// hyperfine `--export-json`.
+    Hyperfine,
+    /// Google Benchmark JSON.
+    GoogleBenchmark,
+    /// Rust libtest `cargo bench` text.
+    Libtest,
+    /// criterion.rs terminal text.
+    Criterion,
+    /// pytest-benchmark JSON.
+    PytestBenchmark,
+}
+
+/// Every format, in sniffing priority order.
+pub const FORMATS: [InputFormat; 9] = [
+    InputFormat::ResultsJsonl,
+    InputFormat::Hyperfine,
+    InputFormat::GoogleBenchmark,
+    InputFormat::PytestBenchmark,
+    InputFormat::NodeCompareCsv,
+    InputFormat::NodeRunCsv,
+    InputFormat::Criterion,
+    InputFormat::Libtest,
+    InputFormat::Go,
+];
+
+impl InputFormat {
+    /// The name `--input-format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            InputFormat::NodeCompareCsv => "node-compare-csv",
+            InputFormat::NodeRunCsv => "node-run-csv",
+            InputFormat::ResultsJsonl => "results-jsonl",
+            InputFormat::Go => "go",
+            InputFormat::Hyperfine => "hyperfine",
+            InputFormat::GoogleBenchmark => "google-benchmark",
+            InputFormat::Libtest => "libtest",
+            InputFormat::Criterion => "criterion",
+            InputFormat::PytestBenchmark => "pytest-benchmark",
+        }
+    }
+
+    /// The format named `name` (see [`InputFormat::name`]), if any.
+    pub fn from_name(name: &str) -> Option<InputFormat> {
+        FORMATS.into_iter().find(|f| f.name() == name)
+    }
+
+    /// True when the format says itself which side (old/new) each sample belongs to.
+    pub fn has_sides(self) -> bool {
+        matches!(
+            self,
+            InputFormat::NodeCompareCsv | InputFormat::ResultsJsonl
+        )
+    }
+}
+
+/// How to read one input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// The side of every sample of formats without sides of their own.
+    pub side: Side,
+    /// Go format only: a configuration key (`note`) or a benchmark-name key (`/poly`) whose
+    /// values make the sides, as benchstat's `-col`: the first value seen (or `OLD` of
+    /// `KEY=OLD,NEW`) is old, the second (or `NEW`) is new; samples with other values are
+    /// left out. A name key is removed from the benchmark name.
+    pub sides_by: Option<String>,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            side: Side::Old,
+            sides_by: None,
+        }
+    }
+}
+
+/// What an import read, besides the samples it added.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Imported {
+    /// The format read.
+    pub format: Option<InputFormat>,
+    /// Samples added to the set.
+    pub samples: usize,
+    /// Problems that did not stop the import (a truncated data array, a skipped failed
+    /// benchmark), positioned like errors.
+    pub warnings: Vec<Diagnostic>,
+    /// Units declared `assume=exact` (Go `Unit` metadata): their values are expected not to
+    /// vary, and the benchstat view summarises them by the mode.
+    pub exact_units: BTreeSet<String>,
+    /// Go configuration lines (`key: value`): every distinct pair, in first-seen order.
+    pub config: Vec<(String, String)>,
+    /// Go format with [`ReadOptions::sides_by`]: the values that became old and new.
+    pub side_values: Vec<String>,
+}
+
+/// 1-based line number of byte offset `pos` in `text`.
+pub fn line_of(text: &str, pos: usize) -> u64 {
+    let pos = pos.min(text.len());
+    text.as_bytes()[..pos]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u64
+        + 1
+}
+
+/// The 1-based line of the next occurrence of `value` written as a JSON string, searching
+/// from byte `*from`, and moves `*from` past it (JSON importers use this to name the line of
+/// each record in their diagnostics, in record order).
+pub fn line_of_next_json_string(text: &str, value: &str, from: &mut usize) -> u64 {
+    let needle = serde_json::to_string(value).unwrap_or_default();
+    let line = find_line(text, &needle, *from);
+    if let Some(i) = text.get(*from..).and_then(|t| t.find(&needle)) {
+        *from += i + needle.len();
+    }
+    line
+}
+
+/// 1-based line of the first occurrence of `needle` at or after byte `from` (1 if absent).
+pub fn find_line(text: &str, needle: &str, from: usize) -> u64 {
+    let from = from.min(text.len());
+    match text.get(from..).and_then(|t| t.find(needle)) {
+        Some(i) => line_of(text, from + i),
+        None => 1,
+    }
+}
+
+/// Guesses the format of an input from its first bytes (up to 64 KiB are looked at).
+///
+/// JSON inputs are told apart by their keys (`results`/`times` → hyperfine; `context` +
+/// `benchmarks` → Google Benchmark; `machine_info` + `benchmarks` → pytest-benchmark; a first
+/// line `{"type":"run"` → results JSON Lines); CSV by its header (`binary` + `filename` →
+/// compare.js, `filename` + `rate` → run.js); text by its lines (`time:   [` → criterion,
+/// `test … ... bench:` or `running N tests` → libtest, `Benchmark…` result or `key: value`
+/// lines → Go). Returns `None` when nothing matches.
+pub fn sniff(head: &str) -> Option<InputFormat> {
+    let t = head.trim_start_matches('\u{feff}').trim_start();
+    let first_line = t.lines().next().unwrap_or("");
+    if t.starts_with('{') || t.starts_with('[') {
+        let compact: String = first_line.chars().filter(|c| !c.is_whitespace()).collect();
+        if compact.starts_with("{\"type\":\"run\"")
+            || compact.contains("\"type\":\"run\"")
+            || compact.contains("\"type\":\"command-run\"")
+        {
+            return Some(InputFormat::ResultsJsonl);
+        }
+        if t.contains("\"times\"") && t.contains("\"command\"") {
+            return Some(InputFormat::Hyperfine);
+        }
+        if t.contains("\"machine_info\"") {
+            return Some(InputFormat::PytestBenchmark);
+        }
+        if t.contains("\"benchmarks\"") && (t.contains("\"context\"") || t.contains("\"run_type\""))
+        {
+            return Some(InputFormat::GoogleBenchmark);
+        }
+        return None;
+    }
+    let header: String = first_line
+        .chars()
+        .filter(|c| !matches!(c, '"' | ' '))
+        .collect();
+    let cols: Vec<&str> = header.split(',').collect();
+    if cols.contains(&"filename") && cols.contains(&"rate") {
+        return Some(if cols.contains(&"binary") {
+            InputFormat::NodeCompareCsv
+        } else {
+            InputFormat::NodeRunCsv
+        });
+    }
+    let mut go_config = false;
+    let mut libtest = false;
+    for line in t.lines() {
+        let l = line.trim_end();
+        if l.contains("time:") && l.contains('[') && criterion::is_time_line(l) {
+            return Some(InputFormat::Criterion);
+        }
+        if libtest::is_bench_line(l) || libtest::is_running_line(l) {
+            libtest = true;
+        }
+        if go::is_result_line(l) {
+            return Some(InputFormat::Go);
+        }
+        if go::parse_config_line(l).is_some() {
+            go_config = true;
+        }
+    }
+    if libtest {
+        return Some(InputFormat::Libtest);
+    }
+    if go_config {
+        return Some(InputFormat::Go);
+    }
+    None
+}
+
+/// The largest JSON document read (hyperfine, Google Benchmark, pytest-benchmark), in bytes
+/// (64 MiB). These formats are one JSON document each, parsed whole; a larger input is an
+/// error naming line 1, not loaded. Every line-based format is streamed instead, with memory
+/// bounded by the samples kept, not by the input's size.
+pub const MAX_JSON_DOCUMENT_BYTES: u64 = 64 << 20;
+
+/// How much of an input is read ahead to guess its format, in bytes (64 KiB); more when
+/// that much is only blank lines (up to 16 MiB).
+pub const SNIFF_BYTES: usize = 1 << 16;
+
+/// The most an input's leading blank lines are read ahead for guessing its format (16 MiB).
+const MAX_BLANK_HEAD: usize = 16 << 20;
+
+/// One input opened for reading: its name, its first [`SNIFF_BYTES`] (enough to guess the
+/// format) and the rest, not read yet. [`Input::read`] then streams it into a [`SampleSet`]:
+/// line-based formats line by line (memory bounded by the samples kept; lines over
+/// [`MAX_LINE_BYTES`] rejected by number, not loaded), JSON documents whole up to
+/// [`MAX_JSON_DOCUMENT_BYTES`].
+pub struct Input {
+    name: String,
+    head: Vec<u8>,
+    rest: Box<dyn std::io::Read>,
+}
+
+impl Input {
+    /// Opens the file at `path` (`-` = standard input, named `<stdin>`) and reads its head.
+    ///
+    /// # Errors
+    /// [`ImportError::Io`] when it cannot be opened or read.
+    pub fn open(path: &str) -> Result<Input, ImportError> {
+        let (name, rest): (String, Box<dyn std::io::Read>) = if path == "-" {
+            ("<stdin>".to_owned(), Box::new(std::io::stdin()))
+        } else {
+            let f = std::fs::File::open(path).map_err(|e| ImportError::Io {
+                file: path.to_owned(),
+                source: e,
+            })?;
+            (path.to_owned(), Box::new(f))
+        };
+        let mut input = Input {
+            name,
+            head: Vec::new(),
+            rest,
+        };
+        // The head; while it is only blank lines, read on (up to MAX_BLANK_HEAD bytes) so that
+        // the format is guessed from the first content, not from blank lines.
+        loop {
+            let before = input.head.len();
+            let mut limited = std::io::Read::take(&mut input.rest, SNIFF_BYTES as u64);
+            std::io::Read::read_to_end(&mut limited, &mut input.head).map_err(|e| {
+                ImportError::Io {
+                    file: input.name.clone(),
+                    source: e,
+                }
+            })?;
+            let blank = input
+                .head
+                .iter()
+                .all(|b| b.is_ascii_whitespace() || [0xEF, 0xBB, 0xBF].contains(b));
+            if input.head.len() == before || !blank || input.head.len() >= MAX_BLANK_HEAD {
+                break;
+            }
+        }
+        Ok(input)
+    }
+
+    /// An input held in memory (tests, fuzzing), named `name`.
+    pub fn from_bytes(name: &str, bytes: &[u8]) -> Input {
+        Input {
+            name: name.to_owned(),
+            head: bytes.to_vec(),
+            rest: Box::new(std::io::empty()),
+        }
+    }
+
+    /// Its name in diagnostics (the path, or `<stdin>`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The head as text for guessing the format: bytes that are not UTF-8 (or a character
+    /// cut by the end of the head) become U+FFFD, so one bad byte does not hide the format;
+    /// the reader then reports that line.
+    fn head_text(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(&self.head)
+    }
+
+    /// The format guessed from the content ([`sniff`] on the head), or `None`.
+    pub fn sniff(&self) -> Option<InputFormat> {
+        sniff(&self.head_text())
+    }
+
+    /// Reads the input in `format` (sniffed when `None`) into `set`.
+    ///
+    /// # Errors
+    /// [`ImportError::Invalid`] naming every line that could not be read (not UTF-8, over
+    /// the line limit, malformed for the format), or line 1 when the format is not
+    /// recognised or a JSON document is over [`MAX_JSON_DOCUMENT_BYTES`];
+    /// [`ImportError::Io`] when reading fails. Samples read before an error may have been
+    /// added to `set`.
+    pub fn read(
+        self,
+        format: Option<InputFormat>,
+        opts: &ReadOptions,
+        set: &mut SampleSet,
+    ) -> Result<Imported, ImportError> {
+        let head_text = self.head_text();
+        let head = head_text.trim_start_matches('\u{feff}');
+        // Empty input, or a CSV-looking first line: the compare.js reader gives the precise
+        // error ("empty input", "not a compare.js CSV header: missing column(s) …").
+        let first = head.lines().position(|l| !l.trim().is_empty());
+        let first_line = first.and_then(|i| head.lines().nth(i));
+        let json = first_line.is_some_and(|l| l.trim_start().starts_with(['{', '[']));
+        let csv_like = || {
+            (!json && first_line.is_none_or(|l| l.contains(',')))
+                .then_some(InputFormat::NodeCompareCsv)
+        };
+        let Some(format) = format.or_else(|| sniff(head)).or_else(csv_like) else {
+            let what = if json {
+                "JSON, but not a JSON format benchdiff recognises"
+            } else {
+                "not a benchmark result format benchdiff reads"
+            };
+            return Err(ImportError::Invalid(
+                vec![Diagnostic {
+                    file: self.name.clone(),
+                    line: first.map_or(1, |i| i as u64 + 1),
+                    message: format!(
+                        "{what} (formats: {}); name one with --input-format",
+                        FORMATS.map(InputFormat::name).join(", ")
+                    ),
+                }],
+                1,
+            ));
+        };
+        // Which loader a results file needs is told by its first record, in the head.
+        let command_results =
+            format == InputFormat::ResultsJsonl && crate::run::commands::is_command_results(head);
+        drop(head_text);
+        let name = self.name;
+        let reader = std::io::BufReader::with_capacity(
+            1 << 16,
+            std::io::Read::chain(std::io::Cursor::new(self.head), self.rest),
+        );
+        let before = set.len();
+        let mut imported = match format {
+            InputFormat::NodeCompareCsv => {
+                crate::format::node_csv::read_compare_csv(reader, &name, set)?;
+                Imported::default()
+            }
+            InputFormat::NodeRunCsv => node_run_csv::read_from(reader, &name, opts, set)?,
+            InputFormat::ResultsJsonl => {
+                results::samples::read_from(reader, &name, command_results, set)?
+            }
+            InputFormat::Go => go::read_from(reader, &name, opts, set)?,
+            InputFormat::Libtest => libtest::read_from(reader, &name, opts, set)?,
+            InputFormat::Criterion => criterion::read_from(reader, &name, opts, set)?,
+            InputFormat::Hyperfine => hyperfine::read(&document(reader, &name)?, &name, opts, set)?,
+            InputFormat::GoogleBenchmark => {
+                google_benchmark::read(&document(reader, &name)?, &name, opts, set)?
+            }
+            InputFormat::PytestBenchmark => {
+                pytest_benchmark::read(&document(reader, &name)?, &name, opts, set)?
+            }
+        };
+        imported.format = Some(format);
+        imported.samples = set.len() - before;
+        Ok(imported)
+    }
+}
+
+/// The whole text of a JSON-document input, refused over [`MAX_JSON_DOCUMENT_BYTES`].
+fn document(reader: impl std::io::Read, name: &str) -> Result<String, ImportError> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(reader, MAX_JSON_DOCUMENT_BYTES + 1),
+        &mut bytes,
+    )
+    .map_err(|e| ImportError::Io {
+        file: name.to_owned(),
+        source: e,
+    })?;
+    let invalid = |line: u64, message: String| {
+        ImportError::Invalid(
+            vec![Diagnostic {
+                file: name.to_owned(),
+                line,
+                message,
+            }],
+            1,
+        )
+    };
+    if bytes.len() as u64 > MAX_JSON_DOCUMENT_BYTES {
+        return Err(invalid(
+            1,
+            format!(
+                "a JSON document over {} MiB; not read (JSON result formats are parsed whole; \
+                 line-based formats such as Go's or compare.js CSV have no size limit)",
+                MAX_JSON_DOCUMENT_BYTES >> 20
+            ),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let pos = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..pos].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+        invalid(line, "not valid UTF-8".to_owned())
+    })
+}
+
+/// Reads `bytes` (an input held in memory, named `name` in diagnostics) as [`Input::read`].
+///
+/// # Errors
+/// As [`Input::read`].
+pub fn read_bytes(
+    bytes: &[u8],
+    name: &str,
+    format: Option<InputFormat>,
+    opts: &ReadOptions,
+    set: &mut SampleSet,
+) -> Result<Imported, ImportError> {
+    Input::from_bytes(name, bytes).read(format, opts, set)
+}
+
+/// Reads `text` (an input held in memory, named `name` in diagnostics) as [`Input::read`].
+///
+/// # Errors
+/// As [`Input::read`].
+pub fn read_text(
+    text: &str,
+    name: &str,
+    format: Option<InputFormat>,
+    opts: &ReadOptions,
+    set: &mut SampleSet,
+) -> Result<Imported, ImportError> {
+    read_bytes(text.as_bytes(), name, format, opts, set)
+}
+
+/// Opens and reads the file at `path` (`-` = stdin) as [`Input::read`], streamed.
+///
+/// # Errors
+/// As [`Input::open`] and [`Input::read`].
+pub fn read_path(
+    path: &str,
+    format: Option<InputFormat>,
+    opts: &ReadOptions,
+    set: &mut SampleSet,
+) -> Result<Imported, ImportError> {
+    Input::open(path)?.read(format, opts, set)
+}
+
+/// Seconds per unit of a time-unit suffix as harnesses print it (`ns`, `us`, `µs`, `μs`, `ms`,
+/// `s`, `ps`), or `None`.
+pub fn time_unit_seconds(unit: &str) -> Option<f64> {
+    Some(match unit {
+        "ps" => 1e-12,
+        "ns" => 1e-9,
+        "us" | "µs" | "μs" => 1e-6,
+        "ms" => 1e-3,
+        "s" => 1.0,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniffs_by_content() {
+        assert_eq!(
+            sniff("goos: linux\nBenchmarkX 1 2 ns/op\n"),
+            Some(InputFormat::Go)
+        );
+        assert_eq!(
+            sniff("\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n"),
+            Some(InputFormat::NodeCompareCsv)
+        );
+        assert_eq!(
+            sniff("\"filename\", \"configuration\", \"rate\", \"time\"\n"),
+            Some(InputFormat::NodeRunCsv)
+        );
+        assert_eq!(
+            sniff("test a ... bench:       3,161 ns/iter (+/- 975)\n"),
+            Some(InputFormat::Libtest)
+        );
+        assert_eq!(
+            sniff("x      time:   [1.0 ns 2.0 ns 3.0 ns]\n"),
+            Some(InputFormat::Criterion)
+        );
+        assert_eq!(sniff("hello world\n"), None);
+        assert_eq!(InputFormat::from_name("go"), Some(InputFormat::Go));
+    }
+}

@@ -1,0 +1,554 @@
+//! Importer for the CSV that Node's `benchmark/compare.js` writes (spec §1.4, §1.5).
+//!
+//! Two dialects are read, and may be mixed across concatenated inputs:
+//! - current: header `"binary","filename","configuration","rate","time"`, rows
+//!   `"old","util/format.js","type='string' n=100000",3300414.99,0.030299220`;
+//! - pre-2024: the same with `", "` separators. R keeps the space inside each field; benchdiff
+//!   treats `", "` as the separator, so legacy names carry no leading space.
+//!
+//! Columns are found by header name (as `read.csv` + `dat$rate` do), so their order may vary;
+//! `binary`, `filename`, `configuration` and `rate` are required, `time` is optional.
+//! A later header line (several files concatenated with `cat`) is recognised by its fields
+//! all being column names, wherever they are, and its column order is used from there on; a
+//! header naming a column twice is an error. Blank lines are skipped as `read.csv` does; a NUL
+//! byte in a field is an error naming line and column.
+//!
+//! Why a tokenizer of our own instead of the `csv` crate: this is a fixed, line-oriented
+//! dialect (compare.js never writes a line break inside a field), and the `csv` crate is
+//! deliberately lenient — it silently splices a stray quote into the field (as in the oracle's
+//! `complex.csv`, which uses backslash-escaped quotes). Here every malformed row is an error
+//! that names its file, line and column. Lines longer than [`MAX_LINE_BYTES`] are rejected
+//! without being held in memory.
+//!
+//! Numbers are read as R's `read.csv` reads them: surrounding spaces, a leading `+`, `NaN`,
+//! `Inf`/`-Inf`, `Infinity`/`-Infinity` (what JavaScript writes) and `NA` (read as NaN).
+
+pub mod write;
+
+use crate::error::{Diagnostic, ImportError, MAX_DIAGNOSTICS};
+use crate::format::{Line, LineReader};
+use crate::sample::{RATE, Sample, SampleSet, Side};
+use std::io::BufRead;
+
+/// The longest line accepted, in bytes (1 MiB); longer lines are an error naming the line.
+pub const MAX_LINE_BYTES: usize = crate::format::MAX_LINE_BYTES;
+
+/// What one import read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ImportSummary {
+    /// Data rows read into samples.
+    pub rows: u64,
+    /// Header lines seen (one per concatenated file).
+    pub headers: u64,
+    /// True if any header used the pre-2024 `", "` separator.
+    pub legacy: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Columns {
+    binary: Option<usize>,
+    filename: usize,
+    configuration: usize,
+    rate: usize,
+    time: Option<usize>,
+    count: usize,
+}
+
+/// Reads compare.js CSV from `input` (named `name` in diagnostics) into `set`.
+///
+/// # Errors
+/// [`ImportError::Io`] when reading fails; [`ImportError::Invalid`] listing every bad line
+/// (file, line, what was wrong; the first [`MAX_DIAGNOSTICS`] are kept) when any row could not
+/// be read: a missing header or column, an unknown binary label (only `old`/`new`), a
+/// non-numeric rate or time, malformed quoting, invalid UTF-8, an over-long line.
+/// Good rows are still added to `set` when an error is returned.
+pub fn read_compare_csv<R: BufRead>(
+    input: R,
+    name: &str,
+    set: &mut SampleSet,
+) -> Result<ImportSummary, ImportError> {
+    read_csv(input, name, None, set)
+}
+
+/// Reads the CSV of Node's `benchmark/run.js --format csv` (compare.js's columns without
+/// `binary`) from `input`, streamed, putting every row on `side`. Quoting, numbers, line
+/// limit and diagnostics are those of [`read_compare_csv`]; a `binary` column, if present, is
+/// ignored.
+///
+/// # Errors
+/// As [`read_compare_csv`].
+pub fn read_run_csv<R: BufRead>(
+    input: R,
+    name: &str,
+    side: Side,
+    set: &mut SampleSet,
+) -> Result<ImportSummary, ImportError> {
+    read_csv(input, name, Some(side), set)
+}
+
+/// The reader behind both: `fixed` is the side of every row when the CSV has no `binary`
+/// column (run.js), `None` for compare.js CSV.
+fn read_csv<R: BufRead>(
+    mut input: R,
+    name: &str,
+    fixed: Option<Side>,
+    set: &mut SampleSet,
+) -> Result<ImportSummary, ImportError> {
+    let mut summary = ImportSummary::default();
+    let mut diags: Vec<Diagnostic> = Vec::new();
+    let mut bad: u64 = 0;
+    let mut report = |line: u64, message: String| {
+        bad += 1;
+        if diags.len() < MAX_DIAGNOSTICS {
+            diags.push(Diagnostic {
+                file: name.to_owned(),
+                line,
+                message,
+            });
+        }
+    };
+
+    let mut scratch: Vec<u8> = Vec::with_capacity(256);
+    let mut ranges: Vec<(usize, usize)> = Vec::with_capacity(8);
+    let mut columns: Option<Columns> = None;
+    // The column names of the first header (a later header may only use these and the
+    // standard ones).
+    let mut first_header: Vec<String> = Vec::new();
+    let mut line_no: u64 = 0;
+
+    // Lines over the limit and lines that are not UTF-8 are reported and skipped here. The
+    // whole line is validated before it is cut into fields: fields are cut at ASCII
+    // separators, so each is then valid too (validating the joined fields would let a
+    // sequence split across two fields pass).
+    let mut lines = LineReader::new(&mut input, name);
+    while let Some((n, read)) = lines.next_line()? {
+        line_no = n;
+        let text = match read {
+            Line::Text(t) => t,
+            other => {
+                report(line_no, other.problem().unwrap_or_default());
+                continue;
+            }
+        };
+        let line = text.as_bytes();
+        if line.iter().all(|b| *b == b' ' || *b == b'\t') {
+            continue;
+        }
+        if let Err((col, msg)) = split_fields(line, &mut scratch, &mut ranges) {
+            report(line_no, format!("column {col}: {msg}"));
+            continue;
+        }
+        let Ok(text) = std::str::from_utf8(&scratch) else {
+            report(line_no, "not valid UTF-8".to_owned());
+            continue;
+        };
+        let field = |i: usize| -> &str { &text[ranges[i].0..ranges[i].1] };
+        if let Some(i) = (0..ranges.len()).find(|&i| field(i).contains('\0')) {
+            report(
+                line_no,
+                format!(
+                    "column {}: a NUL byte inside field {} (not text; R's read.csv cannot \
+                     read it either)",
+                    memchr::memchr(0, line).map_or(0, |p| p + 1),
+                    i + 1
+                ),
+            );
+            continue;
+        }
+
+        // A header line: the first line, or a later one whose fields are all column names
+        // (concatenated files; their column order may differ).
+        let is_header = columns.is_none()
+            || (0..ranges.len()).all(|i| {
+                let f = field(i);
+                KNOWN_COLUMNS.contains(&f) || first_header.iter().any(|h| h == f)
+            });
+        if is_header {
+            match header_columns(ranges.len(), field, fixed.is_none()) {
+                Ok(c) => {
+                    if columns.is_none() {
+                        first_header = (0..ranges.len()).map(|i| field(i).to_owned()).collect();
+                    }
+                    columns = Some(c);
+                    summary.headers += 1;
+                    summary.legacy |= line.windows(3).any(|w| w == b"\", ");
+                }
+                Err(msg) => {
+                    report(line_no, msg);
+                    if columns.is_none() {
+                        // Without a header nothing else can be read.
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        let Some(cols) = columns else { continue };
+        if ranges.len() != cols.count {
+            report(
+                line_no,
+                format!(
+                    "expected {} fields as in the header, found {}",
+                    cols.count,
+                    ranges.len()
+                ),
+            );
+            continue;
+        }
+        let side = match (fixed, cols.binary) {
+            (Some(side), _) => side,
+            (None, Some(b)) => {
+                let label = field(b);
+                let Some(side) = Side::from_label(label) else {
+                    report(
+                        line_no,
+                        format!("unknown binary label '{label}' (expected \"old\" or \"new\")"),
+                    );
+                    continue;
+                };
+                side
+            }
+            (None, None) => continue, // header_columns requires it
+        };
+        let rate = match parse_r_number(field(cols.rate)) {
+            Some(v) => v,
+            None => {
+                report(
+                    line_no,
+                    format!("rate '{}' is not a number", field(cols.rate)),
+                );
+                continue;
+            }
+        };
+        let time_s = match cols.time {
+            None => f64::NAN,
+            Some(i) => match parse_r_number(field(i)) {
+                Some(v) => v,
+                None => {
+                    report(line_no, format!("time '{}' is not a number", field(i)));
+                    continue;
+                }
+            },
+        };
+        let id = set.intern(field(cols.filename), field(cols.configuration));
+        set.push(Sample {
+            benchmark: id,
+            side,
+            metric: RATE,
+            value: rate,
+            time_s,
+            run: None,
+        });
+        summary.rows += 1;
+    }
+
+    if line_no == 0 {
+        let header = if fixed.is_some() {
+            "a run.js CSV header \"filename\", \"configuration\", \"rate\", \"time\""
+        } else {
+            "a compare.js CSV header \"binary\",\"filename\",\"configuration\",\"rate\",\"time\""
+        };
+        report(0, format!("empty input: expected {header}"));
+    }
+    if bad > 0 {
+        return Err(ImportError::Invalid(diags, bad));
+    }
+    Ok(summary)
+}
+
+/// The columns compare.js writes.
+const KNOWN_COLUMNS: [&str; 5] = ["binary", "filename", "configuration", "rate", "time"];
+
+fn header_columns<'a>(
+    count: usize,
+    field: impl Fn(usize) -> &'a str,
+    binary_required: bool,
+) -> Result<Columns, String> {
+    for j in 0..count {
+        if let Some(i) = (0..j).find(|&i| field(i) == field(j)) {
+            return Err(format!(
+                "the header names column \"{}\" twice (columns {} and {})",
+                field(j),
+                i + 1,
+                j + 1
+            ));
+        }
+    }
+    let find = |name: &str| (0..count).find(|&i| field(i) == name);
+    let mut missing = Vec::new();
+    let mut need = |name: &'static str| {
+        let f = find(name);
+        if f.is_none() {
+            missing.push(name);
+        }
+        f.unwrap_or(0)
+    };
+    let binary = if binary_required {
+        Some(need("binary"))
+    } else {
+        find("binary")
+    };
+    let c = Columns {
+        binary,
+        filename: need("filename"),
+        configuration: need("configuration"),
+        rate: need("rate"),
+        time: find("time"),
+        count,
+    };
+    if missing.is_empty() {
+        Ok(c)
+    } else {
+        let (what, expected) = if binary_required {
+            (
+                "compare.js",
+                "\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"",
+            )
+        } else {
+            (
+                "run.js",
+                "\"filename\", \"configuration\", \"rate\", \"time\"",
+            )
+        };
+        Err(format!(
+            "not a {what} CSV header: missing column(s) {} (expected {expected})",
+            missing
+                .iter()
+                .map(|m| format!("\"{m}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    }
+}
+
+/// Splits one CSV line into fields: unquoted, or `"quoted"` with `""` for a quote; spaces
+/// around a quoted field are allowed (the legacy `", "` separator). Field bytes go to
+/// `scratch`, their ranges to `ranges`. On error returns the 1-based column and a message.
+fn split_fields(
+    line: &[u8],
+    scratch: &mut Vec<u8>,
+    ranges: &mut Vec<(usize, usize)>,
+) -> Result<(), (usize, String)> {
+    scratch.clear();
+    ranges.clear();
+    let n = line.len();
+    let mut pos = 0;
+    loop {
+        // Spaces before an opening quote belong to the separator (legacy `", "`).
+        let mut p = pos;
+        while p < n && line[p] == b' ' {
+            p += 1;
+        }
+        let start = scratch.len();
+        if p < n && line[p] == b'"' {
+            pos = p + 1;
+            loop {
+                let Some(q) = memchr::memchr(b'"', &line[pos..]).map(|i| i + pos) else {
+                    return Err((p + 1, "quoted field is not closed on this line".to_owned()));
+                };
+                scratch.extend_from_slice(&line[pos..q]);
+                if q + 1 < n && line[q + 1] == b'"' {
+                    scratch.push(b'"');
+                    pos = q + 2;
+                    continue;
+                }
+                pos = q + 1;
+                break;
+            }
+            while pos < n && line[pos] == b' ' {
+                pos += 1;
+            }
+            if pos < n && line[pos] != b',' {
+                return Err((
+                    pos + 1,
+                    "text after a closing quote (a quote inside a quoted field must be doubled as \"\"; backslash escapes are not CSV)".to_owned(),
+                ));
+            }
+        } else {
+            let end = memchr::memchr(b',', &line[pos..]).map_or(n, |i| i + pos);
+            let fld = &line[pos..end];
+            if let Some(i) = memchr::memchr(b'"', fld) {
+                return Err((
+                    pos + i + 1,
+                    "quote inside an unquoted field (quote the whole field)".to_owned(),
+                ));
+            }
+            scratch.extend_from_slice(fld);
+            pos = end;
+        }
+        ranges.push((start, scratch.len()));
+        if pos >= n {
+            return Ok(());
+        }
+        pos += 1; // the comma
+        if pos == n {
+            ranges.push((scratch.len(), scratch.len()));
+            return Ok(());
+        }
+    }
+}
+
+/// Parses a number as R's `read.csv` does for a numeric column: surrounding white space,
+/// an optional sign (`+` included), decimal or exponent notation, `NaN`, `Inf`, `Infinity`
+/// (any case), and `NA` (returned as NaN). Returns `None` for anything else (including empty).
+pub fn parse_r_number(s: &str) -> Option<f64> {
+    let t = s.trim_matches(|c: char| c == ' ' || c == '\t');
+    if t.is_empty() {
+        return None;
+    }
+    if t == "NA" {
+        return Some(f64::NAN);
+    }
+    let (neg, body) = match t.as_bytes()[0] {
+        b'-' => (true, &t[1..]),
+        b'+' => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let v = if body.eq_ignore_ascii_case("inf") || body.eq_ignore_ascii_case("infinity") {
+        f64::INFINITY
+    } else if body.eq_ignore_ascii_case("nan") {
+        f64::NAN
+    } else {
+        let first = *body.as_bytes().first()?;
+        if !(first.is_ascii_digit() || first == b'.') {
+            return None;
+        }
+        body.parse::<f64>().ok()?
+    };
+    Some(if neg { -v } else { v })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<(SampleSet, ImportSummary), ImportError> {
+        let mut set = SampleSet::new();
+        let s = read_compare_csv(text.as_bytes(), "t.csv", &mut set)?;
+        Ok((set, s))
+    }
+
+    #[test]
+    fn current_form() {
+        let (set, s) = read(
+            "\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n\"old\",\"util/format.js\",\"type='string' n=100000\",3300414.994181368,0.030299220\n",
+        )
+        .unwrap();
+        assert_eq!(s.rows, 1);
+        assert!(!s.legacy);
+        let b = set.benchmark(set.samples()[0].benchmark);
+        assert_eq!(b.name(), "util/format.js type='string' n=100000");
+        assert_eq!(set.samples()[0].value, 3300414.994181368);
+        assert_eq!(set.samples()[0].time_s, 0.030299220);
+    }
+
+    #[test]
+    fn legacy_form_and_concatenation() {
+        let (set, s) = read(
+            "\"binary\", \"filename\", \"configuration\", \"rate\", \"time\"\n\"old\", \"fs/x.js\", \"n=1\", 10, 0.1\n\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n\"new\",\"fs/x.js\",\"n=1\",12,0.1\n",
+        )
+        .unwrap();
+        assert_eq!(s.headers, 2);
+        assert!(s.legacy);
+        assert_eq!(set.benchmarks().len(), 1);
+        assert_eq!(set.benchmarks()[0].name(), "fs/x.js n=1");
+        assert_eq!(set.len(), 2);
+    }
+
+    #[test]
+    fn doubled_quotes_and_reordered_columns() {
+        let (set, _) =
+            read("rate,configuration,binary,filename\n5,\"s=\"\"a\"\"\",new,f.js\n").unwrap();
+        assert_eq!(set.benchmarks()[0].configuration.text, "s=\"a\"");
+        assert!(set.samples()[0].time_s.is_nan());
+    }
+
+    #[test]
+    fn errors_name_file_and_line() {
+        let err = read(
+            "\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n\"old\",\"a.js\",\"\",1,1\n\"mid\",\"a.js\",\"\",1,1\n\"old\",\"a.js\",\"\",fast,1\n\"old\",\"a.js\",\"x=\\\"y\\\"\",1,1\n\"old\",\"a.js\",1,1\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("t.csv:3: unknown binary label 'mid'"), "{err}");
+        assert!(
+            err.contains("t.csv:4: rate 'fast' is not a number"),
+            "{err}"
+        );
+        assert!(
+            err.contains("t.csv:5: column 19: text after a closing quote"),
+            "{err}"
+        );
+        assert!(err.contains("t.csv:6: expected 5 fields"), "{err}");
+    }
+
+    #[test]
+    fn missing_column() {
+        let err = read("\"binary\",\"filename\",\"rate\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(
+                "t.csv:1: not a compare.js CSV header: missing column(s) \"configuration\""
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn header_naming_a_column_twice_is_an_error() {
+        let err = read("binary,filename,binary,configuration,rate\nold,a.js,old,,1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("t.csv:1: the header names column \"binary\" twice (columns 1 and 3)"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn later_header_with_other_column_order_is_used() {
+        let (set, s) = read(
+            "binary,filename,configuration,rate,time\nold,a.js,n=1,10,1\n\
+             rate,time,binary,filename,configuration\n12,1,new,a.js,n=1\n13,1,new,a.js,n=1\n",
+        )
+        .unwrap();
+        assert_eq!(s.headers, 2);
+        assert_eq!(set.len(), 3);
+        assert_eq!(set.benchmarks().len(), 1);
+        assert_eq!(set.samples()[2].value, 13.0);
+        assert_eq!(set.samples()[2].side, Side::New);
+    }
+
+    #[test]
+    fn nul_byte_names_line_and_column() {
+        let err = read("binary,filename,configuration,rate\nold,a\0.js,,1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("t.csv:2: column 6: a NUL byte"), "{err}");
+    }
+
+    #[test]
+    fn r_numbers() {
+        assert_eq!(parse_r_number("+65419587491"), Some(65419587491.0));
+        assert_eq!(parse_r_number(" 1e+21 "), Some(1e21));
+        assert_eq!(parse_r_number("Infinity"), Some(f64::INFINITY));
+        assert_eq!(parse_r_number("-Inf"), Some(f64::NEG_INFINITY));
+        assert!(parse_r_number("NaN").unwrap().is_nan());
+        assert!(parse_r_number("NA").unwrap().is_nan());
+        assert_eq!(parse_r_number(""), None);
+        assert_eq!(parse_r_number("1,234"), None);
+        assert_eq!(parse_r_number("0x10"), None);
+    }
+
+    #[test]
+    fn over_long_line_is_rejected_not_loaded() {
+        let mut text = String::from("binary,filename,configuration,rate\n");
+        text.push_str(&"x".repeat(MAX_LINE_BYTES + 10));
+        text.push_str("\nold,a.js,,1\n");
+        let mut set = SampleSet::new();
+        let err = read_compare_csv(text.as_bytes(), "t.csv", &mut set).unwrap_err();
+        assert!(err.to_string().contains("t.csv:2: line is longer than"));
+        assert_eq!(set.len(), 1);
+    }
+}

@@ -1,0 +1,110 @@
+//! compare.js's CSV (spec §1.4, exact): the header
+//! `"binary","filename","configuration","rate","time"` and one row per report,
+//! `"old","util/format.js","type='string' n=100000",3300414.994181368,0.030299220`.
+//! The rate is JavaScript's shortest round-trip `Number#toString`; the time is the child's
+//! 9-decimal string verbatim (`NA` when the child gave none). Double quotes inside the quoted
+//! fields are doubled. Every row is flushed as it is written.
+
+use crate::format::inspect::js_number;
+use crate::sample::Side;
+use std::io::{self, Write};
+
+/// The header line, with its newline.
+pub const HEADER: &str = "\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n";
+
+/// Writes compare.js CSV rows to a stream, flushing after each.
+pub struct CsvWriter<W: Write> {
+    out: W,
+    line: String,
+}
+
+impl<W: Write> CsvWriter<W> {
+    /// Writes the header and returns the writer.
+    ///
+    /// # Errors
+    /// Write errors of `out`.
+    pub fn new(mut out: W) -> io::Result<Self> {
+        out.write_all(HEADER.as_bytes())?;
+        out.flush()?;
+        Ok(CsvWriter {
+            out,
+            line: String::with_capacity(256),
+        })
+    }
+
+    /// Writes and flushes one row. `time` is the text for the `time` column.
+    ///
+    /// # Errors
+    /// Write errors of the stream (e.g. a closed pipe).
+    pub fn row(
+        &mut self,
+        side: Side,
+        file: &str,
+        configuration: &str,
+        rate: f64,
+        time: &str,
+    ) -> io::Result<()> {
+        self.line.clear();
+        self.line.push('"');
+        self.line.push_str(side.label());
+        self.line.push_str("\",\"");
+        push_escaped(&mut self.line, file);
+        self.line.push_str("\",\"");
+        push_escaped(&mut self.line, configuration);
+        self.line.push_str("\",");
+        self.line.push_str(&js_number(rate));
+        self.line.push(',');
+        self.line.push_str(time);
+        self.line.push('\n');
+        self.out.write_all(self.line.as_bytes())?;
+        self.out.flush()
+    }
+}
+
+fn push_escaped(s: &mut String, field: &str) {
+    for c in field.chars() {
+        if c == '"' {
+            s.push('"');
+        }
+        s.push(c);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample::SampleSet;
+
+    #[test]
+    fn rows_are_exact_and_read_back() {
+        let mut buf = Vec::new();
+        {
+            let mut w = CsvWriter::new(&mut buf).unwrap();
+            w.row(
+                Side::Old,
+                "util/format.js",
+                "type='string' n=100000",
+                3300414.994181368,
+                "0.030299220",
+            )
+            .unwrap();
+            w.row(Side::New, "a.js", "s=`x \"y\" z'`", 1e21, "NA")
+                .unwrap();
+        }
+        let text = String::from_utf8(buf).unwrap();
+        assert_eq!(
+            text,
+            "\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n\
+             \"old\",\"util/format.js\",\"type='string' n=100000\",3300414.994181368,0.030299220\n\
+             \"new\",\"a.js\",\"s=`x \"\"y\"\" z'`\",1e+21,NA\n"
+        );
+        let mut set = SampleSet::new();
+        crate::format::node_csv::read_compare_csv(text.as_bytes(), "t", &mut set).unwrap();
+        assert_eq!(set.len(), 2);
+        assert_eq!(set.samples()[0].value, 3300414.994181368);
+        assert_eq!(
+            set.benchmark(set.samples()[1].benchmark).configuration.text,
+            "s=`x \"y\" z'`"
+        );
+    }
+}

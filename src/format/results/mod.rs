@@ -1,0 +1,653 @@
+//! The results file: JSON Lines, one record per line, written and flushed as each job ends, so
+//! an interrupted or killed run loses at most the job that was running.
+//!
+//! Records (field `type`):
+//! - `run` (first line): the plan — binaries as given and as resolved, benchmark folder, files,
+//!   runs, `--set` values, order, **seed**, CPU list, timeout, number of jobs, start time.
+//! - `job`: one finished job — position in the schedule, file, side, run index, binary path,
+//!   status (`ok`, `failed`, `timeout`, `interrupted`), exit code or signal, wall/user/sys
+//!   seconds and peak RSS bytes of the child (from `wait4`), the `config` queue length, the
+//!   samples (configuration text and structured params in reported order, rate, time, channel),
+//!   an error text and the last stderr lines when something went wrong.
+//! - `resume`: a `--resume` continued the run here.
+//!
+//! Rates are JSON numbers; NaN and infinities (not representable in JSON) are the strings
+//! `"NaN"`, `"Infinity"`, `"-Infinity"`. A NaN configuration parameter is `null`.
+//! [`load`] reads a file back for `--resume`: a job is done when it has an `ok` record.
+
+pub mod samples;
+
+use crate::run::child::node::Outcome;
+use crate::run::child::rusage::ExitStatus;
+use crate::run::schedule::{Job, Order};
+use crate::run::{Channel, Report, RunnerError};
+use crate::sample::{ConfValue, Configuration, Side};
+use serde::de::{self, Deserializer};
+use serde::ser::Serializer;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+/// The first record: everything needed to rebuild the schedule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunHeader {
+    /// benchdiff version that wrote the file.
+    pub benchdiff: String,
+    /// Start time, seconds since the Unix epoch.
+    pub started_unix_s: f64,
+    /// `--old` as given.
+    pub old: String,
+    /// `--new` as given.
+    pub new: String,
+    /// The old binary, resolved to an absolute path.
+    pub old_exec: PathBuf,
+    /// The new binary, resolved to an absolute path.
+    pub new_exec: PathBuf,
+    /// The benchmark folder (absolute).
+    pub benchmark_dir: PathBuf,
+    /// Benchmark files relative to it (`category/file.js`), in plan order.
+    pub files: Vec<String>,
+    /// Runs per binary and file.
+    pub runs: u32,
+    /// Raw `--set` strings passed to every child.
+    pub set: Vec<String>,
+    /// Scheduling order.
+    pub order: Order,
+    /// Seed of the random order.
+    pub seed: u64,
+    /// CPU list the children are pinned to (`--cpus` or `--set CPUSET=`), if any.
+    pub cpus: Option<String>,
+    /// Per-job timeout in seconds, if any.
+    pub timeout_s: Option<f64>,
+    /// Number of jobs in the schedule (with `--runs auto`: at most, for `--max-runs`).
+    pub jobs: usize,
+    /// `--runs auto`: the stopping rule, so that `--resume` continues adaptively; absent for
+    /// a fixed run count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adaptive: Option<crate::run::adaptive::Rule>,
+}
+
+/// Outcome class of a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JobStatus {
+    /// Exit code 0 and readable output.
+    Ok,
+    /// Could not start, non-zero exit, killed by a signal, or garbage output.
+    Failed,
+    /// Killed after `--timeout`.
+    Timeout,
+    /// Stopped by Ctrl-C (or because output could not be written).
+    Interrupted,
+}
+
+/// One sample as stored in a job record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SampleRecord {
+    /// The compare.js configuration text.
+    pub configuration: String,
+    /// Structured parameters, `[key, value]` pairs in reported order.
+    #[serde(serialize_with = "ser_params", deserialize_with = "de_params", default)]
+    pub params: Vec<(String, ConfValue)>,
+    /// Operations per second.
+    #[serde(serialize_with = "ser_f64", deserialize_with = "de_f64")]
+    pub rate: f64,
+    /// The `time` column text (seconds with 9 decimals, or `NA`).
+    pub time: String,
+    /// Where the report came from.
+    pub channel: Channel,
+}
+
+impl SampleRecord {
+    /// The stored form of a report.
+    pub fn from_report(r: &Report) -> Self {
+        SampleRecord {
+            configuration: r.configuration.text.clone(),
+            params: r.configuration.params.clone(),
+            rate: r.rate,
+            time: r.time_text.clone(),
+            channel: r.channel,
+        }
+    }
+
+    /// Back to a report (time parsed from its text; `NA` is NaN).
+    pub fn to_report(&self) -> Report {
+        Report {
+            configuration: Configuration {
+                text: self.configuration.clone(),
+                params: self.params.clone(),
+            },
+            rate: self.rate,
+            time_text: self.time.clone(),
+            time_s: self.time.trim().parse().unwrap_or(f64::NAN),
+            channel: self.channel,
+        }
+    }
+}
+
+/// One finished job.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobRecord {
+    /// Position in the schedule, from 0.
+    pub position: u32,
+    /// Benchmark file, `category/file.js`.
+    pub file: String,
+    /// `old` or `new`.
+    #[serde(serialize_with = "ser_side", deserialize_with = "de_side")]
+    pub side: Side,
+    /// Run index, from 0.
+    pub run: u32,
+    /// The binary that ran (absolute path).
+    pub binary: PathBuf,
+    /// Outcome class.
+    pub status: JobStatus,
+    /// Exit code, when it exited.
+    pub exit_code: Option<i32>,
+    /// Signal number, when a signal killed it.
+    pub signal: Option<i32>,
+    /// Wall-clock seconds from spawn to reap.
+    pub wall_s: f64,
+    /// User CPU seconds (child and waited-for descendants).
+    pub user_s: f64,
+    /// System CPU seconds.
+    pub sys_s: f64,
+    /// Peak RSS in bytes.
+    pub max_rss_bytes: u64,
+    /// `queueLength` of the child's `config` message.
+    pub queue_length: Option<u64>,
+    /// Samples, in arrival order.
+    pub samples: Vec<SampleRecord>,
+    /// What went wrong (or a note such as "no samples").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The last lines the child wrote to stderr.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stderr_tail: Vec<String>,
+    /// Unreadable stdout lines (stdout mode), the last few.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stdout_tail: Vec<String>,
+}
+
+/// The signal's name for messages (`SIGKILL`), or its number.
+pub fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGTERM => "SIGTERM",
+        _ => return format!("signal {sig}"),
+    };
+    name.to_owned()
+}
+
+impl JobRecord {
+    /// Classifies a job's outcome (status and error text) and builds its record.
+    pub fn new(
+        job: &Job,
+        file: &str,
+        binary: &Path,
+        outcome: &Outcome,
+        samples: Vec<SampleRecord>,
+        timeout_s: Option<f64>,
+    ) -> JobRecord {
+        let (status, error) = classify(outcome, timeout_s);
+        let (exit_code, signal) = match outcome.status {
+            Some(ExitStatus::Exited(c)) => (Some(c), None),
+            Some(ExitStatus::Signaled(s)) => (None, Some(s)),
+            None => (None, None),
+        };
+        JobRecord {
+            position: job.position,
+            file: file.to_owned(),
+            side: job.side,
+            run: job.run,
+            binary: binary.to_path_buf(),
+            status,
+            exit_code,
+            signal,
+            wall_s: outcome.wall_s,
+            user_s: outcome.usage.user_s,
+            sys_s: outcome.usage.sys_s,
+            max_rss_bytes: outcome.usage.max_rss_bytes,
+            queue_length: outcome.queue_length,
+            samples,
+            error,
+            stderr_tail: if status == JobStatus::Ok {
+                Vec::new()
+            } else {
+                outcome.stderr_tail.clone()
+            },
+            stdout_tail: outcome.stdout_tail.clone(),
+        }
+    }
+}
+
+fn classify(o: &Outcome, timeout_s: Option<f64>) -> (JobStatus, Option<String>) {
+    if o.interrupted {
+        return (JobStatus::Interrupted, Some("interrupted".to_owned()));
+    }
+    if let Some(e) = &o.spawn_error {
+        return (JobStatus::Failed, Some(e.clone()));
+    }
+    if o.timed_out {
+        let t = timeout_s
+            .map(|t| format!(" after {t} s"))
+            .unwrap_or_default();
+        return (
+            JobStatus::Timeout,
+            Some(format!("timed out{t}; its process group was killed")),
+        );
+    }
+    match o.status {
+        Some(ExitStatus::Signaled(s)) => {
+            return (
+                JobStatus::Failed,
+                Some(format!("killed by {}", signal_name(s))),
+            );
+        }
+        Some(ExitStatus::Exited(c)) if c != 0 => {
+            return (JobStatus::Failed, Some(format!("exit code {c}")));
+        }
+        _ => {}
+    }
+    if o.protocol_error_count > 0 {
+        let first = o.protocol_errors.first().cloned().unwrap_or_default();
+        return (
+            JobStatus::Failed,
+            Some(format!(
+                "garbage on the IPC channel ({} unreadable message(s)): {first}",
+                o.protocol_error_count
+            )),
+        );
+    }
+    if o.reports == 0 && o.stdout_unparsed > 0 {
+        let first = o.stdout_tail.first().cloned().unwrap_or_default();
+        return (
+            JobStatus::Failed,
+            Some(format!(
+                "garbage output: no IPC report and no result line among {} stdout line(s), e.g. {:?}",
+                o.stdout_unparsed, first
+            )),
+        );
+    }
+    if o.reports == 0 {
+        return (
+            JobStatus::Ok,
+            Some("no samples: the child reported nothing".to_owned()),
+        );
+    }
+    (JobStatus::Ok, None)
+}
+
+/// A `resume` record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResumeMark {
+    /// When, seconds since the Unix epoch.
+    pub at_unix_s: f64,
+    /// Jobs already done (status `ok`) at that point.
+    pub done: usize,
+    /// Jobs left to run.
+    pub remaining: usize,
+}
+
+/// Any record of the file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Record {
+    /// The plan (first line).
+    Run(RunHeader),
+    /// A finished job.
+    Job(JobRecord),
+    /// A resume point.
+    Resume(ResumeMark),
+    /// Machine checks at the start ([`crate::run::machine`]).
+    Machine(crate::run::machine::MachineInfo),
+    /// An adaptive round ([`crate::run::adaptive`], `--runs auto`).
+    Adaptive(crate::run::adaptive::RoundRecord),
+}
+
+/// Appends records to a results file, one flushed line each.
+pub struct ResultsWriter {
+    file: File,
+    path: PathBuf,
+}
+
+impl ResultsWriter {
+    /// Creates a new file (and its folder); refuses to overwrite an existing one.
+    ///
+    /// # Errors
+    /// [`RunnerError::Results`] when the file exists or cannot be created.
+    pub fn create(path: &Path) -> Result<ResultsWriter, RunnerError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                RunnerError::Results(format!("cannot create {}: {e}", dir.display()))
+            })?;
+        }
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| {
+                let hint = if e.kind() == std::io::ErrorKind::AlreadyExists {
+                    " (use --resume to continue it, or choose another --results path)"
+                } else {
+                    ""
+                };
+                RunnerError::Results(format!("{}: {e}{hint}", path.display()))
+            })?;
+        Ok(ResultsWriter {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Opens an existing file for appending (`--resume`).
+    ///
+    /// # Errors
+    /// [`RunnerError::Results`] when it cannot be opened.
+    pub fn append(path: &Path) -> Result<ResultsWriter, RunnerError> {
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .read(true)
+            .open(path)
+            .map_err(|e| RunnerError::Results(format!("{}: {e}", path.display())))?;
+        // A kill mid-write can leave a partial last line: end it, so the next record starts clean.
+        use std::io::{Read, Seek, SeekFrom};
+        let len = file
+            .seek(SeekFrom::End(0))
+            .map_err(|e| RunnerError::Results(format!("{}: {e}", path.display())))?;
+        if len > 0 {
+            let mut last = [0u8; 1];
+            let ok =
+                file.seek(SeekFrom::Start(len - 1)).is_ok() && file.read_exact(&mut last).is_ok();
+            if ok && last[0] != b'\n' {
+                file.write_all(b"\n")
+                    .map_err(|e| RunnerError::Results(format!("{}: {e}", path.display())))?;
+            }
+        }
+        Ok(ResultsWriter {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes one record as one line and flushes it.
+    ///
+    /// # Errors
+    /// Serialisation or write errors.
+    pub fn write(&mut self, record: &Record) -> std::io::Result<()> {
+        self.write_json(record)
+    }
+
+    /// Writes any serialisable record (e.g. the command-benchmark records of
+    /// [`crate::run::commands`]) as one line and flushes it.
+    ///
+    /// # Errors
+    /// Serialisation or write errors.
+    pub fn write_json<T: Serialize>(&mut self, record: &T) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(record)?;
+        line.push(b'\n');
+        self.file.write_all(&line)?;
+        self.file.flush()
+    }
+}
+
+/// A results file read back.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// Its plan.
+    pub header: RunHeader,
+    /// `ok` job records, first one per (file, side, run), in file order.
+    pub done: Vec<JobRecord>,
+    /// Lines that could not be read (e.g. one cut short by a kill), as `line N: why`.
+    pub warnings: Vec<String>,
+    /// The adaptive stopping rule of a `--runs auto` run: from the header, or (files written
+    /// before the header carried it) from the first `adaptive` round record.
+    pub adaptive: Option<crate::run::adaptive::Rule>,
+}
+
+impl Loaded {
+    /// Keys (file, side, run) of the done jobs.
+    pub fn done_keys(&self) -> HashSet<(String, Side, u32)> {
+        self.done
+            .iter()
+            .map(|r| (r.file.clone(), r.side, r.run))
+            .collect()
+    }
+}
+
+#[derive(Deserialize)]
+struct TypeOnly {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+}
+
+/// The longest results record read back, in bytes (16 MiB): far more than any job writes
+/// (a record holds one job's samples); a longer line is skipped with a warning, not loaded.
+pub const MAX_RECORD_BYTES: usize = 16 << 20;
+
+/// Reads a results file for `--resume` (or `report`), streamed: memory is bounded by the
+/// records kept, not by the file's size.
+///
+/// # Errors
+/// [`RunnerError::Results`] when the file cannot be read or has no `run` record first.
+pub fn load(path: &Path) -> Result<Loaded, RunnerError> {
+    let f =
+        File::open(path).map_err(|e| RunnerError::Results(format!("{}: {e}", path.display())))?;
+    load_from(BufReader::new(f), &path.display().to_string())
+}
+
+/// Reads a results file from `input` (named `name` in messages), as [`load`] does.
+///
+/// # Errors
+/// [`RunnerError::Results`] (`NAME: line N: …`) when reading fails or there is no `run`
+/// record first.
+pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, RunnerError> {
+    use crate::format::{Line, LineReader};
+    let err = |e: String| RunnerError::Results(format!("{name}: {e}"));
+    let mut header: Option<RunHeader> = None;
+    let mut done = Vec::new();
+    let mut seen = HashSet::new();
+    let mut warnings = Vec::new();
+    let mut adaptive = None;
+    let mut lines = LineReader::with_limit(input, name, MAX_RECORD_BYTES);
+    while let Some((n, line)) = lines.next_line().map_err(|e| err(e.to_string()))? {
+        let line = match line {
+            Line::Text(t) => t,
+            other => {
+                let why = other.problem().unwrap_or_default();
+                warnings.push(format!("line {n}: {why}; ignored"));
+                continue;
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let kind = match serde_json::from_str::<TypeOnly>(line) {
+            Ok(t) => t.kind.unwrap_or_default(),
+            Err(e) => {
+                warnings.push(format!("line {n}: not a JSON record ({e}); ignored"));
+                continue;
+            }
+        };
+        match kind.as_str() {
+            "run" => match serde_json::from_str::<Record>(line) {
+                Ok(Record::Run(h)) if header.is_none() => header = Some(h),
+                Ok(_) => warnings.push(format!("line {n}: a second run record; ignored")),
+                Err(e) => return Err(err(format!("line {n}: bad run record: {e}"))),
+            },
+            "job" => {
+                if header.is_none() {
+                    return Err(err(format!(
+                        "line {n}: job record before the run record; not a benchdiff results file"
+                    )));
+                }
+                match serde_json::from_str::<Record>(line) {
+                    Ok(Record::Job(j)) => {
+                        if j.status == JobStatus::Ok && seen.insert((j.file.clone(), j.side, j.run))
+                        {
+                            done.push(j);
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(e) => warnings.push(format!("line {n}: bad job record ({e}); ignored")),
+                }
+            }
+            "adaptive" if adaptive.is_none() => {
+                if let Ok(Record::Adaptive(r)) = serde_json::from_str::<Record>(line) {
+                    adaptive = Some(crate::run::adaptive::Rule {
+                        target_pct: r.target_accuracy_pct,
+                        min_runs: r.min_runs,
+                        max_runs: r.max_runs,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    let header = header.ok_or_else(|| {
+        err("no run record: not a benchdiff results file (or it is empty)".to_owned())
+    })?;
+    let adaptive = header.adaptive.or(adaptive);
+    Ok(Loaded {
+        header,
+        done,
+        warnings,
+        adaptive,
+    })
+}
+
+fn ser_f64<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if x.is_finite() {
+        s.serialize_f64(*x)
+    } else if x.is_nan() {
+        s.serialize_str("NaN")
+    } else if *x > 0.0 {
+        s.serialize_str("Infinity")
+    } else {
+        s.serialize_str("-Infinity")
+    }
+}
+
+fn de_f64<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    match serde_json::Value::deserialize(d)? {
+        serde_json::Value::Number(n) => Ok(n.as_f64().unwrap_or(f64::NAN)),
+        serde_json::Value::String(s) => match s.as_str() {
+            "NaN" => Ok(f64::NAN),
+            "Infinity" => Ok(f64::INFINITY),
+            "-Infinity" => Ok(f64::NEG_INFINITY),
+            _ => Err(de::Error::custom(format!("not a number: {s:?}"))),
+        },
+        serde_json::Value::Null => Ok(f64::NAN),
+        other => Err(de::Error::custom(format!("not a number: {other}"))),
+    }
+}
+
+fn ser_side<S: Serializer>(side: &Side, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(side.label())
+}
+
+fn de_side<'de, D: Deserializer<'de>>(d: D) -> Result<Side, D::Error> {
+    let s = String::deserialize(d)?;
+    Side::from_label(&s).ok_or_else(|| de::Error::custom(format!("side {s:?} is not old/new")))
+}
+
+fn ser_params<S: Serializer>(p: &[(String, ConfValue)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = s.serialize_seq(Some(p.len()))?;
+    for (k, v) in p {
+        let v = match v {
+            ConfValue::Number(x) if x.is_finite() => serde_json::json!(x),
+            ConfValue::Number(_) => serde_json::Value::Null,
+            ConfValue::String(t) => serde_json::Value::String(t.clone()),
+            ConfValue::Bool(b) => serde_json::Value::Bool(*b),
+        };
+        seq.serialize_element(&(k, v))?;
+    }
+    seq.end()
+}
+
+fn de_params<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, ConfValue)>, D::Error> {
+    let raw: Vec<(String, serde_json::Value)> = Vec::deserialize(d)?;
+    raw.into_iter()
+        .map(|(k, v)| {
+            let v = match v {
+                serde_json::Value::Number(n) => ConfValue::Number(n.as_f64().unwrap_or(f64::NAN)),
+                serde_json::Value::Null => ConfValue::Number(f64::NAN),
+                serde_json::Value::String(s) => ConfValue::String(s),
+                serde_json::Value::Bool(b) => ConfValue::Bool(b),
+                other => return Err(de::Error::custom(format!("bad parameter value {other}"))),
+            };
+            Ok((k, v))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip() {
+        let job = JobRecord {
+            position: 3,
+            file: "a/b.js".into(),
+            side: Side::New,
+            run: 1,
+            binary: "/usr/bin/node".into(),
+            status: JobStatus::Ok,
+            exit_code: Some(0),
+            signal: None,
+            wall_s: 0.5,
+            user_s: 0.25,
+            sys_s: 0.125,
+            max_rss_bytes: 4096,
+            queue_length: Some(2),
+            samples: vec![
+                SampleRecord {
+                    configuration: "n=1 s='x'".into(),
+                    params: vec![
+                        ("n".into(), ConfValue::Number(1.0)),
+                        ("s".into(), ConfValue::String("x".into())),
+                    ],
+                    rate: 45686.44123456789,
+                    time: "0.021888329".into(),
+                    channel: Channel::Ipc,
+                },
+                SampleRecord {
+                    configuration: "n=null".into(),
+                    params: vec![("n".into(), ConfValue::Number(f64::NAN))],
+                    rate: f64::INFINITY,
+                    time: "NA".into(),
+                    channel: Channel::Stdout,
+                },
+            ],
+            error: None,
+            stderr_tail: vec![],
+            stdout_tail: vec![],
+        };
+        let text = serde_json::to_string(&Record::Job(job.clone())).unwrap();
+        assert!(text.starts_with("{\"type\":\"job\""), "{text}");
+        let back: Record = serde_json::from_str(&text).unwrap();
+        let Record::Job(b) = back else { panic!() };
+        assert_eq!(b.samples[0], job.samples[0]);
+        assert_eq!(b.samples[1].rate, f64::INFINITY);
+        assert!(matches!(b.samples[1].params[0].1, ConfValue::Number(x) if x.is_nan()));
+        assert_eq!(b.side, Side::New);
+    }
+}

@@ -1,0 +1,770 @@
+//! Adaptive run counts (`benchdiff compare --runs auto --target-accuracy PCT`): stop measuring a
+//! configuration once its result is precise enough.
+//!
+//! # The stopping rule
+//! After every round (every active file measured once under each binary), each configuration
+//! with at least `--min-runs` samples on both sides is checked: when the half-width of the 95%
+//! confidence interval of the difference of means, relative to the old mean (compare.R's
+//! "accuracy (*)" column: `qt(0.975, df) · SE / mean(old) · 100`, Welch–Satterthwaite df; see
+//! [`crate::stats::welch`]), is at or below the target, the configuration is **settled** and is
+//! not scheduled again. Everything else continues until `--max-runs`.
+//!
+//! The rule looks at **precision only, never at the estimate or its significance**: whether a
+//! configuration stops depends on the spread of its samples, not on the sign or size of the
+//! difference, so stopping cannot pick moments where the difference happens to look
+//! significant, and the error rates of the tests stay at their nominal level. (For normal
+//! samples the sample variance is independent of the sample mean, so a variance-based stopping
+//! time carries no information about the mean difference: Stein's two-stage argument, Stein 1945,
+//! Ann. Math. Statist. 16:243–258.) `tests/adaptive_simulation.rs` checks this by simulation.
+//! A rule that stopped when `p < 0.05` would inflate the false-positive rate far above 5%.
+//!
+//! # Job granularity
+//! A Node benchmark file runs all its configurations in one job (one controller process that
+//! forks one worker per configuration). A file is scheduled in a round while at least one of
+//! its configurations is unsettled. When only some are unsettled, the job is **restricted**
+//! with `--set` arguments: for every parameter that varies between the file's configurations,
+//! the values of the unsettled configurations are passed as `key=value` (repeated keys give
+//! several values, as Node's `common.js` reads them), replacing the user's `--set` values of
+//! those keys; the child then runs the cartesian product of those values. This is used when the
+//! product leaves out at least one configuration the file reported; otherwise (or when a
+//! configuration's parameters are unknown or not representable, e.g. a NaN) the whole file
+//! runs. Samples of already settled configurations that such a job still produces are recorded
+//! (CSV, results file) **and used** in the report: the stopping rule ignores the difference
+//! of means, so extra samples never bias it, and more data only narrows the interval.
+//! Settling is final: a settled configuration is not re-opened by later samples.
+//!
+//! A configuration reported by only one binary (added or removed between builds) is settled
+//! as one-sided once the other binary has run it `--min-runs` times without reporting it. A
+//! file that reported nothing after `--min-runs` rounds stops too.
+//!
+//! # Resume
+//! The `run` record of the results file carries the [`Rule`]. `--resume` calls
+//! [`execute_adaptive`] with the finished (`ok`) jobs: in schedule order, each finished job's
+//! samples are fed to the rule instead of running it again, so the rounds already played
+//! are re-decided identically and the rest run as they would have.
+//!
+//! # Order
+//! Round `r` runs the jobs of round `r` of the fixed schedule for `--max-runs` runs (same
+//! `--order` and `--seed`, see [`crate::run::schedule`]), minus the jobs of files that have no
+//! unsettled configuration: with the same seed, a fixed and an adaptive run interleave their
+//! common jobs identically.
+
+use crate::format::inspect::js_number;
+use crate::format::results::{JobRecord, JobStatus, Record};
+use crate::run::schedule::{self, Job};
+use crate::run::{Observer, Plan, Report, RunOptions, Summary, execute};
+use crate::sample::{ConfValue, Side};
+use crate::stats::welch::{self, WelchError};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Risk of the interval the rule looks at: 0.05, i.e. the 95% interval.
+pub const RISK: f64 = 0.05;
+
+/// The stopping rule's settings (recorded in the results file's `run` record as `adaptive`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rule {
+    /// `--target-accuracy`: largest acceptable 95% half-width, percent of the old mean.
+    #[serde(rename = "target_accuracy_pct")]
+    pub target_pct: f64,
+    /// `--min-runs`: samples a side needs before a configuration may settle (at least 2).
+    pub min_runs: u32,
+    /// `--max-runs`: rounds at most (the fixed schedule's run count).
+    pub max_runs: u32,
+}
+
+/// Where one configuration stands.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Status {
+    /// Not precise enough yet (or too few samples).
+    Open,
+    /// The 95% half-width (percent of the old mean) reached the target.
+    Precise {
+        /// The half-width when it settled, percent.
+        half_width_pct: f64,
+    },
+    /// Only one binary reports this configuration.
+    OneSided,
+}
+
+/// Half-width of the 95% interval of `mean(new) − mean(old)` in percent of `|mean(old)|`
+/// (compare.R's "accuracy (*)"). `Some(0.0)` for essentially constant data; `None` with fewer
+/// than 2 samples a side, non-finite samples or an old mean of 0.
+pub fn half_width_pct(old: &[f64], new: &[f64]) -> Option<f64> {
+    match welch::welch(old, new) {
+        Ok(w) => {
+            let h = w.accuracy_pct(RISK).abs();
+            h.is_finite().then_some(h)
+        }
+        Err(WelchError::EssentiallyConstant) => Some(0.0),
+        Err(_) => None,
+    }
+}
+
+impl Rule {
+    /// The samples a side needs before the rule looks at a configuration.
+    pub fn min_samples(&self) -> usize {
+        self.min_runs.max(2) as usize
+    }
+
+    /// The status of one configuration with these samples (rates in any unit). Only the
+    /// spread of the samples matters (see the module docs); never the difference of means.
+    pub fn status(&self, old: &[f64], new: &[f64]) -> Status {
+        let min = self.min_samples();
+        if (old.len() >= min && new.is_empty()) || (new.len() >= min && old.is_empty()) {
+            return Status::OneSided;
+        }
+        if old.len() < min || new.len() < min {
+            return Status::Open;
+        }
+        match half_width_pct(old, new) {
+            Some(h) if h <= self.target_pct => Status::Precise { half_width_pct: h },
+            _ => Status::Open,
+        }
+    }
+
+    /// Drives the rule over one simulated configuration: `next(round)` gives the round's
+    /// `(old, new)` samples; rounds continue until the configuration settles or `max_runs`
+    /// rounds ran. Returns the samples (both sides the same length). This is the rule exactly as
+    /// [`execute_adaptive`] applies it after every round, without processes.
+    pub fn drive(&self, mut next: impl FnMut(u32) -> (f64, f64)) -> (Vec<f64>, Vec<f64>) {
+        let (mut old, mut new) = (Vec::new(), Vec::new());
+        for round in 0..self.max_runs {
+            let (o, n) = next(round);
+            old.push(o);
+            new.push(n);
+            if self.status(&old, &new) != Status::Open {
+                break;
+            }
+        }
+        (old, new)
+    }
+}
+
+/// One configuration seen while running.
+#[derive(Clone, Debug)]
+struct ConfState {
+    text: String,
+    params: Vec<(String, ConfValue)>,
+    samples: [Vec<f64>; 2],
+    settled: Option<(u32, Status)>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct FileState {
+    confs: Vec<ConfState>,
+    index: HashMap<String, usize>,
+    /// Wall seconds of `ok` jobs that ran the whole file.
+    full_walls: Vec<f64>,
+    /// Rounds this file ran in.
+    rounds: u32,
+    stopped_empty: bool,
+}
+
+fn side_ix(s: Side) -> usize {
+    match s {
+        Side::Old => 0,
+        Side::New => 1,
+    }
+}
+
+/// `String(value)` in JavaScript: what a `key=value` argument must say so that `common.js`
+/// reads the same value back (`+value` for numbers, `value === 'true'` for booleans).
+/// `None` for values that cannot be passed that way (NaN).
+fn arg_value(v: &ConfValue) -> Option<String> {
+    match v {
+        ConfValue::Number(x) if x.is_finite() => Some(js_number(*x)),
+        ConfValue::Number(_) => None,
+        ConfValue::String(s) => Some(s.clone()),
+        ConfValue::Bool(b) => Some(b.to_string()),
+    }
+}
+
+/// The arguments that restrict a file's job to the configurations `open` (indices into
+/// `confs`), or `None` when the whole file must run (see the module docs). `user_set` are the
+/// `--set` strings of the plan; those naming a restricted key are replaced.
+fn restriction(confs: &[ConfState], open: &[usize], user_set: &[String]) -> Option<Vec<String>> {
+    if open.is_empty() || open.len() == confs.len() {
+        return None;
+    }
+    // Each configuration as key -> argument text; all must have the same keys.
+    let mut rows: Vec<HashMap<&str, String>> = Vec::with_capacity(confs.len());
+    for c in confs {
+        if c.params.is_empty() {
+            return None;
+        }
+        let mut m = HashMap::new();
+        for (k, v) in &c.params {
+            m.insert(k.as_str(), arg_value(v)?);
+        }
+        rows.push(m);
+    }
+    let keys: Vec<&str> = confs[0].params.iter().map(|(k, _)| k.as_str()).collect();
+    if rows
+        .iter()
+        .any(|r| r.len() != keys.len() || keys.iter().any(|k| !r.contains_key(k)))
+    {
+        return None;
+    }
+    // Per key: all values (first-seen order) and the open configurations' values.
+    let mut restricted: Vec<(&str, Vec<String>)> = Vec::new();
+    for k in &keys {
+        let mut all: Vec<&String> = Vec::new();
+        for r in &rows {
+            if !all.contains(&&r[k]) {
+                all.push(&r[k]);
+            }
+        }
+        let mut want: Vec<String> = Vec::new();
+        for &i in open {
+            let v = &rows[i][k];
+            if !want.contains(v) {
+                want.push(v.clone());
+            }
+        }
+        if want.len() < all.len() {
+            restricted.push((k, want));
+        }
+    }
+    // The product must leave out at least one known configuration.
+    let covered = rows
+        .iter()
+        .filter(|r| restricted.iter().all(|(k, vs)| vs.contains(&r[k])))
+        .count();
+    if restricted.is_empty() || covered == rows.len() {
+        return None;
+    }
+    let mut args: Vec<String> = user_set
+        .iter()
+        .filter(|s| {
+            let key = s.split_once('=').map_or(s.as_str(), |(k, _)| k);
+            !restricted.iter().any(|(k, _)| *k == key)
+        })
+        .cloned()
+        .collect();
+    for (k, vs) in &restricted {
+        for v in vs {
+            args.push(format!("{k}={v}"));
+        }
+    }
+    Some(args)
+}
+
+/// What the runner knows about every file and configuration during an adaptive run.
+#[derive(Clone, Debug)]
+pub struct Tracker {
+    rule: Rule,
+    files: Vec<FileState>,
+    rounds_done: u32,
+}
+
+/// One file's part of a round, as recorded in the results file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoundFile {
+    /// Benchmark file, `category/file.js`.
+    pub file: String,
+    /// Unsettled configurations (0 = not known yet).
+    pub open: usize,
+    /// The `--set` arguments of a restricted job; absent when the whole file runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set: Option<Vec<String>>,
+}
+
+/// A configuration that settled, as recorded in the results file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Settled {
+    /// Benchmark file.
+    pub file: String,
+    /// compare.js configuration text.
+    pub configuration: String,
+    /// Samples (old, new) when it settled.
+    pub runs: [usize; 2],
+    /// Why it settled.
+    #[serde(flatten)]
+    pub status: Status,
+}
+
+/// The `adaptive` record written before every round: the rule, the configurations that
+/// settled after the previous round, and the jobs of this round.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoundRecord {
+    /// Round index, from 0.
+    pub round: u32,
+    /// `--target-accuracy`, percent.
+    pub target_accuracy_pct: f64,
+    /// `--min-runs`.
+    pub min_runs: u32,
+    /// `--max-runs`.
+    pub max_runs: u32,
+    /// Configurations settled after the previous round.
+    pub settled: Vec<Settled>,
+    /// Files that run in this round.
+    pub files: Vec<RoundFile>,
+}
+
+impl Tracker {
+    /// An empty tracker for `files` benchmark files.
+    pub fn new(rule: Rule, files: usize) -> Tracker {
+        Tracker {
+            rule,
+            files: vec![FileState::default(); files],
+            rounds_done: 0,
+        }
+    }
+
+    /// Records one sample of file index `file`.
+    pub fn add(&mut self, file: usize, side: Side, r: &Report) {
+        let Some(f) = self.files.get_mut(file) else {
+            return;
+        };
+        let i = match f.index.get(&r.configuration.text) {
+            Some(&i) => i,
+            None => {
+                f.confs.push(ConfState {
+                    text: r.configuration.text.clone(),
+                    params: r.configuration.params.clone(),
+                    samples: [Vec::new(), Vec::new()],
+                    settled: None,
+                });
+                f.index
+                    .insert(r.configuration.text.clone(), f.confs.len() - 1);
+                f.confs.len() - 1
+            }
+        };
+        f.confs[i].samples[side_ix(side)].push(r.rate);
+    }
+
+    /// Applies the rule after a round; returns the configurations that settled now.
+    pub fn settle(&mut self, files: &[String]) -> Vec<Settled> {
+        self.rounds_done += 1;
+        let mut out = Vec::new();
+        for (fi, f) in self.files.iter_mut().enumerate() {
+            if f.confs.is_empty() && f.rounds >= self.rule.min_runs.max(1) {
+                f.stopped_empty = true;
+            }
+            for c in f.confs.iter_mut().filter(|c| c.settled.is_none()) {
+                let st = self.rule.status(&c.samples[0], &c.samples[1]);
+                if st != Status::Open {
+                    c.settled = Some((self.rounds_done, st));
+                    out.push(Settled {
+                        file: files.get(fi).cloned().unwrap_or_default(),
+                        configuration: c.text.clone(),
+                        runs: [c.samples[0].len(), c.samples[1].len()],
+                        status: st,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether file `file` still runs, and with which `--set` arguments (`None`: all of it).
+    pub fn plan_file(&self, file: usize, user_set: &[String]) -> Option<Option<Vec<String>>> {
+        let f = self.files.get(file)?;
+        if f.stopped_empty {
+            return None;
+        }
+        if f.confs.is_empty() {
+            return Some(None);
+        }
+        let open: Vec<usize> = (0..f.confs.len())
+            .filter(|&i| f.confs[i].settled.is_none())
+            .collect();
+        if open.is_empty() {
+            return None;
+        }
+        Some(restriction(&f.confs, &open, user_set))
+    }
+
+    fn open_count(&self, file: usize) -> usize {
+        self.files.get(file).map_or(0, |f| {
+            f.confs.iter().filter(|c| c.settled.is_none()).count()
+        })
+    }
+}
+
+/// Per-configuration outcome of an adaptive run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfigRuns {
+    /// Row name (`file configuration`).
+    pub name: String,
+    /// Samples of the old and the new binary.
+    pub runs: [usize; 2],
+    /// Round after which it settled, and why; `None` when it ran to `--max-runs`.
+    pub settled: Option<(u32, Status)>,
+}
+
+/// What an adaptive run did, for the closing summary.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    /// The rule.
+    pub rule: Rule,
+    /// Rounds started.
+    pub rounds: u32,
+    /// Jobs run (after `--resume`: including the finished jobs replayed from the results file).
+    pub jobs_run: usize,
+    /// Jobs of the fixed schedule with `--max-runs` runs.
+    pub jobs_max: usize,
+    /// Sum of the jobs' wall seconds.
+    pub wall_s: f64,
+    /// Estimated wall seconds of the fixed schedule: per file, the mean wall time of its
+    /// unrestricted jobs × 2 × `--max-runs` (files without such a job count their actual time).
+    pub fixed_wall_estimate_s: f64,
+    /// Every configuration, in the order first seen.
+    pub configs: Vec<ConfigRuns>,
+}
+
+impl Outcome {
+    /// The closing lines printed on stderr after the report: per configuration the runs it got
+    /// and when it settled, then the totals saved against `--max-runs`.
+    pub fn summary_text(&self) -> String {
+        let mut s = format!(
+            "benchdiff: adaptive runs (target ±{}% at 95%, min {} / max {} runs):\n",
+            self.rule.target_pct, self.rule.min_runs, self.rule.max_runs
+        );
+        for c in &self.configs {
+            let how = match c.settled {
+                Some((r, Status::Precise { half_width_pct })) => {
+                    format!("settled after round {r} at ±{half_width_pct:.2}%")
+                }
+                Some((r, Status::OneSided)) => {
+                    format!("one binary only; stopped after round {r}")
+                }
+                Some((_, Status::Open)) | None => "ran to --max-runs".to_owned(),
+            };
+            s.push_str(&format!(
+                "  {}: {}/{} runs, {how}\n",
+                c.name, c.runs[0], c.runs[1]
+            ));
+        }
+        let settled = self.configs.iter().filter(|c| c.settled.is_some()).count();
+        let samples: usize = self.configs.iter().map(|c| c.runs[0] + c.runs[1]).sum();
+        let max_samples = self.configs.len() * 2 * self.rule.max_runs as usize;
+        let pct = |a: f64, b: f64| if b > 0.0 { 100.0 * a / b } else { 0.0 };
+        s.push_str(&format!(
+            "benchdiff: adaptive: {settled} of {} configurations settled before --max-runs; \
+             {samples} of {max_samples} samples ({:.0}% saved); {} of {} jobs in {} rounds \
+             ({:.0}% saved); job wall time {:.1} s against an estimated {:.1} s for --runs {} \
+             (ratio {:.2}, {:.0}% saved)\n",
+            self.configs.len(),
+            pct(
+                max_samples.saturating_sub(samples) as f64,
+                max_samples as f64
+            ),
+            self.jobs_run,
+            self.jobs_max,
+            self.rounds,
+            pct(
+                self.jobs_max.saturating_sub(self.jobs_run) as f64,
+                self.jobs_max as f64
+            ),
+            self.wall_s,
+            self.fixed_wall_estimate_s,
+            self.rule.max_runs,
+            if self.fixed_wall_estimate_s > 0.0 {
+                self.wall_s / self.fixed_wall_estimate_s
+            } else {
+                f64::NAN
+            },
+            pct(
+                (self.fixed_wall_estimate_s - self.wall_s).max(0.0),
+                self.fixed_wall_estimate_s
+            ),
+        ));
+        s
+    }
+}
+
+/// Forwards everything to the caller's observer and feeds the tracker.
+struct Tracking<'a> {
+    inner: &'a mut dyn Observer,
+    tracker: &'a mut Tracker,
+    restricted: bool,
+    wall_s: &'a mut f64,
+}
+
+impl Observer for Tracking<'_> {
+    fn job_started(&mut self, job: &Job, file: &str) {
+        self.inner.job_started(job, file);
+    }
+    fn config(&mut self, job: &Job, queue_length: Option<u64>) {
+        self.inner.config(job, queue_length);
+    }
+    fn sample(&mut self, job: &Job, file: &str, report: &Report) -> std::io::Result<()> {
+        self.tracker.add(job.file, job.side, report);
+        self.inner.sample(job, file, report)
+    }
+    fn job_finished(&mut self, job: &Job, record: &JobRecord) -> std::io::Result<()> {
+        *self.wall_s += record.wall_s;
+        if let Some(f) = self.tracker.files.get_mut(job.file)
+            && !self.restricted
+            && record.status == JobStatus::Ok
+        {
+            f.full_walls.push(record.wall_s);
+        }
+        self.inner.job_finished(job, record)
+    }
+    fn record(&mut self, record: &Record) -> std::io::Result<()> {
+        self.inner.record(record)
+    }
+}
+
+/// Runs `plan` adaptively under `rule` (see the module docs): round by round, each round the
+/// jobs of the fixed `--max-runs` schedule whose file still has unsettled configurations,
+/// restricted with `--set` where possible. Jobs in `done` (a resumed run's `ok` records) are
+/// not run: their samples are replayed into the rule at their place in the schedule (the
+/// caller has already passed them to `obs`). Writes an `adaptive` record (see [`RoundRecord`])
+/// through [`Observer::record`] before every round. Stops like [`execute`] on interrupt,
+/// `--fail-fast` or an output error.
+pub fn execute_adaptive(
+    plan: &Plan,
+    rule: Rule,
+    done: &[JobRecord],
+    opts: RunOptions,
+    stop: &AtomicBool,
+    obs: &mut dyn Observer,
+) -> (Summary, Outcome) {
+    let full = schedule::schedule(plan.files.len(), rule.max_runs, plan.order, plan.seed);
+    let mut tracker = Tracker::new(rule, plan.files.len());
+    let mut summary = Summary::default();
+    let mut wall_s = 0.0;
+    let mut rounds = 0;
+    let mut replayed = 0usize;
+    // Jobs a resumed run already has (`ok` records): replayed into the tracker in schedule
+    // order instead of run, so every decision is the one the interrupted run made or would
+    // have made.
+    let done: HashMap<(usize, Side, u32), &JobRecord> = done
+        .iter()
+        .filter_map(|r| {
+            let f = plan.files.iter().position(|f| *f == r.file)?;
+            Some(((f, r.side, r.run), r))
+        })
+        .collect();
+    let mut settled_prev: Vec<Settled> = Vec::new();
+    'rounds: for round in 0..rule.max_runs {
+        let plans: Vec<Option<Option<Vec<String>>>> = (0..plan.files.len())
+            .map(|f| tracker.plan_file(f, &plan.set))
+            .collect();
+        if plans.iter().all(Option::is_none) {
+            break;
+        }
+        rounds += 1;
+        let pending = full.iter().any(|j| {
+            j.run == round
+                && matches!(plans.get(j.file), Some(Some(_)))
+                && !done.contains_key(&(j.file, j.side, j.run))
+        });
+        let rec = RoundRecord {
+            round,
+            target_accuracy_pct: rule.target_pct,
+            min_runs: rule.min_runs,
+            max_runs: rule.max_runs,
+            settled: std::mem::take(&mut settled_prev),
+            files: plans
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| {
+                    p.as_ref().map(|set| RoundFile {
+                        file: plan.files[i].clone(),
+                        open: tracker.open_count(i),
+                        set: set.clone(),
+                    })
+                })
+                .collect(),
+        };
+        if pending && let Err(e) = obs.record(&Record::Adaptive(rec)) {
+            summary.output_error = Some(e);
+            break;
+        }
+        for job in full.iter().filter(|j| j.run == round) {
+            let Some(Some(p)) = plans.get(job.file) else {
+                continue;
+            };
+            if let Some(rec) = done.get(&(job.file, job.side, job.run)) {
+                for s in &rec.samples {
+                    tracker.add(job.file, job.side, &s.to_report());
+                }
+                wall_s += rec.wall_s;
+                if p.is_none()
+                    && let Some(f) = tracker.files.get_mut(job.file)
+                {
+                    f.full_walls.push(rec.wall_s);
+                }
+                replayed += 1;
+                continue;
+            }
+            if stop.load(Ordering::SeqCst) {
+                summary.interrupted = true;
+                break 'rounds;
+            }
+            let restricted_plan;
+            let (this_plan, restricted) = match p {
+                Some(args) => {
+                    restricted_plan = Plan {
+                        set: args.clone(),
+                        ..plan.clone()
+                    };
+                    (&restricted_plan, true)
+                }
+                None => (plan, false),
+            };
+            let mut tracking = Tracking {
+                inner: obs,
+                tracker: &mut tracker,
+                restricted,
+                wall_s: &mut wall_s,
+            };
+            let s = execute(
+                this_plan,
+                std::slice::from_ref(job),
+                opts,
+                stop,
+                &mut tracking,
+            );
+            summary.jobs_run += s.jobs_run;
+            summary.failed.extend(s.failed);
+            summary.interrupted |= s.interrupted;
+            summary.stopped_by_fail_fast |= s.stopped_by_fail_fast;
+            if s.output_error.is_some() {
+                summary.output_error = s.output_error;
+            }
+            if summary.interrupted || summary.stopped_by_fail_fast || summary.output_error.is_some()
+            {
+                break 'rounds;
+            }
+        }
+        for (i, p) in plans.iter().enumerate() {
+            if p.is_some()
+                && let Some(f) = tracker.files.get_mut(i)
+            {
+                f.rounds += 1;
+            }
+        }
+        settled_prev = tracker.settle(&plan.files);
+    }
+    let fixed_wall_estimate_s = tracker
+        .files
+        .iter()
+        .map(|f| {
+            if f.full_walls.is_empty() {
+                0.0
+            } else {
+                f.full_walls.iter().sum::<f64>() / f.full_walls.len() as f64
+                    * 2.0
+                    * f64::from(rule.max_runs)
+            }
+        })
+        .sum::<f64>()
+        .max(wall_s);
+    let configs = tracker
+        .files
+        .iter()
+        .enumerate()
+        .flat_map(|(fi, f)| {
+            let file = plan.files.get(fi).cloned().unwrap_or_default();
+            f.confs.iter().map(move |c| ConfigRuns {
+                name: format!("{file} {}", c.text),
+                runs: [c.samples[0].len(), c.samples[1].len()],
+                settled: c.settled,
+            })
+        })
+        .collect();
+    let outcome = Outcome {
+        rule,
+        rounds,
+        jobs_run: summary.jobs_run + replayed,
+        jobs_max: full.len(),
+        wall_s,
+        fixed_wall_estimate_s,
+        configs,
+    };
+    (summary, outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conf(params: &[(&str, ConfValue)]) -> ConfState {
+        ConfState {
+            text: String::new(),
+            params: params
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), v.clone()))
+                .collect(),
+            samples: [Vec::new(), Vec::new()],
+            settled: None,
+        }
+    }
+
+    fn grid() -> Vec<ConfState> {
+        // n x type, 2 x 2.
+        let mut v = Vec::new();
+        for n in [10.0, 20.0] {
+            for t in ["a", "b"] {
+                v.push(conf(&[
+                    ("n", ConfValue::Number(n)),
+                    ("type", ConfValue::String(t.into())),
+                    ("flag", ConfValue::Bool(true)),
+                ]));
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn restriction_passes_the_open_product() {
+        let c = grid();
+        let user = vec!["n=10".to_owned(), "n=20".to_owned(), "CPUSET=0".to_owned()];
+        // Open: n=10 type=a and n=10 type=b -> product n=10 x {a,b}: `n=10` replaces the user's n.
+        assert_eq!(
+            restriction(&c, &[0, 1], &user),
+            Some(vec!["CPUSET=0".to_owned(), "n=10".to_owned()])
+        );
+        // One configuration: both keys restricted.
+        assert_eq!(
+            restriction(&c, &[3], &[]),
+            Some(vec!["n=20".to_owned(), "type=b".to_owned()])
+        );
+        // A diagonal spans the whole product: run the whole file.
+        assert_eq!(restriction(&c, &[0, 3], &user), None);
+        // All open, or none: the whole file.
+        assert_eq!(restriction(&c, &[0, 1, 2, 3], &user), None);
+        // A NaN parameter cannot be passed back.
+        let mut c2 = grid();
+        c2[3].params[0].1 = ConfValue::Number(f64::NAN);
+        assert_eq!(restriction(&c2, &[3], &[]), None);
+    }
+
+    #[test]
+    fn status_looks_at_precision_only() {
+        let rule = Rule {
+            target_pct: 2.0,
+            min_runs: 3,
+            max_runs: 10,
+        };
+        let tight = [100.0, 100.5, 99.5];
+        assert_eq!(rule.status(&tight[..2], &tight[..2]), Status::Open);
+        assert!(matches!(
+            rule.status(&tight, &tight),
+            Status::Precise { .. }
+        ));
+        // A large but precisely measured difference settles just the same.
+        let shifted: Vec<f64> = tight.iter().map(|x| x * 1.5).collect();
+        assert!(matches!(
+            rule.status(&tight, &shifted),
+            Status::Precise { .. }
+        ));
+        assert_eq!(
+            rule.status(&[100.0, 80.0, 120.0], &[100.0, 80.0, 120.0]),
+            Status::Open
+        );
+        assert_eq!(rule.status(&tight, &[]), Status::OneSided);
+        assert!(matches!(
+            rule.status(&[5.0; 3], &[5.0; 3]),
+            Status::Precise { half_width_pct } if half_width_pct == 0.0
+        ));
+    }
+}

@@ -1,0 +1,336 @@
+//! Machine checks before a run: what on this machine makes benchmark results noisy.
+//!
+//! Read from Linux's `/proc` and `/sys` (anything unreadable is reported as unknown, never an
+//! error):
+//! - CPU frequency **governor** of every CPU (`/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor`);
+//!   anything but `performance` lets the clock follow the load (Node's `benchmark/cpu.sh fast`
+//!   sets `performance`);
+//! - **load average** at start (`/proc/loadavg`), against the number of online CPUs;
+//! - other **busy processes**: CPU time (`utime + stime`, fields 14 and 15 of `/proc/PID/stat`)
+//!   used by every other process over a [`BUSY_WINDOW`] window, in percent of one CPU;
+//! - whether the children are **pinned** (`--cpus` / `--set CPUSET=`), and how many CPUs this
+//!   process may run on (`sched_getaffinity`);
+//! - **turbo / boost** where readable: `/sys/devices/system/cpu/intel_pstate/no_turbo` (1 =
+//!   turbo off) or `/sys/devices/system/cpu/cpufreq/boost` (1 = boost on).
+//!
+//! [`check`] collects these into a [`MachineInfo`] with warnings; [`MachineInfo::render`] gives
+//! the stderr lines every run prints, and the runner stores the same data as a `machine` record
+//! in the results file.
+
+use crate::run::affinity::CpuList;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+/// How long other processes' CPU use is sampled.
+pub const BUSY_WINDOW: Duration = Duration::from_millis(200);
+/// A process using at least this much of one CPU (percent) over the window counts as busy.
+pub const BUSY_PCT: f64 = 10.0;
+/// Load average (1 minute) per online CPU above which a warning is given.
+pub const LOAD_PER_CPU_WARN: f64 = 0.3;
+
+/// Another process that used CPU while the checks ran.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BusyProcess {
+    /// Process id.
+    pub pid: u32,
+    /// Its command name (`comm`, at most 15 bytes).
+    pub name: String,
+    /// CPU used over the window, percent of one CPU.
+    pub cpu_pct: f64,
+}
+
+/// What the checks found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MachineInfo {
+    /// Online CPUs (`sysconf(_SC_NPROCESSORS_ONLN)`).
+    pub cpus_online: usize,
+    /// CPUs this process may run on (`sched_getaffinity`).
+    pub cpus_allowed: usize,
+    /// Governor name -> number of CPUs using it; empty when unreadable (e.g. in a VM).
+    pub governors: BTreeMap<String, usize>,
+    /// 1, 5 and 15 minute load averages, when readable.
+    pub load_avg: Option<[f64; 3]>,
+    /// Other processes using at least [`BUSY_PCT`] of a CPU, busiest first.
+    pub busy: Vec<BusyProcess>,
+    /// The CPU list the children are pinned to, if any.
+    pub pinned: Option<String>,
+    /// Turbo/boost enabled (`Some(true)`), disabled, or unknown.
+    pub turbo: Option<bool>,
+    /// The file turbo was read from.
+    pub turbo_source: Option<String>,
+    /// Warnings for settings that make results noisy.
+    pub warnings: Vec<String>,
+}
+
+fn read_trim(p: &Path) -> Option<String> {
+    std::fs::read_to_string(p).ok().map(|s| s.trim().to_owned())
+}
+
+/// CPU ticks (utime + stime) and comm of every process but ours, by pid.
+fn cpu_ticks() -> BTreeMap<u32, (String, u64)> {
+    let mut out = BTreeMap::new();
+    let me = std::process::id();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for e in dir.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid …`: comm may hold spaces and parentheses; it ends at the last ')'.
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let name = stat.get(open + 1..close).unwrap_or("").to_owned();
+        let rest: Vec<&str> = stat
+            .get(close + 1..)
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
+        // rest[0] is field 3 (state): utime is field 14, stime field 15.
+        let (Some(u), Some(s)) = (rest.get(11), rest.get(12)) else {
+            continue;
+        };
+        if let (Ok(u), Ok(s)) = (u.parse::<u64>(), s.parse::<u64>()) {
+            out.insert(pid, (name, u + s));
+        }
+    }
+    out
+}
+
+/// Other processes' CPU use over `window`, percent of one CPU, busiest first (≥ `min_pct`).
+pub fn busy_processes(window: Duration, min_pct: f64) -> Vec<BusyProcess> {
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let hz = if hz > 0 { hz as f64 } else { 100.0 };
+    let a = cpu_ticks();
+    let t0 = std::time::Instant::now();
+    std::thread::sleep(window);
+    let b = cpu_ticks();
+    let secs = t0.elapsed().as_secs_f64().max(1e-3);
+    let mut out: Vec<BusyProcess> = b
+        .into_iter()
+        .filter_map(|(pid, (name, t1))| {
+            let t0 = a.get(&pid).map_or(t1, |x| x.1);
+            let pct = t1.saturating_sub(t0) as f64 / hz / secs * 100.0;
+            (pct >= min_pct).then_some(BusyProcess {
+                pid,
+                name,
+                cpu_pct: pct,
+            })
+        })
+        .collect();
+    out.sort_by(|x, y| y.cpu_pct.total_cmp(&x.cpu_pct));
+    out
+}
+
+fn allowed_cpus() -> usize {
+    // SAFETY: a zeroed cpu_set_t is valid; sched_getaffinity writes at most its size.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
+            libc::CPU_COUNT(&set) as usize
+        } else {
+            0
+        }
+    }
+}
+
+/// Runs every check (takes about [`BUSY_WINDOW`]). `pinned` is the run's CPU list.
+pub fn check(pinned: Option<&CpuList>) -> MachineInfo {
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    let cpus_online = if online > 0 { online as usize } else { 1 };
+    let mut governors = BTreeMap::new();
+    if let Ok(dir) = std::fs::read_dir("/sys/devices/system/cpu") {
+        for e in dir.flatten() {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            if !(name.starts_with("cpu") && name[3..].bytes().all(|b| b.is_ascii_digit()))
+                || name.len() == 3
+            {
+                continue;
+            }
+            if let Some(g) = read_trim(&e.path().join("cpufreq/scaling_governor")) {
+                *governors.entry(g).or_insert(0) += 1;
+            }
+        }
+    }
+    let load_avg = read_trim(Path::new("/proc/loadavg")).and_then(|s| {
+        let v: Vec<f64> = s
+            .split_whitespace()
+            .take(3)
+            .filter_map(|x| x.parse().ok())
+            .collect();
+        (v.len() == 3).then(|| [v[0], v[1], v[2]])
+    });
+    let (turbo, turbo_source) = {
+        let no_turbo = "/sys/devices/system/cpu/intel_pstate/no_turbo";
+        let boost = "/sys/devices/system/cpu/cpufreq/boost";
+        if let Some(v) = read_trim(Path::new(no_turbo)) {
+            (Some(v == "0"), Some(no_turbo.to_owned()))
+        } else if let Some(v) = read_trim(Path::new(boost)) {
+            (Some(v == "1"), Some(boost.to_owned()))
+        } else {
+            (None, None)
+        }
+    };
+    let busy = busy_processes(BUSY_WINDOW, BUSY_PCT);
+    let mut info = MachineInfo {
+        cpus_online,
+        cpus_allowed: allowed_cpus(),
+        governors,
+        load_avg,
+        busy,
+        pinned: pinned.map(|c| c.text.clone()),
+        turbo,
+        turbo_source,
+        warnings: Vec::new(),
+    };
+    info.warnings = warnings(&info);
+    info
+}
+
+/// The warnings for `info` (pure; [`check`] fills them in).
+pub fn warnings(info: &MachineInfo) -> Vec<String> {
+    let mut w = Vec::new();
+    let slow: Vec<String> = info
+        .governors
+        .iter()
+        .filter(|(g, _)| g.as_str() != "performance")
+        .map(|(g, n)| format!("{g} on {n} CPU(s)"))
+        .collect();
+    if !slow.is_empty() {
+        w.push(format!(
+            "CPU frequency governor is not `performance` ({}): the clock follows the load; \
+             set it with `sudo cpupower frequency-set -g performance` (Node: benchmark/cpu.sh fast)",
+            slow.join(", ")
+        ));
+    }
+    if let Some([l1, _, _]) = info.load_avg {
+        let per = l1 / info.cpus_online.max(1) as f64;
+        if per > LOAD_PER_CPU_WARN {
+            w.push(format!(
+                "load average {l1:.2} on {} CPU(s) at start: other work competes with the benchmarks",
+                info.cpus_online
+            ));
+        }
+    }
+    if !info.busy.is_empty() {
+        let list: Vec<String> = info
+            .busy
+            .iter()
+            .take(5)
+            .map(|b| format!("{} (pid {}, {:.0}%)", b.name, b.pid, b.cpu_pct))
+            .collect();
+        w.push(format!("busy processes: {}", list.join(", ")));
+    }
+    if info.turbo == Some(true) {
+        w.push(
+            "turbo/boost is on: the clock depends on temperature and on how many cores are busy"
+                .to_owned(),
+        );
+    }
+    if info.pinned.is_none() && info.cpus_online > 1 {
+        w.push(
+            "children are not pinned to CPUs (--cpus LIST): the scheduler may move them".to_owned(),
+        );
+    }
+    w
+}
+
+impl MachineInfo {
+    /// The stderr lines: one `benchdiff: machine: …` summary and one `benchdiff: warning: …`
+    /// line per warning.
+    pub fn render(&self) -> String {
+        let gov = if self.governors.is_empty() {
+            "unknown".to_owned()
+        } else {
+            self.governors
+                .iter()
+                .map(|(g, n)| format!("{g}×{n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let load = self.load_avg.map_or("unknown".to_owned(), |[a, b, c]| {
+            format!("{a:.2} {b:.2} {c:.2}")
+        });
+        let turbo = match self.turbo {
+            Some(true) => "on",
+            Some(false) => "off",
+            None => "unknown",
+        };
+        let mut s = format!(
+            "benchdiff: machine: {} CPU(s) online, {} allowed; governor {gov}; load {load}; \
+             turbo {turbo}; pinned {}; {} busy process(es)\n",
+            self.cpus_online,
+            self.cpus_allowed,
+            self.pinned.as_deref().unwrap_or("no"),
+            self.busy.len()
+        );
+        for w in &self.warnings {
+            s.push_str(&format!("benchdiff: warning: {w}\n"));
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warnings_name_the_noise() {
+        let mut info = MachineInfo {
+            cpus_online: 2,
+            cpus_allowed: 2,
+            governors: BTreeMap::from([("powersave".to_owned(), 2)]),
+            load_avg: Some([1.5, 1.0, 0.5]),
+            busy: vec![BusyProcess {
+                pid: 7,
+                name: "cc1".into(),
+                cpu_pct: 95.0,
+            }],
+            pinned: None,
+            turbo: Some(true),
+            turbo_source: None,
+            warnings: vec![],
+        };
+        let w = warnings(&info);
+        assert_eq!(w.len(), 5, "{w:?}");
+        assert!(w[0].contains("powersave on 2 CPU(s)"));
+        assert!(w[2].contains("cc1 (pid 7, 95%)"));
+        info.governors = BTreeMap::from([("performance".to_owned(), 2)]);
+        info.load_avg = Some([0.1, 0.1, 0.1]);
+        info.busy.clear();
+        info.turbo = Some(false);
+        info.pinned = Some("1".into());
+        assert!(warnings(&info).is_empty());
+    }
+
+    #[test]
+    fn a_busy_child_is_seen() {
+        // A real busy process: a shell loop for ~0.6 s.
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 3000000 ]; do i=$((i+1)); done"])
+            .spawn()
+            .expect("sh runs");
+        std::thread::sleep(Duration::from_millis(50));
+        // A low bar (5% of a CPU): under a loaded machine the spinner still gets that much.
+        let busy = busy_processes(Duration::from_millis(200), 5.0);
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(
+            busy.iter().any(|b| b.pid == child.id()),
+            "the spinning sh should be busy: {busy:?}"
+        );
+    }
+}

@@ -1,0 +1,310 @@
+//! The runner: runs Node-format benchmark files under an old and a new binary, as Node's
+//! `benchmark/compare.js` does (spec §1), and produces samples.
+//!
+//! - [`plan`]: what to run (benchmark discovery, parameter matrices, suite files, git revisions);
+//! - [`schedule`]: job order (`--order node` = compare.js; default seeded random per round);
+//! - [`child`]: one child process — spawn, supervise (timeouts, process-group kills), reap
+//!   with `wait4` usage — for Node files (IPC channel) and for commands;
+//! - [`affinity`]: `--set CPUSET=…` / `--cpus` lists;
+//! - [`adaptive`]: `--runs auto` (stop a configuration once its interval is narrow enough);
+//! - [`machine`]: machine checks (governor, load, busy processes, pinning, turbo);
+//! - [`commands`]: command benchmarks (any program): plan, schedule, samples.
+//!
+//! The file formats it writes and reads (compare.js CSV, the results file, Node's IPC
+//! messages, result lines) live in [`crate::format`].
+//!
+//! [`execute`] runs a list of jobs and reports everything to an [`Observer`].
+
+pub mod adaptive;
+pub mod affinity;
+pub mod child;
+pub mod commands;
+pub mod machine;
+pub mod plan;
+pub mod schedule;
+
+use crate::format::results;
+use child::node as job;
+use plan::discover;
+
+use crate::sample::{Configuration, Side};
+use affinity::CpuList;
+use results::{JobRecord, JobStatus, RunHeader, SampleRecord};
+use schedule::{Job, Order};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+/// Which way a report reached the runner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Channel {
+    /// A `report` message on Node's IPC channel (what compare.js reads).
+    Ipc,
+    /// A result line on stdout (a program that sent nothing over IPC).
+    Stdout,
+}
+
+/// One measured configuration, as a child reported it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// The configuration: compare.js text and structured params in reported order.
+    pub configuration: Configuration,
+    /// Operations per second.
+    pub rate: f64,
+    /// The `time` column text: the child's seconds string verbatim, or `NA`.
+    pub time_text: String,
+    /// The same in seconds (NaN when unknown).
+    pub time_s: f64,
+    /// How it arrived.
+    pub channel: Channel,
+}
+
+/// Errors that stop a comparison before it starts (bad usage or environment; exit code 2).
+#[derive(Debug, thiserror::Error)]
+pub enum RunnerError {
+    /// No usable benchmark folder.
+    #[error("{0}")]
+    BenchmarkDir(String),
+    /// A category that is not a sub-folder of the benchmark folder.
+    #[error("the \"{category}\" category does not exist (categories: {})", available.join(", "))]
+    UnknownCategory {
+        /// What was asked for.
+        category: String,
+        /// What exists.
+        available: Vec<String>,
+    },
+    /// Filters left no file.
+    #[error("no benchmarks found (check the categories, --filter and --exclude)")]
+    NoBenchmarks,
+    /// A binary that cannot be run.
+    #[error("{0}")]
+    Binary(String),
+    /// An invalid CPU list.
+    #[error("{0}")]
+    CpuSet(String),
+    /// The results file cannot be created, opened or read.
+    #[error("results file: {0}")]
+    Results(String),
+    /// Another I/O problem.
+    #[error("{0}")]
+    Io(String),
+}
+
+/// What to run: the inputs of the schedule.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    /// `--old` as given.
+    pub old: String,
+    /// `--new` as given.
+    pub new: String,
+    /// Resolved absolute path of the old binary.
+    pub old_exec: PathBuf,
+    /// Resolved absolute path of the new binary.
+    pub new_exec: PathBuf,
+    /// Absolute benchmark folder.
+    pub benchmark_dir: PathBuf,
+    /// Files relative to it, `category/file.js`.
+    pub files: Vec<String>,
+    /// Runs per binary and file.
+    pub runs: u32,
+    /// Raw `--set` strings, passed to every child as arguments.
+    pub set: Vec<String>,
+    /// Job order.
+    pub order: Order,
+    /// Seed of the random order.
+    pub seed: u64,
+    /// CPUs to pin the children to.
+    pub cpus: Option<CpuList>,
+}
+
+impl Plan {
+    /// The binary of one side.
+    pub fn binary(&self, side: Side) -> &Path {
+        match side {
+            Side::Old => &self.old_exec,
+            Side::New => &self.new_exec,
+        }
+    }
+
+    /// The full schedule (see [`schedule::schedule`]).
+    pub fn schedule(&self) -> Vec<Job> {
+        schedule::schedule(self.files.len(), self.runs, self.order, self.seed)
+    }
+
+    /// The `run` record for this plan.
+    pub fn header(&self, timeout: Option<Duration>, started_unix_s: f64) -> RunHeader {
+        RunHeader {
+            benchdiff: env!("CARGO_PKG_VERSION").to_owned(),
+            started_unix_s,
+            old: self.old.clone(),
+            new: self.new.clone(),
+            old_exec: self.old_exec.clone(),
+            new_exec: self.new_exec.clone(),
+            benchmark_dir: self.benchmark_dir.clone(),
+            files: self.files.clone(),
+            runs: self.runs,
+            set: self.set.clone(),
+            order: self.order,
+            seed: self.seed,
+            cpus: self.cpus.as_ref().map(|c| c.text.clone()),
+            timeout_s: timeout.map(|t| t.as_secs_f64()),
+            jobs: self.files.len() * self.runs as usize * 2,
+            adaptive: None,
+        }
+    }
+
+    /// The plan a results file was written for (`--resume`); binaries are checked again.
+    ///
+    /// # Errors
+    /// [`RunnerError::Binary`] / [`RunnerError::CpuSet`] / [`RunnerError::BenchmarkDir`] when
+    /// the recorded binaries, CPU list or folder are no longer usable.
+    pub fn from_header(h: &RunHeader) -> Result<Plan, RunnerError> {
+        let cwd = std::env::current_dir().map_err(|e| RunnerError::Io(e.to_string()))?;
+        let old_exec = discover::resolve_binary("old binary", &h.old_exec, &cwd)?;
+        let new_exec = discover::resolve_binary("new binary", &h.new_exec, &cwd)?;
+        if !h.benchmark_dir.is_dir() {
+            return Err(RunnerError::BenchmarkDir(format!(
+                "the recorded benchmark folder {} is gone",
+                h.benchmark_dir.display()
+            )));
+        }
+        let cpus = h.cpus.as_deref().map(CpuList::parse).transpose()?;
+        Ok(Plan {
+            old: h.old.clone(),
+            new: h.new.clone(),
+            old_exec,
+            new_exec,
+            benchmark_dir: h.benchmark_dir.clone(),
+            files: h.files.clone(),
+            runs: h.runs,
+            set: h.set.clone(),
+            order: h.order,
+            seed: h.seed,
+            cpus,
+        })
+    }
+}
+
+/// Options that do not change the schedule.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunOptions {
+    /// Per-job wall-clock limit.
+    pub timeout: Option<Duration>,
+    /// Stop at the first failed job (compare.js's behaviour on any failure).
+    pub fail_fast: bool,
+}
+
+/// Receives everything a run produces, as it happens.
+pub trait Observer {
+    /// A job is about to start.
+    fn job_started(&mut self, _job: &Job, _file: &str) {}
+    /// The running child announced its configuration count.
+    fn config(&mut self, _job: &Job, _queue_length: Option<u64>) {}
+    /// A sample arrived.
+    ///
+    /// # Errors
+    /// An error (e.g. the CSV pipe closed) stops the run like an interrupt.
+    fn sample(&mut self, job: &Job, file: &str, report: &Report) -> std::io::Result<()>;
+    /// A job ended (its record is complete).
+    ///
+    /// # Errors
+    /// An error (e.g. the results file cannot be written) stops the run.
+    fn job_finished(&mut self, job: &Job, record: &JobRecord) -> std::io::Result<()>;
+    /// An extra record for the results file (the adaptive runner's rounds); ignored by default.
+    ///
+    /// # Errors
+    /// An error (the results file cannot be written) stops the run.
+    fn record(&mut self, _record: &results::Record) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// Jobs that ran (including failed and interrupted ones).
+    pub jobs_run: usize,
+    /// Jobs that did not end `ok`, with their error text.
+    pub failed: Vec<(Job, String)>,
+    /// Stopped by an interrupt before the end.
+    pub interrupted: bool,
+    /// Stopped by `--fail-fast`.
+    pub stopped_by_fail_fast: bool,
+    /// An output error that stopped the run.
+    pub output_error: Option<std::io::Error>,
+}
+
+/// Runs `jobs` (from `plan`'s schedule) one at a time. Stops launching when `stop` becomes true
+/// (the running child is ended), at the first failure with `fail_fast`, or on an observer error.
+pub fn execute(
+    plan: &Plan,
+    jobs: &[Job],
+    opts: RunOptions,
+    stop: &AtomicBool,
+    obs: &mut dyn Observer,
+) -> Summary {
+    let mut summary = Summary::default();
+    let cpu_set = plan.cpus.as_ref().map(CpuList::to_cpu_set);
+    let timeout_s = opts.timeout.map(|t| t.as_secs_f64());
+    for job in jobs {
+        if stop.load(std::sync::atomic::Ordering::SeqCst) {
+            summary.interrupted = true;
+            break;
+        }
+        let Some(file) = plan.files.get(job.file) else {
+            continue;
+        };
+        let abs = plan.benchmark_dir.join(file);
+        let binary = plan.binary(job.side);
+        obs.job_started(job, file);
+        let spawn = job::Spawn {
+            binary,
+            file: &abs,
+            args: &plan.set,
+            cpus: cpu_set.as_ref(),
+        };
+        let mut samples: Vec<SampleRecord> = Vec::new();
+        let mut out_err: Option<std::io::Error> = None;
+        let outcome = job::run_job(&spawn, opts.timeout, stop, &mut |ev| match ev {
+            job::Event::Config { queue_length } => {
+                obs.config(job, queue_length);
+                ControlFlow::Continue(())
+            }
+            job::Event::Report(r) => {
+                samples.push(SampleRecord::from_report(r));
+                match obs.sample(job, file, r) {
+                    Ok(()) => ControlFlow::Continue(()),
+                    Err(e) => {
+                        out_err = Some(e);
+                        ControlFlow::Break(())
+                    }
+                }
+            }
+        });
+        summary.jobs_run += 1;
+        let record = JobRecord::new(job, file, binary, &outcome, samples, timeout_s);
+        if let Err(e) = obs.job_finished(job, &record) {
+            out_err.get_or_insert(e);
+        }
+        if let Some(e) = out_err {
+            summary.output_error = Some(e);
+            break;
+        }
+        if record.status != JobStatus::Ok {
+            summary
+                .failed
+                .push((*job, record.error.clone().unwrap_or_default()));
+        }
+        if record.status == JobStatus::Interrupted {
+            summary.interrupted = true;
+            break;
+        }
+        if record.status != JobStatus::Ok && opts.fail_fast {
+            summary.stopped_by_fail_fast = true;
+            break;
+        }
+    }
+    summary
+}
