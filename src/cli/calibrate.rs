@@ -14,19 +14,22 @@
 //!   configuration; prints the value chosen per benchmark.
 //!
 //! Also home of the options of `compare --runs auto` ([`AdaptiveArgs`]).
+//!
+//! Here only the options and the wiring to the runner: the figures and rules are
+//! [`crate::verdict::calibrate`] (math in [`crate::stats::precision`]), the text is
+//! [`crate::render::calibrate`].
 
 use super::{EXIT_FAILED, EXIT_USAGE, Io, parse_percent};
 use crate::format::results::{JobRecord, JobStatus, Record, ResultsWriter};
-use crate::run::adaptive::{self, Rule};
+use crate::render;
+use crate::run::adaptive::Rule;
 use crate::run::affinity::{CpuList, cpuset_from_set_values};
 use crate::run::machine;
 use crate::run::plan::discover;
 use crate::run::schedule::{Job, Order};
 use crate::run::{self as runner, Observer, Plan, Report, RunOptions, RunnerError};
 use crate::sample::{Sample, SampleSet, Side};
-use crate::stats::proportion;
-use crate::stats::tdist;
-use crate::verdict::decide::{self, Options, Verdict};
+use crate::verdict::calibrate;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -320,94 +323,6 @@ pub(crate) fn calibrate(args: CalibrateArgs, io: &mut Io<'_>) -> anyhow::Result<
     }
 }
 
-/// One configuration's A/A figures.
-#[derive(Clone, Debug, PartialEq)]
-pub struct AaRow {
-    /// Row name.
-    pub name: String,
-    /// Samples of the "old" and the "new" side.
-    pub runs: [usize; 2],
-    /// Coefficient of variation of all samples of the row (both sides pooled: they come from
-    /// the same binary), percent.
-    pub cv_pct: f64,
-    /// Half-width of the 95% interval of the difference, percent of the old mean: the
-    /// smallest change this run could resolve.
-    pub half_width_pct: Option<f64>,
-    /// Welch's two-sided p-value (NaN when there is no test).
-    pub p_value: f64,
-    /// Runs per side for a 95% half-width at or below the target (`None`: over 100,000).
-    pub runs_needed: Option<u64>,
-}
-
-/// Runs per side `n` so that `qt(0.975, 2n − 2) · cv · sqrt(2/n)` is at most `target_pct`,
-/// for two sides with the same coefficient of variation `cv_pct` (percent). That is the 95%
-/// half-width of a difference of two means of `n` samples each, relative to the mean (the
-/// Welch interval with equal variances and sizes has df = 2n − 2). `None` above 100,000 or for
-/// a non-finite CV.
-pub fn runs_for_accuracy(cv_pct: f64, target_pct: f64) -> Option<u64> {
-    if !cv_pct.is_finite() || target_pct.is_nan() || target_pct <= 0.0 {
-        return None;
-    }
-    if cv_pct == 0.0 {
-        return Some(2);
-    }
-    let half = |n: f64| tdist::qt(0.975, 2.0 * n - 2.0) * cv_pct * (2.0 / n).sqrt();
-    // Normal approximation first, then step to the exact smallest n.
-    let z = proportion::Z95;
-    let mut n = ((z * cv_pct / target_pct).powi(2) * 2.0).ceil().max(2.0);
-    if n > 100_000.0 {
-        return None;
-    }
-    while n > 2.0 && half(n - 1.0) <= target_pct {
-        n -= 1.0;
-    }
-    while half(n) > target_pct {
-        n += 1.0;
-        if n > 100_000.0 {
-            return None;
-        }
-    }
-    Some(n as u64)
-}
-
-fn cv_pct(x: &[f64]) -> f64 {
-    if x.len() < 2 {
-        return f64::NAN;
-    }
-    let n = x.len() as f64;
-    let m = x.iter().sum::<f64>() / n;
-    let v = x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0);
-    v.sqrt() / m.abs() * 100.0
-}
-
-/// The A/A figures of every configuration of `set`, in report order.
-pub fn aa_rows(set: &SampleSet, target_pct: f64) -> Vec<AaRow> {
-    let mut comparisons = crate::compare::group(set);
-    crate::compare::sort_by_name(&mut comparisons);
-    comparisons
-        .into_iter()
-        .map(|c| {
-            let all: Vec<f64> = c.old.iter().chain(&c.new).copied().collect();
-            let cv = cv_pct(&all);
-            AaRow {
-                runs: [c.old.len(), c.new.len()],
-                cv_pct: cv,
-                half_width_pct: adaptive::half_width_pct(&c.old, &c.new),
-                p_value: crate::stats::welch::welch(&c.old, &c.new).map_or(f64::NAN, |w| w.p_value),
-                runs_needed: runs_for_accuracy(cv, target_pct),
-                name: c.name,
-            }
-        })
-        .collect()
-}
-
-fn pct_text(x: Option<f64>) -> String {
-    match x {
-        Some(v) if v.is_finite() => format!("{v:.2}%"),
-        _ => "NA".to_owned(),
-    }
-}
-
 fn aa(
     args: &CalibrateArgs,
     plan: &Plan,
@@ -444,8 +359,9 @@ fn aa(
         writeln!(io.stderr, "benchdiff: no samples, no calibration")?;
         return Ok(EXIT_FAILED);
     }
-    let rows = aa_rows(&set, args.target_accuracy);
-    let text = render_aa(&rows, &set, args.target_accuracy, wall);
+    let rows = calibrate::aa_rows(&set, args.target_accuracy);
+    let fp = calibrate::false_positives(&rows, &set);
+    let text = render::calibrate::aa(&rows, fp.as_ref(), args.target_accuracy, wall);
     io.stdout.write_all(text.as_bytes())?;
     io.stdout.flush()?;
     Ok(if summary.failed.is_empty() {
@@ -453,136 +369,6 @@ fn aa(
     } else {
         EXIT_FAILED
     })
-}
-
-/// The A/A report: the table, then the false-positive lines.
-pub fn render_aa(rows: &[AaRow], set: &SampleSet, target_pct: f64, wall_s: f64) -> String {
-    let head = [
-        "benchmark".to_owned(),
-        "runs".to_owned(),
-        "CV".to_owned(),
-        "resolvable (±95%)".to_owned(),
-        "p (Welch)".to_owned(),
-        format!("runs/side for ±{target_pct}%"),
-    ];
-    let mut cells: Vec<[String; 6]> = vec![head];
-    for r in rows {
-        cells.push([
-            r.name.clone(),
-            format!("{}/{}", r.runs[0], r.runs[1]),
-            pct_text(Some(r.cv_pct)),
-            pct_text(r.half_width_pct),
-            if r.p_value.is_finite() {
-                let star = if r.p_value < 0.05 { " *" } else { "" };
-                format!("{:.3}{star}", r.p_value)
-            } else {
-                "NA".to_owned()
-            },
-            r.runs_needed
-                .map_or(">100000".to_owned(), |n| n.to_string()),
-        ]);
-    }
-    let widths: Vec<usize> = (0..6)
-        .map(|i| {
-            cells
-                .iter()
-                .map(|c| c[i].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for (j, c) in cells.iter().enumerate() {
-        let mut line = String::new();
-        for i in 0..6 {
-            if i == 0 {
-                line.push_str(&format!("{:<w$}", c[i], w = widths[i]));
-            } else {
-                line.push_str(&format!("  {:>w$}", c[i], w = widths[i]));
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-        if j == 0 {
-            out.push_str(&"─".repeat(widths.iter().sum::<usize>() + 2 * 5));
-            out.push('\n');
-        }
-    }
-    let tested: Vec<&AaRow> = rows.iter().filter(|r| r.p_value.is_finite()).collect();
-    let k = tested.iter().filter(|r| r.p_value < 0.05).count() as u64;
-    let m = tested.len() as u64;
-    out.push('\n');
-    if m > 0 {
-        let (lo, hi) = proportion::wilson(k, m, proportion::Z95);
-        let rate = k as f64 / m as f64 * 100.0;
-        let judgement = if lo * 100.0 > 5.0 {
-            "ABOVE the nominal 5%: the rows vary more between sides than their own spread \
-             says (drift, or noise shared within a run); trust only large changes"
-        } else if hi * 100.0 < 5.0 {
-            "below the nominal 5%"
-        } else {
-            "consistent with the nominal 5%"
-        };
-        out.push_str(&format!(
-            "false positives: {k} of {m} configurations have Welch p < 0.05 (A/A: every one is \
-             noise): {rate:.1}%, 95% CI [{:.1}%, {:.1}%] (Wilson score interval); {judgement}\n",
-            lo * 100.0,
-            hi * 100.0
-        ));
-        let opts = Options::default();
-        let mut comparisons = crate::compare::group(set);
-        crate::compare::sort_by_name(&mut comparisons);
-        let a = decide::assess(crate::verdict::rows(comparisons), &opts);
-        let verdicts = a
-            .iter()
-            .filter(|x| matches!(x.verdict, Verdict::Faster | Verdict::Slower))
-            .count();
-        let holm = a.iter().filter(|x| x.p_adjusted < opts.alpha).count();
-        out.push_str(&format!(
-            "after {} correction: {holm} of {} significant; benchdiff verdicts faster/slower: {verdicts}\n",
-            opts.correction.label(),
-            a.len()
-        ));
-        for r in tested.iter().filter(|r| r.p_value < 0.05) {
-            out.push_str(&format!(
-                "  false positive: {} (p = {:.4})\n",
-                r.name, r.p_value
-            ));
-        }
-    }
-    let mut cvs: Vec<f64> = rows
-        .iter()
-        .map(|r| r.cv_pct)
-        .filter(|x| x.is_finite())
-        .collect();
-    cvs.sort_by(f64::total_cmp);
-    if let (Some(first), Some(last)) = (cvs.first(), cvs.last()) {
-        let med = cvs[cvs.len() / 2];
-        let worst_need = rows.iter().map(|r| r.runs_needed).max().flatten();
-        out.push_str(&format!(
-            "noise: CV from {first:.2}% to {last:.2}% (median {med:.2}%); runs per side for \
-             ±{target_pct}% on every configuration: {}; wall time {wall_s:.1} s\n",
-            worst_need.map_or(">100000".to_owned(), |n| n.to_string())
-        ));
-    }
-    out
-}
-
-/// One tried value of `--find-n`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FindStep {
-    /// The value of KEY.
-    pub value: f64,
-    /// Mean of the configurations' CVs, percent.
-    pub overall_cv_pct: f64,
-    /// The largest configuration CV, percent, and its configuration.
-    pub worst: (f64, String),
-}
-
-/// `--find-n`'s decision for one step: overall CV below `threshold_pct` and every
-/// configuration below twice that (calibrate-n's rule).
-pub fn find_n_ok(step: &FindStep, threshold_pct: f64) -> bool {
-    step.overall_cv_pct < threshold_pct && step.worst.0 < 2.0 * threshold_pct
 }
 
 fn find_n(
@@ -654,27 +440,8 @@ fn find_n(
                 );
                 break;
             }
-            let cvs: Vec<(f64, String)> = comps
-                .iter()
-                .map(|c| (cv_pct(&c.old), c.name.clone()))
-                .collect();
-            let finite: Vec<f64> = cvs.iter().map(|c| c.0).filter(|x| x.is_finite()).collect();
-            let overall = if finite.is_empty() {
-                f64::NAN
-            } else {
-                finite.iter().sum::<f64>() / finite.len() as f64
-            };
-            let worst = cvs
-                .iter()
-                .max_by(|a, b| a.0.total_cmp(&b.0))
-                .cloned()
-                .unwrap_or((f64::NAN, String::new()));
-            let st = FindStep {
-                value,
-                overall_cv_pct: overall,
-                worst,
-            };
-            let ok = find_n_ok(&st, args.cv_threshold);
+            let st = calibrate::find_step(value, &comps);
+            let ok = calibrate::find_n_ok(&st, args.cv_threshold);
             writeln!(
                 obs.stderr,
                 "benchdiff: find-n: {file} {key}={}: overall CV {:.2}%, worst {:.2}% ({}){}",
@@ -708,14 +475,8 @@ fn find_n(
     }
     drop(obs);
     for (file, v, why) in &chosen {
-        match v {
-            Some(v) => writeln!(
-                io.stdout,
-                "{file}: {key}={} ({why})",
-                crate::format::inspect::js_number(*v)
-            )?,
-            None => writeln!(io.stdout, "{file}: none ({why})")?,
-        }
+        let line = render::calibrate::find_n_line(file, key, *v, why);
+        io.stdout.write_all(line.as_bytes())?;
     }
     Ok(if failed { EXIT_FAILED } else { 0 })
 }
@@ -729,15 +490,5 @@ mod tests {
         assert_eq!(parse_runs("auto"), Ok(RunsArg::Auto));
         assert_eq!(parse_runs("30"), Ok(RunsArg::Fixed(30)));
         assert!(parse_runs("0").is_err() && parse_runs("x").is_err());
-    }
-
-    #[test]
-    fn runs_for_accuracy_inverts_the_half_width() {
-        // CV 5%, target 2%: n = 50 gives qt(.975, 98)·5·sqrt(2/50) = 1.9845 ≤ 2, n = 49 gives
-        // 2.0051 (R: qt(0.975, 96) * 5 * sqrt(2/49)).
-        assert_eq!(runs_for_accuracy(5.0, 2.0), Some(50));
-        assert_eq!(runs_for_accuracy(0.0, 2.0), Some(2));
-        assert_eq!(runs_for_accuracy(f64::NAN, 2.0), None);
-        assert_eq!(runs_for_accuracy(1000.0, 0.01), None);
     }
 }

@@ -7,17 +7,21 @@
 //!   self-contained page with plots, compare.js CSV of the samples.
 //! - [`benchstat`]: Go benchstat's view (medians, order-statistic intervals, U test, geomean).
 //! - [`plot`]: SVG plots (compare.R's `--plot` box plot; the HTML report's per-comparison plots).
+//! - [`calibrate`], [`sweep`]: the reports of `benchdiff calibrate` and `benchdiff sweep` (table,
+//!   SVG plot).
 
 pub mod compare_r;
 pub mod table;
 
 pub mod analyze;
 pub mod benchstat;
+pub mod calibrate;
 pub mod csv;
 pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod plot;
+pub mod sweep;
 
 use crate::sample::SampleSet;
 use crate::verdict::decide::{Assessment, Options};

@@ -12,6 +12,7 @@
 //! - [`tdist`]: Student's t CDF and quantile (R's `pt`/`qt`).
 //! - [`welch`]: Welch's t-test and compare.R's improvement/accuracy figures.
 //! - [`paired`]: per-round log-ratio test for interleaved runs.
+//! - [`precision`]: CV, the t interval of a mean, Welch half-width and runs needed for it.
 //! - [`ratio`]: Fieller's interval for a ratio of means.
 //! - [`proportion`]: Wilson's score interval of a binomial proportion.
 //! - [`utest`]: benchstat's Mann–Whitney U test (exact with ties for small samples).
@@ -23,6 +24,7 @@ pub mod drift;
 pub mod modes;
 pub mod outliers;
 pub mod paired;
+pub mod precision;
 pub mod proportion;
 pub mod quantile;
 pub mod rank;
