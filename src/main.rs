@@ -5,7 +5,13 @@ use std::io::IsTerminal;
 fn main() {
     let stdout = std::io::stdout();
     let is_tty = stdout.is_terminal();
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    // Colour by the usual conventions, as anstream decides them: NO_COLOR (non-empty) turns
+    // it off, CLICOLOR_FORCE (not 0) turns it on even off a terminal, CLICOLOR=0 turns it off,
+    // otherwise on for a terminal whose TERM is not `dumb`.
+    let color = matches!(
+        anstream::AutoStream::choice(&stdout),
+        anstream::ColorChoice::Always | anstream::ColorChoice::AlwaysAnsi
+    );
     // The table fits the terminal: its real width (TIOCGWINSZ), else $COLUMNS, else 120.
     let width = if is_tty {
         terminal_size::terminal_size_of(&stdout)
@@ -22,7 +28,7 @@ fn main() {
     let mut io = benchdiff::cli::Io {
         stdout: &mut out,
         stderr: &mut err,
-        color: is_tty && !no_color,
+        color,
         width,
         stdout_is_terminal: is_tty,
         stderr_is_terminal: std::io::stderr().is_terminal(),

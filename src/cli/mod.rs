@@ -34,7 +34,8 @@ pub struct Io<'a> {
     pub stdout: &'a mut dyn Write,
     /// Standard error: diagnostics, notes, progress.
     pub stderr: &'a mut dyn Write,
-    /// True when stdout is a terminal and colour is allowed (not `NO_COLOR`).
+    /// True when the table may be coloured: stdout is a terminal (or `CLICOLOR_FORCE` is set)
+    /// and neither `NO_COLOR` nor `CLICOLOR=0` is set.
     pub color: bool,
     /// Terminal width in columns when stdout is a terminal.
     pub width: Option<u16>,
@@ -180,7 +181,7 @@ pub(crate) fn parse_percent(s: &str) -> Result<f64, String> {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Format {
-    /// Terminal table (colour on a terminal only; NO_COLOR respected).
+    /// Terminal table (colour on a terminal only; NO_COLOR, CLICOLOR, CLICOLOR_FORCE respected).
     Table,
     /// Exactly what `Rscript benchmark/compare.R` prints under LC_ALL=C.UTF-8.
     R,

@@ -1,7 +1,8 @@
 //! The default report for people (`--format table`): one line per comparison with the change
 //! of the new build and its 95% interval, raw and corrected p-values, the verdict and the runs,
 //! then a one-line summary. Colour (green faster, red slower, yellow inconclusive) only when the
-//! caller says so (a terminal without `NO_COLOR`, see [`crate::cli`]).
+//! caller says so (`Io::color` of [`crate::cli`]: a terminal, `NO_COLOR`, `CLICOLOR`,
+//! `CLICOLOR_FORCE`).
 
 use crate::verdict::decide::{Assessment, Method, Options, SideSummary, Verdict};
 use comfy_table::{
