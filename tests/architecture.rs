@@ -1,0 +1,366 @@
+//! The layering of `src/` (issue 13, ARCHITECTURE.md): data flows one way, so the top-level
+//! modules may only depend on each other as the table below allows. The test reads every
+//! `src/**/*.rs`, collects each `crate::X` reference (`use crate::X…`, `use crate::{X, …}`,
+//! `crate::X::f()`) outside comments, attributes it to the top-level module of the file
+//! (`src/X.rs` or `src/X/…`), and fails with file:line for each broken rule and with the path
+//! of each cycle between top-level modules.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Files outside every rule: the crate root declares the modules and the binary wires the CLI.
+const EXEMPT: [&str; 2] = ["src/lib.rs", "src/main.rs"];
+
+/// The rules: `(modules, must not import, why)`. `ANY` stands for every top-level module.
+const RULES: &[(&[&str], &str, &str)] = &[
+    (
+        ANY,
+        "cli",
+        "the CLI is the outermost layer: only main.rs (and lib.rs) may use it",
+    ),
+    (
+        &[
+            "format", "compare", "stats", "verdict", "render", "sample", "lines", "error",
+        ],
+        "run",
+        "only the CLI drives the runner; the data, math and output layers work on samples",
+    ),
+];
+
+/// Every top-level module (see [`RULES`]).
+const ANY: &[&str] = &["*"];
+
+/// One `crate::X` reference.
+#[derive(Clone, Debug)]
+struct Ref {
+    /// File relative to the crate root, e.g. `src/format/results/mod.rs`.
+    file: String,
+    /// 1-based line.
+    line: usize,
+    /// The module the file belongs to.
+    from: String,
+    /// The referenced top-level module.
+    to: String,
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for e in entries {
+        let p = e.expect("directory entry").path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The top-level module of a file path relative to `src/` (`format/go.rs` → `format`).
+fn module_of(rel: &Path) -> String {
+    let first = rel
+        .components()
+        .next()
+        .expect("a file under src")
+        .as_os_str()
+        .to_string_lossy()
+        .into_owned();
+    first.strip_suffix(".rs").unwrap_or(&first).to_owned()
+}
+
+/// `line` without its `//` comment (doc comments included; a `//` inside a string literal
+/// also cuts the line, which can only hide a reference, never invent one).
+fn code_part(line: &str) -> &str {
+    match line.find("//") {
+        Some(i) => &line[..i],
+        None => line,
+    }
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// The top-level modules `code` names through `crate::` (also inside `crate::{a, b::c}`).
+fn referenced(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(i) = rest.find("crate::") {
+        let before_ok = rest[..i].chars().next_back().is_none_or(|c| !is_ident(c));
+        let after = &rest[i + "crate::".len()..];
+        rest = after;
+        if !before_ok {
+            continue;
+        }
+        if let Some(group) = after.strip_prefix('{') {
+            // Top-level names of the group: split at commas outside nested braces.
+            let mut depth = 0usize;
+            let mut item = String::new();
+            let mut items = Vec::new();
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        items.push(std::mem::take(&mut item));
+                        continue;
+                    }
+                    _ => {}
+                }
+                item.push(c);
+            }
+            items.push(item);
+            for it in items {
+                let name: String = it.trim().chars().take_while(|c| is_ident(*c)).collect();
+                if !name.is_empty() && name != "self" {
+                    out.push(name);
+                }
+            }
+        } else {
+            let name: String = after.chars().take_while(|c| is_ident(*c)).collect();
+            if !name.is_empty() {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// Every cross-module `crate::X` reference of `src/`, outside [`EXEMPT`] files. Multi-line
+/// `use crate::{…}` groups are joined into one line (reported at their first line).
+fn references() -> Vec<Ref> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = root.join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    let mut refs = Vec::new();
+    for f in files {
+        let rel = f
+            .strip_prefix(root)
+            .expect("under the crate")
+            .to_string_lossy();
+        let rel = rel.replace('\\', "/");
+        if EXEMPT.contains(&rel.as_str()) {
+            continue;
+        }
+        let from = module_of(f.strip_prefix(&src).expect("under src"));
+        let text = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let lines: Vec<&str> = text.lines().collect();
+        let mut i = 0;
+        while i < lines.len() {
+            let start = i;
+            let mut code = code_part(lines[i]).to_owned();
+            // A `crate::{` group that does not close on its line continues on the next ones.
+            if code.contains("crate::{") {
+                let open = |s: &str| s.matches('{').count() as i64 - s.matches('}').count() as i64;
+                while open(&code) > 0 && i + 1 < lines.len() {
+                    i += 1;
+                    code.push(' ');
+                    code.push_str(code_part(lines[i]));
+                }
+            }
+            for to in referenced(&code) {
+                if to != from {
+                    refs.push(Ref {
+                        file: rel.clone(),
+                        line: start + 1,
+                        from: from.clone(),
+                        to,
+                    });
+                }
+            }
+            i += 1;
+        }
+    }
+    assert!(
+        refs.iter().any(|r| r.to == "sample"),
+        "the scan found no `crate::sample` reference: the parser is broken"
+    );
+    refs
+}
+
+fn rule_violations(refs: &[Ref]) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in refs {
+        for (modules, banned, why) in RULES {
+            let applies = *modules == ANY || modules.contains(&r.from.as_str());
+            if applies && r.to == *banned {
+                out.push(format!(
+                    "{}:{}: `{}` imports `{}` ({why})",
+                    r.file, r.line, r.from, r.to
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The module graph: edge `from → to` with the references that make it.
+fn graph(refs: &[Ref]) -> BTreeMap<String, BTreeMap<String, Vec<&Ref>>> {
+    let mut g: BTreeMap<String, BTreeMap<String, Vec<&Ref>>> = BTreeMap::new();
+    for r in refs {
+        g.entry(r.from.clone())
+            .or_default()
+            .entry(r.to.clone())
+            .or_default()
+            .push(r);
+        g.entry(r.to.clone()).or_default();
+    }
+    g
+}
+
+/// One cycle per strongly connected component with more than one module (Tarjan's
+/// algorithm, iterative form not needed for a dozen modules), as the module path
+/// `a → b → … → a`.
+fn cycles(g: &BTreeMap<String, BTreeMap<String, Vec<&Ref>>>) -> Vec<Vec<String>> {
+    struct Tarjan<'g> {
+        g: &'g BTreeMap<String, BTreeMap<String, Vec<&'g Ref>>>,
+        index: BTreeMap<&'g str, usize>,
+        low: BTreeMap<&'g str, usize>,
+        stack: Vec<&'g str>,
+        on_stack: BTreeSet<&'g str>,
+        sccs: Vec<Vec<&'g str>>,
+    }
+    impl<'g> Tarjan<'g> {
+        fn visit(&mut self, v: &'g str) {
+            let n = self.index.len();
+            self.index.insert(v, n);
+            self.low.insert(v, n);
+            self.stack.push(v);
+            self.on_stack.insert(v);
+            for w in self.g[v].keys() {
+                let w = w.as_str();
+                if !self.index.contains_key(w) {
+                    self.visit(w);
+                    let lw = self.low[w];
+                    let lv = self.low.get_mut(v).expect("visited");
+                    *lv = (*lv).min(lw);
+                } else if self.on_stack.contains(w) {
+                    let iw = self.index[w];
+                    let lv = self.low.get_mut(v).expect("visited");
+                    *lv = (*lv).min(iw);
+                }
+            }
+            if self.low[v] == self.index[v] {
+                let mut scc = Vec::new();
+                while let Some(w) = self.stack.pop() {
+                    self.on_stack.remove(w);
+                    scc.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                self.sccs.push(scc);
+            }
+        }
+    }
+    let mut t = Tarjan {
+        g,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        sccs: Vec::new(),
+    };
+    for v in g.keys() {
+        if !t.index.contains_key(v.as_str()) {
+            t.visit(v);
+        }
+    }
+    let mut out = Vec::new();
+    for scc in t.sccs.into_iter().filter(|s| s.len() > 1) {
+        let members: BTreeSet<&str> = scc.iter().copied().collect();
+        // A shortest cycle through the smallest member: breadth-first inside the component.
+        let start = *members.iter().next().expect("non-empty");
+        let mut prev: BTreeMap<&str, &str> = BTreeMap::new();
+        let mut queue = std::collections::VecDeque::from([start]);
+        let mut end = None;
+        'search: while let Some(v) = queue.pop_front() {
+            for w in g[v].keys().map(String::as_str) {
+                if !members.contains(w) {
+                    continue;
+                }
+                if w == start {
+                    end = Some(v);
+                    break 'search;
+                }
+                if !prev.contains_key(w) {
+                    prev.insert(w, v);
+                    queue.push_back(w);
+                }
+            }
+        }
+        let mut path = vec![start.to_owned()];
+        let mut v = end.expect("a component of several modules has a cycle");
+        let mut back = Vec::new();
+        while v != start {
+            back.push(v.to_owned());
+            v = prev[v];
+        }
+        back.reverse();
+        path.extend(back);
+        path.push(start.to_owned());
+        out.push(path);
+    }
+    out
+}
+
+#[test]
+fn nothing_imports_cli_and_data_layers_never_import_run() {
+    let refs = references();
+    let bad = rule_violations(&refs);
+    assert!(
+        bad.is_empty(),
+        "{} import(s) against the layering rules:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn no_cycles_between_top_level_modules() {
+    let refs = references();
+    let g = graph(&refs);
+    let found = cycles(&g);
+    let mut text = String::new();
+    for c in &found {
+        text.push_str(&format!("cycle: {}\n", c.join(" → ")));
+        for pair in c.windows(2) {
+            let r = &g[&pair[0]][&pair[1]];
+            let at: Vec<String> = r
+                .iter()
+                .take(3)
+                .map(|r| format!("{}:{}", r.file, r.line))
+                .collect();
+            text.push_str(&format!(
+                "  {} → {}: {}{}\n",
+                pair[0],
+                pair[1],
+                at.join(", "),
+                if r.len() > 3 {
+                    format!(" (+{} more)", r.len() - 3)
+                } else {
+                    String::new()
+                }
+            ));
+        }
+    }
+    assert!(found.is_empty(), "{text}");
+}
+
+#[test]
+fn the_scanner_reads_groups_and_ignores_comments() {
+    assert_eq!(
+        referenced("use crate::{format, render::{a, b}, self};"),
+        ["format", "render"]
+    );
+    assert_eq!(
+        referenced("let x = crate::stats::welch::welch(a, b);"),
+        ["stats"]
+    );
+    assert_eq!(referenced("use other_crate::run;"), Vec::<String>::new());
+    assert_eq!(code_part("let a = 1; // see crate::cli"), "let a = 1; ");
+    assert_eq!(module_of(Path::new("format/results/mod.rs")), "format");
+    assert_eq!(module_of(Path::new("sample.rs")), "sample");
+}
