@@ -148,6 +148,7 @@ pub fn read_from<R: std::io::BufRead>(
     set: &mut SampleSet,
 ) -> Result<Imported, ImportError> {
     let mut diags = Diagnostics::new(name);
+    let mut fatal = Diagnostics::new(name);
     let mut imported = Imported::default();
     let mut config: Vec<(String, String)> = Vec::new();
     let mut meta: HashMap<String, UnitMeta> = HashMap::new();
@@ -180,7 +181,12 @@ pub fn read_from<R: std::io::BufRead>(
     // Unit metadata applies to the whole input; a metric's direction is fixed when it is first
     // interned, so `better=` must come before the unit's first result (as benchfmt requires).
     let mut lines = LineReader::new(input, name);
-    while let Some((line_no, line)) = lines.next_text(&mut diags)? {
+    // A result line whose numbers have not come yet, records read, records joined.
+    let mut pending: Option<Pending> = None;
+    let mut records = 0u64;
+    let mut joined = 0u64;
+    let mut first_join: Option<(u64, u64)> = None;
+    while let Some((line_no, line)) = lines.next_text_lenient(&mut diags)? {
         if let Some(rest) = line
             .strip_prefix("Unit ")
             .or_else(|| line.strip_prefix("Unit\t"))
@@ -221,49 +227,56 @@ pub fn read_from<R: std::io::BufRead>(
             }
             continue;
         }
+        // A record: a whole result line, or a result line split by the benchmark's own
+        // output (name first, numbers on a later line of their own), joined.
+        let mut record: Option<(String, Vec<(String, f64)>, u64)> = None;
         if is_result_line(line) {
             let fields: Vec<&str> = line.split_whitespace().collect();
-            let full = &fields[0]["Benchmark".len()..];
-            if fields.len() < 2 {
-                diags.push(line_no, "missing iteration count");
+            let full = fields.first().map_or("", |f| &f["Benchmark".len()..]);
+            if let Some(p) = pending.take() {
+                p.report(&mut diags);
+            }
+            if fields.len() < 2 || fields[1].parse::<u64>().is_err() {
+                // `go test -v` prints each name alone before running it; without -v the name
+                // of a record is printed first and its numbers when it ends, so output the
+                // benchmark printed, or a panic, can come between them.
+                let tail = line.trim_start()[fields[0].len()..].trim();
+                pending = Some(Pending {
+                    name: full.to_owned(),
+                    line: line_no,
+                    tail: (!tail.is_empty()).then(|| tail.chars().take(80).collect()),
+                    abort: is_abort(tail).then(|| tail.chars().take(80).collect()),
+                });
                 continue;
             }
-            let Ok(iters) = fields[1].parse::<u64>() else {
-                diags.push(
-                    line_no,
-                    format!("iteration count {:?} is not a whole number", fields[1]),
-                );
-                continue;
-            };
-            if fields.len() < 4 {
-                diags.push(line_no, "missing measurements (value and unit)");
-                continue;
-            }
-            if !fields.len().is_multiple_of(2) {
-                diags.push(
-                    line_no,
-                    format!("missing unit after value {:?}", fields[fields.len() - 1]),
-                );
-                continue;
-            }
-            let mut values = Vec::with_capacity(fields.len() / 2 - 1);
-            let mut ok = true;
-            for pair in fields[2..].chunks(2) {
-                match pair[0].parse::<f64>() {
-                    Ok(v) => values.push((pair[1].to_owned(), v)),
-                    Err(_) => {
-                        diags.push(
-                            line_no,
-                            format!("value {:?} of unit {} is not a number", pair[0], pair[1]),
-                        );
-                        ok = false;
-                        break;
-                    }
+            match parse_measurements(&fields[1..]) {
+                Ok((iters, values)) => record = Some((full.to_owned(), values, iters)),
+                Err(msg) => {
+                    diags.push(line_no, msg);
+                    continue;
                 }
             }
-            if !ok {
-                continue;
+        } else if let Some(p) = pending.as_mut() {
+            let t = line.trim();
+            let fields: Vec<&str> = t.split_whitespace().collect();
+            if fields.len() >= 3
+                && fields.len() % 2 == 1
+                && fields[0].parse::<u64>().is_ok()
+                && let Ok((iters, values)) = parse_measurements(&fields)
+            {
+                joined += 1;
+                if first_join.is_none() {
+                    first_join = Some((p.line, line_no));
+                }
+                record = Some((p.name.clone(), values, iters));
+                pending = None;
+            } else if p.abort.is_none() && is_abort(t) {
+                p.abort = Some(t.chars().take(80).collect());
             }
+        }
+        if let Some((full, values, iters)) = record {
+            let full = full.as_str();
+            records += 1;
             // Which side, and the identity.
             let mut bench_name = full.to_owned();
             let side_value = match &sides_by {
@@ -388,11 +401,117 @@ pub fn read_from<R: std::io::BufRead>(
                  `/{k}=…` part)"
             ),
         };
-        diags.push(0, msg);
+        fatal.push(0, msg);
     }
     imported.side_values = side_values;
-    diags.finish()?;
+    if let Some(p) = pending.take() {
+        p.report(&mut diags);
+    }
+    if let Some(w) = diags.finish_lenient(records, "result lines")? {
+        imported.warnings.push(w);
+    }
+    if let Some((a, b)) = first_join {
+        imported.warnings.push(crate::error::Diagnostic {
+            file: name.to_owned(),
+            line: a,
+            message: format!(
+                "{joined} record(s) were split by the benchmark's own output (name here, \
+                 numbers on line {b}{}); joined",
+                if joined > 1 { " for the first" } else { "" }
+            ),
+        });
+    }
+    fatal.finish()?;
     Ok(imported)
+}
+
+/// A result line whose numbers have not come (yet): the name alone, or the name followed by
+/// other text.
+struct Pending {
+    name: String,
+    line: u64,
+    /// What followed the name on its line (the benchmark's output, a panic), if anything.
+    tail: Option<String>,
+    /// The first text after the name that says the run was aborted (a panic, a kill).
+    abort: Option<String>,
+}
+
+impl Pending {
+    /// Records an unfinished record as a skipped line. A name alone that nothing aborted is
+    /// what `go test -v` prints before each benchmark, and not a problem.
+    fn report(self, diags: &mut Diagnostics) {
+        match (&self.abort, &self.tail) {
+            (Some(why), _) => diags.push(
+                self.line,
+                format!(
+                    "incomplete record Benchmark{}: the run was cut off ({why}) before its \
+                     numbers were printed",
+                    self.name
+                ),
+            ),
+            (None, Some(tail)) => diags.push(
+                self.line,
+                format!(
+                    "incomplete record Benchmark{}: its numbers never came (the line goes on \
+                     with {tail:?})",
+                    self.name
+                ),
+            ),
+            (None, None) => {}
+        }
+    }
+}
+
+/// True for text that says a Go test binary was aborted: a panic, a fatal error, a signal.
+fn is_abort(text: &str) -> bool {
+    text.starts_with("panic:")
+        || text.contains("panic: ")
+        || text.starts_with("fatal error:")
+        || text.starts_with("SIG")
+        || text.starts_with("signal: ")
+        || text.starts_with("*** Test killed")
+}
+
+/// The iteration count and `(unit, value)` pairs of a result line's fields after the name.
+///
+/// # Errors
+/// The message for a line that is not a whole record (missing or non-integer iteration count,
+/// missing measurements, a value without unit, a value that is not a number).
+fn parse_measurements(fields: &[&str]) -> Result<(u64, Vec<(String, f64)>), String> {
+    let Some(first) = fields.first() else {
+        return Err("missing iteration count".to_owned());
+    };
+    let Ok(iters) = first.parse::<u64>() else {
+        return Err(format!("iteration count {first:?} is not a whole number"));
+    };
+    if fields.len() < 3 {
+        return Err("missing measurements (value and unit)".to_owned());
+    }
+    if fields.len().is_multiple_of(2) {
+        return Err(format!(
+            "missing unit after value {:?}",
+            fields[fields.len() - 1]
+        ));
+    }
+    let mut values = Vec::with_capacity(fields.len() / 2);
+    for pair in fields[1..].chunks(2) {
+        match pair[0].parse::<f64>() {
+            Ok(v) if pair[1].parse::<f64>().is_err() => values.push((pair[1].to_owned(), v)),
+            Ok(_) => {
+                return Err(format!(
+                    "unit {:?} after value {:?} is a number",
+                    pair[1], pair[0]
+                ));
+            }
+            Err(_) => {
+                return Err(format!(
+                    "value {:?} of unit {} is not a number",
+                    pair[0], pair[1]
+                ));
+            }
+        }
+    }
+    Ok((iters, values))
 }
 
 /// Removes the `/key=value` part named `key` from a Go benchmark name; returns the new name
