@@ -103,6 +103,15 @@ impl Diagnostics {
         }
     }
 
+    /// A collector for input `file` already holding `kept` (the first problems) of `total`.
+    pub fn from_parts(file: &str, kept: Vec<Diagnostic>, total: u64) -> Self {
+        Diagnostics {
+            file: file.to_owned(),
+            kept,
+            total,
+        }
+    }
+
     /// How many problems were recorded (kept or only counted).
     pub fn total(&self) -> u64 {
         self.total

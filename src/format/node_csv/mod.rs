@@ -67,7 +67,7 @@ pub fn read_compare_csv<R: BufRead>(
     name: &str,
     set: &mut SampleSet,
 ) -> Result<ImportSummary, ImportError> {
-    read_csv(input, name, None, set)
+    read_csv(input, name, None, false, set).map(|(s, _)| s)
 }
 
 /// Reads the CSV of Node's `benchmark/run.js --format csv` (compare.js's columns without
@@ -83,7 +83,23 @@ pub fn read_run_csv<R: BufRead>(
     side: Side,
     set: &mut SampleSet,
 ) -> Result<ImportSummary, ImportError> {
-    read_csv(input, name, Some(side), set)
+    read_csv(input, name, Some(side), false, set).map(|(s, _)| s)
+}
+
+/// [`read_run_csv`] as the lenient importers read: rows that cannot be read (a line over the
+/// limit, a wrong field count, a rate that is not a number, text between rows) are skipped and
+/// summed up in one warning (see [`crate::error::Diagnostics::finish_lenient`]); an error only
+/// when no row could be read, or a line is not UTF-8 (another encoding).
+///
+/// # Errors
+/// As [`read_compare_csv`], only when no row was read or a line is not UTF-8.
+pub fn read_run_csv_lenient<R: BufRead>(
+    input: R,
+    name: &str,
+    side: Side,
+    set: &mut SampleSet,
+) -> Result<(ImportSummary, Option<Diagnostic>), ImportError> {
+    read_csv(input, name, Some(side), true, set)
 }
 
 /// The reader behind both: `fixed` is the side of every row when the CSV has no `binary`
@@ -92,8 +108,9 @@ fn read_csv<R: BufRead>(
     mut input: R,
     name: &str,
     fixed: Option<Side>,
+    lenient: bool,
     set: &mut SampleSet,
-) -> Result<ImportSummary, ImportError> {
+) -> Result<(ImportSummary, Option<Diagnostic>), ImportError> {
     let mut summary = ImportSummary::default();
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut bad: u64 = 0;
@@ -125,6 +142,19 @@ fn read_csv<R: BufRead>(
         line_no = n;
         let text = match read {
             Line::Text(t) => t,
+            other @ Line::NotUtf8 { .. } if lenient => {
+                return Err(ImportError::Invalid(
+                    vec![Diagnostic {
+                        file: name.to_owned(),
+                        line: line_no,
+                        message: format!(
+                            "{}: the file is not UTF-8 (nor UTF-16 with a byte-order mark)",
+                            other.problem().unwrap_or_default()
+                        ),
+                    }],
+                    1,
+                ));
+            }
             other => {
                 report(line_no, other.problem().unwrap_or_default());
                 continue;
@@ -251,9 +281,14 @@ fn read_csv<R: BufRead>(
         report(0, format!("empty input: expected {header}"));
     }
     if bad > 0 {
+        if lenient && line_no > 0 {
+            let warning = crate::error::Diagnostics::from_parts(name, diags, bad)
+                .finish_lenient(summary.rows, "rows")?;
+            return Ok((summary, warning));
+        }
         return Err(ImportError::Invalid(diags, bad));
     }
-    Ok(summary)
+    Ok((summary, None))
 }
 
 /// The columns compare.js writes.
