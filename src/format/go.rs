@@ -726,20 +726,27 @@ mod tests {
 
     #[test]
     fn bad_lines_are_named() {
+        let bad = "BenchmarkB x 2 ns/op\nBenchmarkC 1 2\nUnit ns/op better=higher\nUnit ns/op better=lower\n";
+        // Nothing but bad lines: an error naming each.
         let mut set = SampleSet::new();
-        let e = read_from(
-            b"BenchmarkA 1 2 ns/op\nBenchmarkB x 2 ns/op\nBenchmarkC 1 2\nUnit ns/op better=higher\nUnit ns/op better=lower\n".as_slice(),
-            "t.txt",
-            &ReadOptions::default(),
-            &mut set,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("t.txt:2: iteration count"), "{e}");
-        assert!(e.contains("t.txt:3: missing measurements"), "{e}");
+        let e = read_from(bad.as_bytes(), "t.txt", &ReadOptions::default(), &mut set)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("t.txt:1: incomplete record BenchmarkB"), "{e}");
+        assert!(e.contains("t.txt:2: missing measurements"), "{e}");
         assert!(
-            e.contains("t.txt:5: metadata better of unit sec/op already set to higher"),
+            e.contains("t.txt:4: metadata better of unit sec/op already set to higher"),
             "{e}"
         );
+        // With a whole record besides: read, and one warning for the file.
+        let text = format!("BenchmarkA 1 2 ns/op\n{bad}");
+        let mut set = SampleSet::new();
+        let imported =
+            read_from(text.as_bytes(), "t.txt", &ReadOptions::default(), &mut set).unwrap();
+        assert_eq!(set.len(), 1);
+        assert_eq!(imported.warnings.len(), 1, "{:?}", imported.warnings);
+        let w = imported.warnings[0].to_string();
+        assert!(w.starts_with("t.txt:2: incomplete record BenchmarkB"), "{w}");
+        assert!(w.contains("read 1 result lines; skipped 3 lines"), "{w}");
     }
 }
