@@ -746,7 +746,10 @@ mod tests {
         assert_eq!(set.len(), 1);
         assert_eq!(imported.warnings.len(), 1, "{:?}", imported.warnings);
         let w = imported.warnings[0].to_string();
-        assert!(w.starts_with("t.txt:2: incomplete record BenchmarkB"), "{w}");
+        assert!(
+            w.starts_with("t.txt:2: incomplete record BenchmarkB"),
+            "{w}"
+        );
         assert!(w.contains("read 1 result lines; skipped 3 lines"), "{w}");
     }
 }

@@ -3,8 +3,11 @@
 //! Two dialects are read, and may be mixed across concatenated inputs:
 //! - current: header `"binary","filename","configuration","rate","time"`, rows
 //!   `"old","util/format.js","type='string' n=100000",3300414.99,0.030299220`;
-//! - pre-2024: the same with `", "` separators. R keeps the space inside each field; benchdiff
-//!   treats `", "` as the separator, so legacy names carry no leading space.
+//! - pre-2024: the same with `", "` separators. R's `read.csv` keeps the space inside each
+//!   text field after the first (its scanner adds spaces before an opening quote to the
+//!   field), and so does this reader: the row `"old", "fs/x.js", "n=1", 10, 0.1` is file
+//!   ` fs/x.js` with configuration ` n=1`, named ` fs/x.js  n=1` as compare.R names it. Header
+//!   names are read without the spaces (R reads the header with `strip.white = TRUE`).
 //!
 //! Columns are found by header name (as `read.csv` + `dat$rate` do), so their order may vary;
 //! `binary`, `filename`, `configuration` and `rate` are required, `time` is optional.
@@ -164,7 +167,7 @@ fn read_csv<R: BufRead>(
         if line.iter().all(|b| *b == b' ' || *b == b'\t') {
             continue;
         }
-        if let Err((col, msg)) = split_fields(line, &mut scratch, &mut ranges) {
+        if let Err((col, msg)) = split_fields(line, fixed.is_none(), &mut scratch, &mut ranges) {
             report(line_no, format!("column {col}: {msg}"));
             continue;
         }
@@ -188,16 +191,19 @@ fn read_csv<R: BufRead>(
 
         // A header line: the first line, or a later one whose fields are all column names
         // (concatenated files; their column order may differ).
+        // Header names are read as R reads them (`strip.white = TRUE`): without the spaces of
+        // the legacy separator. Data fields keep them.
+        let hfield = |i: usize| -> &str { field(i).trim_matches(' ') };
         let is_header = columns.is_none()
             || (0..ranges.len()).all(|i| {
-                let f = field(i);
+                let f = hfield(i);
                 KNOWN_COLUMNS.contains(&f) || first_header.iter().any(|h| h == f)
             });
         if is_header {
-            match header_columns(ranges.len(), field, fixed.is_none()) {
+            match header_columns(ranges.len(), hfield, fixed.is_none()) {
                 Ok(c) => {
                     if columns.is_none() {
-                        first_header = (0..ranges.len()).map(|i| field(i).to_owned()).collect();
+                        first_header = (0..ranges.len()).map(|i| hfield(i).to_owned()).collect();
                     }
                     columns = Some(c);
                     summary.headers += 1;
@@ -228,7 +234,9 @@ fn read_csv<R: BufRead>(
         let side = match (fixed, cols.binary) {
             (Some(side), _) => side,
             (None, Some(b)) => {
-                let label = field(b);
+                // A label after a legacy `", "` keeps its space in R (and matches neither
+                // side there); it is read here without it.
+                let label = field(b).trim_start_matches(' ');
                 let Some(side) = Side::from_label(label) else {
                     report(
                         line_no,
@@ -357,10 +365,12 @@ fn header_columns<'a>(
 }
 
 /// Splits one CSV line into fields: unquoted, or `"quoted"` with `""` for a quote; spaces
-/// around a quoted field are allowed (the legacy `", "` separator). Field bytes go to
+/// around a quoted field are allowed (the legacy `", "` separator) and, with `keep_spaces`
+/// (compare.js CSV, read as R reads it), kept in the field; run.js CSV drops them. Field bytes go to
 /// `scratch`, their ranges to `ranges`. On error returns the 1-based column and a message.
 fn split_fields(
     line: &[u8],
+    keep_spaces: bool,
     scratch: &mut Vec<u8>,
     ranges: &mut Vec<(usize, usize)>,
 ) -> Result<(), (usize, String)> {
@@ -369,13 +379,17 @@ fn split_fields(
     let n = line.len();
     let mut pos = 0;
     loop {
-        // Spaces before an opening quote belong to the separator (legacy `", "`).
+        // Spaces before an opening quote stay in the field, as R's `read.csv` keeps them
+        // (legacy `", "` separator: `"old", "a.js"` gives the filename ` a.js`).
         let mut p = pos;
         while p < n && line[p] == b' ' {
             p += 1;
         }
         let start = scratch.len();
         if p < n && line[p] == b'"' {
+            if keep_spaces {
+                scratch.extend_from_slice(&line[pos..p]);
+            }
             pos = p + 1;
             loop {
                 let Some(q) = memchr::memchr(b'"', &line[pos..]).map(|i| i + pos) else {
@@ -390,8 +404,13 @@ fn split_fields(
                 pos = q + 1;
                 break;
             }
+            // Spaces after the closing quote: R appends them to the field too.
+            let after = pos;
             while pos < n && line[pos] == b' ' {
                 pos += 1;
+            }
+            if keep_spaces {
+                scratch.extend_from_slice(&line[after..pos]);
             }
             if pos < n && line[pos] != b',' {
                 return Err((
@@ -485,8 +504,10 @@ mod tests {
         .unwrap();
         assert_eq!(s.headers, 2);
         assert!(s.legacy);
-        assert_eq!(set.benchmarks().len(), 1);
-        assert_eq!(set.benchmarks()[0].name(), "fs/x.js n=1");
+        // R keeps the legacy separator's spaces in the text fields: two names, as in R.
+        assert_eq!(set.benchmarks().len(), 2);
+        assert_eq!(set.benchmarks()[0].name(), " fs/x.js  n=1");
+        assert_eq!(set.benchmarks()[1].name(), "fs/x.js n=1");
         assert_eq!(set.len(), 2);
     }
 
