@@ -60,6 +60,14 @@ pub fn is_result_line(line: &str) -> bool {
     }
 }
 
+/// True when the result line `line` is a whole record: a name, an iteration count and at
+/// least one value with its unit (what the format sniffer takes as proof of Go output; a
+/// line such as hyperfine's `Benchmark 1: sleep 0.1` is not).
+pub fn is_whole_record(line: &str) -> bool {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    fields.len() >= 4 && parse_measurements(&fields[1..]).is_ok()
+}
+
 /// benchstat's unit normalisation: `(tidied unit, factor)`; values are multiplied by `factor`.
 pub fn tidy_unit(unit: &str) -> (String, f64) {
     let (prefix, last) = match unit.rfind('-') {

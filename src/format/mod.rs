@@ -219,7 +219,7 @@ pub fn sniff(head: &str) -> Option<InputFormat> {
         if libtest::is_bench_line(l) || libtest::is_running_line(l) {
             libtest = true;
         }
-        if go::is_result_line(l) {
+        if go::is_result_line(l) && go::is_whole_record(l) {
             return Some(InputFormat::Go);
         }
         if go::parse_config_line(l).is_some() {
@@ -229,11 +229,15 @@ pub fn sniff(head: &str) -> Option<InputFormat> {
     if libtest {
         return Some(InputFormat::Libtest);
     }
+    // A JSON document after other text (a build log, a shell prompt, hyperfine's or Google
+    // Benchmark's console output): its format by its keys.
+    if let Some(f) = json_start(t).and_then(|p| sniff_json_document(&t[p..])) {
+        return Some(f);
+    }
     if go_config {
         return Some(InputFormat::Go);
     }
-    // A JSON document after other text (a build log, a shell prompt): its format by its keys.
-    json_start(t).and_then(|p| sniff_json_document(&t[p..]))
+    None
 }
 
 /// The JSON document formats told apart by their keys (hyperfine, pytest-benchmark, Google
@@ -346,7 +350,8 @@ pub fn json_document(
     if !after.trim().is_empty() {
         let skip = after.len() - after.trim_start().len();
         warnings.push(warn(
-            line_of(text, start + end + skip),
+            // `clean` has the same lines as the document (tokens replaced, not line breaks).
+            line_of(&clean, end + skip) + first_line - 1,
             "text after the JSON document ignored".to_owned(),
         ));
     }
