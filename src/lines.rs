@@ -434,6 +434,29 @@ mod tests {
     }
 
     #[test]
+    fn matches_the_standard_library_on_any_units() {
+        // A deterministic spread of code units, surrogates of both halves included.
+        let mut x: u32 = 12345;
+        let units: Vec<u16> = (0..20_000)
+            .map(|_| {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                let u = (x >> 8) as u16;
+                if x & 0x300 == 0 {
+                    0xD800 | (u & 0x7FF)
+                } else {
+                    u
+                }
+            })
+            .collect();
+        let bytes: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
+        let mut out = String::new();
+        Utf16Reader::new(bytes.as_slice(), Encoding::Utf16Le)
+            .read_to_string(&mut out)
+            .unwrap();
+        assert_eq!(out, String::from_utf16_lossy(&units));
+    }
+
+    #[test]
     fn damage_becomes_replacement_characters() {
         // A lone high surrogate, then an odd final byte.
         let bytes = [0x00, 0xD8, b'a', 0, b'b'];
