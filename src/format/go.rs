@@ -237,7 +237,7 @@ pub fn read_from<R: std::io::BufRead>(
         }
         // A record: a whole result line, or a result line split by the benchmark's own
         // output (name first, numbers on a later line of their own), joined.
-        let mut record: Option<(String, Vec<(String, f64)>, u64)> = None;
+        let mut record: Option<Record> = None;
         if is_result_line(line) {
             let fields: Vec<&str> = line.split_whitespace().collect();
             let full = fields.first().map_or("", |f| &f["Benchmark".len()..]);
@@ -432,6 +432,10 @@ pub fn read_from<R: std::io::BufRead>(
     fatal.finish()?;
     Ok(imported)
 }
+
+/// One record read: the full name (after `Benchmark`), its `(unit, value)` pairs and its
+/// iteration count.
+type Record = (String, Vec<(String, f64)>, u64);
 
 /// A result line whose numbers have not come (yet): the name alone, or the name followed by
 /// other text.
