@@ -452,3 +452,30 @@ fn legacy_compare_csv_report_r_rows_carry_the_space() {
     assert!(row.starts_with(" a.js  n=1 "), "{stdout}");
     assert!(row.contains("19.05 %"), "{stdout}");
 }
+
+/// A UTF-16 file much larger than the sniffing head (64 KiB): decoded as it streams, every
+/// record read, line numbers those of the text.
+#[test]
+fn large_utf16_file_streams_past_the_head() {
+    let mut text = String::from("goos: linux\r\n");
+    for i in 0..20_000 {
+        text.push_str(&format!(
+            "BenchmarkBig/n={}-8 \t 100\t {} ns/op\r\n",
+            i % 7,
+            1000 + i % 13
+        ));
+    }
+    text.push_str("BenchmarkBig/n=1-8 \t 100\t oops ns/op\r\n");
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("big.txt");
+    std::fs::write(&p, utf16(&text, true)).unwrap();
+    assert!(std::fs::metadata(&p).unwrap().len() > 1 << 20);
+    let mut set = SampleSet::new();
+    let imp = format::read_path(p.to_str().unwrap(), None, &ReadOptions::default(), &mut set)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(set.len(), 20_000);
+    assert_eq!(set.benchmarks().len(), 7);
+    let w = warnings(&imp);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains(":20002: value \"oops\""), "{w:?}");
+}

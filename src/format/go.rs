@@ -7,8 +7,20 @@
 //!   after it until the key is set again;
 //! - **result** `Benchmark<Name> <iterations> <value> <unit> [<value> <unit>]…` — the name is
 //!   `Benchmark` followed by an upper-case letter or the end of the field, fields are split at
-//!   white space; an odd field count, a non-integer iteration count or a non-numeric value is
-//!   an error naming the line;
+//!   white space. Real `go test` output is noisy, and the reader takes what is whole:
+//!   - a name with nothing after it (what `go test -v` prints before each benchmark) is
+//!     skipped silently;
+//!   - a name followed by other text (the benchmark's own output printed into the record, or
+//!     a panic) waits for its numbers: the next line holding only `<iterations> <value>
+//!     <unit> …` is joined to it (one warning per file counts the joins); when another result
+//!     line or the end comes first, the record is incomplete and named, with the panic or
+//!     signal that cut the run off when one follows;
+//!   - a line that starts like a record but cannot be read (odd field count, a value that is
+//!     not a number, …) is skipped.
+//!
+//!   Skipped lines are summed up in one warning per file (how many records were read, how
+//!   many lines skipped, the first one's number and why); the file is an error only when it
+//!   yields no record at all, or has a line that is not UTF-8 (another encoding);
 //! - **unit metadata** `Unit <unit> key=value…` — `better=higher|lower` and
 //!   `assume=nothing|exact`; setting a key twice to different values is an error;
 //! - anything else (`PASS`, `ok …`, prose) is ignored.
@@ -144,11 +156,14 @@ enum SidesBy {
 /// doc for the grammar, units and identities. Samples go to `opts.side`, or are split by
 /// `opts.sides_by`.
 ///
+/// Malformed result or unit lines (odd field count, non-numeric value, bad or conflicting
+/// metadata, an incomplete record, a third value of the sides key) are skipped and summed up
+/// in one warning (see [`Diagnostics::finish_lenient`]).
+///
 /// # Errors
-/// [`ImportError::Invalid`] naming every malformed result or unit line (odd field count,
-/// missing or non-integer iteration count, non-numeric value, bad or conflicting metadata), or
-/// a `sides_by` key with more than two values, or one that no result line carries (line 0:
-/// "no key K in this file"). Good lines are still added.
+/// [`ImportError::Invalid`] naming every malformed line when no record could be read; the
+/// first line that is not UTF-8; a `sides_by` key that no result line carries (line 0: "no
+/// key K in this file").
 pub fn read_from<R: std::io::BufRead>(
     input: R,
     name: &str,
