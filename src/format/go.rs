@@ -566,12 +566,12 @@ pub fn strip_name_key(full: &str, key: &str) -> (String, Option<String>) {
     (format!("{}{suffix}", kept.join("/")), value)
 }
 
-/// Writes `set` in the Go benchmark format, so benchstat (and [`read`]) can read it.
+/// Writes `set` in the Go benchmark format, so benchstat (and [`read_from`]) can read it.
 ///
 /// Layout: a `Unit <unit> better=…` line per metric; then, per side, a `binary: old|new`
 /// configuration line and every sample of that side in arrival order as
 /// `Benchmark<name> <iterations> <value> <unit>`. benchstat compares the sides with
-/// `benchstat -col binary FILE`; [`read`] puts samples under `binary: old|new` on that side.
+/// `benchstat -col binary FILE`; [`read_from`] puts samples under `binary: old|new` on that side.
 ///
 /// - Metric → unit: see [`go_unit`]. Name: see [`go_name`].
 /// - Iterations: `round(time_s / value)` for `sec/op` samples with a time, else 1.
@@ -632,7 +632,7 @@ pub const FOREIGN_PREFIX: &str = "Node:";
 /// `Node:<file>:` followed by `/<word>` per configuration word (so benchstat sees Node's
 /// `key=value` words as name keys), where `%`, `:`, `/` (in words) and white space are
 /// percent-encoded; a configuration that is not its words joined by single spaces is written
-/// as one word. [`read`] decodes this form back to the same file and configuration.
+/// as one word. [`read_from`] decodes this form back to the same file and configuration.
 pub fn go_name(file: &str, conf: &str) -> String {
     let is_go = conf.is_empty()
         && file.chars().next().is_some_and(char::is_uppercase)

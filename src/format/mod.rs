@@ -8,8 +8,8 @@
 //! |---|---|---|
 //! | `node-compare-csv` | [`crate::format::node_csv`] | CSV of Node's `benchmark/compare.js` |
 //! | `node-run-csv` | [`node_run_csv`] | CSV of Node's `benchmark/run.js --format csv` |
-//! | `results-jsonl` | [`results_jsonl`] | benchdiff's own results file (JSON Lines) |
-//! | `go` | [`go_bench`] | Go benchmark format (`go test -bench`, what benchstat reads) |
+//! | `results-jsonl` | [`results`] | benchdiff's own results file (JSON Lines) |
+//! | `go` | [`go`] | Go benchmark format (`go test -bench`, what benchstat reads) |
 //! | `hyperfine` | [`hyperfine`] | `hyperfine --export-json` |
 //! | `google-benchmark` | [`google_benchmark`] | Google Benchmark `--benchmark_format=json` |
 //! | `libtest` | [`libtest`] | Rust `cargo bench` (libtest) text |
