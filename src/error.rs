@@ -103,6 +103,56 @@ impl Diagnostics {
         }
     }
 
+    /// A collector for input `file` already holding `kept` (the first problems) of `total`.
+    pub fn from_parts(file: &str, kept: Vec<Diagnostic>, total: u64) -> Self {
+        Diagnostics {
+            file: file.to_owned(),
+            kept,
+            total,
+        }
+    }
+
+    /// How many problems were recorded (kept or only counted).
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// The lenient end of an import that read `records` whole records (`what` names them,
+    /// e.g. "result lines"): nothing recorded → `Ok(None)`; problems but no record at all →
+    /// [`ImportError::Invalid`] with every kept diagnostic; problems besides records → one
+    /// summary warning, positioned at the first problem's line, that starts with that
+    /// problem's message and says how many records were read and how many lines skipped.
+    ///
+    /// # Errors
+    /// [`ImportError::Invalid`] when problems were recorded and `records` is 0.
+    pub fn finish_lenient(
+        self,
+        records: u64,
+        what: &str,
+    ) -> Result<Option<Diagnostic>, ImportError> {
+        if self.total == 0 {
+            return Ok(None);
+        }
+        if records == 0 {
+            return Err(ImportError::Invalid(self.kept, self.total));
+        }
+        let Some(first) = self.kept.into_iter().next() else {
+            return Ok(None);
+        };
+        let skipped = if self.total == 1 {
+            "skipped this line".to_owned()
+        } else {
+            format!("skipped {} lines, this one first", self.total)
+        };
+        Ok(Some(Diagnostic {
+            message: format!(
+                "{} (read {records} {what}; {skipped}; the whole records are compared)",
+                first.message
+            ),
+            ..first
+        }))
+    }
+
     /// The recorded diagnostics (for warnings).
     pub fn into_vec(self) -> Vec<Diagnostic> {
         self.kept

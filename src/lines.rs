@@ -107,6 +107,46 @@ impl<R: std::io::BufRead> LineReader<R> {
         }
     }
 
+    /// The next line that can be read, as the lenient importers read: a line over the limit
+    /// is recorded in `diags` (a skipped line) and passed over; a line that is not UTF-8 ends
+    /// the import, since it means the whole input is in another encoding (its text would be
+    /// misread line by line), not that one line is noise.
+    ///
+    /// # Errors
+    /// [`ImportError::Io`] when reading fails; [`ImportError::Invalid`] naming the first line
+    /// that is not UTF-8, with how to convert the file.
+    pub fn next_text_lenient(
+        &mut self,
+        diags: &mut Diagnostics,
+    ) -> Result<Option<(u64, &str)>, ImportError> {
+        loop {
+            match self.advance()? {
+                None => return Ok(None),
+                Some((n, Ok((a, b)))) => {
+                    return Ok(Some((
+                        n,
+                        std::str::from_utf8(&self.buf[a..b]).unwrap_or_default(),
+                    )));
+                }
+                Some((n, Err(problem @ Line::NotUtf8 { .. }))) => {
+                    return Err(ImportError::Invalid(
+                        vec![crate::error::Diagnostic {
+                            file: self.name.clone(),
+                            line: n,
+                            message: format!(
+                                "{}: the file is not UTF-8 (nor UTF-16 with a byte-order mark); \
+                                 convert it, e.g. iconv -f LATIN1 -t UTF-8",
+                                problem.problem().unwrap_or_default()
+                            ),
+                        }],
+                        1,
+                    ));
+                }
+                Some((n, Err(problem))) => diags.push(n, problem.problem().unwrap_or_default()),
+            }
+        }
+    }
+
     /// Reads the next line into the buffer: its number and the byte range of its validated
     /// UTF-8 text, or the problem (a [`Line`] that is not text).
     fn advance(&mut self) -> Result<Option<(u64, RawLine)>, ImportError> {
@@ -195,5 +235,241 @@ fn read_line_capped<R: std::io::BufRead>(
         if done {
             return Ok(Some(too_long));
         }
+    }
+}
+
+/// The text encoding an input's byte-order mark announced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// UTF-8 (with or without the mark `EF BB BF`).
+    Utf8,
+    /// UTF-16 little-endian (mark `FF FE`; what Windows PowerShell 5.1 redirection writes).
+    Utf16Le,
+    /// UTF-16 big-endian (mark `FE FF`).
+    Utf16Be,
+}
+
+impl Encoding {
+    /// The encoding announced by the byte-order mark at the start of `head`, and the mark's
+    /// length in bytes (0 when there is none: then UTF-8 is assumed).
+    pub fn from_bom(head: &[u8]) -> (Encoding, usize) {
+        if head.starts_with(b"\xEF\xBB\xBF") {
+            (Encoding::Utf8, 3)
+        } else if head.starts_with(b"\xFF\xFE") {
+            (Encoding::Utf16Le, 2)
+        } else if head.starts_with(b"\xFE\xFF") {
+            (Encoding::Utf16Be, 2)
+        } else {
+            (Encoding::Utf8, 0)
+        }
+    }
+
+    /// Its name as `iconv` spells it (`UTF-8`, `UTF-16LE`, `UTF-16BE`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Utf8 => "UTF-8",
+            Encoding::Utf16Le => "UTF-16LE",
+            Encoding::Utf16Be => "UTF-16BE",
+        }
+    }
+}
+
+/// `Some(encoding)` when `head` (without a byte-order mark) looks like UTF-16 text without
+/// one: among its first 256 bytes (at least 8), every second byte is NUL and the others are
+/// not (ASCII text in UTF-16). Such input is not decoded by guess; it is refused with the
+/// conversion command.
+pub fn utf16_without_bom(head: &[u8]) -> Option<Encoding> {
+    let h = &head[..head.len().min(256) & !1];
+    if h.len() < 8 {
+        return None;
+    }
+    let even_nul = h.iter().step_by(2).all(|&b| b == 0);
+    let odd_nul = h.iter().skip(1).step_by(2).all(|&b| b == 0);
+    let even_some = h.iter().step_by(2).any(|&b| b != 0);
+    let odd_some = h.iter().skip(1).step_by(2).any(|&b| b != 0);
+    if odd_nul && even_some {
+        Some(Encoding::Utf16Le)
+    } else if even_nul && odd_some {
+        Some(Encoding::Utf16Be)
+    } else {
+        None
+    }
+}
+
+/// Streams UTF-16 text (without its byte-order mark) from `inner` as UTF-8, with memory
+/// bounded by a few KiB whatever the input's size. Unpaired surrogates and an odd final byte
+/// become U+FFFD (the replacement character), so a damaged file is still read line by line
+/// and the damage is visible in the text rather than a failure of the whole input.
+pub struct Utf16Reader<R> {
+    inner: R,
+    little_endian: bool,
+    /// Raw bytes read but not decoded yet (at most one code unit and a half of a pair).
+    raw: Vec<u8>,
+    /// UTF-8 output not handed out yet.
+    out: Vec<u8>,
+    out_pos: usize,
+    /// A high surrogate waiting for its low half.
+    pending_high: Option<u16>,
+    eof: bool,
+}
+
+impl<R: std::io::Read> Utf16Reader<R> {
+    /// Decodes `inner` as UTF-16 in the byte order of `encoding` (`Utf8` is taken as
+    /// little-endian; callers pass a UTF-16 encoding).
+    pub fn new(inner: R, encoding: Encoding) -> Self {
+        Utf16Reader {
+            inner,
+            little_endian: encoding != Encoding::Utf16Be,
+            raw: Vec::with_capacity(8192),
+            out: Vec::with_capacity(12288),
+            out_pos: 0,
+            pending_high: None,
+            eof: false,
+        }
+    }
+
+    fn push_char(&mut self, c: char) {
+        let mut b = [0u8; 4];
+        self.out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+    }
+
+    /// Decodes the next chunk of input into `out`; false at the end of input.
+    fn refill(&mut self) -> std::io::Result<bool> {
+        self.out.clear();
+        self.out_pos = 0;
+        while self.out.is_empty() {
+            if self.eof {
+                return Ok(false);
+            }
+            let start = self.raw.len();
+            self.raw.resize(start + 8192, 0);
+            let n = loop {
+                match self.inner.read(&mut self.raw[start..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        self.raw.truncate(start);
+                        return Err(e);
+                    }
+                }
+            };
+            self.raw.truncate(start + n);
+            if n == 0 {
+                self.eof = true;
+                if self.pending_high.take().is_some() {
+                    self.push_char(char::REPLACEMENT_CHARACTER);
+                }
+                if !self.raw.is_empty() {
+                    self.raw.clear();
+                    self.push_char(char::REPLACEMENT_CHARACTER);
+                }
+                continue;
+            }
+            let whole = self.raw.len() & !1;
+            let mut i = 0;
+            while i < whole {
+                let pair = [self.raw[i], self.raw[i + 1]];
+                i += 2;
+                let unit = if self.little_endian {
+                    u16::from_le_bytes(pair)
+                } else {
+                    u16::from_be_bytes(pair)
+                };
+                if let Some(high) = self.pending_high.take() {
+                    if (0xDC00..0xE000).contains(&unit) {
+                        let c = 0x10000
+                            + ((u32::from(high) - 0xD800) << 10)
+                            + (u32::from(unit) - 0xDC00);
+                        self.push_char(char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER));
+                        continue;
+                    }
+                    self.push_char(char::REPLACEMENT_CHARACTER);
+                }
+                if (0xD800..0xDC00).contains(&unit) {
+                    self.pending_high = Some(unit);
+                } else {
+                    let c = char::from_u32(u32::from(unit)).unwrap_or(char::REPLACEMENT_CHARACTER);
+                    self.push_char(c);
+                }
+            }
+            self.raw.drain(..whole);
+        }
+        Ok(true)
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for Utf16Reader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.out_pos >= self.out.len() && !self.refill()? {
+            return Ok(0);
+        }
+        let n = buf.len().min(self.out.len() - self.out_pos);
+        buf[..n].copy_from_slice(&self.out[self.out_pos..self.out_pos + n]);
+        self.out_pos += n;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read as _;
+
+    fn utf16(s: &str, le: bool) -> Vec<u8> {
+        s.encode_utf16()
+            .flat_map(|u| if le { u.to_le_bytes() } else { u.to_be_bytes() })
+            .collect()
+    }
+
+    #[test]
+    fn decodes_both_byte_orders_and_pairs() {
+        let text = "BenchmarkA-8 \u{1F600} 10 5 ns/op\r\nµs\n".repeat(2000);
+        for (le, enc) in [(true, Encoding::Utf16Le), (false, Encoding::Utf16Be)] {
+            let mut out = String::new();
+            Utf16Reader::new(utf16(&text, le).as_slice(), enc)
+                .read_to_string(&mut out)
+                .unwrap();
+            assert_eq!(out, text);
+        }
+    }
+
+    #[test]
+    fn matches_the_standard_library_on_any_units() {
+        // A deterministic spread of code units, surrogates of both halves included.
+        let mut x: u32 = 12345;
+        let units: Vec<u16> = (0..20_000)
+            .map(|_| {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                let u = (x >> 8) as u16;
+                if x & 0x300 == 0 {
+                    0xD800 | (u & 0x7FF)
+                } else {
+                    u
+                }
+            })
+            .collect();
+        let bytes: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
+        let mut out = String::new();
+        Utf16Reader::new(bytes.as_slice(), Encoding::Utf16Le)
+            .read_to_string(&mut out)
+            .unwrap();
+        assert_eq!(out, String::from_utf16_lossy(&units));
+    }
+
+    #[test]
+    fn damage_becomes_replacement_characters() {
+        // A lone high surrogate, then an odd final byte.
+        let bytes = [0x00, 0xD8, b'a', 0, b'b'];
+        let mut out = String::new();
+        Utf16Reader::new(bytes.as_slice(), Encoding::Utf16Le)
+            .read_to_string(&mut out)
+            .unwrap();
+        assert_eq!(out, "\u{FFFD}a\u{FFFD}");
+        assert_eq!(Encoding::from_bom(b"\xFF\xFEa\0"), (Encoding::Utf16Le, 2));
+        assert_eq!(
+            utf16_without_bom(&utf16("goos: linux\n", true)),
+            Some(Encoding::Utf16Le)
+        );
+        assert_eq!(utf16_without_bom(b"goos: linux\n"), None);
     }
 }

@@ -116,10 +116,27 @@ fn legacy_separator_form_reads_the_same() {
         .write_stdin(legacy)
         .output()
         .unwrap();
-    assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
-        oracle("confidence.expected.txt")
-    );
+    // No R oracle of the legacy form exists: the expected text is derived from the spec
+    // (§1.5) and R's scanner (`read.csv` keeps the space before an opening quote in a text
+    // field): filename ` f.js` and configuration ` conf` make the row name ` f.js  conf`, two
+    // characters longer than in the current form, so every row gains a leading space and a
+    // second space after the file name, and the header line two spaces of padding; the
+    // numbers are those of the current form.
+    let expected: String = oracle("confidence.expected.txt")
+        .split_inclusive('\n')
+        .map(|l| {
+            if l.starts_with(' ') && l.contains("confidence") {
+                format!("  {l}")
+            } else if let Some((file, rest)) = l.split_once(' ')
+                && file.ends_with(".js")
+            {
+                format!(" {file}  {rest}")
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
 }
 
 #[test]

@@ -11,7 +11,11 @@ fuzz_target!(|data: &[u8]| {
     }
     // First byte: split point and an optional repeat count; the rest: f64s.
     let split = data[0] as usize;
-    let repeat = if data[0] & 0x80 != 0 { 1 + (data[0] as usize & 0x3f) * 100 } else { 1 };
+    let repeat = if data[0] & 0x80 != 0 {
+        1 + (data[0] as usize & 0x3f) * 100
+    } else {
+        1
+    };
     let vals: Vec<f64> = data[1..]
         .chunks_exact(8)
         .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
@@ -32,14 +36,25 @@ fuzz_target!(|data: &[u8]| {
     let _ = dip::dip(&old);
     let _ = shape::multimodality(&new);
     let _ = outliers::mad_outliers(&old);
-    let pts: Vec<(f64, f64)> = new.iter().enumerate().map(|(i, v)| (i as f64, *v)).collect();
+    let pts: Vec<(f64, f64)> = new
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (i as f64, *v))
+        .collect();
     let _ = drift::drift(&pts);
 
     let mut set = SampleSet::new();
     let id = set.intern("fuzz.js", "n=1");
     for (side, xs) in [(Side::Old, &old), (Side::New, &new)] {
         for (i, v) in xs.iter().enumerate() {
-            set.push(Sample { benchmark: id, side, metric: RATE, value: *v, time_s: 1.0, run: Some(i as u32) });
+            set.push(Sample {
+                benchmark: id,
+                side,
+                metric: RATE,
+                value: *v,
+                time_s: 1.0,
+                run: Some(i as u32),
+            });
         }
     }
     let rows = benchdiff::verdict::rows(benchdiff::compare::group(&set));

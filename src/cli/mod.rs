@@ -621,6 +621,31 @@ pub(crate) fn emit_analysis_with(
             }
         },
     };
+    // Formats whose figures are compare.js's rate (ops/s, higher is better) keep the
+    // metric's direction: a time per operation becomes a rate, other costs are refused.
+    let rate_set;
+    let (set, metric_id) = match args.format {
+        Format::R | Format::Analyze | Format::Csv => {
+            let name = match args.format {
+                Format::R => "r",
+                Format::Analyze => "analyze",
+                _ => "csv",
+            };
+            match render::csv::rate_view(set, metric_id, name) {
+                Ok(None) => (set, metric_id),
+                Ok(Some(view)) => {
+                    writeln!(io.stderr, "benchdiff: note: {}", view.note)?;
+                    rate_set = view.set;
+                    (&rate_set, crate::sample::RATE)
+                }
+                Err(message) => {
+                    writeln!(io.stderr, "benchdiff: {message}")?;
+                    return Ok(EXIT_USAGE);
+                }
+            }
+        }
+        _ => (set, metric_id),
+    };
     let mut comparisons = crate::compare::group_metric(set, metric_id);
     // compare.js --analyze keeps first-seen order; every other report sorts by name.
     if args.format != Format::Analyze {
@@ -736,7 +761,7 @@ pub(crate) fn emit_analysis_with(
             }
             t
         }
-        Format::Csv => render::csv::render(set),
+        Format::Csv => render::csv::render_metric(set, metric_id),
         Format::Benchstat => render::benchstat::render(set, &render::benchstat::Options::default()),
         Format::Go => format::go::write(set),
         Format::Analyze | Format::Markdown | Format::Json | Format::Html => data(&assessed()),

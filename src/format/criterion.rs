@@ -38,7 +38,8 @@ fn parse_time(line: &str) -> Option<(&str, Option<f64>)> {
 ///
 /// # Errors
 /// [`ImportError::Invalid`] naming a `time:` line whose values or units cannot be read, or
-/// one with no benchmark name before it.
+/// one with no benchmark name before it, only when no result could be read (else they are
+/// skipped with one summary warning), or the first line that is not UTF-8.
 pub fn read_from<R: std::io::BufRead>(
     input: R,
     name: &str,
@@ -51,7 +52,8 @@ pub fn read_from<R: std::io::BufRead>(
     // The last non-blank line (a `time:` line without a name belongs to it).
     let mut prev = String::new();
     let mut lines = LineReader::new(input, name);
-    while let Some((line_no, raw)) = lines.next_text(&mut diags)? {
+    let mut records = 0u64;
+    while let Some((line_no, raw)) = lines.next_text_lenient(&mut diags)? {
         // A benchmark binary that panicked or failed: the results after it are missing.
         let t = raw.trim();
         if (t.starts_with("thread '") && t.contains("' panicked at"))
@@ -73,6 +75,7 @@ pub fn read_from<R: std::io::BufRead>(
                 diags.push(line_no, "a time: line without a benchmark name before it");
             } else if let Some(v) = est {
                 let bid = set.intern(bname, "");
+                records += 1;
                 set.push(Sample {
                     benchmark: bid,
                     side: opts.side,
@@ -93,9 +96,13 @@ pub fn read_from<R: std::io::BufRead>(
             prev.push_str(raw.trim());
         }
     }
-    diags.finish()?;
+    let mut warnings = Vec::new();
+    if let Some(w) = diags.finish_lenient(records, "results")? {
+        warnings.push(w);
+    }
+    warnings.extend(warns.into_vec());
     Ok(Imported {
-        warnings: warns.into_vec(),
+        warnings,
         ..Imported::default()
     })
 }

@@ -7,8 +7,20 @@
 //!   after it until the key is set again;
 //! - **result** `Benchmark<Name> <iterations> <value> <unit> [<value> <unit>]…` — the name is
 //!   `Benchmark` followed by an upper-case letter or the end of the field, fields are split at
-//!   white space; an odd field count, a non-integer iteration count or a non-numeric value is
-//!   an error naming the line;
+//!   white space. Real `go test` output is noisy, and the reader takes what is whole:
+//!   - a name with nothing after it (what `go test -v` prints before each benchmark) is
+//!     skipped silently;
+//!   - a name followed by other text (the benchmark's own output printed into the record, or
+//!     a panic) waits for its numbers: the next line holding only `<iterations> <value>
+//!     <unit> …` is joined to it (one warning per file counts the joins); when another result
+//!     line or the end comes first, the record is incomplete and named, with the panic or
+//!     signal that cut the run off when one follows;
+//!   - a line that starts like a record but cannot be read (odd field count, a value that is
+//!     not a number, …) is skipped.
+//!
+//!   Skipped lines are summed up in one warning per file (how many records were read, how
+//!   many lines skipped, the first one's number and why); the file is an error only when it
+//!   yields no record at all, or has a line that is not UTF-8 (another encoding);
 //! - **unit metadata** `Unit <unit> key=value…` — `better=higher|lower` and
 //!   `assume=nothing|exact`; setting a key twice to different values is an error;
 //! - anything else (`PASS`, `ok …`, prose) is ignored.
@@ -58,6 +70,14 @@ pub fn is_result_line(line: &str) -> bool {
         None => true,
         Some(c) => c.is_uppercase() || c.is_whitespace(),
     }
+}
+
+/// True when the result line `line` is a whole record: a name, an iteration count and at
+/// least one value with its unit (what the format sniffer takes as proof of Go output; a
+/// line such as hyperfine's `Benchmark 1: sleep 0.1` is not).
+pub fn is_whole_record(line: &str) -> bool {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    fields.len() >= 4 && parse_measurements(&fields[1..]).is_ok()
 }
 
 /// benchstat's unit normalisation: `(tidied unit, factor)`; values are multiplied by `factor`.
@@ -136,11 +156,14 @@ enum SidesBy {
 /// doc for the grammar, units and identities. Samples go to `opts.side`, or are split by
 /// `opts.sides_by`.
 ///
+/// Malformed result or unit lines (odd field count, non-numeric value, bad or conflicting
+/// metadata, an incomplete record, a third value of the sides key) are skipped and summed up
+/// in one warning (see [`Diagnostics::finish_lenient`]).
+///
 /// # Errors
-/// [`ImportError::Invalid`] naming every malformed result or unit line (odd field count,
-/// missing or non-integer iteration count, non-numeric value, bad or conflicting metadata), or
-/// a `sides_by` key with more than two values, or one that no result line carries (line 0:
-/// "no key K in this file"). Good lines are still added.
+/// [`ImportError::Invalid`] naming every malformed line when no record could be read; the
+/// first line that is not UTF-8; a `sides_by` key that no result line carries (line 0: "no
+/// key K in this file").
 pub fn read_from<R: std::io::BufRead>(
     input: R,
     name: &str,
@@ -148,6 +171,7 @@ pub fn read_from<R: std::io::BufRead>(
     set: &mut SampleSet,
 ) -> Result<Imported, ImportError> {
     let mut diags = Diagnostics::new(name);
+    let mut fatal = Diagnostics::new(name);
     let mut imported = Imported::default();
     let mut config: Vec<(String, String)> = Vec::new();
     let mut meta: HashMap<String, UnitMeta> = HashMap::new();
@@ -180,7 +204,12 @@ pub fn read_from<R: std::io::BufRead>(
     // Unit metadata applies to the whole input; a metric's direction is fixed when it is first
     // interned, so `better=` must come before the unit's first result (as benchfmt requires).
     let mut lines = LineReader::new(input, name);
-    while let Some((line_no, line)) = lines.next_text(&mut diags)? {
+    // A result line whose numbers have not come yet, records read, records joined.
+    let mut pending: Option<Pending> = None;
+    let mut records = 0u64;
+    let mut joined = 0u64;
+    let mut first_join: Option<(u64, u64)> = None;
+    while let Some((line_no, line)) = lines.next_text_lenient(&mut diags)? {
         if let Some(rest) = line
             .strip_prefix("Unit ")
             .or_else(|| line.strip_prefix("Unit\t"))
@@ -221,49 +250,56 @@ pub fn read_from<R: std::io::BufRead>(
             }
             continue;
         }
+        // A record: a whole result line, or a result line split by the benchmark's own
+        // output (name first, numbers on a later line of their own), joined.
+        let mut record: Option<Record> = None;
         if is_result_line(line) {
             let fields: Vec<&str> = line.split_whitespace().collect();
-            let full = &fields[0]["Benchmark".len()..];
-            if fields.len() < 2 {
-                diags.push(line_no, "missing iteration count");
+            let full = fields.first().map_or("", |f| &f["Benchmark".len()..]);
+            if let Some(p) = pending.take() {
+                p.report(&mut diags);
+            }
+            if fields.len() < 2 || fields[1].parse::<u64>().is_err() {
+                // `go test -v` prints each name alone before running it; without -v the name
+                // of a record is printed first and its numbers when it ends, so output the
+                // benchmark printed, or a panic, can come between them.
+                let tail = line.trim_start()[fields[0].len()..].trim();
+                pending = Some(Pending {
+                    name: full.to_owned(),
+                    line: line_no,
+                    tail: (!tail.is_empty()).then(|| tail.chars().take(80).collect()),
+                    abort: is_abort(tail).then(|| tail.chars().take(80).collect()),
+                });
                 continue;
             }
-            let Ok(iters) = fields[1].parse::<u64>() else {
-                diags.push(
-                    line_no,
-                    format!("iteration count {:?} is not a whole number", fields[1]),
-                );
-                continue;
-            };
-            if fields.len() < 4 {
-                diags.push(line_no, "missing measurements (value and unit)");
-                continue;
-            }
-            if !fields.len().is_multiple_of(2) {
-                diags.push(
-                    line_no,
-                    format!("missing unit after value {:?}", fields[fields.len() - 1]),
-                );
-                continue;
-            }
-            let mut values = Vec::with_capacity(fields.len() / 2 - 1);
-            let mut ok = true;
-            for pair in fields[2..].chunks(2) {
-                match pair[0].parse::<f64>() {
-                    Ok(v) => values.push((pair[1].to_owned(), v)),
-                    Err(_) => {
-                        diags.push(
-                            line_no,
-                            format!("value {:?} of unit {} is not a number", pair[0], pair[1]),
-                        );
-                        ok = false;
-                        break;
-                    }
+            match parse_measurements(&fields[1..]) {
+                Ok((iters, values)) => record = Some((full.to_owned(), values, iters)),
+                Err(msg) => {
+                    diags.push(line_no, msg);
+                    continue;
                 }
             }
-            if !ok {
-                continue;
+        } else if let Some(p) = pending.as_mut() {
+            let t = line.trim();
+            let fields: Vec<&str> = t.split_whitespace().collect();
+            if fields.len() >= 3
+                && fields.len() % 2 == 1
+                && fields[0].parse::<u64>().is_ok()
+                && let Ok((iters, values)) = parse_measurements(&fields)
+            {
+                joined += 1;
+                if first_join.is_none() {
+                    first_join = Some((p.line, line_no));
+                }
+                record = Some((p.name.clone(), values, iters));
+                pending = None;
+            } else if p.abort.is_none() && is_abort(t) {
+                p.abort = Some(t.chars().take(80).collect());
             }
+        }
+        if let Some((full, values, iters)) = record {
+            let full = full.as_str();
+            records += 1;
             // Which side, and the identity.
             let mut bench_name = full.to_owned();
             let side_value = match &sides_by {
@@ -388,11 +424,121 @@ pub fn read_from<R: std::io::BufRead>(
                  `/{k}=…` part)"
             ),
         };
-        diags.push(0, msg);
+        fatal.push(0, msg);
     }
     imported.side_values = side_values;
-    diags.finish()?;
+    if let Some(p) = pending.take() {
+        p.report(&mut diags);
+    }
+    if let Some(w) = diags.finish_lenient(records, "result lines")? {
+        imported.warnings.push(w);
+    }
+    if let Some((a, b)) = first_join {
+        imported.warnings.push(crate::error::Diagnostic {
+            file: name.to_owned(),
+            line: a,
+            message: format!(
+                "{joined} record(s) were split by the benchmark's own output (name here, \
+                 numbers on line {b}{}); joined",
+                if joined > 1 { " for the first" } else { "" }
+            ),
+        });
+    }
+    fatal.finish()?;
     Ok(imported)
+}
+
+/// One record read: the full name (after `Benchmark`), its `(unit, value)` pairs and its
+/// iteration count.
+type Record = (String, Vec<(String, f64)>, u64);
+
+/// A result line whose numbers have not come (yet): the name alone, or the name followed by
+/// other text.
+struct Pending {
+    name: String,
+    line: u64,
+    /// What followed the name on its line (the benchmark's output, a panic), if anything.
+    tail: Option<String>,
+    /// The first text after the name that says the run was aborted (a panic, a kill).
+    abort: Option<String>,
+}
+
+impl Pending {
+    /// Records an unfinished record as a skipped line. A name alone that nothing aborted is
+    /// what `go test -v` prints before each benchmark, and not a problem.
+    fn report(self, diags: &mut Diagnostics) {
+        match (&self.abort, &self.tail) {
+            (Some(why), _) => diags.push(
+                self.line,
+                format!(
+                    "incomplete record Benchmark{}: the run was cut off ({why}) before its \
+                     numbers were printed",
+                    self.name
+                ),
+            ),
+            (None, Some(tail)) => diags.push(
+                self.line,
+                format!(
+                    "incomplete record Benchmark{}: its numbers never came (the line goes on \
+                     with {tail:?})",
+                    self.name
+                ),
+            ),
+            (None, None) => {}
+        }
+    }
+}
+
+/// True for text that says a Go test binary was aborted: a panic, a fatal error, a signal.
+fn is_abort(text: &str) -> bool {
+    text.starts_with("panic:")
+        || text.contains("panic: ")
+        || text.starts_with("fatal error:")
+        || text.starts_with("SIG")
+        || text.starts_with("signal: ")
+        || text.starts_with("*** Test killed")
+}
+
+/// The iteration count and `(unit, value)` pairs of a result line's fields after the name.
+///
+/// # Errors
+/// The message for a line that is not a whole record (missing or non-integer iteration count,
+/// missing measurements, a value without unit, a value that is not a number).
+fn parse_measurements(fields: &[&str]) -> Result<(u64, Vec<(String, f64)>), String> {
+    let Some(first) = fields.first() else {
+        return Err("missing iteration count".to_owned());
+    };
+    let Ok(iters) = first.parse::<u64>() else {
+        return Err(format!("iteration count {first:?} is not a whole number"));
+    };
+    if fields.len() < 3 {
+        return Err("missing measurements (value and unit)".to_owned());
+    }
+    if fields.len().is_multiple_of(2) {
+        return Err(format!(
+            "missing unit after value {:?}",
+            fields[fields.len() - 1]
+        ));
+    }
+    let mut values = Vec::with_capacity(fields.len() / 2);
+    for pair in fields[1..].chunks(2) {
+        match pair[0].parse::<f64>() {
+            Ok(v) if pair[1].parse::<f64>().is_err() => values.push((pair[1].to_owned(), v)),
+            Ok(_) => {
+                return Err(format!(
+                    "unit {:?} after value {:?} is a number",
+                    pair[1], pair[0]
+                ));
+            }
+            Err(_) => {
+                return Err(format!(
+                    "value {:?} of unit {} is not a number",
+                    pair[0], pair[1]
+                ));
+            }
+        }
+    }
+    Ok((iters, values))
 }
 
 /// Removes the `/key=value` part named `key` from a Go benchmark name; returns the new name
@@ -420,12 +566,12 @@ pub fn strip_name_key(full: &str, key: &str) -> (String, Option<String>) {
     (format!("{}{suffix}", kept.join("/")), value)
 }
 
-/// Writes `set` in the Go benchmark format, so benchstat (and [`read`]) can read it.
+/// Writes `set` in the Go benchmark format, so benchstat (and [`read_from`]) can read it.
 ///
 /// Layout: a `Unit <unit> better=…` line per metric; then, per side, a `binary: old|new`
 /// configuration line and every sample of that side in arrival order as
 /// `Benchmark<name> <iterations> <value> <unit>`. benchstat compares the sides with
-/// `benchstat -col binary FILE`; [`read`] puts samples under `binary: old|new` on that side.
+/// `benchstat -col binary FILE`; [`read_from`] puts samples under `binary: old|new` on that side.
 ///
 /// - Metric → unit: see [`go_unit`]. Name: see [`go_name`].
 /// - Iterations: `round(time_s / value)` for `sec/op` samples with a time, else 1.
@@ -486,7 +632,7 @@ pub const FOREIGN_PREFIX: &str = "Node:";
 /// `Node:<file>:` followed by `/<word>` per configuration word (so benchstat sees Node's
 /// `key=value` words as name keys), where `%`, `:`, `/` (in words) and white space are
 /// percent-encoded; a configuration that is not its words joined by single spaces is written
-/// as one word. [`read`] decodes this form back to the same file and configuration.
+/// as one word. [`read_from`] decodes this form back to the same file and configuration.
 pub fn go_name(file: &str, conf: &str) -> String {
     let is_go = conf.is_empty()
         && file.chars().next().is_some_and(char::is_uppercase)
@@ -607,20 +753,30 @@ mod tests {
 
     #[test]
     fn bad_lines_are_named() {
+        let bad = "BenchmarkB x 2 ns/op\nBenchmarkC 1 2\nUnit ns/op better=higher\nUnit ns/op better=lower\n";
+        // Nothing but bad lines: an error naming each.
         let mut set = SampleSet::new();
-        let e = read_from(
-            b"BenchmarkA 1 2 ns/op\nBenchmarkB x 2 ns/op\nBenchmarkC 1 2\nUnit ns/op better=higher\nUnit ns/op better=lower\n".as_slice(),
-            "t.txt",
-            &ReadOptions::default(),
-            &mut set,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("t.txt:2: iteration count"), "{e}");
-        assert!(e.contains("t.txt:3: missing measurements"), "{e}");
+        let e = read_from(bad.as_bytes(), "t.txt", &ReadOptions::default(), &mut set)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("t.txt:1: incomplete record BenchmarkB"), "{e}");
+        assert!(e.contains("t.txt:2: missing measurements"), "{e}");
         assert!(
-            e.contains("t.txt:5: metadata better of unit sec/op already set to higher"),
+            e.contains("t.txt:4: metadata better of unit sec/op already set to higher"),
             "{e}"
         );
+        // With a whole record besides: read, and one warning for the file.
+        let text = format!("BenchmarkA 1 2 ns/op\n{bad}");
+        let mut set = SampleSet::new();
+        let imported =
+            read_from(text.as_bytes(), "t.txt", &ReadOptions::default(), &mut set).unwrap();
+        assert_eq!(set.len(), 1);
+        assert_eq!(imported.warnings.len(), 1, "{:?}", imported.warnings);
+        let w = imported.warnings[0].to_string();
+        assert!(
+            w.starts_with("t.txt:2: incomplete record BenchmarkB"),
+            "{w}"
+        );
+        assert!(w.contains("read 1 result lines; skipped 3 lines"), "{w}");
     }
 }

@@ -38,7 +38,9 @@ fn parse_bench(rest: &str) -> Option<f64> {
 /// Reads libtest bench text into `set` on `opts.side`.
 ///
 /// # Errors
-/// [`ImportError::Invalid`] naming every `... bench:` line whose value or unit cannot be read.
+/// [`ImportError::Invalid`] naming every `... bench:` line whose value or unit cannot be read,
+/// only when no result could be read (else they are skipped with one summary warning), or the
+/// first line that is not UTF-8.
 pub fn read_from<R: std::io::BufRead>(
     input: R,
     name: &str,
@@ -49,7 +51,8 @@ pub fn read_from<R: std::io::BufRead>(
     let mut warns = Diagnostics::new(name);
     let metric = set.intern_metric("sec/op", "sec/op", Better::Lower);
     let mut lines = LineReader::new(input, name);
-    while let Some((line_no, raw)) = lines.next_text(&mut diags)? {
+    let mut records = 0u64;
+    while let Some((line_no, raw)) = lines.next_text_lenient(&mut diags)? {
         let l = raw.trim();
         let Some(body) = l.strip_prefix("test ") else {
             continue;
@@ -63,6 +66,7 @@ pub fn read_from<R: std::io::BufRead>(
             match parse_bench(rest) {
                 Some(v) => {
                     let bid = set.intern(bname, "");
+                    records += 1;
                     set.push(Sample {
                         benchmark: bid,
                         side: opts.side,
@@ -81,9 +85,13 @@ pub fn read_from<R: std::io::BufRead>(
             warns.push(line_no, format!("{bname} FAILED: no result"));
         }
     }
-    diags.finish()?;
+    let mut warnings = Vec::new();
+    if let Some(w) = diags.finish_lenient(records, "results")? {
+        warnings.push(w);
+    }
+    warnings.extend(warns.into_vec());
     Ok(Imported {
-        warnings: warns.into_vec(),
+        warnings,
         ..Imported::default()
     })
 }

@@ -8,8 +8,8 @@
 //! |---|---|---|
 //! | `node-compare-csv` | [`crate::format::node_csv`] | CSV of Node's `benchmark/compare.js` |
 //! | `node-run-csv` | [`node_run_csv`] | CSV of Node's `benchmark/run.js --format csv` |
-//! | `results-jsonl` | [`results_jsonl`] | benchdiff's own results file (JSON Lines) |
-//! | `go` | [`go_bench`] | Go benchmark format (`go test -bench`, what benchstat reads) |
+//! | `results-jsonl` | [`results`] | benchdiff's own results file (JSON Lines) |
+//! | `go` | [`go`] | Go benchmark format (`go test -bench`, what benchstat reads) |
 //! | `hyperfine` | [`hyperfine`] | `hyperfine --export-json` |
 //! | `google-benchmark` | [`google_benchmark`] | Google Benchmark `--benchmark_format=json` |
 //! | `libtest` | [`libtest`] | Rust `cargo bench` (libtest) text |
@@ -35,7 +35,7 @@ pub mod results;
 
 pub use crate::error::Diagnostics;
 use crate::error::{Diagnostic, ImportError};
-pub use crate::lines::{Line, LineReader, MAX_LINE_BYTES};
+pub use crate::lines::{Encoding, Line, LineReader, MAX_LINE_BYTES, Utf16Reader};
 use crate::sample::{SampleSet, Side};
 use std::collections::BTreeSet;
 
@@ -195,17 +195,7 @@ pub fn sniff(head: &str) -> Option<InputFormat> {
         {
             return Some(InputFormat::ResultsJsonl);
         }
-        if t.contains("\"times\"") && t.contains("\"command\"") {
-            return Some(InputFormat::Hyperfine);
-        }
-        if t.contains("\"machine_info\"") {
-            return Some(InputFormat::PytestBenchmark);
-        }
-        if t.contains("\"benchmarks\"") && (t.contains("\"context\"") || t.contains("\"run_type\""))
-        {
-            return Some(InputFormat::GoogleBenchmark);
-        }
-        return None;
+        return sniff_json_document(t);
     }
     let header: String = first_line
         .chars()
@@ -229,7 +219,7 @@ pub fn sniff(head: &str) -> Option<InputFormat> {
         if libtest::is_bench_line(l) || libtest::is_running_line(l) {
             libtest = true;
         }
-        if go::is_result_line(l) {
+        if go::is_result_line(l) && go::is_whole_record(l) {
             return Some(InputFormat::Go);
         }
         if go::parse_config_line(l).is_some() {
@@ -239,10 +229,186 @@ pub fn sniff(head: &str) -> Option<InputFormat> {
     if libtest {
         return Some(InputFormat::Libtest);
     }
+    // A JSON document after other text (a build log, a shell prompt, hyperfine's or Google
+    // Benchmark's console output): its format by its keys.
+    if let Some(f) = json_start(t).and_then(|p| sniff_json_document(&t[p..])) {
+        return Some(f);
+    }
     if go_config {
         return Some(InputFormat::Go);
     }
     None
+}
+
+/// The JSON document formats told apart by their keys (hyperfine, pytest-benchmark, Google
+/// Benchmark), or `None`.
+fn sniff_json_document(t: &str) -> Option<InputFormat> {
+    if t.contains("\"times\"") && t.contains("\"command\"") {
+        return Some(InputFormat::Hyperfine);
+    }
+    if t.contains("\"machine_info\"") {
+        return Some(InputFormat::PytestBenchmark);
+    }
+    if t.contains("\"benchmarks\"") && (t.contains("\"context\"") || t.contains("\"run_type\"")) {
+        return Some(InputFormat::GoogleBenchmark);
+    }
+    None
+}
+
+/// Byte offset of the start of the first line whose first non-blank character is `{` or
+/// `[` (where a JSON document written after other text begins), or `None`.
+pub fn json_start(text: &str) -> Option<usize> {
+    let mut pos = 0;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        if t.starts_with('{') || t.starts_with('[') {
+            return Some(pos + (line.len() - t.len()));
+        }
+        pos += line.len();
+    }
+    None
+}
+
+/// A JSON result document as harnesses really leave it, parsed leniently: text before the
+/// document (up to the first line starting with `{` or `[`) and after it is ignored with a
+/// warning; the bare tokens `NaN`, `Infinity` and `-Infinity` (not JSON, but written by
+/// Python's `json` and some C++ writers) are read as `null`, with one warning naming the first
+/// one's line and how many there were. Line numbers in errors and warnings are those of
+/// `text`.
+///
+/// # Errors
+/// [`ImportError::Invalid`] naming line 1 when there is no JSON document, or the line of the
+/// first syntax error inside it.
+pub fn json_document(
+    text: &str,
+    name: &str,
+) -> Result<(serde_json::Value, Vec<Diagnostic>), ImportError> {
+    let mut warnings = Vec::new();
+    let warn = |line: u64, message: String| Diagnostic {
+        file: name.to_owned(),
+        line,
+        message,
+    };
+    let Some(start) = json_start(text) else {
+        return Err(ImportError::Invalid(
+            vec![warn(
+                1,
+                "no JSON document (no line starts with `{` or `[`)".to_owned(),
+            )],
+            1,
+        ));
+    };
+    let first_line = line_of(text, start);
+    if !text[..start]
+        .trim_start_matches('\u{feff}')
+        .trim()
+        .is_empty()
+    {
+        warnings.push(warn(
+            1,
+            format!(
+                "text before the JSON document (lines 1-{}) ignored",
+                first_line - 1
+            ),
+        ));
+    }
+    let (clean, tokens) = replace_bare_non_finite(&text[start..]);
+    if let Some((at, token)) = tokens.first() {
+        warnings.push(warn(
+            line_of(text, start + at),
+            format!(
+                "bare {token} is not valid JSON; read as null (a missing value){}",
+                if tokens.len() > 1 {
+                    format!(", as are {} more such tokens", tokens.len() - 1)
+                } else {
+                    String::new()
+                }
+            ),
+        ));
+    }
+    let mut stream = serde_json::Deserializer::from_str(&clean).into_iter::<serde_json::Value>();
+    let value = match stream.next() {
+        Some(Ok(v)) => v,
+        Some(Err(e)) => {
+            return Err(ImportError::Invalid(
+                vec![warn(
+                    e.line() as u64 + first_line - 1,
+                    format!("not valid JSON: {e}"),
+                )],
+                1,
+            ));
+        }
+        None => {
+            return Err(ImportError::Invalid(
+                vec![warn(first_line, "no JSON document".to_owned())],
+                1,
+            ));
+        }
+    };
+    let end = stream.byte_offset();
+    let after = &clean[end..];
+    if !after.trim().is_empty() {
+        let skip = after.len() - after.trim_start().len();
+        warnings.push(warn(
+            // `clean` has the same lines as the document (tokens replaced, not line breaks).
+            line_of(&clean, end + skip) + first_line - 1,
+            "text after the JSON document ignored".to_owned(),
+        ));
+    }
+    Ok((value, warnings))
+}
+
+/// `text` with every bare `NaN`, `Infinity` and `-Infinity` outside JSON strings replaced by
+/// `null`, and the byte offset and spelling of each replaced token (line breaks are kept, so
+/// line numbers do not move).
+fn replace_bare_non_finite(text: &str) -> (std::borrow::Cow<'_, str>, Vec<(usize, &'static str)>) {
+    const TOKENS: [&str; 3] = ["-Infinity", "Infinity", "NaN"];
+    let b = text.as_bytes();
+    let mut found: Vec<(usize, &'static str)> = Vec::new();
+    let (mut i, mut in_str, mut esc) = (0, false, false);
+    while i < b.len() {
+        let c = b[i];
+        if in_str {
+            if esc {
+                esc = false;
+            } else if c == b'\\' {
+                esc = true;
+            } else if c == b'"' {
+                in_str = false;
+            }
+            i += 1;
+            continue;
+        }
+        if c == b'"' {
+            in_str = true;
+            i += 1;
+            continue;
+        }
+        let boundary_before = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+        if boundary_before
+            && let Some(tok) = TOKENS.iter().find(|t| b[i..].starts_with(t.as_bytes()))
+        {
+            let end = i + tok.len();
+            if end >= b.len() || !(b[end].is_ascii_alphanumeric() || b[end] == b'_') {
+                found.push((i, tok));
+                i = end;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    if found.is_empty() {
+        return (std::borrow::Cow::Borrowed(text), found);
+    }
+    let mut out = String::with_capacity(text.len() + found.len());
+    let mut last = 0;
+    for (at, tok) in &found {
+        out.push_str(&text[last..*at]);
+        out.push_str("null");
+        last = at + tok.len();
+    }
+    out.push_str(&text[last..]);
+    (std::borrow::Cow::Owned(out), found)
 }
 
 /// The largest JSON document read (hyperfine, Google Benchmark, pytest-benchmark), in bytes
@@ -267,6 +433,7 @@ pub struct Input {
     name: String,
     head: Vec<u8>,
     rest: Box<dyn std::io::Read>,
+    encoding: Encoding,
 }
 
 impl Input {
@@ -288,36 +455,80 @@ impl Input {
             name,
             head: Vec::new(),
             rest,
+            encoding: Encoding::Utf8,
         };
-        // The head; while it is only blank lines, read on (up to MAX_BLANK_HEAD bytes) so that
-        // the format is guessed from the first content, not from blank lines.
+        input.fill_head().map_err(|e| ImportError::Io {
+            file: input.name.clone(),
+            source: e,
+        })?;
+        input.decode().map_err(|(name, e)| ImportError::Io {
+            file: name,
+            source: e,
+        })
+    }
+
+    /// Reads the head: [`SNIFF_BYTES`], and while it is only blank lines, on (up to
+    /// `MAX_BLANK_HEAD` bytes) so that the format is guessed from the first content.
+    fn fill_head(&mut self) -> std::io::Result<()> {
         loop {
-            let before = input.head.len();
-            let mut limited = std::io::Read::take(&mut input.rest, SNIFF_BYTES as u64);
-            std::io::Read::read_to_end(&mut limited, &mut input.head).map_err(|e| {
-                ImportError::Io {
-                    file: input.name.clone(),
-                    source: e,
-                }
-            })?;
-            let blank = input
+            let before = self.head.len();
+            let mut limited = std::io::Read::take(&mut self.rest, SNIFF_BYTES as u64);
+            std::io::Read::read_to_end(&mut limited, &mut self.head)?;
+            let blank = self
                 .head
                 .iter()
                 .all(|b| b.is_ascii_whitespace() || [0xEF, 0xBB, 0xBF].contains(b));
-            if input.head.len() == before || !blank || input.head.len() >= MAX_BLANK_HEAD {
-                break;
+            if self.head.len() == before || !blank || self.head.len() >= MAX_BLANK_HEAD {
+                return Ok(());
             }
         }
-        Ok(input)
     }
 
-    /// An input held in memory (tests, fuzzing), named `name`.
+    /// Applies the byte-order mark at the start of the head: a UTF-8 mark is dropped; after a
+    /// UTF-16 mark (either byte order) the whole input is decoded to UTF-8 as it streams, and
+    /// the head is read again from the decoded text.
+    fn decode(mut self) -> Result<Input, (String, std::io::Error)> {
+        let (encoding, bom) = Encoding::from_bom(&self.head);
+        match encoding {
+            Encoding::Utf8 => {
+                self.head.drain(..bom);
+                Ok(self)
+            }
+            Encoding::Utf16Le | Encoding::Utf16Be => {
+                let mut head = std::io::Cursor::new(std::mem::take(&mut self.head));
+                head.set_position(bom as u64);
+                let rest = std::mem::replace(&mut self.rest, Box::new(std::io::empty()));
+                self.rest = Box::new(Utf16Reader::new(std::io::Read::chain(head, rest), encoding));
+                self.encoding = encoding;
+                match self.fill_head() {
+                    Ok(()) => Ok(self),
+                    Err(e) => Err((self.name, e)),
+                }
+            }
+        }
+    }
+
+    /// An input held in memory (tests, fuzzing), named `name`; decoded as [`Input::open`]
+    /// decodes a file (byte-order marks, UTF-16).
     pub fn from_bytes(name: &str, bytes: &[u8]) -> Input {
-        Input {
+        let input = Input {
             name: name.to_owned(),
             head: bytes.to_vec(),
             rest: Box::new(std::io::empty()),
-        }
+            encoding: Encoding::Utf8,
+        };
+        // Decoding bytes in memory cannot fail to read; keep them undecoded if it did.
+        input.decode().unwrap_or_else(|(name, _)| Input {
+            name,
+            head: bytes.to_vec(),
+            rest: Box::new(std::io::empty()),
+            encoding: Encoding::Utf8,
+        })
+    }
+
+    /// The encoding its byte-order mark announced (UTF-8 when there is none).
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
     }
 
     /// Its name in diagnostics (the path, or `<stdin>`).
@@ -351,6 +562,21 @@ impl Input {
         opts: &ReadOptions,
         set: &mut SampleSet,
     ) -> Result<Imported, ImportError> {
+        if let Some(enc) = crate::lines::utf16_without_bom(&self.head) {
+            let n = enc.name();
+            return Err(ImportError::Invalid(
+                vec![Diagnostic {
+                    file: self.name.clone(),
+                    line: 1,
+                    message: format!(
+                        "looks like {n} text without a byte-order mark (every second byte is \
+                         NUL); convert it to UTF-8 first: iconv -f {n} -t UTF-8 {0} > {0}.utf8",
+                        self.name
+                    ),
+                }],
+                1,
+            ));
+        }
         let head_text = self.head_text();
         let head = head_text.trim_start_matches('\u{feff}');
         // Empty input, or a CSV-looking first line: the compare.js reader gives the precise

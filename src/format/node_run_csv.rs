@@ -14,14 +14,21 @@ use std::io::BufRead;
 
 /// Reads run.js CSV from `input` into `set` on `opts.side`.
 ///
+/// Rows that cannot be read are skipped with one summary warning (see
+/// [`crate::format::node_csv::read_run_csv_lenient`]).
+///
 /// # Errors
-/// As [`crate::format::node_csv::read_compare_csv`], with the same line numbers.
+/// As [`crate::format::node_csv::read_compare_csv`], with the same line numbers, only when
+/// no row could be read or a line is not UTF-8.
 pub fn read_from<R: BufRead>(
     input: R,
     name: &str,
     opts: &ReadOptions,
     set: &mut SampleSet,
 ) -> Result<Imported, ImportError> {
-    crate::format::node_csv::read_run_csv(input, name, opts.side, set)?;
-    Ok(Imported::default())
+    let (_, warning) = crate::format::node_csv::read_run_csv_lenient(input, name, opts.side, set)?;
+    Ok(Imported {
+        warnings: warning.into_iter().collect(),
+        ..Imported::default()
+    })
 }

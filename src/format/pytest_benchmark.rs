@@ -7,10 +7,12 @@
 //! `--benchmark-save-data`/`--benchmark-json`) is one sample of `sec/op` (lower is better),
 //! `run` its index. Entries of `data` that are not numbers are skipped with a warning naming
 //! their line (some published files truncate `data` with a note string), as is a `data`
-//! shorter than `stats.rounds`. A benchmark without `data` has no raw samples: it is an error.
+//! shorter than `stats.rounds`. A benchmark without `data` (a file saved without
+//! `--benchmark-save-data`, or from an old release) has no raw samples: it gets a warning
+//! naming it and the option, and the rest of the file is read. Fields that old releases leave
+//! out (`ops`, `total`, `iterations`) are not used.
 
 use crate::error::ImportError;
-use crate::format::hyperfine::json_error;
 use crate::format::{Diagnostics, Imported, ReadOptions, find_line, line_of_next_json_string};
 use crate::sample::{Better, Sample, SampleSet};
 use serde_json::Value;
@@ -18,8 +20,8 @@ use serde_json::Value;
 /// Reads pytest-benchmark JSON `text` into `set` on `opts.side`.
 ///
 /// # Errors
-/// [`ImportError::Invalid`] naming the line of a JSON syntax error, a missing `benchmarks`
-/// array, or a benchmark without a `stats.data` array.
+/// [`ImportError::Invalid`] naming the line of a JSON syntax error or a missing `benchmarks`
+/// array, or every problem when no benchmark of the file could be read.
 pub fn read(
     text: &str,
     name: &str,
@@ -28,7 +30,7 @@ pub fn read(
 ) -> Result<Imported, ImportError> {
     let mut diags = Diagnostics::new(name);
     let mut warns = Diagnostics::new(name);
-    let root: Value = serde_json::from_str(text).map_err(|e| json_error(name, &e))?;
+    let (root, mut warnings) = crate::format::json_document(text, name)?;
     let Some(benches) = root.get("benchmarks").and_then(Value::as_array) else {
         diags.push(1, "no \"benchmarks\" array: not pytest-benchmark JSON");
         diags.finish()?;
@@ -36,6 +38,7 @@ pub fn read(
     };
     let metric = set.intern_metric("sec/op", "sec/op", Better::Lower);
     let mut from = 0;
+    let mut records = 0u64;
     for b in benches {
         let full = b
             .get("fullname")
@@ -59,9 +62,24 @@ pub fn read(
             .collect::<Vec<_>>()
             .join(" ");
         let Some(data) = b.pointer("/stats/data").and_then(Value::as_array) else {
-            diags.push(
+            // A file saved without per-round data (`--benchmark-save` without
+            // `--benchmark-save-data`, or an old release): this test only is not comparable.
+            let summary = match (
+                b.pointer("/stats/mean").and_then(Value::as_f64),
+                b.pointer("/stats/rounds").and_then(Value::as_u64),
+            ) {
+                (Some(mean), Some(rounds)) => {
+                    format!(" (only summary statistics: mean {mean:e} s over {rounds} rounds)")
+                }
+                _ => String::new(),
+            };
+            warns.push(
                 line,
-                format!("{full}: no stats.data (raw rounds); save them with --benchmark-json"),
+                format!(
+                    "{full}: no per-round data (stats.data){summary}, so it cannot be tested \
+                     from this file; save the rounds with --benchmark-save-data (or \
+                     --benchmark-json)"
+                ),
             );
             continue;
         };
@@ -90,6 +108,9 @@ pub fn read(
                 }
             }
         }
+        if n > 0 {
+            records += 1;
+        }
         if let Some(rounds) = b.pointer("/stats/rounds").and_then(Value::as_u64)
             && rounds > n
         {
@@ -99,9 +120,12 @@ pub fn read(
             );
         }
     }
-    diags.finish()?;
+    if let Some(w) = diags.finish_lenient(records, "benchmarks")? {
+        warnings.push(w);
+    }
+    warnings.extend(warns.into_vec());
     Ok(Imported {
-        warnings: warns.into_vec(),
+        warnings,
         ..Imported::default()
     })
 }

@@ -351,6 +351,9 @@ fn table(set: &SampleSet, metric: MetricId, opts: &Options, two: bool, only_new:
     let mut rows: Vec<RowCells> = Vec::new();
     let mut ratios: Vec<Option<f64>> = Vec::new();
     let mut sets_differ = false;
+    // Whether a row compared is a harness's aggregate (Google Benchmark files with aggregates
+    // only), not samples: the geomean then says it includes them.
+    let mut aggregate_rows = false;
     let mut col_centers: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
     let ncols = if two { 2 } else { 1 };
     for c in &comps {
@@ -398,6 +401,11 @@ fn table(set: &SampleSet, metric: MetricId, opts: &Options, two: bool, only_new:
                 let m = notes.mark(n);
                 add_mark(&mut row.delta[2], m);
             }
+            aggregate_rows |= set
+                .benchmark(c.benchmark)
+                .configuration
+                .text
+                .starts_with("aggregate=");
             ratios.push(if so.center == 0.0 {
                 (sn.center == 0.0).then_some(1.0)
             } else {
@@ -436,6 +444,12 @@ fn table(set: &SampleSet, metric: MetricId, opts: &Options, two: bool, only_new:
             if sets_differ {
                 let m = notes
                     .mark("benchmark set differs from baseline; geomeans may not be comparable");
+                add_mark(&mut row.delta[2], m);
+            }
+            if aggregate_rows {
+                let m = notes.mark(
+                    "includes rows marked aggregate= (a harness's summary value, not samples)",
+                );
                 add_mark(&mut row.delta[2], m);
             }
         }

@@ -3,8 +3,11 @@
 //! Two dialects are read, and may be mixed across concatenated inputs:
 //! - current: header `"binary","filename","configuration","rate","time"`, rows
 //!   `"old","util/format.js","type='string' n=100000",3300414.99,0.030299220`;
-//! - pre-2024: the same with `", "` separators. R keeps the space inside each field; benchdiff
-//!   treats `", "` as the separator, so legacy names carry no leading space.
+//! - pre-2024: the same with `", "` separators. R's `read.csv` keeps the space inside each
+//!   text field after the first (its scanner adds spaces before an opening quote to the
+//!   field), and so does this reader: the row `"old", "fs/x.js", "n=1", 10, 0.1` is file
+//!   ` fs/x.js` with configuration ` n=1`, named ` fs/x.js  n=1` as compare.R names it. Header
+//!   names are read without the spaces (R reads the header with `strip.white = TRUE`).
 //!
 //! Columns are found by header name (as `read.csv` + `dat$rate` do), so their order may vary;
 //! `binary`, `filename`, `configuration` and `rate` are required, `time` is optional.
@@ -67,7 +70,7 @@ pub fn read_compare_csv<R: BufRead>(
     name: &str,
     set: &mut SampleSet,
 ) -> Result<ImportSummary, ImportError> {
-    read_csv(input, name, None, set)
+    read_csv(input, name, None, false, set).map(|(s, _)| s)
 }
 
 /// Reads the CSV of Node's `benchmark/run.js --format csv` (compare.js's columns without
@@ -83,7 +86,23 @@ pub fn read_run_csv<R: BufRead>(
     side: Side,
     set: &mut SampleSet,
 ) -> Result<ImportSummary, ImportError> {
-    read_csv(input, name, Some(side), set)
+    read_csv(input, name, Some(side), false, set).map(|(s, _)| s)
+}
+
+/// [`read_run_csv`] as the lenient importers read: rows that cannot be read (a line over the
+/// limit, a wrong field count, a rate that is not a number, text between rows) are skipped and
+/// summed up in one warning (see [`crate::error::Diagnostics::finish_lenient`]); an error only
+/// when no row could be read, or a line is not UTF-8 (another encoding).
+///
+/// # Errors
+/// As [`read_compare_csv`], only when no row was read or a line is not UTF-8.
+pub fn read_run_csv_lenient<R: BufRead>(
+    input: R,
+    name: &str,
+    side: Side,
+    set: &mut SampleSet,
+) -> Result<(ImportSummary, Option<Diagnostic>), ImportError> {
+    read_csv(input, name, Some(side), true, set)
 }
 
 /// The reader behind both: `fixed` is the side of every row when the CSV has no `binary`
@@ -92,8 +111,9 @@ fn read_csv<R: BufRead>(
     mut input: R,
     name: &str,
     fixed: Option<Side>,
+    lenient: bool,
     set: &mut SampleSet,
-) -> Result<ImportSummary, ImportError> {
+) -> Result<(ImportSummary, Option<Diagnostic>), ImportError> {
     let mut summary = ImportSummary::default();
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut bad: u64 = 0;
@@ -125,6 +145,19 @@ fn read_csv<R: BufRead>(
         line_no = n;
         let text = match read {
             Line::Text(t) => t,
+            other @ Line::NotUtf8 { .. } if lenient => {
+                return Err(ImportError::Invalid(
+                    vec![Diagnostic {
+                        file: name.to_owned(),
+                        line: line_no,
+                        message: format!(
+                            "{}: the file is not UTF-8 (nor UTF-16 with a byte-order mark)",
+                            other.problem().unwrap_or_default()
+                        ),
+                    }],
+                    1,
+                ));
+            }
             other => {
                 report(line_no, other.problem().unwrap_or_default());
                 continue;
@@ -134,7 +167,7 @@ fn read_csv<R: BufRead>(
         if line.iter().all(|b| *b == b' ' || *b == b'\t') {
             continue;
         }
-        if let Err((col, msg)) = split_fields(line, &mut scratch, &mut ranges) {
+        if let Err((col, msg)) = split_fields(line, fixed.is_none(), &mut scratch, &mut ranges) {
             report(line_no, format!("column {col}: {msg}"));
             continue;
         }
@@ -158,16 +191,19 @@ fn read_csv<R: BufRead>(
 
         // A header line: the first line, or a later one whose fields are all column names
         // (concatenated files; their column order may differ).
+        // Header names are read as R reads them (`strip.white = TRUE`): without the spaces of
+        // the legacy separator. Data fields keep them.
+        let hfield = |i: usize| -> &str { field(i).trim_matches(' ') };
         let is_header = columns.is_none()
             || (0..ranges.len()).all(|i| {
-                let f = field(i);
+                let f = hfield(i);
                 KNOWN_COLUMNS.contains(&f) || first_header.iter().any(|h| h == f)
             });
         if is_header {
-            match header_columns(ranges.len(), field, fixed.is_none()) {
+            match header_columns(ranges.len(), hfield, fixed.is_none()) {
                 Ok(c) => {
                     if columns.is_none() {
-                        first_header = (0..ranges.len()).map(|i| field(i).to_owned()).collect();
+                        first_header = (0..ranges.len()).map(|i| hfield(i).to_owned()).collect();
                     }
                     columns = Some(c);
                     summary.headers += 1;
@@ -198,7 +234,9 @@ fn read_csv<R: BufRead>(
         let side = match (fixed, cols.binary) {
             (Some(side), _) => side,
             (None, Some(b)) => {
-                let label = field(b);
+                // A label after a legacy `", "` keeps its space in R (and matches neither
+                // side there); it is read here without it.
+                let label = field(b).trim_start_matches(' ');
                 let Some(side) = Side::from_label(label) else {
                     report(
                         line_no,
@@ -251,9 +289,14 @@ fn read_csv<R: BufRead>(
         report(0, format!("empty input: expected {header}"));
     }
     if bad > 0 {
+        if lenient && line_no > 0 {
+            let warning = crate::error::Diagnostics::from_parts(name, diags, bad)
+                .finish_lenient(summary.rows, "rows")?;
+            return Ok((summary, warning));
+        }
         return Err(ImportError::Invalid(diags, bad));
     }
-    Ok(summary)
+    Ok((summary, None))
 }
 
 /// The columns compare.js writes.
@@ -322,10 +365,12 @@ fn header_columns<'a>(
 }
 
 /// Splits one CSV line into fields: unquoted, or `"quoted"` with `""` for a quote; spaces
-/// around a quoted field are allowed (the legacy `", "` separator). Field bytes go to
+/// around a quoted field are allowed (the legacy `", "` separator) and, with `keep_spaces`
+/// (compare.js CSV, read as R reads it), kept in the field; run.js CSV drops them. Field bytes go to
 /// `scratch`, their ranges to `ranges`. On error returns the 1-based column and a message.
 fn split_fields(
     line: &[u8],
+    keep_spaces: bool,
     scratch: &mut Vec<u8>,
     ranges: &mut Vec<(usize, usize)>,
 ) -> Result<(), (usize, String)> {
@@ -334,13 +379,17 @@ fn split_fields(
     let n = line.len();
     let mut pos = 0;
     loop {
-        // Spaces before an opening quote belong to the separator (legacy `", "`).
+        // Spaces before an opening quote stay in the field, as R's `read.csv` keeps them
+        // (legacy `", "` separator: `"old", "a.js"` gives the filename ` a.js`).
         let mut p = pos;
         while p < n && line[p] == b' ' {
             p += 1;
         }
         let start = scratch.len();
         if p < n && line[p] == b'"' {
+            if keep_spaces {
+                scratch.extend_from_slice(&line[pos..p]);
+            }
             pos = p + 1;
             loop {
                 let Some(q) = memchr::memchr(b'"', &line[pos..]).map(|i| i + pos) else {
@@ -355,8 +404,13 @@ fn split_fields(
                 pos = q + 1;
                 break;
             }
+            // Spaces after the closing quote: R appends them to the field too.
+            let after = pos;
             while pos < n && line[pos] == b' ' {
                 pos += 1;
+            }
+            if keep_spaces {
+                scratch.extend_from_slice(&line[after..pos]);
             }
             if pos < n && line[pos] != b',' {
                 return Err((
@@ -450,8 +504,10 @@ mod tests {
         .unwrap();
         assert_eq!(s.headers, 2);
         assert!(s.legacy);
-        assert_eq!(set.benchmarks().len(), 1);
-        assert_eq!(set.benchmarks()[0].name(), "fs/x.js n=1");
+        // R keeps the legacy separator's spaces in the text fields: two names, as in R.
+        assert_eq!(set.benchmarks().len(), 2);
+        assert_eq!(set.benchmarks()[0].name(), " fs/x.js  n=1");
+        assert_eq!(set.benchmarks()[1].name(), "fs/x.js n=1");
         assert_eq!(set.len(), 2);
     }
 
