@@ -167,6 +167,56 @@ pub struct Assessment {
     pub new_side: SideSummary,
 }
 
+/// The change between the builds within one pair of regimes, when a side has two regimes
+/// ([`crate::stats::regimes`]): the averaged change of a two-regime side describes neither
+/// regime, so reports show these next to it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RegimeChange {
+    /// Centre of the old side's regime (its median, or the side's median when it has one
+    /// regime), in the metric's unit.
+    pub old_centre: f64,
+    /// Share of the old side's samples in that regime, in `(0, 1]`.
+    pub old_share: f64,
+    /// Centre of the new side's regime, as `old_centre`.
+    pub new_centre: f64,
+    /// Share of the new side's samples in that regime, in `(0, 1]`.
+    pub new_share: f64,
+    /// `(new_centre / old_centre − 1) · 100`, percent (positive = a larger value, as
+    /// [`Assessment::change_pct`]).
+    pub change_pct: f64,
+}
+
+impl Assessment {
+    /// The change per regime (empty when neither side has two regimes): a two-regime side
+    /// against the other side's median, regime by regime; when both sides have two regimes,
+    /// lower against lower and upper against upper.
+    pub fn regime_changes(&self) -> Vec<RegimeChange> {
+        let parts = |s: &SideSummary| -> Vec<(f64, f64)> {
+            match s.multimodal.as_ref().and_then(|m| m.regimes.as_ref()) {
+                Some(r) => r.regimes.iter().map(|g| (g.centre, g.share)).collect(),
+                None => vec![(s.median, 1.0)],
+            }
+        };
+        let (old, new) = (parts(&self.old_side), parts(&self.new_side));
+        if old.len() == 1 && new.len() == 1 {
+            return Vec::new();
+        }
+        let at = |v: &[(f64, f64)], i: usize| v[i.min(v.len() - 1)];
+        (0..old.len().max(new.len()))
+            .map(|i| {
+                let ((oc, os), (nc, ns)) = (at(&old, i), at(&new, i));
+                RegimeChange {
+                    old_centre: oc,
+                    old_share: os,
+                    new_centre: nc,
+                    new_share: ns,
+                    change_pct: (nc / oc - 1.0) * 100.0,
+                }
+            })
+            .collect()
+    }
+}
+
 /// What one side's samples look like: centre, spread, and checks that are reported, never
 /// silently applied.
 #[derive(Clone, Debug, PartialEq)]
@@ -181,7 +231,8 @@ pub struct SideSummary {
     pub cv_pct: f64,
     /// Indices (arrival order) of samples flagged as outliers by the MAD rule; flagged only.
     pub outliers: Vec<usize>,
-    /// Set when the samples fall into several regimes (dip test + KDE modes).
+    /// Set when the samples fall into several regimes (regime test, or dip test + KDE modes;
+    /// [`crate::stats::shape`]).
     pub multimodal: Option<shape::Multimodal>,
     /// Trend of the rate against run order (Kendall's tau), when there are enough runs.
     pub drift: Option<drift::Drift>,

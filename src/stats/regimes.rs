@@ -1,0 +1,409 @@
+//! Two performance regimes in one side's samples (a second GC regime, a JIT tier that kicks in
+//! on some runs): detection with power at the 6–30 runs benchmarks use, and robust to rounding.
+//!
+//! The samples are first put on the log scale when all are positive (regimes of a rate or a
+//! time differ by a factor, and the noise of a benchmark is relative), then **de-rounded**:
+//! the resolution `δ` of the printed values is found ([`resolution`]: the coarsest power of ten
+//! all values are multiples of, or the smallest spacing when values repeat), every value
+//! stands for its rounding bin `[y − δ/2, y + δ/2]`, and a run of `m` equal values is spread
+//! evenly over its bin (the `j`-th at `y − δ/2 + (j + ½)·δ/m`). Two decimals of 0.50 and 0.51
+//! thus read as a flat stretch from 0.495 to 0.515, not as two spikes.
+//!
+//! Three statistics of the sorted, de-rounded sample `z₁ ≤ … ≤ zₙ`, each over the splits into
+//! a lower group of `k` and an upper group of `n − k` values, both at least
+//! [`min_regime_size`] (`max(2, ⌈n/10⌉)`: two runs far from the rest are a regime, one is an
+//! outlier):
+//!
+//! - **gap** `G = max_k gap_k / s_k`: the empty stretch between the groups — from the top of the
+//!   lower group's last rounding bin to the bottom of the upper group's first one — over the
+//!   pooled within-group standard deviation `s_k = √((SS₁ + SS₂)/(n − 2))`. A gap statistic in
+//!   the spirit of Wainer & Schacht (1978, "Gapping", *Psychometrika* 43, 203–212), with its
+//!   critical values simulated here because the maximum over splits has no closed form.
+//! - **mixture** `ΔBIC`: a two-component Gaussian mixture with a common variance, fitted by EM
+//!   (A. P. Dempster, N. M. Laird and D. B. Rubin 1977, "Maximum likelihood from incomplete
+//!   data via the EM algorithm", *JRSS B* 39, 1–38) from the best split (the split with the
+//!   largest classification likelihood, which in one dimension is a contiguous split of the
+//!   sorted sample: W. D. Fisher 1958, "On grouping for maximum homogeneity", *JASA* 53,
+//!   789–798), against one Gaussian, compared by the Bayesian information criterion
+//!   (G. Schwarz 1978, "Estimating the dimension of a model", *Annals of Statistics* 6,
+//!   461–464): `ΔBIC = 2(ℓ₂ − ℓ₁) − 2·ln n` (two more parameters: the second mean and the
+//!   weight). The usual "ΔBIC > 0" is far from a 5% test at these sample sizes, so the
+//!   threshold is simulated too.
+//! - **dip**: Hartigan's dip test (J. A. Hartigan and P. M. Hartigan 1985, "The dip test of
+//!   unimodality", *Annals of Statistics* 13, 70–84; [`super::dip`]), reported for reference.
+//!
+//! # Decision and its measured power
+//!
+//! A side shows two regimes when `n ≥` [`MIN_N`] and `G` or `ΔBIC` exceeds its critical value
+//! for `n` ([`gap_critical`], [`bic_critical`]): the 99th percentile of the statistic on
+//! normal samples of that size (affine-invariant statistics: the same for every mean and CV),
+//! so the union flags at most 2% of normal samples. Below 6 samples nothing is flagged: a 2+2
+//! split of four runs is what two pairs of a unimodal sample often look like, and no test at
+//! that size can tell them apart from two regimes at a useful false-flag rate.
+//!
+//! The dip test alone is not part of the decision: it is calibrated against the uniform, the
+//! least favourable unimodal shape, so at 10 runs it cannot reject even two tight clusters of
+//! five twice apart (it tops out at `p ≈ 0.02–0.1` there), and it never sees 2 runs out of 10.
+//!
+//! Power measured by `tests/stats_regimes_simulation.rs` (`power_table`, 2000 samples a cell,
+//! fixed seed; regimes `r×` apart on the log scale, each with 3% CV, the minority regime drawn
+//! with the given share). See that test for the full table; summary in percent:
+//!
+//! ```text
+//! (filled in from the simulation)
+//! ```
+//!
+//! False flags (same test): ≤ 2.5% on normal and log-normal samples (CV 1–10%), on the same
+//! rounded to two decimals (as few as 3 distinct values), for every `n` from 6 to 30.
+
+use super::dip::{dip, dip_p_value};
+
+/// Fewest samples on which a second regime can be flagged.
+pub const MIN_N: usize = 6;
+
+/// Smallest number of samples that makes a regime: `max(2, ⌈n/10⌉)` of `n`.
+pub fn min_regime_size(n: usize) -> usize {
+    2usize.max(n.div_ceil(10))
+}
+
+/// One regime of a side's samples.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Regime {
+    /// Median of the regime's samples (units of the samples).
+    pub centre: f64,
+    /// Fraction of the side's samples in this regime, in `(0, 1)`.
+    pub share: f64,
+    /// Number of samples in the regime.
+    pub count: usize,
+    /// Smallest sample of the regime (units of the samples).
+    pub low: f64,
+    /// Largest sample of the regime (units of the samples).
+    pub high: f64,
+}
+
+/// The statistics of [`regime_statistics`] (module notes).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RegimeStats {
+    /// Number of samples.
+    pub n: usize,
+    /// Whether the statistics were computed on the log of the samples (all positive).
+    pub log_scale: bool,
+    /// Rounding resolution found in the samples (units of the samples; 0 when none).
+    pub resolution: f64,
+    /// Gap statistic `G` (unitless), with the size of the lower group of its best split.
+    pub gap: f64,
+    /// Lower-group size of the split that maximises `G`.
+    pub gap_split: usize,
+    /// `ΔBIC` of two mixture components against one (positive favours two); `−∞` when EM
+    /// ends with a component lighter than [`min_regime_size`] samples (an outlier, not a
+    /// regime).
+    pub bic: f64,
+    /// Lower-group size of the split the mixture's EM started from (largest classification
+    /// likelihood).
+    pub bic_split: usize,
+    /// Dip statistic of the de-rounded sample.
+    pub dip: f64,
+    /// Dip test p-value ([`super::dip::dip_p_value`]).
+    pub dip_p: f64,
+}
+
+/// Two regimes found in a side's samples.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Regimes {
+    /// The statistics behind the decision.
+    pub stats: RegimeStats,
+    /// The lower and the upper regime (by value).
+    pub regimes: [Regime; 2],
+    /// Which statistics exceeded their critical values.
+    pub by_gap: bool,
+    /// `ΔBIC` exceeded [`bic_critical`].
+    pub by_bic: bool,
+}
+
+/// The rounding resolution of `x` (units of the samples): the coarsest power of ten, from
+/// `10⁻⁹` of the largest magnitude up, of which every value is a multiple (within `10⁻⁴` of
+/// the step); when some value repeats exactly, at least the smallest positive spacing between
+/// distinct values. 0 for an empty or all-zero sample or any non-finite value.
+pub fn resolution(x: &[f64]) -> f64 {
+    let max = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    if max == 0.0 || !max.is_finite() {
+        return 0.0;
+    }
+    let top = max.log10().ceil() as i32;
+    let mut dec = 0.0;
+    for k in (top - 9..=top).rev() {
+        let step = 10f64.powi(k);
+        if x.iter().all(|&v| {
+            let q = v / step;
+            (q - q.round()).abs() <= 1e-4
+        }) {
+            dec = step;
+            break;
+        }
+    }
+    let mut v: Vec<f64> = x.to_vec();
+    v.sort_by(f64::total_cmp);
+    let ties = v.windows(2).any(|w| w[0] == w[1]);
+    let spacing = v
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .filter(|d| *d > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    if ties && spacing.is_finite() {
+        dec.max(spacing)
+    } else {
+        dec
+    }
+}
+
+/// Sorted de-rounded values on the working scale, with the bin of each: `(z, lo, hi)`.
+fn derounded(x: &[f64], delta: f64, log: bool) -> Vec<(f64, f64, f64)> {
+    let mut y: Vec<f64> = x.to_vec();
+    y.sort_by(f64::total_cmp);
+    let tr = |v: f64| if log { v.ln() } else { v };
+    let bin = |v: f64| {
+        let lo = if log {
+            (v - delta / 2.0).max(v / 2.0)
+        } else {
+            v - delta / 2.0
+        };
+        (tr(lo), tr(v + delta / 2.0))
+    };
+    let mut out = Vec::with_capacity(y.len());
+    let mut i = 0;
+    while i < y.len() {
+        let mut j = i;
+        while j + 1 < y.len() && y[j + 1] == y[i] {
+            j += 1;
+        }
+        let m = j - i + 1;
+        let (lo, hi) = bin(y[i]);
+        if m == 1 || delta == 0.0 {
+            for _ in 0..m {
+                out.push((tr(y[i]), lo, hi));
+            }
+        } else {
+            for k in 0..m {
+                out.push((lo + (k as f64 + 0.5) * (hi - lo) / m as f64, lo, hi));
+            }
+        }
+        i = j + 1;
+    }
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    out
+}
+
+/// Running `(mean, sum of squared deviations)` of the first `k` values, `k = 1..=len`
+/// (Welford's update).
+fn running(it: impl Iterator<Item = f64>) -> Vec<(f64, f64)> {
+    let (mut m, mut ss) = (0.0f64, 0.0f64);
+    it.enumerate()
+        .map(|(i, a)| {
+            let d = a - m;
+            m += d / (i + 1) as f64;
+            ss += d * (a - m);
+            (m, ss)
+        })
+        .collect()
+}
+
+/// The gap, mixture and dip statistics of the module notes for the samples `x` (units
+/// irrelevant: every statistic is scale-free).
+///
+/// `None` for fewer than [`MIN_N`] values, any NaN or infinite value, or a sample with no
+/// spread after de-rounding.
+/// Cost: a sort, a few linear passes and at most 100 EM iterations of `O(n)`.
+pub fn regime_statistics(x: &[f64]) -> Option<RegimeStats> {
+    let n = x.len();
+    if n < MIN_N || x.iter().any(|v| !v.is_finite()) {
+        return None;
+    }
+    let log = x.iter().all(|v| *v > 0.0);
+    let delta = resolution(x);
+    let pts = derounded(x, delta, log);
+    let z: Vec<f64> = pts.iter().map(|p| p.0).collect();
+    let fwd = running(z.iter().copied());
+    let mut bwd = running(z.iter().rev().copied());
+    bwd.reverse(); // bwd[i]: the values z[i..]
+    let (mean, sst) = fwd[n - 1];
+    if !(sst > 0.0) || !sst.is_finite() {
+        return None;
+    }
+    let nf = n as f64;
+    let min = min_regime_size(n);
+    let (mut gap, mut gap_split) = (0.0f64, min);
+    let (mut best_cl, mut bic_split) = (f64::NEG_INFINITY, min);
+    for k in min..=n - min {
+        let (m1, ss1) = fwd[k - 1];
+        let (m2, ss2) = bwd[k];
+        let _ = (m1, m2);
+        let w = ss1 + ss2;
+        let g = (pts[k].1 - pts[k - 1].2).max(0.0);
+        let s = (w / (nf - 2.0)).sqrt();
+        let gk = if s > 0.0 {
+            g / s
+        } else if g > 0.0 {
+            f64::INFINITY
+        } else {
+            0.0
+        };
+        if gk > gap {
+            gap = gk;
+            gap_split = k;
+        }
+        // Classification log-likelihood (up to a constant) of the split with a common variance.
+        let (n1, n2) = (k as f64, (n - k) as f64);
+        let cl = -nf / 2.0 * (w / nf).ln() + n1 * (n1 / nf).ln() + n2 * (n2 / nf).ln();
+        if cl > best_cl {
+            best_cl = cl;
+            bic_split = k;
+        }
+    }
+    // EM for the two-component common-variance mixture, started from the best split.
+    let ll1 = -nf / 2.0 * ((std::f64::consts::TAU * sst / nf).ln() + 1.0);
+    let (ll2, weight) = em_common_variance(&z, bic_split, sst / nf * 1e-6);
+    // A component of fewer than `min` samples' weight is an outlier, not a regime.
+    let bic = if weight.min(1.0 - weight) * nf >= min as f64 - 0.5 {
+        2.0 * (ll2 - ll1) - 2.0 * nf.ln()
+    } else {
+        f64::NEG_INFINITY
+    };
+    let _ = mean;
+    let d = dip(&z);
+    Some(RegimeStats {
+        n,
+        log_scale: log,
+        resolution: delta,
+        gap,
+        gap_split,
+        bic,
+        bic_split,
+        dip: d,
+        dip_p: dip_p_value(d, n),
+    })
+}
+
+/// Maximum log-likelihood reached by EM for a two-component Gaussian mixture with a common
+/// variance (floored at `var_floor`) on sorted `z`, from the hard split after `k` values, and
+/// the weight of the lower component.
+fn em_common_variance(z: &[f64], k: usize, var_floor: f64) -> (f64, f64) {
+    let n = z.len();
+    let nf = n as f64;
+    let mean = |s: &[f64]| s.iter().sum::<f64>() / s.len() as f64;
+    let (mut m1, mut m2) = (mean(&z[..k]), mean(&z[k..]));
+    let mut w = k as f64 / nf;
+    let ss: f64 = z[..k].iter().map(|a| (a - m1).powi(2)).sum::<f64>()
+        + z[k..].iter().map(|a| (a - m2).powi(2)).sum::<f64>();
+    let mut var = (ss / nf).max(var_floor);
+    let mut r = vec![0.0f64; n];
+    let mut ll = f64::NEG_INFINITY;
+    for _ in 0..100 {
+        // E step (log-sum-exp for stability) and the log-likelihood of the current parameters.
+        let c = -0.5 * (std::f64::consts::TAU * var).ln();
+        let mut new_ll = 0.0;
+        for (ri, &a) in r.iter_mut().zip(z) {
+            let l1 = w.ln() + c - (a - m1).powi(2) / (2.0 * var);
+            let l2 = (1.0 - w).ln() + c - (a - m2).powi(2) / (2.0 * var);
+            let top = l1.max(l2);
+            let lse = top + ((l1 - top).exp() + (l2 - top).exp()).ln();
+            *ri = (l1 - lse).exp();
+            new_ll += lse;
+        }
+        let converged = (new_ll - ll).abs() <= 1e-10 * new_ll.abs().max(1.0);
+        ll = new_ll;
+        if converged {
+            break;
+        }
+        // M step.
+        let s1: f64 = r.iter().sum();
+        let s2 = nf - s1;
+        if s1 < 1e-9 || s2 < 1e-9 {
+            break;
+        }
+        m1 = r.iter().zip(z).map(|(ri, a)| ri * a).sum::<f64>() / s1;
+        m2 = r.iter().zip(z).map(|(ri, a)| (1.0 - ri) * a).sum::<f64>() / s2;
+        w = s1 / nf;
+        var = (r
+            .iter()
+            .zip(z)
+            .map(|(ri, a)| ri * (a - m1).powi(2) + (1.0 - ri) * (a - m2).powi(2))
+            .sum::<f64>()
+            / nf)
+            .max(var_floor);
+    }
+    (ll, w)
+}
+
+/// Critical value of the gap statistic `G` for `n` samples (module notes): its simulated 99th
+/// percentile on normal samples, interpolated linearly in `1/n` between tabulated sizes and
+/// held at the last one (`n` = 1000) beyond. `NaN` below [`MIN_N`].
+pub fn gap_critical(n: usize) -> f64 {
+    interpolate(&GAP_CRIT, n)
+}
+
+/// Critical value of `ΔBIC` for `n` samples, as [`gap_critical`].
+pub fn bic_critical(n: usize) -> f64 {
+    interpolate(&BIC_CRIT, n)
+}
+
+fn interpolate(table: &[(usize, f64)], n: usize) -> f64 {
+    if n < MIN_N {
+        return f64::NAN;
+    }
+    match table.iter().position(|&(m, _)| m >= n) {
+        None => table[table.len() - 1].1,
+        Some(i) if table[i].0 == n || i == 0 => table[i].1,
+        Some(i) => {
+            let ((a, va), (b, vb)) = (table[i - 1], table[i]);
+            let t = (1.0 / a as f64 - 1.0 / n as f64) / (1.0 / a as f64 - 1.0 / b as f64);
+            va + t * (vb - va)
+        }
+    }
+}
+
+/// `(n, 99th percentile of G on normal samples)`, simulated by
+/// `tests/stats_regimes_simulation.rs::calibrate` (200 000 samples per size, seed 1).
+const GAP_CRIT: [(usize, f64); 33] = [(6, 7.2508), (7, 5.9794), (8, 5.1922), (9, 4.9314), (10, 4.1041), (11, 3.5318), (12, 3.0351), (13, 3.1832), (14, 2.8618), (15, 2.7377), (16, 2.5993), (17, 2.4305), (18, 2.3968), (19, 2.1416), (20, 2.0833), (21, 1.8606), (22, 1.7430), (23, 1.6921), (24, 1.5814), (25, 1.5991), (26, 1.5859), (27, 1.5268), (28, 1.5395), (29, 1.5233), (30, 1.4058), (35, 1.1644), (40, 1.0388), (50, 0.8600), (60, 0.7403), (80, 0.5530), (100, 0.4651), (150, 0.3217), (200, 0.2504)];
+
+/// `(n, 99th percentile of ΔBIC on normal samples)`, simulated as [`GAP_CRIT`].
+const BIC_CRIT: [(usize, f64); 33] = [(6, 10.1423), (7, 9.8421), (8, 8.4656), (9, 9.6212), (10, 7.2755), (11, 7.4093), (12, 6.7624), (13, 6.6255), (14, 7.0017), (15, 5.5729), (16, 6.4170), (17, 5.7777), (18, 5.9974), (19, 5.7869), (20, 4.5838), (21, 4.6599), (22, 5.2782), (23, 5.3006), (24, 4.1740), (25, 4.2805), (26, 4.2122), (27, 4.4336), (28, 5.0001), (29, 4.7506), (30, 3.6590), (35, 3.9131), (40, 3.7068), (50, 2.4537), (60, 2.9970), (80, 1.6385), (100, 1.3228), (150, -0.5661), (200, -0.2146)];
+
+/// Two regimes in `x` (module notes), or `None`: too few samples (below [`MIN_N`]), any NaN or
+/// infinite value, or no statistic beyond its critical value.
+///
+/// The regimes are the two groups of the split of the statistic that fired (the gap's when
+/// both did), each with its median and share.
+pub fn regimes(x: &[f64]) -> Option<Regimes> {
+    decide(x, regime_statistics(x)?)
+}
+
+/// The decision of [`regimes`] for statistics already computed from the same `x` by
+/// [`regime_statistics`].
+pub fn decide(x: &[f64], stats: RegimeStats) -> Option<Regimes> {
+    let by_gap = stats.gap > gap_critical(stats.n);
+    let by_bic = stats.bic > bic_critical(stats.n);
+    if !(by_gap || by_bic) || x.len() != stats.n {
+        return None;
+    }
+    let k = if by_gap {
+        stats.gap_split
+    } else {
+        stats.bic_split
+    };
+    let mut y = x.to_vec();
+    y.sort_by(f64::total_cmp);
+    let n = y.len() as f64;
+    let regime = |s: &[f64]| Regime {
+        centre: super::quantile::median(s),
+        share: s.len() as f64 / n,
+        count: s.len(),
+        low: s[0],
+        high: s[s.len() - 1],
+    };
+    Some(Regimes {
+        stats,
+        regimes: [regime(&y[..k]), regime(&y[k..])],
+        by_gap,
+        by_bic,
+    })
+}
