@@ -124,6 +124,14 @@ pub fn notes(a: &[Assessment]) -> String {
         if let Some(t) = super::table::regime_change_text(x) {
             let _ = writeln!(out, "- {name}: {}.", escape(&t));
         }
+        for (side, v) in [
+            ("old", &x.row.comparison.old),
+            ("new", &x.row.comparison.new),
+        ] {
+            if let Some(t) = super::table::too_few_text(side, v) {
+                let _ = writeln!(out, "- {name}: {}.", escape(&t));
+            }
+        }
     }
     out
 }

@@ -205,6 +205,14 @@ pub fn notes(a: &[Assessment]) -> String {
         if let Some(t) = regime_change_text(x) {
             let _ = writeln!(out, "note: {name}: {t}");
         }
+        for (side, v) in [
+            ("old", &x.row.comparison.old),
+            ("new", &x.row.comparison.new),
+        ] {
+            if let Some(t) = too_few_text(side, v) {
+                let _ = writeln!(out, "note: {name}: {t}");
+            }
+        }
     }
     // Harnesses that report one figure per benchmark (criterion text, Google Benchmark without
     // repetitions) give one sample a side: nothing to test, say so once.
@@ -233,6 +241,20 @@ pub fn notes(a: &[Assessment]) -> String {
         );
     }
     out
+}
+
+/// The note for a side of 4 or 5 samples split in two groups
+/// ([`crate::stats::shape::too_few_to_tell`]).
+pub fn too_few_text(side: &str, values: &[f64]) -> Option<String> {
+    let (a, b) = crate::stats::shape::too_few_to_tell(values)?;
+    Some(format!(
+        "the {side} binary's {} samples split into two groups (near {} and {}), too few to \
+         tell two regimes from noise: the regime test needs at least {} runs",
+        values.len(),
+        si(a),
+        si(b),
+        crate::stats::regimes::MIN_N
+    ))
 }
 
 /// What flagged a multimodal side: `gap test` / `mixture BIC` (regimes) and the dip p-value.

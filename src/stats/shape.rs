@@ -116,6 +116,26 @@ pub fn multimodality(x: &[f64]) -> Option<Multimodal> {
     })
 }
 
+/// For a side too small for the regime test (4 or 5 finite samples): the centres (medians)
+/// of the two groups when the sorted samples split into two groups of at least 2 whose gap is
+/// more than twice the larger group's range — what two regimes would look like, and also what
+/// unimodal samples this small often look like. Reports say that such a side has too few runs
+/// to tell (the regime test needs [`regimes::MIN_N`]). `None` otherwise.
+pub fn too_few_to_tell(x: &[f64]) -> Option<(f64, f64)> {
+    let n = x.len();
+    if !(4..regimes::MIN_N).contains(&n) || x.iter().any(|v| !v.is_finite()) {
+        return None;
+    }
+    let mut v = x.to_vec();
+    v.sort_by(f64::total_cmp);
+    (2..=n - 2).find_map(|k| {
+        let (lo, hi) = (&v[..k], &v[k..]);
+        let range = (lo[k - 1] - lo[0]).max(hi[hi.len() - 1] - hi[0]);
+        (hi[0] - lo[k - 1] > 2.0 * range)
+            .then(|| (super::quantile::median(lo), super::quantile::median(hi)))
+    })
+}
+
 /// Ashman's separation `D = |m₂ − m₁| / √((s₁² + s₂²)/2)` of the best split of the sorted
 /// samples into a lower and an upper group, each of at least `max(3, ⌈n/10⌉)` samples
 /// (`m`, `s²`: mean and sample variance of a group). Unitless and scale-free; infinite when
@@ -192,6 +212,16 @@ mod tests {
         assert!(multimodality(&[1.0, 9.0, 1.0]).is_none());
         assert!(multimodality(&[1.0, 9.0, 1.0, f64::NAN, 9.0]).is_none());
         assert!(dip_test(&[]).is_none());
+    }
+
+    #[test]
+    fn two_plus_two_of_four_is_not_flagged_but_noted() {
+        let x = [1.0e6, 2.0e6, 1.01e6, 2.02e6];
+        assert!(multimodality(&x).is_none());
+        let (a, b) = too_few_to_tell(&x).expect("noted");
+        assert_eq!((a, b), (1.005e6, 2.01e6));
+        assert!(too_few_to_tell(&[1.0, 1.1, 1.2, 1.3]).is_none());
+        assert!(too_few_to_tell(&[1.0, 1.1, 1.2, 1.3, 5.0, 5.1]).is_none());
     }
 
     #[test]

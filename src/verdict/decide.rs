@@ -230,6 +230,8 @@ pub struct SideSummary {
     /// Coefficient of variation in percent (sample sd / mean · 100).
     pub cv_pct: f64,
     /// Indices (arrival order) of samples flagged as outliers by the MAD rule; flagged only.
+    /// On a side with two regimes each regime is checked on its own (a run of the other
+    /// regime is not an outlier).
     pub outliers: Vec<usize>,
     /// Set when the samples fall into several regimes (regime test, or dip test + KDE modes;
     /// [`crate::stats::shape`]).
@@ -256,6 +258,29 @@ impl SideSummary {
             .filter(|(_, v)| v.is_finite())
             .map(|(&r, &v)| (r as f64, v))
             .collect();
+        let multimodal = shape::multimodality(&finite);
+        let outliers = if finite.len() != rates.len() {
+            Vec::new()
+        } else if let Some(r) = multimodal.as_ref().and_then(|m| m.regimes.as_ref()) {
+            // Two regimes: a run is an outlier of its own regime, never for being in the other.
+            let cut = r.regimes[0].high;
+            let mut idx: Vec<usize> = Vec::new();
+            for lower in [true, false] {
+                let members: Vec<usize> =
+                    (0..rates.len()).filter(|&i| (rates[i] <= cut) == lower).collect();
+                let vals: Vec<f64> = members.iter().map(|&i| rates[i]).collect();
+                idx.extend(
+                    outliers::mad_outliers(&vals)
+                        .indices
+                        .into_iter()
+                        .map(|j| members[j]),
+                );
+            }
+            idx.sort_unstable();
+            idx
+        } else {
+            outliers::mad_outliers(rates).indices
+        };
         SideSummary {
             n: rates.len(),
             median: if sorted.is_empty() {
@@ -265,12 +290,8 @@ impl SideSummary {
             },
             median_ci: quantile::median_ci(&sorted, 0.95),
             cv_pct: sd / mean * 100.0,
-            outliers: if finite.len() == rates.len() {
-                outliers::mad_outliers(rates).indices
-            } else {
-                Vec::new()
-            },
-            multimodal: shape::multimodality(&finite),
+            outliers,
+            multimodal,
             drift: drift::drift(&points),
         }
     }
