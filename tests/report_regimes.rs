@@ -86,7 +86,10 @@ fn two_clusters_of_five_are_flagged_in_every_format() {
     );
 
     let md = report(&data, "markdown");
-    assert!(md.contains("(2 regimes)") && md.contains("change per regime"), "{md}");
+    assert!(
+        md.contains("(2 regimes)") && md.contains("change per regime"),
+        "{md}"
+    );
 
     let html = report(&data, "html");
     assert!(html.contains("(2 regimes)") && html.contains("change per regime"));
@@ -120,7 +123,10 @@ fn two_of_ten_at_twice_the_rate_is_a_second_regime() {
     let groups = c["new"]["multimodal"]["regimes"]["groups"]
         .as_array()
         .expect("a second regime");
-    assert_eq!((groups[0]["count"].as_u64(), groups[1]["count"].as_u64()), (Some(8), Some(2)));
+    assert_eq!(
+        (groups[0]["count"].as_u64(), groups[1]["count"].as_u64()),
+        (Some(8), Some(2))
+    );
     // Not reported as two outliers of one regime.
     assert_eq!(c["new"]["outliers"], serde_json::json!([]));
 }

@@ -8,6 +8,7 @@
 //! `cargo test --test stats_regimes_simulation -- --ignored --nocapture`.
 
 use benchdiff::stats::regimes::{MIN_N, bic_critical, gap_critical, regime_statistics, regimes};
+use benchdiff::stats::shape::multimodality;
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 
@@ -70,6 +71,12 @@ fn unimodal_families() -> Vec<(String, Box<dyn Fn(&mut ChaCha8Rng) -> f64>)> {
             Box::new(move |r| 250.0 * lognormal(r, cv)),
         ));
     }
+    // The uniform (short tails; the dip test's own null), on (0.9, 1.1) and (0, 1).
+    f.push((
+        "uniform 0.9-1.1".to_owned(),
+        Box::new(|r| 0.9 + 0.2 * r.random::<f64>()),
+    ));
+    f.push(("uniform 0-1".to_owned(), Box::new(|r| r.random::<f64>())));
     // Heavy tails: Student's t with 3 and 5 degrees of freedom, scale 1% around 1e6.
     for df in [3usize, 5] {
         f.push((
@@ -93,7 +100,10 @@ fn unimodal_families() -> Vec<(String, Box<dyn Fn(&mut ChaCha8Rng) -> f64>)> {
 }
 
 /// False flags on unimodal samples stay at or below 5% within two standard errors, for every
-/// family and every n from 6 to 30.
+/// family and every n from 6 to 30: the report's multimodal flag
+/// (`shape::multimodality`, regimes or dip + KDE), and the regime test alone. (On the uniform,
+/// the dip test's own null, the dip arm flags its nominal 5% by construction; the regime test
+/// alone is checked there.)
 #[test]
 fn unimodal_samples_are_rarely_flagged() {
     let reps = 400;
@@ -104,7 +114,13 @@ fn unimodal_samples_are_rarely_flagged() {
                 100 + fi as u64 * 64 + n as u64,
                 reps,
                 |g| (0..n).map(|_| draw(g)).collect(),
-                flagged,
+                |x: &[f64]| {
+                    if name.starts_with("uniform") {
+                        flagged(x)
+                    } else {
+                        multimodality(x).is_some()
+                    }
+                },
             );
             let se = (0.05 * 0.95 / reps as f64).sqrt();
             assert!(r <= 0.05 + 2.0 * se, "{name}, n={n}: {r}");
@@ -116,8 +132,8 @@ fn unimodal_samples_are_rarely_flagged() {
     println!("worst false-flag rate {:.3} ({})", worst.0, worst.1);
 }
 
-/// Clear two-regime cases are flagged: 2× apart, 3% CV, 50/50 and 70/30 splits at n ≥ 10, and
-/// 2 of 10 runs at twice the rate of the others.
+/// Clear two-regime cases are flagged as two regimes: 2× apart, 3% CV, 50/50 and 70/30 splits
+/// at n ≥ 10 (measured 100%), and 2 of 10 runs at twice the rate of the others (100%).
 #[test]
 fn clear_two_regime_samples_are_flagged() {
     let reps = 200;
@@ -135,9 +151,15 @@ fn clear_two_regime_samples_are_flagged() {
     }
     let r = rate(11, reps, |g| two_regimes(g, 10, 2, 2.0, 0.03), flagged);
     assert!(r >= 0.99, "2 of 10 at 2x: {r}");
-    // 1.3× apart, 50/50, from 10 runs.
-    let r = rate(12, reps, |g| two_regimes(g, 10, 5, 1.3, 0.03), flagged);
-    assert!(r >= 0.95, "1.3x 5+5: {r}");
+    // 1.3× apart, 50/50, from 10 runs: the report's flag (the dip test carries even splits;
+    // measured 97% in `power_table`).
+    let r = rate(
+        12,
+        reps,
+        |g| two_regimes(g, 10, 5, 1.3, 0.03),
+        |x: &[f64]| multimodality(x).is_some(),
+    );
+    assert!(r >= 0.92, "1.3x 5+5: {r}");
 }
 
 /// Percent, as a table cell.
@@ -152,9 +174,11 @@ fn pct(r: f64) -> String {
 #[ignore]
 fn power_table() {
     let reps = 1000;
-    println!("percent flagged; within-regime CV 3% and 8%; rule = gap or BIC; dip alone at p < 0.05");
     println!(
-        "{:>4} {:>5} {:>5} {:>4} | CV 3%: rule  gap  bic  dip | CV 8%: rule  gap  bic  dip",
+        "percent flagged; within-regime CV 3% and 8%; rule = gap or BIC; dip alone at p < 0.05"
+    );
+    println!(
+        "{:>4} {:>5} {:>5} {:>4} | CV 3%: flag rule  gap  bic  dip | CV 8%: flag rule  gap  bic  dip",
         "n", "ratio", "split", "k"
     );
     for n in [6, 8, 10, 12, 15, 20, 25, 30] {
@@ -164,19 +188,20 @@ fn power_table() {
                 let mut cells = Vec::new();
                 for cv in [0.03, 0.08] {
                     let mut rng = ChaCha8Rng::seed_from_u64(1000 + n as u64);
-                    let (mut a, mut g, mut b, mut d) = (0, 0, 0, 0);
+                    let (mut a, mut g, mut b, mut d, mut m) = (0, 0, 0, 0, 0);
                     for _ in 0..reps {
                         let x = two_regimes(&mut rng, n, k, ratio, cv);
                         let Some(s) = regime_statistics(&x) else {
                             continue;
                         };
                         a += regimes(&x).is_some() as usize;
+                        m += multimodality(&x).is_some() as usize;
                         g += (s.gap > gap_critical(n)) as usize;
                         b += (s.bic > bic_critical(n)) as usize;
                         d += (s.dip_p < 0.05) as usize;
                     }
                     let f = |c: usize| pct(c as f64 / reps as f64);
-                    cells.push(format!("{} {} {} {}", f(a), f(g), f(b), f(d)));
+                    cells.push(format!("{} {} {} {} {}", f(m), f(a), f(g), f(b), f(d)));
                 }
                 println!(
                     "{n:>4} {ratio:>5.1} {:>2.0}/{:<2.0} {k:>4} |       {} |       {}",
@@ -220,11 +245,17 @@ fn false_flag_table() {
             per_n.push(pct(a as f64 / reps as f64));
         }
         let f = |c: usize| pct(c as f64 / t as f64);
-        println!("{name:<18} {} | {} {} {}", per_n.join(" "), f(g), f(b), f(d));
+        println!(
+            "{name:<18} {} | {} {} {}",
+            per_n.join(" "),
+            f(g),
+            f(b),
+            f(d)
+        );
     }
 }
 
-/// Critical values of the gap and ΔBIC statistics (ignored): the 99th percentiles on
+/// Critical values of the gap and ΔBIC statistics (ignored): the 99.5th percentiles on
 /// log-normal samples (normal on the log scale the statistics use), printed as the tables of
 /// `src/stats/regimes.rs`.
 #[test]
@@ -234,7 +265,13 @@ fn calibrate() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(20_000);
-    let sizes: Vec<usize> = (MIN_N..=30).chain([35, 40, 50, 60, 80, 100, 150, 200]).collect();
+    // REGIME_CAL_DIST=uniform: the 99th percentiles on uniform samples instead (the short-tailed
+    // shape a drifting benchmark gives; the dip test's null).
+    let uniform = std::env::var("REGIME_CAL_DIST").is_ok_and(|v| v == "uniform");
+    let level = if uniform { 0.99 } else { 0.995 };
+    let sizes: Vec<usize> = (MIN_N..=30)
+        .chain([35, 40, 50, 60, 80, 100, 150, 200])
+        .collect();
     let mut gap_rows = Vec::new();
     let mut bic_rows = Vec::new();
     for n in sizes {
@@ -242,7 +279,11 @@ fn calibrate() {
         let mut g = Vec::with_capacity(reps);
         let mut b = Vec::with_capacity(reps);
         for _ in 0..reps {
-            let x: Vec<f64> = (0..n).map(|_| (0.05 * normal(&mut rng)).exp()).collect();
+            let x: Vec<f64> = if uniform {
+                (0..n).map(|_| 0.9 + 0.2 * rng.random::<f64>()).collect()
+            } else {
+                (0..n).map(|_| (0.05 * normal(&mut rng)).exp()).collect()
+            };
             if let Some(s) = regime_statistics(&x) {
                 g.push(s.gap);
                 b.push(s.bic);
@@ -251,9 +292,15 @@ fn calibrate() {
         g.sort_by(f64::total_cmp);
         b.sort_by(f64::total_cmp);
         let q = |v: &[f64], p: f64| v[((v.len() as f64 * p) as usize).min(v.len() - 1)];
-        gap_rows.push(format!("({n}, {:.4})", q(&g, 0.995)));
-        bic_rows.push(format!("({n}, {:.4})", q(&b, 0.995)));
-        eprintln!("n={n} gap95={:.3} gap99={:.3} bic95={:.3} bic99={:.3}", q(&g, 0.95), q(&g, 0.99), q(&b, 0.95), q(&b, 0.99));
+        gap_rows.push(format!("({n}, {:.4})", q(&g, level)));
+        bic_rows.push(format!("({n}, {:.4})", q(&b, level)));
+        eprintln!(
+            "n={n} gap95={:.3} gap99={:.3} bic95={:.3} bic99={:.3}",
+            q(&g, 0.95),
+            q(&g, 0.99),
+            q(&b, 0.95),
+            q(&b, 0.99)
+        );
     }
     println!("GAP_CRIT = [{}]", gap_rows.join(", "));
     println!("BIC_CRIT = [{}]", bic_rows.join(", "));

@@ -266,8 +266,9 @@ impl SideSummary {
             let cut = r.regimes[0].high;
             let mut idx: Vec<usize> = Vec::new();
             for lower in [true, false] {
-                let members: Vec<usize> =
-                    (0..rates.len()).filter(|&i| (rates[i] <= cut) == lower).collect();
+                let members: Vec<usize> = (0..rates.len())
+                    .filter(|&i| (rates[i] <= cut) == lower)
+                    .collect();
                 let vals: Vec<f64> = members.iter().map(|&i| rates[i]).collect();
                 idx.extend(
                     outliers::mad_outliers(&vals)
