@@ -61,13 +61,13 @@ pub fn verdict_text(v: Verdict) -> String {
     }
 }
 
-/// The verdict text of a comparison: [`verdict_text`], followed by `(2 regimes)` when a side's
+/// The verdict text of a comparison: [`verdict_text`], followed by `, 2 regimes` when a side's
 /// samples fall into two regimes, whose averaged change the verdict rests on (the notes give the
 /// change per regime).
 pub fn verdict_cell(a: &Assessment) -> String {
     let v = verdict_text(a.verdict);
     if has_regimes(&a.old_side) || has_regimes(&a.new_side) {
-        format!("{v} (2 regimes)")
+        format!("{v}, 2 regimes")
     } else {
         v
     }
@@ -89,7 +89,7 @@ pub fn regime_change_text(a: &Assessment) -> Option<String> {
         .iter()
         .map(|c| {
             format!(
-                "{} ({:.0}%) -> {} ({:.0}%): {}",
+                "{} ({:.0}%) → {} ({:.0}%): {}",
                 si(c.old_centre),
                 c.old_share * 100.0,
                 si(c.new_centre),
@@ -99,7 +99,7 @@ pub fn regime_change_text(a: &Assessment) -> Option<String> {
         })
         .collect();
     Some(format!(
-        "change per regime, old (share of runs) -> new: {}; the overall {} averages the regimes",
+        "change per regime, old (share of runs) → new: {}; the overall {} averages the regimes",
         parts.join(", "),
         signed_pct(a.change_pct)
     ))
