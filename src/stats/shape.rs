@@ -4,7 +4,7 @@
 //! A side is flagged **multimodal** when it has at least [`super::regimes::MIN_N`] (6) finite
 //! samples and
 //! 1. [`super::regimes::regimes`] finds two regimes (a gap or a two-component mixture beyond
-//!    their critical values; at most about 2% false flags on normal, log-normal and rounded
+//!    their critical values; at most about 1% false flags on normal, log-normal and rounded
 //!    samples, and the power at 6–30 runs that the dip test lacks: see that module's table); the
 //!    modes reported are then the two regimes (median, share); **or**
 //! 2. the dip test rejects unimodality, `p <` [`MULTIMODAL_ALPHA`] (Hartigan & Hartigan 1985;
