@@ -59,8 +59,11 @@ fn flagged(x: &[f64]) -> bool {
 }
 
 /// The unimodal families of the false-flag checks: `(name, draw one value)`.
-fn unimodal_families() -> Vec<(String, Box<dyn Fn(&mut ChaCha8Rng) -> f64>)> {
-    let mut f: Vec<(String, Box<dyn Fn(&mut ChaCha8Rng) -> f64>)> = Vec::new();
+/// A named way to draw one sample value.
+type Family = (String, Box<dyn Fn(&mut ChaCha8Rng) -> f64>);
+
+fn unimodal_families() -> Vec<Family> {
+    let mut f: Vec<Family> = Vec::new();
     for cv in [0.01, 0.03, 0.10] {
         f.push((
             format!("normal cv {cv}"),

@@ -102,7 +102,7 @@ pub fn multimodality(x: &[f64]) -> Option<Multimodal> {
             regimes: Some(r),
         });
     }
-    if !(stats.dip_p < MULTIMODAL_ALPHA) {
+    if stats.dip_p.is_nan() || stats.dip_p >= MULTIMODAL_ALPHA {
         return None;
     }
     let modes = kde_modes(x).modes;
