@@ -2,7 +2,7 @@
 //! negatives, one sample, long runs of identical values) and the whole verdict pipeline.
 #![no_main]
 use benchdiff::sample::{RATE, Sample, SampleSet, Side};
-use benchdiff::stats::{dip, drift, outliers, paired, rank, ratio, shape, welch};
+use benchdiff::stats::{dip, drift, outliers, paired, rank, ratio, regimes, shape, welch};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -35,6 +35,12 @@ fuzz_target!(|data: &[u8]| {
     let _ = paired::paired_log_ratio(&pairs, 0.95);
     let _ = dip::dip(&old);
     let _ = shape::multimodality(&new);
+    let _ = shape::too_few_to_tell(&old);
+    let _ = regimes::resolution(&old);
+    if let Some(s) = regimes::regime_statistics(&old) {
+        let _ = regimes::decide(&old, s);
+    }
+    let _ = regimes::regimes(&new);
     let _ = outliers::mad_outliers(&old);
     let pts: Vec<(f64, f64)> = new
         .iter()

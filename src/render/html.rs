@@ -5,7 +5,7 @@
 //! [`escape`], so a benchmark named `<script>` stays text.
 
 use super::markdown::run_facts;
-use super::table::{flags, notes, p_cell, signed_pct, summary_line, verdict_text};
+use super::table::{flags, notes, p_cell, signed_pct, summary_line, verdict_cell};
 use super::{ReportData, plot};
 use crate::verdict::decide::{Assessment, Method, Verdict};
 use std::fmt::Write as _;
@@ -102,7 +102,7 @@ pub fn render(d: &ReportData<'_>) -> String {
             escape(&p_cell(x, x.p_value)),
             escape(&p_cell(x, x.p_adjusted)),
             verdict_class(x.verdict),
-            escape(&verdict_text(x.verdict)),
+            escape(&verdict_cell(x)),
             c.old.len(),
             c.new.len(),
             if x.method == Method::Paired {
@@ -130,7 +130,7 @@ pub fn render(d: &ReportData<'_>) -> String {
             escape(&signed_pct(x.change_pct)),
             escape(&ci_text(x)),
             verdict_class(x.verdict),
-            escape(&verdict_text(x.verdict)),
+            escape(&verdict_cell(x)),
             escape(&p_cell(x, x.p_value)),
             escape(d.opts.correction.label()),
             escape(&p_cell(x, x.p_adjusted)),

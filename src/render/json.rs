@@ -72,6 +72,21 @@ fn side(s: &SideSummary, values: &[f64]) -> Value {
                 "share": num(md.share),
                 "density": num(md.density),
             })).collect::<Vec<_>>(),
+            "regimes": m.regimes.as_ref().map(|r| json!({
+                "by_gap": r.by_gap,
+                "by_bic": r.by_bic,
+                "gap": num(r.stats.gap),
+                "gap_critical": num(crate::stats::regimes::gap_critical(r.stats.n)),
+                "bic": num(r.stats.bic),
+                "bic_critical": num(crate::stats::regimes::bic_critical(r.stats.n)),
+                "groups": r.regimes.iter().map(|g| json!({
+                    "centre": num(g.centre),
+                    "share": num(g.share),
+                    "count": g.count,
+                    "low": num(g.low),
+                    "high": num(g.high),
+                })).collect::<Vec<_>>(),
+            })),
         })),
         "drift": s.drift.as_ref().map(|d| json!({
             "n": d.n,
@@ -101,7 +116,7 @@ fn comparison(d: &ReportData<'_>, a: &Assessment) -> Value {
         Err(WelchError::EssentiallyConstant) => json!("essentially_constant"),
         Err(WelchError::NotFinite) => json!("not_finite"),
     };
-    json!({
+    let mut v = json!({
         "name": c.name,
         "file": bench.file,
         "configuration": bench.configuration.text,
@@ -158,7 +173,27 @@ fn comparison(d: &ReportData<'_>, a: &Assessment) -> Value {
             "shift_ci": interval(Some(r.shift_ci)),
             "ci_level": num(r.ci_level),
         })),
-    })
+    });
+    // Only on rows where a side has two regimes (the key is optional in the schema).
+    let changes = a.regime_changes();
+    if let (false, Some(obj)) = (changes.is_empty(), v.as_object_mut()) {
+        obj.insert(
+            "regime_changes".to_owned(),
+            changes
+                .iter()
+                .map(|r| {
+                    json!({
+                        "old_centre": num(r.old_centre),
+                        "old_share": num(r.old_share),
+                        "new_centre": num(r.new_centre),
+                        "new_share": num(r.new_share),
+                        "change_pct": num(r.change_pct),
+                    })
+                })
+                .collect::<Value>(),
+        );
+    }
+    v
 }
 
 fn run_info(r: &RunInfo) -> Value {

@@ -6,7 +6,7 @@
 //! (binaries, runs, order, seed). Every string from the input is escaped, so a benchmark name
 //! cannot break the table or inject HTML.
 
-use super::table::{p_cell, si, signed_pct, verdict_text};
+use super::table::{p_cell, si, signed_pct, verdict_cell};
 use super::{ReportData, RunInfo};
 use crate::verdict::decide::{Assessment, Method, Verdict};
 use std::fmt::Write as _;
@@ -66,8 +66,8 @@ fn table(rows: &[&Assessment], d: &ReportData<'_>) -> String {
             None => "NA".to_owned(),
         };
         let verdict = match x.verdict {
-            Verdict::Faster | Verdict::Slower => format!("**{}**", verdict_text(x.verdict)),
-            v => verdict_text(v),
+            Verdict::Faster | Verdict::Slower => format!("**{}**", verdict_cell(x)),
+            _ => verdict_cell(x),
         };
         let c = &x.row.comparison;
         let _ = writeln!(
@@ -105,11 +105,11 @@ pub fn notes(a: &[Assessment]) -> String {
                     .collect();
                 let _ = writeln!(
                     out,
-                    "- {name}: the {side} binary's samples fall into {} regimes: {} (dip test \
-                     p={:.3}); the difference of means is not a reliable verdict.",
+                    "- {name}: the {side} binary's samples fall into {} regimes: {} ({}); the \
+                     difference of means is not a reliable verdict.",
                     m.modes.len(),
                     modes.join(", "),
-                    m.p_value
+                    super::table::evidence(m)
                 );
             }
             if let Some(dr) = s.significant_drift() {
@@ -119,6 +119,17 @@ pub fn notes(a: &[Assessment]) -> String {
                      (Kendall τ {:.2}, p={:.4}).",
                     dr.slope_pct_per_run, dr.tau, dr.p_value
                 );
+            }
+        }
+        if let Some(t) = super::table::regime_change_text(x) {
+            let _ = writeln!(out, "- {name}: {}.", escape(&t));
+        }
+        for (side, v) in [
+            ("old", &x.row.comparison.old),
+            ("new", &x.row.comparison.new),
+        ] {
+            if let Some(t) = super::table::too_few_text(side, v) {
+                let _ = writeln!(out, "- {name}: {}.", escape(&t));
             }
         }
     }

@@ -62,6 +62,50 @@ pub fn verdict_text(v: Verdict) -> String {
     }
 }
 
+/// The verdict text of a comparison: [`verdict_text`], followed by `, 2 regimes` when a side's
+/// samples fall into two regimes, whose averaged change the verdict rests on (the notes give the
+/// change per regime).
+pub fn verdict_cell(a: &Assessment) -> String {
+    let v = verdict_text(a.verdict);
+    if has_regimes(&a.old_side) || has_regimes(&a.new_side) {
+        format!("{v}, 2 regimes")
+    } else {
+        v
+    }
+}
+
+/// Whether the side's samples fall into two regimes ([`crate::stats::regimes`]).
+pub fn has_regimes(s: &SideSummary) -> bool {
+    s.multimodal.as_ref().is_some_and(|m| m.regimes.is_some())
+}
+
+/// The change per regime as one note sentence (`None` when no side has two regimes): each
+/// pair `old centre (share) → new centre (share): change`.
+pub fn regime_change_text(a: &Assessment) -> Option<String> {
+    let r = a.regime_changes();
+    if r.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = r
+        .iter()
+        .map(|c| {
+            format!(
+                "{} ({:.0}%) → {} ({:.0}%): {}",
+                si(c.old_centre),
+                c.old_share * 100.0,
+                si(c.new_centre),
+                c.new_share * 100.0,
+                signed_pct(c.change_pct)
+            )
+        })
+        .collect();
+    Some(format!(
+        "change per regime, old (share of runs) → new: {}; the overall {} averages the regimes",
+        parts.join(", "),
+        signed_pct(a.change_pct)
+    ))
+}
+
 /// A value with 3 significant digits and an SI suffix: `1.80M`, `952k`, `12.3`, `4.56m`,
 /// `215n` (T, G, M, k, none, m, µ, n, p; 0 is `0.00`).
 pub fn si(x: f64) -> String {
@@ -144,10 +188,10 @@ pub fn notes(a: &[Assessment]) -> String {
                 let _ = writeln!(
                     out,
                     "note: {name}: the {side} binary's samples fall into {} regimes: {} \
-                     (dip test p={:.3}); the difference of means is not a reliable verdict",
+                     ({}); the difference of means is not a reliable verdict",
                     m.modes.len(),
                     modes.join(", "),
-                    m.p_value
+                    evidence(m)
                 );
             }
             if let Some(d) = s.significant_drift() {
@@ -157,6 +201,17 @@ pub fn notes(a: &[Assessment]) -> String {
                      order (Kendall tau {:.2}, p={:.4})",
                     x.row.comparison.metric_name, d.slope_pct_per_run, d.tau, d.p_value
                 );
+            }
+        }
+        if let Some(t) = regime_change_text(x) {
+            let _ = writeln!(out, "note: {name}: {t}");
+        }
+        for (side, v) in [
+            ("old", &x.row.comparison.old),
+            ("new", &x.row.comparison.new),
+        ] {
+            if let Some(t) = too_few_text(side, v) {
+                let _ = writeln!(out, "note: {name}: {t}");
             }
         }
     }
@@ -187,6 +242,35 @@ pub fn notes(a: &[Assessment]) -> String {
         );
     }
     out
+}
+
+/// The note for a side of 4 or 5 samples split in two groups
+/// ([`crate::stats::shape::too_few_to_tell`]).
+pub fn too_few_text(side: &str, values: &[f64]) -> Option<String> {
+    let (a, b) = crate::stats::shape::too_few_to_tell(values)?;
+    Some(format!(
+        "the {side} binary's {} samples split into two groups (near {} and {}), too few to \
+         tell two regimes from noise: the regime test needs at least {} runs",
+        values.len(),
+        si(a),
+        si(b),
+        crate::stats::regimes::MIN_N
+    ))
+}
+
+/// What flagged a multimodal side: `gap test` / `mixture BIC` (regimes) and the dip p-value.
+pub fn evidence(m: &crate::stats::shape::Multimodal) -> String {
+    match &m.regimes {
+        Some(r) => {
+            let by = match (r.by_gap, r.by_bic) {
+                (true, true) => "gap test and mixture BIC",
+                (true, false) => "gap test",
+                _ => "mixture BIC",
+            };
+            format!("{by}; dip test p={:.3}", m.p_value)
+        }
+        None => format!("dip test p={:.3}", m.p_value),
+    }
 }
 
 /// Per-comparison details (`--details`): the change by every method benchdiff computes.
@@ -308,7 +392,7 @@ pub fn render(a: &[Assessment], opts: &Options, color: bool, width: Option<u16>)
             Some((lo, hi)) => format!("[{}, {}]", signed_pct(lo), signed_pct(hi)),
             None => "NA".to_owned(),
         };
-        let mut verdict = Cell::new(verdict_text(x.verdict));
+        let mut verdict = Cell::new(verdict_cell(x));
         if color {
             verdict = match x.verdict {
                 Verdict::Faster => verdict.fg(Color::Green),

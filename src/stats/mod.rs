@@ -5,7 +5,8 @@
 //! - [`drift`]: trend against run order (Kendall's tau test, Theil–Sen slope).
 //! - [`modes`]: modes of a Gaussian kernel density estimate (Silverman's bandwidth).
 //! - [`outliers`]: modified z-score outliers (median, MAD), flagged not dropped.
-//! - [`shape`]: the multimodality decision (dip test and KDE modes).
+//! - [`regimes`]: two performance regimes in a side (gap and mixture tests, robust to rounding).
+//! - [`shape`]: the multimodality decision (regimes, dip test and KDE modes).
 //! - [`adjust`]: Holm and Benjamini–Hochberg adjusted p-values (R's `p.adjust`).
 //! - [`quantile`]: type-7 quantiles, median and benchstat's order-statistic intervals.
 //! - [`rank`]: Wilcoxon rank-sum test with the Hodges–Lehmann shift (R's `wilcox.test`).
@@ -29,6 +30,7 @@ pub mod proportion;
 pub mod quantile;
 pub mod rank;
 pub mod ratio;
+pub mod regimes;
 pub mod shape;
 pub mod tdist;
 pub mod utest;

@@ -167,6 +167,56 @@ pub struct Assessment {
     pub new_side: SideSummary,
 }
 
+/// The change between the builds within one pair of regimes, when a side has two regimes
+/// ([`crate::stats::regimes`]): the averaged change of a two-regime side describes neither
+/// regime, so reports show these next to it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RegimeChange {
+    /// Centre of the old side's regime (its median, or the side's median when it has one
+    /// regime), in the metric's unit.
+    pub old_centre: f64,
+    /// Share of the old side's samples in that regime, in `(0, 1]`.
+    pub old_share: f64,
+    /// Centre of the new side's regime, as `old_centre`.
+    pub new_centre: f64,
+    /// Share of the new side's samples in that regime, in `(0, 1]`.
+    pub new_share: f64,
+    /// `(new_centre / old_centre − 1) · 100`, percent (positive = a larger value, as
+    /// [`Assessment::change_pct`]).
+    pub change_pct: f64,
+}
+
+impl Assessment {
+    /// The change per regime (empty when neither side has two regimes): a two-regime side
+    /// against the other side's median, regime by regime; when both sides have two regimes,
+    /// lower against lower and upper against upper.
+    pub fn regime_changes(&self) -> Vec<RegimeChange> {
+        let parts = |s: &SideSummary| -> Vec<(f64, f64)> {
+            match s.multimodal.as_ref().and_then(|m| m.regimes.as_ref()) {
+                Some(r) => r.regimes.iter().map(|g| (g.centre, g.share)).collect(),
+                None => vec![(s.median, 1.0)],
+            }
+        };
+        let (old, new) = (parts(&self.old_side), parts(&self.new_side));
+        if old.len() == 1 && new.len() == 1 {
+            return Vec::new();
+        }
+        let at = |v: &[(f64, f64)], i: usize| v[i.min(v.len() - 1)];
+        (0..old.len().max(new.len()))
+            .map(|i| {
+                let ((oc, os), (nc, ns)) = (at(&old, i), at(&new, i));
+                RegimeChange {
+                    old_centre: oc,
+                    old_share: os,
+                    new_centre: nc,
+                    new_share: ns,
+                    change_pct: (nc / oc - 1.0) * 100.0,
+                }
+            })
+            .collect()
+    }
+}
+
 /// What one side's samples look like: centre, spread, and checks that are reported, never
 /// silently applied.
 #[derive(Clone, Debug, PartialEq)]
@@ -180,8 +230,11 @@ pub struct SideSummary {
     /// Coefficient of variation in percent (sample sd / mean · 100).
     pub cv_pct: f64,
     /// Indices (arrival order) of samples flagged as outliers by the MAD rule; flagged only.
+    /// On a side with two regimes each regime is checked on its own (a run of the other
+    /// regime is not an outlier).
     pub outliers: Vec<usize>,
-    /// Set when the samples fall into several regimes (dip test + KDE modes).
+    /// Set when the samples fall into several regimes (regime test, or dip test + KDE modes;
+    /// [`crate::stats::shape`]).
     pub multimodal: Option<shape::Multimodal>,
     /// Trend of the rate against run order (Kendall's tau), when there are enough runs.
     pub drift: Option<drift::Drift>,
@@ -205,6 +258,30 @@ impl SideSummary {
             .filter(|(_, v)| v.is_finite())
             .map(|(&r, &v)| (r as f64, v))
             .collect();
+        let multimodal = shape::multimodality(&finite);
+        let outliers = if finite.len() != rates.len() {
+            Vec::new()
+        } else if let Some(r) = multimodal.as_ref().and_then(|m| m.regimes.as_ref()) {
+            // Two regimes: a run is an outlier of its own regime, never for being in the other.
+            let cut = r.regimes[0].high;
+            let mut idx: Vec<usize> = Vec::new();
+            for lower in [true, false] {
+                let members: Vec<usize> = (0..rates.len())
+                    .filter(|&i| (rates[i] <= cut) == lower)
+                    .collect();
+                let vals: Vec<f64> = members.iter().map(|&i| rates[i]).collect();
+                idx.extend(
+                    outliers::mad_outliers(&vals)
+                        .indices
+                        .into_iter()
+                        .map(|j| members[j]),
+                );
+            }
+            idx.sort_unstable();
+            idx
+        } else {
+            outliers::mad_outliers(rates).indices
+        };
         SideSummary {
             n: rates.len(),
             median: if sorted.is_empty() {
@@ -214,12 +291,8 @@ impl SideSummary {
             },
             median_ci: quantile::median_ci(&sorted, 0.95),
             cv_pct: sd / mean * 100.0,
-            outliers: if finite.len() == rates.len() {
-                outliers::mad_outliers(rates).indices
-            } else {
-                Vec::new()
-            },
-            multimodal: shape::multimodality(&finite),
+            outliers,
+            multimodal,
             drift: drift::drift(&points),
         }
     }
