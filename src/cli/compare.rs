@@ -6,7 +6,7 @@
 use super::{AnalysisArgs, EXIT_FAILED, EXIT_USAGE, Io};
 use crate::format::node_csv::write::CsvWriter;
 use crate::format::results::{
-    self, JobRecord, JobStatus, Record, ResultsWriter, ResumeMark, RunHeader,
+    self, JobRecord, JobStatus, Record, ResultsWriter, ResumeMark, RunHeader, UnusedSamples,
 };
 use crate::run::affinity::{CpuList, cpuset_from_set_values};
 use crate::run::plan::discover;
@@ -308,6 +308,8 @@ struct CompareObserver<'a> {
     stderr: &'a mut dyn Write,
     progress: Option<Progress>,
     runs: u32,
+    /// Samples of jobs that did not end `ok`: left out of the report, noted per row.
+    unused: UnusedSamples,
 }
 
 impl CompareObserver<'_> {
@@ -325,7 +327,8 @@ impl CompareObserver<'_> {
         }
     }
 
-    fn add(&mut self, side: Side, run: u32, file: &str, r: &Report) -> std::io::Result<()> {
+    /// Adds a sample of an `ok` job to the report's set.
+    fn add(&mut self, side: Side, run: u32, file: &str, r: &Report) {
         let id = self.set.intern_configuration(file, &r.configuration);
         self.set.push(Sample {
             benchmark: id,
@@ -335,6 +338,10 @@ impl CompareObserver<'_> {
             time_s: r.time_s,
             run: Some(run),
         });
+    }
+
+    /// Writes one CSV row.
+    fn csv_row(&mut self, side: Side, file: &str, r: &Report) -> std::io::Result<()> {
         if let Some(csv) = &mut self.csv {
             csv.row(side, file, &r.configuration.text, r.rate, &r.time_text)
                 .map_err(|e| {
@@ -363,7 +370,9 @@ impl Observer for CompareObserver<'_> {
     }
 
     fn sample(&mut self, job: &Job, file: &str, report: &Report) -> std::io::Result<()> {
-        self.add(job.side, job.run, file, report)?;
+        // The CSV gets every row as it arrives (as compare.js writes it); the report's set only
+        // the samples of jobs that end `ok` (added in `job_finished`).
+        self.csv_row(job.side, file, report)?;
         if let Some(p) = &mut self.progress {
             p.configs_done += 1;
             p.redraw();
@@ -377,6 +386,13 @@ impl Observer for CompareObserver<'_> {
 
     fn job_finished(&mut self, job: &Job, record: &JobRecord) -> std::io::Result<()> {
         self.results.write(&Record::Job(record.clone()))?;
+        if record.status == JobStatus::Ok {
+            for s in &record.samples {
+                self.add(job.side, job.run, &record.file, &s.to_report());
+            }
+        } else {
+            self.unused.add(record);
+        }
         let what = format!(
             "{} under {} (run {}/{})",
             record.file,
@@ -436,6 +452,8 @@ struct Prepared {
     done: Vec<JobRecord>,
     warnings: Vec<String>,
     resumed: bool,
+    /// Samples of earlier jobs that did not end `ok` (a resumed run's file).
+    unused: UnusedSamples,
     /// `--runs auto`'s rule (a resumed run: the one recorded in its results file).
     adaptive: Option<runner::adaptive::Rule>,
 }
@@ -478,6 +496,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
             done: loaded.done,
             warnings: loaded.warnings,
             resumed: true,
+            unused: loaded.unused,
             adaptive: loaded.adaptive,
         });
     }
@@ -549,6 +568,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
         done: Vec::new(),
         warnings: Vec::new(),
         resumed: false,
+        unused: UnusedSamples::default(),
         adaptive,
     })
 }
@@ -561,6 +581,7 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         done,
         warnings,
         resumed,
+        unused,
         adaptive: rule,
     } = prep;
     let csv_to_stdout = match &args.csv {
@@ -677,10 +698,13 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         stderr,
         progress,
         runs: plan.runs,
+        unused,
     };
     for r in &done {
         for s in &r.samples {
-            obs.add(r.side, r.run, &r.file, &s.to_report())?;
+            let rep = s.to_report();
+            obs.add(r.side, r.run, &r.file, &rep);
+            obs.csv_row(r.side, &r.file, &rep)?;
         }
     }
     let opts = RunOptions {
@@ -712,6 +736,7 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
     }
     let results_path = obs.results.path().to_path_buf();
     let set = std::mem::take(&mut obs.set);
+    let unused = std::mem::take(&mut obs.unused);
     drop(obs);
 
     let mut code = 0;
@@ -751,6 +776,10 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         )?;
     }
     if want_report {
+        // The same notes `benchdiff report` prints for this run's results file.
+        for n in unused.notes() {
+            writeln!(io.stderr, "benchdiff: warning: {n}")?;
+        }
         if set.is_empty() {
             writeln!(io.stderr, "benchdiff: no samples, no report")?;
         } else {

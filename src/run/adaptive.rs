@@ -493,10 +493,16 @@ impl Observer for Tracking<'_> {
         self.inner.config(job, queue_length);
     }
     fn sample(&mut self, job: &Job, file: &str, report: &Report) -> std::io::Result<()> {
-        self.tracker.add(job.file, job.side, report);
         self.inner.sample(job, file, report)
     }
     fn job_finished(&mut self, job: &Job, record: &JobRecord) -> std::io::Result<()> {
+        // Only the samples of jobs that ended `ok` count (the policy of every report,
+        // `format::results::UnusedSamples`).
+        if record.status == JobStatus::Ok {
+            for s in &record.samples {
+                self.tracker.add(job.file, job.side, &s.to_report());
+            }
+        }
         *self.wall_s += record.wall_s;
         if let Some(f) = self.tracker.files.get_mut(job.file)
             && !self.restricted

@@ -289,6 +289,113 @@ fn classify(o: &Outcome, timeout_s: Option<f64>) -> (JobStatus, Option<String>) 
     (JobStatus::Ok, None)
 }
 
+/// Samples printed by jobs that did not end `ok` (timed out, failed after reporting, or
+/// interrupted), per benchmark row and side.
+///
+/// **Policy (case 20, one for every report of a run):** such samples stay in the results file
+/// (the job record carries them with its status) and in the compare.js CSV (its rows are
+/// written as they arrive, like compare.js, and the format has no place for a flag), but no
+/// report uses them: the live `compare` report and `benchdiff report RESULTS.jsonl` both leave
+/// them out and print the same [`UnusedSamples::notes`] for the affected rows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UnusedSamples {
+    /// `(row name, side)` → per status: (jobs, samples).
+    rows: std::collections::BTreeMap<(String, Side), Vec<(JobStatus, u32, u32)>>,
+}
+
+impl UnusedSamples {
+    /// Counts the samples of `record` when its status is not `ok` (an `ok` record is ignored).
+    pub fn add(&mut self, record: &JobRecord) {
+        if record.status == JobStatus::Ok {
+            return;
+        }
+        let mut per_row: Vec<(String, u32)> = Vec::new();
+        for s in &record.samples {
+            let row = format!("{} {}", record.file, s.configuration);
+            match per_row.iter_mut().find(|(r, _)| *r == row) {
+                Some((_, n)) => *n += 1,
+                None => per_row.push((row, 1)),
+            }
+        }
+        for (row, n) in per_row {
+            let tally = self.rows.entry((row, record.side)).or_default();
+            match tally.iter_mut().find(|(st, _, _)| *st == record.status) {
+                Some((_, jobs, samples)) => {
+                    *jobs += 1;
+                    *samples += n;
+                }
+                None => tally.push((record.status, 1, n)),
+            }
+        }
+    }
+
+    /// Adds every count of `other`.
+    pub fn merge(&mut self, other: &UnusedSamples) {
+        for ((row, side), tally) in &other.rows {
+            let mine = self.rows.entry((row.clone(), *side)).or_default();
+            for &(st, jobs, samples) in tally {
+                match mine.iter_mut().find(|(s, _, _)| *s == st) {
+                    Some((_, j, n)) => {
+                        *j += jobs;
+                        *n += samples;
+                    }
+                    None => mine.push((st, jobs, samples)),
+                }
+            }
+        }
+    }
+
+    /// True when no sample was left out.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Samples left out for `row` (the report's row name, `file configuration`) on `side`.
+    pub fn samples(&self, row: &str, side: Side) -> u32 {
+        self.rows
+            .get(&(row.to_owned(), side))
+            .map_or(0, |t| t.iter().map(|(_, _, n)| n).sum())
+    }
+
+    /// One note per affected row, sorted by row name then side, e.g.
+    /// `dgram/bind.js n=1: new: 3 jobs timed out after reporting; their 3 samples are not used`.
+    pub fn notes(&self) -> Vec<String> {
+        let plural = |n: u32, one: &str, many: &str| {
+            if n == 1 {
+                format!("{n} {one}")
+            } else {
+                format!("{n} {many}")
+            }
+        };
+        self.rows
+            .iter()
+            .map(|((row, side), tally)| {
+                let parts: Vec<String> = tally
+                    .iter()
+                    .map(|&(st, jobs, samples)| {
+                        let what = match st {
+                            JobStatus::Timeout => "timed out",
+                            JobStatus::Interrupted => "were interrupted",
+                            _ => "failed",
+                        };
+                        let what = if jobs == 1 && st == JobStatus::Interrupted {
+                            "was interrupted"
+                        } else {
+                            what
+                        };
+                        format!(
+                            "{} {what} after reporting; their {} not used",
+                            plural(jobs, "job", "jobs"),
+                            plural(samples, "sample is", "samples are")
+                        )
+                    })
+                    .collect();
+                format!("{row}: {}: {}", side.label(), parts.join("; "))
+            })
+            .collect()
+    }
+}
+
 /// A `resume` record.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ResumeMark {
@@ -419,6 +526,8 @@ pub struct Loaded {
     /// The adaptive stopping rule of a `--runs auto` run: from the header, or (files written
     /// before the header carried it) from the first `adaptive` round record.
     pub adaptive: Option<crate::run::adaptive::Rule>,
+    /// Samples of the jobs that did not end `ok` (see [`UnusedSamples`]).
+    pub unused: UnusedSamples,
 }
 
 impl Loaded {
@@ -465,6 +574,7 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, RunnerError
     let mut seen = HashSet::new();
     let mut warnings = Vec::new();
     let mut adaptive = None;
+    let mut unused = UnusedSamples::default();
     let mut lines = LineReader::with_limit(input, name, MAX_RECORD_BYTES);
     while let Some((n, line)) = lines.next_line().map_err(|e| err(e.to_string()))? {
         let line = match line {
@@ -499,6 +609,7 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, RunnerError
                 }
                 match serde_json::from_str::<Record>(line) {
                     Ok(Record::Job(j)) => {
+                        unused.add(&j);
                         if j.status == JobStatus::Ok && seen.insert((j.file.clone(), j.side, j.run))
                         {
                             done.push(j);
@@ -529,6 +640,7 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, RunnerError
         done,
         warnings,
         adaptive,
+        unused,
     })
 }
 

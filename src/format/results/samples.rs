@@ -46,10 +46,17 @@ pub fn read_from<R: BufRead>(
             });
         }
     }
+    // Samples of jobs that did not end ok are left out, with one note per affected row (the
+    // same notes `benchdiff compare` prints for the run: see `UnusedSamples`).
     let warnings = loaded
         .warnings
         .iter()
         .map(|w| diagnostic(name, w))
+        .chain(loaded.unused.notes().iter().map(|n| Diagnostic {
+            file: name.to_owned(),
+            line: 0,
+            message: n.clone(),
+        }))
         .collect();
     Ok(Imported {
         warnings,
