@@ -6,10 +6,11 @@
 use super::{AnalysisArgs, EXIT_FAILED, EXIT_USAGE, Io};
 use crate::format::node_csv::write::CsvWriter;
 use crate::format::results::{Record, ResultsWriter};
-use crate::run::child::command::{self, split_words};
+use crate::run::child::command;
 use crate::run::commands::{
     self, BenchDef, CommandJobRecord, CommandObserver, CommandPlan, CommandSummary, Target,
 };
+use crate::run::plan::argv::split_words;
 use crate::run::plan::git::{self, Checkout};
 use crate::run::plan::matrix::Matrix;
 use crate::run::plan::{discover, suite};
@@ -295,7 +296,7 @@ pub(crate) fn make_plan(
     let mut used_keys: Vec<String> = Vec::new();
     for t in &cmd.bench {
         split_words(t).map_err(|e| u(format!("--bench {e}")))?;
-        let keys = command::placeholders(t);
+        let keys = crate::run::plan::argv::placeholders(t);
         for k in &keys {
             if !global.params.iter().any(|p| &p.key == k) {
                 return Err(u(format!(

@@ -138,7 +138,7 @@ impl CommandPlan {
     /// A message for bad quoting in the template.
     pub fn argv(&self, target: &Target, inst: &Instance) -> Result<Vec<String>, String> {
         let def = &self.benchmarks[inst.bench];
-        command::build_argv(&target.argv, &def.template, &inst.combo, self.shell)
+        crate::run::plan::argv::build_argv(&target.argv, &def.template, &inst.combo, self.shell)
             .map_err(|e| format!("benchmark {:?}: {e}", def.name))
     }
 
@@ -594,21 +594,17 @@ pub fn execute(
             record.user_s = o.usage.user_s;
             record.sys_s = o.usage.sys_s;
             record.max_rss_bytes = o.usage.max_rss_bytes;
-            if o.ok() {
-                if !warmup {
-                    record.samples = samples_of(def, &inst.combo, o);
+            match o.failure(plan.timeout) {
+                None => {
+                    if !warmup {
+                        record.samples = samples_of(def, &inst.combo, o);
+                    }
                 }
-            } else {
-                record.status = if o.interrupted {
-                    "interrupted"
-                } else if o.timed_out {
-                    "timeout"
-                } else {
-                    "failed"
+                Some((status, error)) => {
+                    record.status = status.label().to_owned();
+                    record.error = Some(error);
+                    record.stderr_tail = o.stderr_tail.clone();
                 }
-                .to_owned();
-                record.error = o.error(plan.timeout);
-                record.stderr_tail = o.stderr_tail.clone();
             }
         }
         summary.jobs_run += 1;

@@ -247,7 +247,6 @@ pub fn execute(
 ) -> Summary {
     let mut summary = Summary::default();
     let cpu_set = plan.cpus.as_ref().map(CpuList::to_cpu_set);
-    let timeout_s = opts.timeout.map(|t| t.as_secs_f64());
     for job in jobs {
         if stop.load(std::sync::atomic::Ordering::SeqCst) {
             summary.interrupted = true;
@@ -284,7 +283,7 @@ pub fn execute(
             }
         });
         summary.jobs_run += 1;
-        let record = JobRecord::new(job, file, binary, &outcome, samples, timeout_s);
+        let record = outcome.record(job, file, binary, samples, opts.timeout);
         if let Err(e) = obs.job_finished(job, &record) {
             out_err.get_or_insert(e);
         }

@@ -17,9 +17,7 @@
 
 pub mod samples;
 
-use crate::run::child::node::Outcome;
-use crate::run::child::rusage::ExitStatus;
-use crate::run::schedule::{Job, Order};
+use crate::run::schedule::Order;
 use crate::run::{Channel, Report, RunnerError};
 use crate::sample::{ConfValue, Configuration, Side};
 use serde::de::{self, Deserializer};
@@ -81,6 +79,30 @@ pub enum JobStatus {
     Timeout,
     /// Stopped by Ctrl-C (or because output could not be written).
     Interrupted,
+}
+
+impl JobStatus {
+    /// The word stored in the results file: `ok`, `failed`, `timeout`, `interrupted`.
+    pub fn label(self) -> &'static str {
+        match self {
+            JobStatus::Ok => "ok",
+            JobStatus::Failed => "failed",
+            JobStatus::Timeout => "timeout",
+            JobStatus::Interrupted => "interrupted",
+        }
+    }
+
+    /// Parses [`JobStatus::label`]; `None` for any other word.
+    pub fn from_label(s: &str) -> Option<JobStatus> {
+        [
+            JobStatus::Ok,
+            JobStatus::Failed,
+            JobStatus::Timeout,
+            JobStatus::Interrupted,
+        ]
+        .into_iter()
+        .find(|st| st.label() == s)
+    }
 }
 
 /// One sample as stored in a job record.
@@ -190,105 +212,6 @@ pub fn signal_name(sig: i32) -> String {
     name.to_owned()
 }
 
-impl JobRecord {
-    /// Classifies a job's outcome (status and error text) and builds its record.
-    pub fn new(
-        job: &Job,
-        file: &str,
-        binary: &Path,
-        outcome: &Outcome,
-        samples: Vec<SampleRecord>,
-        timeout_s: Option<f64>,
-    ) -> JobRecord {
-        let (status, error) = classify(outcome, timeout_s);
-        let (exit_code, signal) = match outcome.status {
-            Some(ExitStatus::Exited(c)) => (Some(c), None),
-            Some(ExitStatus::Signaled(s)) => (None, Some(s)),
-            None => (None, None),
-        };
-        JobRecord {
-            position: job.position,
-            file: file.to_owned(),
-            side: job.side,
-            run: job.run,
-            binary: binary.to_path_buf(),
-            status,
-            exit_code,
-            signal,
-            wall_s: outcome.wall_s,
-            user_s: outcome.usage.user_s,
-            sys_s: outcome.usage.sys_s,
-            max_rss_bytes: outcome.usage.max_rss_bytes,
-            queue_length: outcome.queue_length,
-            samples,
-            error,
-            stderr_tail: if status == JobStatus::Ok {
-                Vec::new()
-            } else {
-                outcome.stderr_tail.clone()
-            },
-            stdout_tail: outcome.stdout_tail.clone(),
-        }
-    }
-}
-
-fn classify(o: &Outcome, timeout_s: Option<f64>) -> (JobStatus, Option<String>) {
-    if o.interrupted {
-        return (JobStatus::Interrupted, Some("interrupted".to_owned()));
-    }
-    if let Some(e) = &o.spawn_error {
-        return (JobStatus::Failed, Some(e.clone()));
-    }
-    if o.timed_out {
-        let t = timeout_s
-            .map(|t| format!(" after {t} s"))
-            .unwrap_or_default();
-        return (
-            JobStatus::Timeout,
-            Some(format!("timed out{t}; its process group was killed")),
-        );
-    }
-    match o.status {
-        Some(ExitStatus::Signaled(s)) => {
-            return (
-                JobStatus::Failed,
-                Some(format!("killed by {}", signal_name(s))),
-            );
-        }
-        Some(ExitStatus::Exited(c)) if c != 0 => {
-            return (JobStatus::Failed, Some(format!("exit code {c}")));
-        }
-        _ => {}
-    }
-    if o.protocol_error_count > 0 {
-        let first = o.protocol_errors.first().cloned().unwrap_or_default();
-        return (
-            JobStatus::Failed,
-            Some(format!(
-                "garbage on the IPC channel ({} unreadable message(s)): {first}",
-                o.protocol_error_count
-            )),
-        );
-    }
-    if o.reports == 0 && o.stdout_unparsed > 0 {
-        let first = o.stdout_tail.first().cloned().unwrap_or_default();
-        return (
-            JobStatus::Failed,
-            Some(format!(
-                "garbage output: no IPC report and no result line among {} stdout line(s), e.g. {:?}",
-                o.stdout_unparsed, first
-            )),
-        );
-    }
-    if o.reports == 0 {
-        return (
-            JobStatus::Ok,
-            Some("no samples: the child reported nothing".to_owned()),
-        );
-    }
-    (JobStatus::Ok, None)
-}
-
 /// Samples printed by jobs that did not end `ok` (timed out, failed after reporting, or
 /// interrupted), per benchmark row and side.
 ///
@@ -300,8 +223,11 @@ fn classify(o: &Outcome, timeout_s: Option<f64>) -> (JobStatus, Option<String>) 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct UnusedSamples {
     /// `(row name, side)` → per status: (jobs, samples).
-    rows: std::collections::BTreeMap<(String, Side), Vec<(JobStatus, u32, u32)>>,
+    rows: std::collections::BTreeMap<(String, Side), Vec<StatusCount>>,
 }
+
+/// Jobs of one status and the samples they printed: `(status, jobs, samples)`.
+type StatusCount = (JobStatus, u32, u32);
 
 impl UnusedSamples {
     /// Counts the samples of `record` when its status is not `ok` (an `ok` record is ignored).

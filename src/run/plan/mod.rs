@@ -1,5 +1,6 @@
 //! What to run: benchmark discovery, parameter matrices, suite files and git revisions.
 
+pub mod argv;
 pub mod discover;
 pub mod git;
 pub mod matrix;
