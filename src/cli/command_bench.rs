@@ -7,6 +7,7 @@ use super::{AnalysisArgs, EXIT_FAILED, EXIT_USAGE, Io};
 use crate::format::node_csv::write::CsvWriter;
 use crate::format::results::{Record, ResultsWriter};
 use crate::run::child::command;
+use crate::run::clock::{default_results_path, default_seed, now_unix_s};
 use crate::run::commands::{
     self, BenchDef, CommandJobRecord, CommandObserver, CommandPlan, CommandSummary, Target,
 };
@@ -15,11 +16,11 @@ use crate::run::plan::git::{self, Checkout};
 use crate::run::plan::matrix::Matrix;
 use crate::run::plan::{discover, suite};
 use crate::run::schedule::{Job, Order};
+use crate::run::signals::{INTERRUPTED, SignalGuard};
 use crate::sample::{SampleSet, Side};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::atomic::AtomicBool;
 
 /// The most jobs one command-benchmark run may schedule (a usage error beyond).
 pub const MAX_JOBS: usize = 10_000_000;
@@ -135,26 +136,6 @@ pub(crate) enum PlanError {
 pub(crate) struct Prepared {
     pub(crate) plan: CommandPlan,
     pub(crate) _checkouts: Vec<Checkout>,
-}
-
-fn now_unix_s() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
-}
-
-fn clock_seed() -> u64 {
-    let n = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0)
-        ^ (u64::from(std::process::id()) << 32);
-    // splitmix64, kept to 53 bits (exact in JSON readers that use doubles).
-    let mut z = n.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    (z ^ (z >> 31)) >> 11
 }
 
 fn parse_env(items: &[String]) -> Result<Vec<(String, String)>, String> {
@@ -467,7 +448,7 @@ pub(crate) fn make_plan(
         seed: common
             .seed
             .or(st.and_then(|s| s.seed))
-            .unwrap_or_else(clock_seed),
+            .unwrap_or_else(default_seed),
         shell: cmd.shell || st.is_some_and(|s| s.shell),
         env,
         timeout,
@@ -480,51 +461,6 @@ pub(crate) fn make_plan(
         plan,
         _checkouts: checkouts,
     })
-}
-
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_sig: libc::c_int) {
-    if INTERRUPTED.swap(true, Ordering::SeqCst) {
-        // SAFETY: _exit is async-signal-safe.
-        unsafe { libc::_exit(130) };
-    }
-}
-
-/// SIGINT/SIGTERM handlers for the duration of a run; the previous ones come back on drop.
-struct SignalGuard {
-    old: Vec<(libc::c_int, libc::sigaction)>,
-}
-
-impl SignalGuard {
-    fn install() -> SignalGuard {
-        INTERRUPTED.store(false, Ordering::SeqCst);
-        let mut old = Vec::new();
-        for sig in [libc::SIGINT, libc::SIGTERM] {
-            // SAFETY: sigaction structs are plain C data; the handler only touches an atomic.
-            unsafe {
-                let mut sa: libc::sigaction = std::mem::zeroed();
-                sa.sa_sigaction = on_signal as *const () as libc::sighandler_t;
-                libc::sigemptyset(&mut sa.sa_mask);
-                let mut prev: libc::sigaction = std::mem::zeroed();
-                if libc::sigaction(sig, &sa, &mut prev) == 0 {
-                    old.push((sig, prev));
-                }
-            }
-        }
-        SignalGuard { old }
-    }
-}
-
-impl Drop for SignalGuard {
-    fn drop(&mut self) {
-        for (sig, prev) in &self.old {
-            // SAFETY: restores the action saved by install.
-            unsafe {
-                libc::sigaction(*sig, prev, std::ptr::null_mut());
-            }
-        }
-    }
 }
 
 /// What a finished run produced.
@@ -756,35 +692,9 @@ pub(crate) fn summarise(f: &Finished, stderr: &mut dyn Write) -> std::io::Result
             "benchdiff: interrupted after {} job(s)",
             f.summary.jobs_run
         )?;
-        code = 130;
+        code = crate::run::signals::EXIT_INTERRUPTED;
     }
     Ok(code)
-}
-
-fn default_results_path(csv: Option<&Path>) -> PathBuf {
-    if let Some(c) = csv.filter(|c| c.as_os_str() != "-") {
-        let stem = c
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "benchdiff".to_owned());
-        // A re-run next to the same CSV gets a fresh file instead of an error.
-        let mut p = c.with_file_name(format!("{stem}.results.jsonl"));
-        let mut i = 1;
-        while p.exists() {
-            p = c.with_file_name(format!("{stem}.results-{i}.jsonl"));
-            i += 1;
-        }
-        return p;
-    }
-    let dir = PathBuf::from("benchdiff-results");
-    let secs = now_unix_s() as u64;
-    let mut p = dir.join(format!("commands-{secs}.jsonl"));
-    let mut i = 1;
-    while p.exists() {
-        p = dir.join(format!("commands-{secs}-{i}.jsonl"));
-        i += 1;
-    }
-    p
 }
 
 /// `benchdiff compare` with command benchmarks: plan, builds, runs, CSV and results file, and

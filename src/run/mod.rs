@@ -18,10 +18,12 @@
 pub mod adaptive;
 pub mod affinity;
 pub mod child;
+pub mod clock;
 pub mod commands;
 pub mod machine;
 pub mod plan;
 pub mod schedule;
+pub mod signals;
 
 use crate::format::results;
 use child::node as job;
