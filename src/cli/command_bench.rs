@@ -160,7 +160,7 @@ fn target_from_text(side: Side, flag: &str, text: &str, base: &Path) -> Result<T
     let exe = discover::resolve_binary(flag, Path::new(first), base).map_err(|e| e.to_string())?;
     words[0] = exe.to_string_lossy().into_owned();
     Ok(Target {
-        side: side.label().to_owned(),
+        side,
         label: text.to_owned(),
         argv: words,
         cwd: None,
@@ -218,7 +218,7 @@ fn git_targets(
         let mut argv = vec![exe.to_string_lossy().into_owned()];
         argv.extend(extra.iter().cloned());
         targets.push(Target {
-            side: side.label().to_owned(),
+            side,
             label: format!("{rev}:{artifact}"),
             argv,
             cwd: None,
@@ -488,17 +488,17 @@ impl CommandObserver for Obs<'_> {
 
     fn job_finished(&mut self, r: &CommandJobRecord) -> std::io::Result<()> {
         if let Some(w) = &mut self.results {
-            w.write_json(r)?;
+            w.write(&Record::CommandJob(r.clone()))?;
         }
         if r.ok() && !r.warmup {
-            commands::add_to_set(&mut self.set, r.side(), r.run, &r.samples);
+            commands::add_to_set(&mut self.set, r.side, r.run, &r.samples);
             for s in &r.samples {
                 if let Some(csv) = &mut self.csv {
                     let time = s
                         .time_s
                         .filter(|t| t.is_finite())
                         .map_or_else(|| "NA".to_owned(), |t| format!("{t:.9}"));
-                    csv.row(r.side(), &s.name, &s.configuration, s.rate, &time)?;
+                    csv.row(r.side, &s.name, &s.configuration, s.rate, &time)?;
                 }
                 if let Some(e) = &mut self.echo {
                     writeln!(
@@ -513,7 +513,7 @@ impl CommandObserver for Obs<'_> {
                 }
             }
         }
-        if !r.ok() && r.status != "interrupted" {
+        if !r.ok() && r.status != crate::format::results::JobStatus::Interrupted {
             let combo = r
                 .combination
                 .iter()
@@ -586,7 +586,7 @@ pub(crate) fn execute(
     let machine = crate::run::machine::check(cpus.as_ref());
     if let Some(w) = &mut results {
         let written = w
-            .write_json(&plan.header(now_unix_s(), jobs.len()))
+            .write(&Record::CommandRun(plan.header(now_unix_s(), jobs.len())))
             .and_then(|()| w.write(&Record::Machine(machine.clone())));
         if let Err(e) = written {
             return Ok(Err(format!("results file {}: {e}", w.path().display())));

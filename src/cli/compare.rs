@@ -358,7 +358,8 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
         }
     }
     if let Some(path) = &args.resume {
-        if crate::run::commands::is_command_results_file(path) {
+        let loaded = results::load(path)?;
+        let Some(header) = loaded.node_header() else {
             return Err(RunnerError::Io(format!(
                 "--resume {}: this is the results file of a command-benchmark run; --resume \
                  continues Node-file runs only. Run the command benchmarks again (the samples \
@@ -366,13 +367,11 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
                 path.display(),
                 path.display()
             )));
-        }
-        let loaded = results::load(path)?;
-        let plan = Plan::from_header(&loaded.header)?;
+        };
+        let plan = Plan::from_header(header)?;
         let timeout = match args.timeout {
             Some(t) => Some(timeout_duration("--timeout", t).map_err(RunnerError::Io)?),
-            None => loaded
-                .header
+            None => header
                 .timeout_s
                 .map(|t| timeout_duration(&format!("{}: timeout_s", path.display()), t))
                 .transpose()

@@ -55,39 +55,13 @@ use crate::run::schedule::{self, Job};
 use crate::run::{Observer, Plan, Report, RunOptions, Summary, execute};
 use crate::sample::{ConfValue, Side};
 use crate::stats::welch::{self, WelchError};
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+pub use crate::format::results::plan::{RoundFile, RoundRecord, Rule, Settled, Status};
+
 /// Risk of the interval the rule looks at: 0.05, i.e. the 95% interval.
 pub const RISK: f64 = 0.05;
-
-/// The stopping rule's settings (recorded in the results file's `run` record as `adaptive`).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Rule {
-    /// `--target-accuracy`: largest acceptable 95% half-width, percent of the old mean.
-    #[serde(rename = "target_accuracy_pct")]
-    pub target_pct: f64,
-    /// `--min-runs`: samples a side needs before a configuration may settle (at least 2).
-    pub min_runs: u32,
-    /// `--max-runs`: rounds at most (the fixed schedule's run count).
-    pub max_runs: u32,
-}
-
-/// Where one configuration stands.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "status", rename_all = "snake_case")]
-pub enum Status {
-    /// Not precise enough yet (or too few samples).
-    Open,
-    /// The 95% half-width (percent of the old mean) reached the target.
-    Precise {
-        /// The half-width when it settled, percent.
-        half_width_pct: f64,
-    },
-    /// Only one binary reports this configuration.
-    OneSided,
-}
 
 /// Half-width of the 95% interval of `mean(new) − mean(old)` in percent of `|mean(old)|`
 /// (compare.R's "accuracy (*)"). `Some(0.0)` for essentially constant data; `None` with fewer
@@ -258,50 +232,6 @@ pub struct Tracker {
     rule: Rule,
     files: Vec<FileState>,
     rounds_done: u32,
-}
-
-/// One file's part of a round, as recorded in the results file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RoundFile {
-    /// Benchmark file, `category/file.js`.
-    pub file: String,
-    /// Unsettled configurations (0 = not known yet).
-    pub open: usize,
-    /// The `--set` arguments of a restricted job; absent when the whole file runs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub set: Option<Vec<String>>,
-}
-
-/// A configuration that settled, as recorded in the results file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Settled {
-    /// Benchmark file.
-    pub file: String,
-    /// compare.js configuration text.
-    pub configuration: String,
-    /// Samples (old, new) when it settled.
-    pub runs: [usize; 2],
-    /// Why it settled.
-    #[serde(flatten)]
-    pub status: Status,
-}
-
-/// The `adaptive` record written before every round: the rule, the configurations that
-/// settled after the previous round, and the jobs of this round.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RoundRecord {
-    /// Round index, from 0.
-    pub round: u32,
-    /// `--target-accuracy`, percent.
-    pub target_accuracy_pct: f64,
-    /// `--min-runs`.
-    pub min_runs: u32,
-    /// `--max-runs`.
-    pub max_runs: u32,
-    /// Configurations settled after the previous round.
-    pub settled: Vec<Settled>,
-    /// Files that run in this round.
-    pub files: Vec<RoundFile>,
 }
 
 impl Tracker {

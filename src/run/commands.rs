@@ -17,34 +17,17 @@
 //! `BENCHDIFF_SIDE` (`old`/`new`) and `BENCHDIFF_BIN` (the target's program) in the environment.
 
 use crate::format::result_lines::{LineForm, ReportedMetric};
+use crate::format::results::JobStatus;
 use crate::run::child::command::{self, Outcome, Spec};
 use crate::run::plan::matrix::{self, Combination, Matrix};
 use crate::run::schedule::{self, Job, Order};
-use crate::sample::{Better, Configuration, Sample, SampleSet, Side};
-use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+
+pub use crate::format::results::command::{
+    BenchHeader, CommandJobRecord, CommandRunHeader, CommandSample, Target,
+};
+use crate::sample::{Better, Configuration, SampleSet, Side};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
-
-/// One program under test (a side).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Target {
-    /// `old` or `new` (single-target modes use `old`).
-    pub side: String,
-    /// As given (`gzip -1`, a path, or an artifact).
-    pub label: String,
-    /// The words every run starts with (program, then fixed arguments).
-    pub argv: Vec<String>,
-    /// Working folder of its runs (default: benchdiff's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cwd: Option<PathBuf>,
-    /// Git revision it was built from, as given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rev: Option<String>,
-    /// That revision's commit id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub commit: Option<String>,
-}
 
 /// One benchmark: an argument template with a parameter matrix.
 #[derive(Clone, Debug, PartialEq)]
@@ -145,7 +128,6 @@ impl CommandPlan {
     /// The header record of this plan.
     pub fn header(&self, started_unix_s: f64, jobs: usize) -> CommandRunHeader {
         CommandRunHeader {
-            kind: "command-run".to_owned(),
             benchdiff: env!("CARGO_PKG_VERSION").to_owned(),
             started_unix_s,
             targets: self.targets.clone(),
@@ -171,132 +153,6 @@ impl CommandPlan {
             cpus: self.cpus.clone(),
             jobs,
         }
-    }
-}
-
-/// A benchmark as recorded in the header.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct BenchHeader {
-    /// Name.
-    pub name: String,
-    /// Argument template.
-    pub template: String,
-    /// Parameters and their values.
-    pub params: Vec<matrix::Param>,
-    /// Exclusions, each a list of `[key, value]`.
-    pub exclusions: Vec<matrix::Exclusion>,
-}
-
-/// The first record of a command run's results file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CommandRunHeader {
-    /// Always `command-run`.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// benchdiff version.
-    pub benchdiff: String,
-    /// Start, seconds since the Unix epoch.
-    pub started_unix_s: f64,
-    /// The targets, with git revisions and commit ids when built from git.
-    pub targets: Vec<Target>,
-    /// The benchmarks.
-    pub benchmarks: Vec<BenchHeader>,
-    /// Counted runs.
-    pub runs: u32,
-    /// Warm-up runs.
-    pub warmup: u32,
-    /// Order.
-    pub order: Order,
-    /// Seed.
-    pub seed: u64,
-    /// `--shell`.
-    pub shell: bool,
-    /// Timeout per job, seconds.
-    pub timeout_s: Option<f64>,
-    /// `--prepare`.
-    pub prepare: Option<String>,
-    /// `--setup`.
-    pub setup: Option<String>,
-    /// `--cleanup`.
-    pub cleanup: Option<String>,
-    /// CPU list.
-    pub cpus: Option<String>,
-    /// Jobs in the schedule.
-    pub jobs: usize,
-}
-
-/// One sample of a command job.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CommandSample {
-    /// Benchmark name (`filename`).
-    pub name: String,
-    /// compare.js configuration text.
-    pub configuration: String,
-    /// Structured parameters, `[key, value]`.
-    pub params: Vec<(String, serde_json::Value)>,
-    /// Operations per second.
-    pub rate: f64,
-    /// Seconds (NaN when unknown; `null` in JSON).
-    pub time_s: Option<f64>,
-    /// `whole-process`, `node` or `json`.
-    pub source: String,
-    /// Metrics besides the rate (process metrics first).
-    pub metrics: Vec<ReportedMetric>,
-}
-
-/// One finished command job.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CommandJobRecord {
-    /// Always `command-job`.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// Position in the schedule.
-    pub position: u32,
-    /// Benchmark name.
-    pub benchmark: String,
-    /// The combination, `[key, value]` texts.
-    pub combination: Combination,
-    /// `old` or `new`.
-    pub side: String,
-    /// Counted run index (for warm-ups: the warm-up index).
-    pub run: u32,
-    /// A warm-up run (no samples).
-    pub warmup: bool,
-    /// What was executed.
-    pub argv: Vec<String>,
-    /// `ok`, `failed`, `timeout` or `interrupted`.
-    pub status: String,
-    /// Exit code.
-    pub exit_code: Option<i32>,
-    /// Signal number.
-    pub signal: Option<i32>,
-    /// Wall seconds, spawn to reap.
-    pub wall_s: f64,
-    /// User CPU seconds.
-    pub user_s: f64,
-    /// System CPU seconds.
-    pub sys_s: f64,
-    /// Peak RSS, bytes.
-    pub max_rss_bytes: u64,
-    /// Samples (empty for warm-ups and failures).
-    pub samples: Vec<CommandSample>,
-    /// What went wrong.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// Last stderr lines of a failed job.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub stderr_tail: Vec<String>,
-}
-
-impl CommandJobRecord {
-    /// The side as a [`Side`].
-    pub fn side(&self) -> Side {
-        Side::from_label(&self.side).unwrap_or(Side::Old)
-    }
-
-    /// True when it ended `ok`.
-    pub fn ok(&self) -> bool {
-        self.status == "ok"
     }
 }
 
@@ -367,34 +223,10 @@ pub fn samples_of(def: &BenchDef, combo: &Combination, o: &Outcome) -> Vec<Comma
         .collect()
 }
 
-/// Adds the samples of a counted, `ok` job to `set`: the rate (with time) and every metric.
+/// Adds the samples of a counted, `ok` job to `set`: the rate (with time) and every metric
+/// (see [`crate::format::results::samples::add_command_samples`]).
 pub fn add_to_set(set: &mut SampleSet, side: Side, run: u32, samples: &[CommandSample]) {
-    for s in samples {
-        let entries = s.params.clone();
-        let conf = crate::format::node_ipc::configuration_from_entries(&entries)
-            .unwrap_or_else(|_| Configuration::from_text(s.configuration.clone()));
-        let id = set.intern_configuration(&s.name, &conf);
-        let time_s = s.time_s.unwrap_or(f64::NAN);
-        set.push(Sample {
-            benchmark: id,
-            side,
-            metric: crate::sample::RATE,
-            value: s.rate,
-            time_s,
-            run: Some(run),
-        });
-        for m in &s.metrics {
-            let metric = set.intern_metric(&m.name, &m.unit, m.better);
-            set.push(Sample {
-                benchmark: id,
-                side,
-                metric,
-                value: m.value,
-                time_s,
-                run: Some(run),
-            });
-        }
-    }
+    crate::format::results::samples::add_command_samples(set, side, run, samples);
 }
 
 /// Receives a command run as it happens.
@@ -429,7 +261,7 @@ pub struct CommandSummary {
 
 fn target_env(plan: &CommandPlan, t: &Target) -> Vec<(String, String)> {
     let mut env = plan.env.clone();
-    env.push(("BENCHDIFF_SIDE".to_owned(), t.side.clone()));
+    env.push(("BENCHDIFF_SIDE".to_owned(), t.side.label().to_owned()));
     env.push((
         "BENCHDIFF_BIN".to_owned(),
         t.argv.first().cloned().unwrap_or_default(),
@@ -522,15 +354,14 @@ pub fn execute(
         let mut env = target_env(plan, target);
         env.extend(def.env.iter().cloned());
         let mut record = CommandJobRecord {
-            kind: "command-job".to_owned(),
             position: job.position,
             benchmark: def.name.clone(),
             combination: inst.combo.clone(),
-            side: target.side.clone(),
+            side: target.side,
             run,
             warmup,
             argv: Vec::new(),
-            status: "ok".to_owned(),
+            status: JobStatus::Ok,
             exit_code: None,
             signal: None,
             wall_s: f64::NAN,
@@ -552,16 +383,15 @@ pub fn execute(
         let outcome = match (prepare_failed, plan.argv(target, inst)) {
             (Some((msg, o)), _) => {
                 record.status = if o.interrupted {
-                    "interrupted"
+                    JobStatus::Interrupted
                 } else {
-                    "failed"
-                }
-                .to_owned();
+                    JobStatus::Failed
+                };
                 record.error = Some(msg);
                 None
             }
             (None, Err(e)) => {
-                record.status = "failed".to_owned();
+                record.status = JobStatus::Failed;
                 record.error = Some(e);
                 None
             }
@@ -601,7 +431,7 @@ pub fn execute(
                     }
                 }
                 Some((status, error)) => {
-                    record.status = status.label().to_owned();
+                    record.status = status;
                     record.error = Some(error);
                     record.stderr_tail = o.stderr_tail.clone();
                 }
@@ -612,7 +442,7 @@ pub fn execute(
             summary.output_error = Some(e);
             break;
         }
-        if record.status == "interrupted" {
+        if record.status == JobStatus::Interrupted {
             summary.interrupted = true;
             break;
         }
@@ -645,149 +475,4 @@ pub fn execute(
         }
     }
     summary
-}
-
-/// A command run's results file read back (for `benchdiff report` and `compare --resume`).
-#[derive(Clone, Debug)]
-pub struct CommandLoaded {
-    /// Its plan (the `command-run` record, first line).
-    pub header: CommandRunHeader,
-    /// The `ok` job records (warm-ups included), the first one per schedule position, in
-    /// file order.
-    pub done: Vec<CommandJobRecord>,
-    /// Lines that could not be read (e.g. one cut short by a kill), as `line N: why`.
-    pub warnings: Vec<String>,
-}
-
-/// True when the first non-blank line of `text` (after a byte-order mark) is a `command-run`
-/// record. A first line that does not parse (e.g. cut off by a sniffing window: a plan with
-/// long parameter lists can exceed 64 KiB) is judged by how it starts, `{"type":"command-run"`,
-/// which is how benchdiff writes it.
-pub fn is_command_results(text: &str) -> bool {
-    #[derive(Deserialize)]
-    struct TypeOnly {
-        #[serde(rename = "type")]
-        kind: Option<String>,
-    }
-    let Some(first) = text
-        .trim_start_matches('\u{feff}')
-        .lines()
-        .find(|l| !l.trim().is_empty())
-    else {
-        return false;
-    };
-    match serde_json::from_str::<TypeOnly>(first) {
-        Ok(t) => t.kind.is_some_and(|k| k == "command-run"),
-        Err(_) => {
-            let start: String = first
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .take(24)
-                .collect();
-            start.starts_with("{\"type\":\"command-run\"")
-        }
-    }
-}
-
-/// True when the file at `path` is a command run's results file (its first
-/// [`crate::format::SNIFF_BYTES`] are read, not the whole file); false when it cannot
-/// be read.
-pub fn is_command_results_file(path: &std::path::Path) -> bool {
-    std::fs::File::open(path).is_ok_and(|f| {
-        let mut head = Vec::new();
-        let limit = crate::format::SNIFF_BYTES as u64;
-        std::io::Read::read_to_end(&mut std::io::Read::take(f, limit), &mut head).is_ok()
-            && is_command_results(&String::from_utf8_lossy(&head))
-    })
-}
-
-/// Reads the text of a command run's results file.
-///
-/// # Errors
-/// `(line, message)` (1-based line) when the first record is not a readable `command-run`
-/// record. Unreadable later lines become warnings.
-pub fn load_results(text: &str) -> Result<CommandLoaded, (u64, String)> {
-    load_results_from(text.as_bytes())
-}
-
-/// Reads a command run's results file from `input`, streamed line by line (lines over
-/// [`crate::format::results::MAX_RECORD_BYTES`] are skipped with a warning, not loaded).
-///
-/// # Errors
-/// As [`load_results`]; a read error is reported at the line it happened on.
-pub fn load_results_from<R: std::io::BufRead>(input: R) -> Result<CommandLoaded, (u64, String)> {
-    use crate::format::{Line, LineReader};
-    let mut header: Option<CommandRunHeader> = None;
-    let mut done = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut warnings = Vec::new();
-    let mut lines =
-        LineReader::with_limit(input, "results", crate::format::results::MAX_RECORD_BYTES);
-    let mut last = 0u64;
-    loop {
-        let (n, line) = match lines.next_line() {
-            Ok(Some(x)) => x,
-            Ok(None) => break,
-            Err(e) => return Err((last + 1, e.to_string())),
-        };
-        last = n;
-        let line = match line {
-            Line::Text(t) => t,
-            other => {
-                let why = other.problem().unwrap_or_default();
-                if header.is_none() {
-                    return Err((n, why));
-                }
-                warnings.push(format!("line {n}: {why}; ignored"));
-                continue;
-            }
-        };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let value: serde_json::Value = match serde_json::from_str(line) {
-            Ok(v) => v,
-            Err(e) if header.is_some() => {
-                warnings.push(format!("line {n}: not a JSON record ({e}); ignored"));
-                continue;
-            }
-            Err(e) => return Err((n, format!("not a JSON record: {e}"))),
-        };
-        let kind = value.get("type").and_then(|t| t.as_str()).unwrap_or("");
-        match (kind, &header) {
-            ("command-run", None) => match serde_json::from_value::<CommandRunHeader>(value) {
-                Ok(h) => header = Some(h),
-                Err(e) => return Err((n, format!("bad command-run record: {e}"))),
-            },
-            (_, None) => {
-                return Err((
-                    n,
-                    "the first record is not a command-run record: not a benchdiff results \
-                     file of command benchmarks"
-                        .to_owned(),
-                ));
-            }
-            ("command-run", Some(_)) => {
-                warnings.push(format!("line {n}: a second command-run record; ignored"));
-            }
-            ("command-job", Some(_)) => match serde_json::from_value::<CommandJobRecord>(value) {
-                Ok(j) => {
-                    if j.ok() && seen.insert(j.position) {
-                        done.push(j);
-                    }
-                }
-                Err(e) => warnings.push(format!("line {n}: bad command-job record ({e}); ignored")),
-            },
-            _ => {}
-        }
-    }
-    let header = header.ok_or((
-        1,
-        "empty: no command-run record (not a benchdiff results file)".to_owned(),
-    ))?;
-    Ok(CommandLoaded {
-        header,
-        done,
-        warnings,
-    })
 }

@@ -29,7 +29,7 @@ use crate::format::results;
 use child::node as job;
 use plan::discover;
 
-use crate::sample::{Configuration, Side};
+use crate::sample::Side;
 use affinity::CpuList;
 use results::{JobRecord, JobStatus, RunHeader, SampleRecord};
 use schedule::{Job, Order};
@@ -38,30 +38,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-/// Which way a report reached the runner.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Channel {
-    /// A `report` message on Node's IPC channel (what compare.js reads).
-    Ipc,
-    /// A result line on stdout (a program that sent nothing over IPC).
-    Stdout,
-}
-
-/// One measured configuration, as a child reported it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Report {
-    /// The configuration: compare.js text and structured params in reported order.
-    pub configuration: Configuration,
-    /// Operations per second.
-    pub rate: f64,
-    /// The `time` column text: the child's seconds string verbatim, or `NA`.
-    pub time_text: String,
-    /// The same in seconds (NaN when unknown).
-    pub time_s: f64,
-    /// How it arrived.
-    pub channel: Channel,
-}
+pub use crate::format::node_ipc::{Channel, Report};
 
 /// Errors that stop a comparison before it starts (bad usage or environment; exit code 2).
 #[derive(Debug, thiserror::Error)]
@@ -92,6 +69,12 @@ pub enum RunnerError {
     /// Another I/O problem.
     #[error("{0}")]
     Io(String),
+}
+
+impl From<results::ResultsError> for RunnerError {
+    fn from(e: results::ResultsError) -> RunnerError {
+        RunnerError::Results(e.located())
+    }
 }
 
 /// What to run: the inputs of the schedule.

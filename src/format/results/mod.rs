@@ -10,16 +10,29 @@
 //!   samples (configuration text and structured params in reported order, rate, time, channel),
 //!   an error text and the last stderr lines when something went wrong.
 //! - `resume`: a `--resume` continued the run here.
+//! - `machine`: the machine checks at the start; `adaptive`: a `--runs auto` round.
+//! - `command-run` / `command-job`: the plan and the jobs of a command-benchmark run
+//!   ([`command`]); such a file starts with `command-run` instead of `run`.
+//!
+//! One [`Record`] enum covers every record of both kinds of run (status and side typed for
+//! both), and one loader ([`load_from`]) reads either kind, with one error type
+//! ([`ResultsError`]). This module needs nothing from the runner: the plain data types it
+//! records live in [`plan`] and [`machine`].
 //!
 //! Rates are JSON numbers; NaN and infinities (not representable in JSON) are the strings
 //! `"NaN"`, `"Infinity"`, `"-Infinity"`. A NaN configuration parameter is `null`.
-//! [`load`] reads a file back for `--resume`: a job is done when it has an `ok` record.
+//! [`load`] reads a file back for `--resume` and `report`: a job is done when it has an `ok`
+//! record.
 
+pub mod command;
+pub mod machine;
+pub mod plan;
 pub mod samples;
 
-use crate::run::schedule::Order;
-use crate::run::{Channel, Report, RunnerError};
+use crate::format::node_ipc::{Channel, Report};
 use crate::sample::{ConfValue, Configuration, Side};
+use command::{CommandJobRecord, CommandRunHeader};
+use plan::Order;
 use serde::de::{self, Deserializer};
 use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
@@ -64,7 +77,7 @@ pub struct RunHeader {
     /// `--runs auto`: the stopping rule, so that `--resume` continues adaptively; absent for
     /// a fixed run count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub adaptive: Option<crate::run::adaptive::Rule>,
+    pub adaptive: Option<plan::Rule>,
 }
 
 /// Outcome class of a job.
@@ -343,10 +356,16 @@ pub enum Record {
     Job(JobRecord),
     /// A resume point.
     Resume(ResumeMark),
-    /// Machine checks at the start ([`crate::run::machine`]).
-    Machine(crate::run::machine::MachineInfo),
-    /// An adaptive round ([`crate::run::adaptive`], `--runs auto`).
-    Adaptive(crate::run::adaptive::RoundRecord),
+    /// Machine checks at the start.
+    Machine(machine::MachineInfo),
+    /// An adaptive round (`--runs auto`).
+    Adaptive(plan::RoundRecord),
+    /// The plan of a command-benchmark run (first line).
+    #[serde(rename = "command-run")]
+    CommandRun(CommandRunHeader),
+    /// A finished command-benchmark job.
+    #[serde(rename = "command-job")]
+    CommandJob(CommandJobRecord),
 }
 
 /// Appends records to a results file, one flushed line each.
@@ -359,11 +378,11 @@ impl ResultsWriter {
     /// Creates a new file (and its folder); refuses to overwrite an existing one.
     ///
     /// # Errors
-    /// [`RunnerError::Results`] when the file exists or cannot be created.
-    pub fn create(path: &Path) -> Result<ResultsWriter, RunnerError> {
+    /// [`ResultsError`] when the file exists or cannot be created.
+    pub fn create(path: &Path) -> Result<ResultsWriter, ResultsError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| {
-                RunnerError::Results(format!("cannot create {}: {e}", dir.display()))
+                ResultsError::new("", 0, format!("cannot create {}: {e}", dir.display()))
             })?;
         }
         let file = std::fs::OpenOptions::new()
@@ -376,7 +395,7 @@ impl ResultsWriter {
                 } else {
                     ""
                 };
-                RunnerError::Results(format!("{}: {e}{hint}", path.display()))
+                ResultsError::new(&path.display().to_string(), 0, format!("{e}{hint}"))
             })?;
         Ok(ResultsWriter {
             file,
@@ -387,25 +406,24 @@ impl ResultsWriter {
     /// Opens an existing file for appending (`--resume`).
     ///
     /// # Errors
-    /// [`RunnerError::Results`] when it cannot be opened.
-    pub fn append(path: &Path) -> Result<ResultsWriter, RunnerError> {
+    /// [`ResultsError`] when it cannot be opened.
+    pub fn append(path: &Path) -> Result<ResultsWriter, ResultsError> {
+        let err =
+            |e: std::io::Error| ResultsError::new(&path.display().to_string(), 0, e.to_string());
         let mut file = std::fs::OpenOptions::new()
             .append(true)
             .read(true)
             .open(path)
-            .map_err(|e| RunnerError::Results(format!("{}: {e}", path.display())))?;
+            .map_err(err)?;
         // A kill mid-write can leave a partial last line: end it, so the next record starts clean.
         use std::io::{Read, Seek, SeekFrom};
-        let len = file
-            .seek(SeekFrom::End(0))
-            .map_err(|e| RunnerError::Results(format!("{}: {e}", path.display())))?;
+        let len = file.seek(SeekFrom::End(0)).map_err(err)?;
         if len > 0 {
             let mut last = [0u8; 1];
             let ok =
                 file.seek(SeekFrom::Start(len - 1)).is_ok() && file.read_exact(&mut last).is_ok();
             if ok && last[0] != b'\n' {
-                file.write_all(b"\n")
-                    .map_err(|e| RunnerError::Results(format!("{}: {e}", path.display())))?;
+                file.write_all(b"\n").map_err(err)?;
             }
         }
         Ok(ResultsWriter {
@@ -424,15 +442,6 @@ impl ResultsWriter {
     /// # Errors
     /// Serialisation or write errors.
     pub fn write(&mut self, record: &Record) -> std::io::Result<()> {
-        self.write_json(record)
-    }
-
-    /// Writes any serialisable record (e.g. the command-benchmark records of
-    /// [`crate::run::commands`]) as one line and flushes it.
-    ///
-    /// # Errors
-    /// Serialisation or write errors.
-    pub fn write_json<T: Serialize>(&mut self, record: &T) -> std::io::Result<()> {
         let mut line = serde_json::to_vec(record)?;
         line.push(b'\n');
         self.file.write_all(&line)?;
@@ -440,29 +449,87 @@ impl ResultsWriter {
     }
 }
 
-/// A results file read back.
+/// A results file read back: a Node-file run (`run` first) or a command-benchmark run
+/// (`command-run` first), by the one loader [`load_from`].
 #[derive(Clone, Debug)]
 pub struct Loaded {
-    /// Its plan.
-    pub header: RunHeader,
-    /// `ok` job records, first one per (file, side, run), in file order.
+    /// Its plan (the first record).
+    pub header: Header,
+    /// Node-file runs: `ok` job records, first one per (file, side, run), in file order.
     pub done: Vec<JobRecord>,
+    /// Command runs: `ok` job records (warm-ups included), the first one per schedule
+    /// position, in file order.
+    pub command_done: Vec<CommandJobRecord>,
     /// Lines that could not be read (e.g. one cut short by a kill), as `line N: why`.
     pub warnings: Vec<String>,
     /// The adaptive stopping rule of a `--runs auto` run: from the header, or (files written
     /// before the header carried it) from the first `adaptive` round record.
-    pub adaptive: Option<crate::run::adaptive::Rule>,
+    pub adaptive: Option<plan::Rule>,
     /// Samples of the jobs that did not end `ok` (see [`UnusedSamples`]).
     pub unused: UnusedSamples,
 }
 
+/// The first record of a results file: which kind of run wrote it.
+#[derive(Clone, Debug)]
+pub enum Header {
+    /// A Node-file run (`benchdiff compare --old BIN --new BIN CATEGORY`).
+    Node(RunHeader),
+    /// A command-benchmark run (`--bench`, `--suite`, `run`, `sweep`).
+    Command(CommandRunHeader),
+}
+
 impl Loaded {
-    /// Keys (file, side, run) of the done jobs.
+    /// The plan of a Node-file run (`None` for a command run).
+    pub fn node_header(&self) -> Option<&RunHeader> {
+        match &self.header {
+            Header::Node(h) => Some(h),
+            Header::Command(_) => None,
+        }
+    }
+
+    /// Keys (file, side, run) of the done jobs of a Node-file run.
     pub fn done_keys(&self) -> HashSet<(String, Side, u32)> {
         self.done
             .iter()
             .map(|r| (r.file.clone(), r.side, r.run))
             .collect()
+    }
+}
+
+/// Why a results file could not be read or written: the file, the 1-based line (0 when the
+/// problem is not at a line), and what is wrong. Displayed as `results file: FILE: line N: why`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("results file: {}", self.located())]
+pub struct ResultsError {
+    /// The file (or folder) as named to the user; empty when the message names it.
+    pub file: String,
+    /// 1-based line, 0 for none.
+    pub line: u64,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ResultsError {
+    fn new(file: &str, line: u64, message: impl Into<String>) -> ResultsError {
+        ResultsError {
+            file: file.to_owned(),
+            line,
+            message: message.into(),
+        }
+    }
+
+    /// `FILE: line N: why` (parts that are empty left out).
+    pub fn located(&self) -> String {
+        let mut s = String::new();
+        if !self.file.is_empty() {
+            s.push_str(&self.file);
+            s.push_str(": ");
+        }
+        if self.line > 0 {
+            s.push_str(&format!("line {}: ", self.line));
+        }
+        s.push_str(&self.message);
+        s
     }
 }
 
@@ -476,33 +543,68 @@ struct TypeOnly {
 /// (a record holds one job's samples); a longer line is skipped with a warning, not loaded.
 pub const MAX_RECORD_BYTES: usize = 16 << 20;
 
-/// Reads a results file for `--resume` (or `report`), streamed: memory is bounded by the
+/// Reads a results file (for `--resume` or `report`), streamed: memory is bounded by the
 /// records kept, not by the file's size.
 ///
 /// # Errors
-/// [`RunnerError::Results`] when the file cannot be read or has no `run` record first.
-pub fn load(path: &Path) -> Result<Loaded, RunnerError> {
-    let f =
-        File::open(path).map_err(|e| RunnerError::Results(format!("{}: {e}", path.display())))?;
-    load_from(BufReader::new(f), &path.display().to_string())
+/// [`ResultsError`] when the file cannot be read or its first record is not a plan.
+pub fn load(path: &Path) -> Result<Loaded, ResultsError> {
+    let name = path.display().to_string();
+    let f = File::open(path).map_err(|e| ResultsError::new(&name, 0, e.to_string()))?;
+    load_from(BufReader::new(f), &name)
 }
 
-/// Reads a results file from `input` (named `name` in messages), as [`load`] does.
+/// True when the first non-blank line of `text` (after a byte-order mark) is a `command-run`
+/// record. A first line that does not parse (e.g. cut off by a sniffing window: a plan with
+/// long parameter lists can exceed 64 KiB) is judged by how it starts, `{"type":"command-run"`,
+/// which is how benchdiff writes it.
+pub fn is_command_results(text: &str) -> bool {
+    let Some(first) = text
+        .trim_start_matches('\u{feff}')
+        .lines()
+        .find(|l| !l.trim().is_empty())
+    else {
+        return false;
+    };
+    match serde_json::from_str::<TypeOnly>(first) {
+        Ok(t) => t.kind.is_some_and(|k| k == "command-run"),
+        Err(_) => {
+            let start: String = first
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .take(24)
+                .collect();
+            start.starts_with("{\"type\":\"command-run\"")
+        }
+    }
+}
+
+/// Reads a results file of either kind from `input` (named `name` in messages), streamed.
+/// The first record decides the kind (`run` or `command-run`); records of the other kind, a
+/// second plan record and unreadable lines after the first become warnings.
 ///
 /// # Errors
-/// [`RunnerError::Results`] (`NAME: line N: …`) when reading fails or there is no `run`
-/// record first.
-pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, RunnerError> {
+/// [`ResultsError`] naming the line when reading fails, the first record is not a plan
+/// (e.g. a job record before it), or the plan record is unreadable.
+pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, ResultsError> {
     use crate::format::{Line, LineReader};
-    let err = |e: String| RunnerError::Results(format!("{name}: {e}"));
-    let mut header: Option<RunHeader> = None;
+    let mut header: Option<Header> = None;
     let mut done = Vec::new();
+    let mut command_done = Vec::new();
     let mut seen = HashSet::new();
+    let mut seen_positions = HashSet::new();
     let mut warnings = Vec::new();
     let mut adaptive = None;
     let mut unused = UnusedSamples::default();
     let mut lines = LineReader::with_limit(input, name, MAX_RECORD_BYTES);
-    while let Some((n, line)) = lines.next_line().map_err(|e| err(e.to_string()))? {
+    let mut last = 0u64;
+    loop {
+        let (n, line) = match lines.next_line() {
+            Ok(Some(x)) => x,
+            Ok(None) => break,
+            Err(e) => return Err(ResultsError::new(name, last + 1, e.to_string())),
+        };
+        last = n;
         let line = match line {
             Line::Text(t) => t,
             other => {
@@ -521,49 +623,84 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, RunnerError
                 continue;
             }
         };
-        match kind.as_str() {
-            "run" => match serde_json::from_str::<Record>(line) {
-                Ok(Record::Run(h)) if header.is_none() => header = Some(h),
-                Ok(_) => warnings.push(format!("line {n}: a second run record; ignored")),
-                Err(e) => return Err(err(format!("line {n}: bad run record: {e}"))),
-            },
-            "job" => {
-                if header.is_none() {
-                    return Err(err(format!(
-                        "line {n}: job record before the run record; not a benchdiff results file"
-                    )));
+        let is_plan = kind == "run" || kind == "command-run";
+        if header.is_none() && !is_plan {
+            if kind == "job" || kind == "command-job" {
+                return Err(ResultsError::new(
+                    name,
+                    n,
+                    format!(
+                        "{kind} record before the {} record; not a benchdiff results file",
+                        if kind == "job" { "run" } else { "command-run" }
+                    ),
+                ));
+            }
+            continue;
+        }
+        let record = match serde_json::from_str::<Record>(line) {
+            Ok(r) => r,
+            Err(e) if is_plan && header.is_none() => {
+                return Err(ResultsError::new(
+                    name,
+                    n,
+                    format!("bad {kind} record: {e}"),
+                ));
+            }
+            Err(e) => {
+                if kind == "job" || kind == "command-job" {
+                    warnings.push(format!("line {n}: bad {kind} record ({e}); ignored"));
                 }
-                match serde_json::from_str::<Record>(line) {
-                    Ok(Record::Job(j)) => {
-                        unused.add(&j);
-                        if j.status == JobStatus::Ok && seen.insert((j.file.clone(), j.side, j.run))
-                        {
-                            done.push(j);
-                        }
-                    }
-                    Ok(_) => {}
-                    Err(e) => warnings.push(format!("line {n}: bad job record ({e}); ignored")),
+                continue;
+            }
+        };
+        match (record, &header) {
+            (Record::Run(h), None) => header = Some(Header::Node(h)),
+            (Record::CommandRun(h), None) => header = Some(Header::Command(h)),
+            (Record::Run(_) | Record::CommandRun(_), Some(_)) => {
+                warnings.push(format!("line {n}: a second {kind} record; ignored"));
+            }
+            (Record::Job(j), Some(Header::Node(_))) => {
+                unused.add(&j);
+                if j.status == JobStatus::Ok && seen.insert((j.file.clone(), j.side, j.run)) {
+                    done.push(j);
                 }
             }
-            "adaptive" if adaptive.is_none() => {
-                if let Ok(Record::Adaptive(r)) = serde_json::from_str::<Record>(line) {
-                    adaptive = Some(crate::run::adaptive::Rule {
-                        target_pct: r.target_accuracy_pct,
-                        min_runs: r.min_runs,
-                        max_runs: r.max_runs,
-                    });
-                }
+            (Record::CommandJob(j), Some(Header::Command(_)))
+                if j.ok() && seen_positions.insert(j.position) =>
+            {
+                command_done.push(j);
+            }
+            (Record::CommandJob(_), Some(Header::Command(_))) => {}
+            (Record::Job(_) | Record::CommandJob(_), _) => {
+                warnings.push(format!(
+                    "line {n}: a {kind} record in a results file of the other kind; ignored"
+                ));
+            }
+            (Record::Adaptive(r), _) if adaptive.is_none() => {
+                adaptive = Some(plan::Rule {
+                    target_pct: r.target_accuracy_pct,
+                    min_runs: r.min_runs,
+                    max_runs: r.max_runs,
+                });
             }
             _ => {}
         }
     }
     let header = header.ok_or_else(|| {
-        err("no run record: not a benchdiff results file (or it is empty)".to_owned())
+        ResultsError::new(
+            name,
+            0,
+            "no run record: not a benchdiff results file (or it is empty)",
+        )
     })?;
-    let adaptive = header.adaptive.or(adaptive);
+    let adaptive = match &header {
+        Header::Node(h) => h.adaptive.or(adaptive),
+        Header::Command(_) => None,
+    };
     Ok(Loaded {
         header,
         done,
+        command_done,
         warnings,
         adaptive,
         unused,
