@@ -6,21 +6,20 @@
 use super::{AnalysisArgs, EXIT_FAILED, EXIT_USAGE, Io};
 use crate::format::node_csv::write::CsvWriter;
 use crate::format::results::{Record, ResultsWriter};
-use crate::run::child::command;
 use crate::run::clock::{default_results_path, default_seed, now_unix_s};
-use crate::run::commands::{
+use crate::run::command_run::{
     self, BenchDef, CommandJobRecord, CommandObserver, CommandPlan, CommandSummary, Target,
 };
 use crate::run::plan::argv::split_words;
-use crate::run::plan::git::{self, Checkout};
+pub(crate) use crate::run::plan::command::{PlanError, Prepared};
+use crate::run::plan::command::{git_targets, parse_env, run_build, target_from_text};
 use crate::run::plan::matrix::Matrix;
-use crate::run::plan::{discover, suite};
+use crate::run::plan::suite;
 use crate::run::schedule::{Job, Order};
 use crate::run::signals::{INTERRUPTED, SignalGuard};
 use crate::sample::{SampleSet, Side};
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::path::PathBuf;
 
 /// The most jobs one command-benchmark run may schedule (a usage error beyond).
 pub const MAX_JOBS: usize = 10_000_000;
@@ -122,112 +121,6 @@ pub(crate) struct Common {
     pub(crate) no_progress: bool,
     /// Node-only options that were given (an error in command mode).
     pub(crate) node_only: Vec<&'static str>,
-}
-
-/// Why a plan could not be made.
-pub(crate) enum PlanError {
-    /// Bad options or suite file (exit 2).
-    Usage(String),
-    /// A build failed (exit 1).
-    Build(String),
-}
-
-/// A plan with what must live as long as it runs (git worktrees).
-pub(crate) struct Prepared {
-    pub(crate) plan: CommandPlan,
-    pub(crate) _checkouts: Vec<Checkout>,
-}
-
-fn parse_env(items: &[String]) -> Result<Vec<(String, String)>, String> {
-    items
-        .iter()
-        .map(|e| {
-            e.split_once('=')
-                .filter(|(k, _)| !k.is_empty())
-                .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                .ok_or_else(|| format!("--env {e:?}: expected KEY=VALUE"))
-        })
-        .collect()
-}
-
-/// A target from a command text (`gzip -1`, `./prog`): split into words, the program resolved
-/// like `execvp` (relative to `base` when it has a `/`).
-fn target_from_text(side: Side, flag: &str, text: &str, base: &Path) -> Result<Target, String> {
-    let mut words = split_words(text).map_err(|e| format!("{flag}: {e}"))?;
-    let Some(first) = words.first() else {
-        return Err(format!("{flag}: empty command"));
-    };
-    let exe = discover::resolve_binary(flag, Path::new(first), base).map_err(|e| e.to_string())?;
-    words[0] = exe.to_string_lossy().into_owned();
-    Ok(Target {
-        side,
-        label: text.to_owned(),
-        argv: words,
-        cwd: None,
-        rev: None,
-        commit: None,
-    })
-}
-
-/// Announces and runs a build; the error carries its stderr tail.
-fn run_build(label: &str, line: &str, dir: &Path, stderr: &mut dyn Write) -> Result<(), PlanError> {
-    let _ = writeln!(stderr, "benchdiff: building {label}: {line}");
-    let t = std::time::Instant::now();
-    let stop = AtomicBool::new(false);
-    let o = command::run_shell(line, &[], Some(dir.to_path_buf()), None, &stop);
-    if !o.ok() {
-        return Err(PlanError::Build(commands::helper_failure(
-            &format!("build of {label} (`{line}` in {})", dir.display()),
-            &o,
-            None,
-        )));
-    }
-    let _ = writeln!(
-        stderr,
-        "benchdiff: built {label} in {:.1} s",
-        t.elapsed().as_secs_f64()
-    );
-    Ok(())
-}
-
-fn git_targets(
-    repo: &Path,
-    old_rev: &str,
-    new_rev: &str,
-    build: &str,
-    artifact: &str,
-    args: Option<&str>,
-    stderr: &mut dyn Write,
-) -> Result<(Vec<Target>, Vec<Checkout>), PlanError> {
-    let mut targets = Vec::new();
-    let mut checkouts = Vec::new();
-    let extra = match args {
-        Some(a) => split_words(a).map_err(PlanError::Usage)?,
-        None => Vec::new(),
-    };
-    for (side, rev) in [(Side::Old, old_rev), (Side::New, new_rev)] {
-        let co = git::checkout(repo, rev, side.label()).map_err(PlanError::Usage)?;
-        let _ = writeln!(
-            stderr,
-            "benchdiff: building {} = {rev} ({}) in {}: {build}",
-            side.label(),
-            &co.commit[..co.commit.len().min(12)],
-            co.dir.display()
-        );
-        let exe = git::build(&co, side.label(), build, artifact).map_err(PlanError::Build)?;
-        let mut argv = vec![exe.to_string_lossy().into_owned()];
-        argv.extend(extra.iter().cloned());
-        targets.push(Target {
-            side,
-            label: format!("{rev}:{artifact}"),
-            argv,
-            cwd: None,
-            rev: Some(rev.to_owned()),
-            commit: Some(co.commit.clone()),
-        });
-        checkouts.push(co);
-    }
-    Ok((targets, checkouts))
 }
 
 /// Builds the plan of a command-benchmark run. `sides` is 2 for `compare`, 1 for `run` and
@@ -491,7 +384,7 @@ impl CommandObserver for Obs<'_> {
             w.write(&Record::CommandJob(r.clone()))?;
         }
         if r.ok() && !r.warmup {
-            commands::add_to_set(&mut self.set, r.side, r.run, &r.samples);
+            command_run::add_to_set(&mut self.set, r.side, r.run, &r.samples);
             for s in &r.samples {
                 if let Some(csv) = &mut self.csv {
                     let time = s
@@ -641,7 +534,7 @@ pub(crate) fn execute(
     };
     let summary = {
         let _guard = SignalGuard::install();
-        commands::execute(plan, &instances, &jobs, fail_fast, &INTERRUPTED, &mut obs)
+        command_run::execute(plan, &instances, &jobs, fail_fast, &INTERRUPTED, &mut obs)
     };
     if let Some(b) = &obs.bar {
         b.finish_and_clear();

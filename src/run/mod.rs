@@ -8,7 +8,9 @@
 //! - [`affinity`]: `--set CPUSET=…` / `--cpus` lists;
 //! - [`adaptive`]: `--runs auto` (stop a configuration once its interval is narrow enough);
 //! - [`machine`]: machine checks (governor, load, busy processes, pinning, turbo);
-//! - [`commands`]: command benchmarks (any program): plan, schedule, samples.
+//! - [`command_run`]: running command benchmarks (any program) and their samples; their plan
+//!   is [`plan::command`];
+//! - [`signals`], [`clock`]: the Ctrl-C guard, the clock, the default seed and results path.
 //!
 //! The file formats it writes and reads (compare.js CSV, the results file, Node's IPC
 //! messages, result lines) live in [`crate::format`].
@@ -19,7 +21,7 @@ pub mod adaptive;
 pub mod affinity;
 pub mod child;
 pub mod clock;
-pub mod commands;
+pub mod command_run;
 pub mod machine;
 pub mod plan;
 pub mod schedule;

@@ -1,6 +1,5 @@
-//! Command benchmarks end to end: a [`CommandPlan`] (targets × benchmarks × parameter
-//! combinations × runs), its schedule, running every job with [`crate::run::child::command`], and turning
-//! what each child did into samples.
+//! Running a command-benchmark plan ([`crate::run::plan::command`]): every job of its
+//! schedule with [`crate::run::child::command`], and turning what each child did into samples.
 //!
 //! **Samples.** When a child prints result lines ([`crate::format::result_lines`]), each line is one
 //! sample: its name (or the benchmark's) is the benchmark, its configuration is the
@@ -19,142 +18,16 @@
 use crate::format::result_lines::{LineForm, ReportedMetric};
 use crate::format::results::JobStatus;
 use crate::run::child::command::{self, Outcome, Spec};
-use crate::run::plan::matrix::{self, Combination, Matrix};
-use crate::run::schedule::{self, Job, Order};
+use crate::run::plan::matrix::{self, Combination};
+use crate::run::schedule::Job;
 
 pub use crate::format::results::command::{
     BenchHeader, CommandJobRecord, CommandRunHeader, CommandSample, Target,
 };
+pub use crate::run::plan::command::{BenchDef, CommandPlan, Instance, side_of};
 use crate::sample::{Better, Configuration, SampleSet, Side};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
-
-/// One benchmark: an argument template with a parameter matrix.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BenchDef {
-    /// Its name (the `filename` of its samples when the program reports none).
-    pub name: String,
-    /// Arguments after the target's words, with `{key}` placeholders.
-    pub template: String,
-    /// Parameters (only keys used in the template) and exclusions.
-    pub matrix: Matrix,
-    /// Extra environment of its runs.
-    pub env: Vec<(String, String)>,
-    /// Run before every job of this benchmark (after the plan's `prepare`).
-    pub prepare: Option<String>,
-}
-
-/// One benchmark with one combination: a unit of the schedule.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Instance {
-    /// Index into [`CommandPlan::benchmarks`].
-    pub bench: usize,
-    /// The combination.
-    pub combo: Combination,
-}
-
-/// Everything a command-benchmark run needs.
-#[derive(Clone, Debug)]
-pub struct CommandPlan {
-    /// One target (`run`, `sweep`) or two (old, new).
-    pub targets: Vec<Target>,
-    /// Benchmarks.
-    pub benchmarks: Vec<BenchDef>,
-    /// Counted runs per target and instance.
-    pub runs: u32,
-    /// Uncounted runs per target and instance, before the counted ones.
-    pub warmup: u32,
-    /// Job order.
-    pub order: Order,
-    /// Seed of the random order.
-    pub seed: u64,
-    /// Hand the line to `sh -c` instead of splitting it.
-    pub shell: bool,
-    /// Environment of every child.
-    pub env: Vec<(String, String)>,
-    /// Per-job limit.
-    pub timeout: Option<Duration>,
-    /// Before every job (`sh -c`, untimed).
-    pub prepare: Option<String>,
-    /// Once per target before the first job.
-    pub setup: Option<String>,
-    /// Once per target after the last job.
-    pub cleanup: Option<String>,
-    /// CPUs to pin the children to (as given, e.g. `0-1`).
-    pub cpus: Option<String>,
-}
-
-/// The side of target `i` of a plan: the first is `old`, the second `new`.
-pub fn side_of(i: usize) -> Side {
-    if i == 0 { Side::Old } else { Side::New }
-}
-
-impl CommandPlan {
-    /// Every instance: benchmarks in order, combinations last key fastest.
-    pub fn instances(&self) -> Vec<Instance> {
-        let mut v = Vec::new();
-        for (b, def) in self.benchmarks.iter().enumerate() {
-            for combo in def.matrix.combinations() {
-                v.push(Instance { bench: b, combo });
-            }
-        }
-        v
-    }
-
-    /// The full schedule over `instances.len()` instances and `warmup + runs` rounds; jobs of
-    /// a missing second target are left out. `Job::file` indexes the instances.
-    pub fn schedule(&self, instances: usize) -> Vec<Job> {
-        let mut jobs =
-            schedule::schedule(instances, self.warmup + self.runs, self.order, self.seed);
-        if self.targets.len() < 2 {
-            jobs.retain(|j| j.side == Side::Old);
-            for (i, j) in jobs.iter_mut().enumerate() {
-                j.position = u32::try_from(i).unwrap_or(u32::MAX);
-            }
-        }
-        jobs
-    }
-
-    /// The argv of one job.
-    ///
-    /// # Errors
-    /// A message for bad quoting in the template.
-    pub fn argv(&self, target: &Target, inst: &Instance) -> Result<Vec<String>, String> {
-        let def = &self.benchmarks[inst.bench];
-        crate::run::plan::argv::build_argv(&target.argv, &def.template, &inst.combo, self.shell)
-            .map_err(|e| format!("benchmark {:?}: {e}", def.name))
-    }
-
-    /// The header record of this plan.
-    pub fn header(&self, started_unix_s: f64, jobs: usize) -> CommandRunHeader {
-        CommandRunHeader {
-            benchdiff: env!("CARGO_PKG_VERSION").to_owned(),
-            started_unix_s,
-            targets: self.targets.clone(),
-            benchmarks: self
-                .benchmarks
-                .iter()
-                .map(|b| BenchHeader {
-                    name: b.name.clone(),
-                    template: b.template.clone(),
-                    params: b.matrix.params.clone(),
-                    exclusions: b.matrix.exclusions.clone(),
-                })
-                .collect(),
-            runs: self.runs,
-            warmup: self.warmup,
-            order: self.order,
-            seed: self.seed,
-            shell: self.shell,
-            timeout_s: self.timeout.map(|t| t.as_secs_f64()),
-            prepare: self.prepare.clone(),
-            setup: self.setup.clone(),
-            cleanup: self.cleanup.clone(),
-            cpus: self.cpus.clone(),
-            jobs,
-        }
-    }
-}
 
 fn process_metrics(o: &Outcome) -> Vec<ReportedMetric> {
     let m = |name: &str, unit: &str, value: f64| ReportedMetric {
