@@ -18,6 +18,7 @@
 use crate::format::result_lines::{LineForm, ReportedMetric};
 use crate::format::results::JobStatus;
 use crate::run::child::command::{self, Outcome, Spec};
+use crate::run::driver::{self, Fixed, Planned};
 use crate::run::plan::matrix::{self, Combination};
 use crate::run::schedule::Job;
 
@@ -155,52 +156,24 @@ pub fn helper_failure(what: &str, o: &Outcome, timeout: Option<Duration>) -> Str
     s
 }
 
-/// Runs `jobs` of `plan` (from [`CommandPlan::schedule`]; `Job::file` indexes `instances`),
-/// with setup before and cleanup after, reporting every job to `obs`.
-pub fn execute(
-    plan: &CommandPlan,
-    instances: &[Instance],
-    jobs: &[Job],
-    fail_fast: bool,
-    stop: &AtomicBool,
-    obs: &mut dyn CommandObserver,
-) -> CommandSummary {
-    let mut summary = CommandSummary::default();
-    let cpu_set = plan
-        .cpus
-        .as_deref()
-        .and_then(|c| crate::run::affinity::CpuList::parse(c).ok())
-        .map(|c| c.to_cpu_set());
-    if let Some(setup) = &plan.setup {
-        for t in &plan.targets {
-            let o = command::run_shell(
-                setup,
-                &target_env(plan, t),
-                t.cwd.clone(),
-                plan.timeout,
-                stop,
-            );
-            if !o.ok() {
-                summary.setup_failed = Some(helper_failure(
-                    &format!("--setup for {} ({})", t.side, t.label),
-                    &o,
-                    plan.timeout,
-                ));
-                return summary;
-            }
-        }
-    }
-    for job in jobs {
-        if stop.load(std::sync::atomic::Ordering::SeqCst) {
-            summary.interrupted = true;
-            break;
-        }
-        let (Some(inst), Some(target)) = (
-            instances.get(job.file),
-            plan.targets.get(usize::from(job.side == Side::New)),
-        ) else {
-            continue;
-        };
+/// The command [`driver::JobRunner`]: one job is `--prepare` (if any), then the target's argv
+/// for one instance through [`crate::run::child::command`], reported to a [`CommandObserver`].
+struct CommandRunner<'a> {
+    plan: &'a CommandPlan,
+    instances: &'a [Instance],
+    cpu_set: Option<libc::cpu_set_t>,
+    obs: &'a mut dyn CommandObserver,
+}
+
+impl driver::JobRunner for CommandRunner<'_> {
+    type Record = CommandJobRecord;
+
+    fn run(&mut self, planned: &Planned, stop: &AtomicBool) -> driver::Ended<CommandJobRecord> {
+        let plan = self.plan;
+        let job = &planned.job;
+        // Jobs are checked against the plan before the run starts.
+        let inst = &self.instances[job.file];
+        let target = &plan.targets[usize::from(job.side == Side::New)];
         let def = &plan.benchmarks[inst.bench];
         let warmup = job.run < plan.warmup;
         let run = if warmup {
@@ -223,7 +196,7 @@ pub fn execute(
             run + 1,
             if warmup { plan.warmup } else { plan.runs }
         );
-        obs.job_started(job, &what);
+        self.obs.job_started(job, &what);
         let mut env = target_env(plan, target);
         env.extend(def.env.iter().cloned());
         let mut record = CommandJobRecord {
@@ -279,7 +252,7 @@ pub fn execute(
                 Some(command::run_command(
                     &spec,
                     plan.timeout,
-                    cpu_set.as_ref(),
+                    self.cpu_set.as_ref(),
                     stop,
                 ))
             }
@@ -310,26 +283,83 @@ pub fn execute(
                 }
             }
         }
-        summary.jobs_run += 1;
-        if let Err(e) = obs.job_finished(&record) {
-            summary.output_error = Some(e);
-            break;
+        let output_error = self.obs.job_finished(&record).err();
+        driver::Ended {
+            status: record.status,
+            failure: (!record.ok() && record.status != JobStatus::Interrupted)
+                .then(|| format!("{what}: {}", record.error.as_deref().unwrap_or("failed"))),
+            output_error,
+            record,
         }
-        if record.status == JobStatus::Interrupted {
-            summary.interrupted = true;
-            break;
-        }
-        if !record.ok() {
-            summary.failed.push(format!(
-                "{what}: {}",
-                record.error.as_deref().unwrap_or("failed")
-            ));
-            if fail_fast {
-                summary.stopped_by_fail_fast = true;
-                break;
+    }
+
+    fn record(&mut self, _record: &crate::format::results::Record) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Runs `jobs` of `plan` (from [`CommandPlan::schedule`]; `Job::file` indexes `instances`),
+/// with setup before and cleanup after, reporting every job to `obs`.
+pub fn execute(
+    plan: &CommandPlan,
+    instances: &[Instance],
+    jobs: &[Job],
+    fail_fast: bool,
+    stop: &AtomicBool,
+    obs: &mut dyn CommandObserver,
+) -> CommandSummary {
+    let mut summary = CommandSummary::default();
+    let cpu_set = plan
+        .cpus
+        .as_deref()
+        .and_then(|c| crate::run::affinity::CpuList::parse(c).ok())
+        .map(|c| c.to_cpu_set());
+    if let Some(setup) = &plan.setup {
+        for t in &plan.targets {
+            let o = command::run_shell(
+                setup,
+                &target_env(plan, t),
+                t.cwd.clone(),
+                plan.timeout,
+                stop,
+            );
+            if !o.ok() {
+                summary.setup_failed = Some(helper_failure(
+                    &format!("--setup for {} ({})", t.side, t.label),
+                    &o,
+                    plan.timeout,
+                ));
+                return summary;
             }
         }
     }
+    let jobs: Vec<Job> = jobs
+        .iter()
+        .filter(|j| {
+            instances.get(j.file).is_some()
+                && plan.targets.get(usize::from(j.side == Side::New)).is_some()
+        })
+        .copied()
+        .collect();
+    let mut runner = CommandRunner {
+        plan,
+        instances,
+        cpu_set,
+        obs,
+    };
+    let run = driver::drive(&mut Fixed::new(&jobs), &mut runner, fail_fast, stop);
+    let obs = runner.obs;
+    summary.jobs_run = run.jobs_run;
+    summary.interrupted = run.interrupted;
+    summary.stopped_by_fail_fast = run.stopped_by_fail_fast;
+    summary.output_error = run.output_error;
+    // An interrupted job is not a failure of the benchmark: it has no failure text.
+    summary.failed = run
+        .failed
+        .into_iter()
+        .map(|(_, text)| text)
+        .filter(|t| !t.is_empty())
+        .collect();
     if let Some(cleanup) = &plan.cleanup {
         let calm = AtomicBool::new(false);
         for t in &plan.targets {

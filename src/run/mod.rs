@@ -22,6 +22,7 @@ pub mod affinity;
 pub mod child;
 pub mod clock;
 pub mod command_run;
+pub mod driver;
 pub mod machine;
 pub mod plan;
 pub mod schedule;
@@ -33,7 +34,7 @@ use plan::discover;
 
 use crate::sample::Side;
 use affinity::CpuList;
-use results::{JobRecord, JobStatus, RunHeader, SampleRecord};
+use results::{JobRecord, RunHeader, SampleRecord};
 use schedule::{Job, Order};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -223,8 +224,10 @@ pub struct Summary {
     pub output_error: Option<std::io::Error>,
 }
 
-/// Runs `jobs` (from `plan`'s schedule) one at a time. Stops launching when `stop` becomes true
-/// (the running child is ended), at the first failure with `fail_fast`, or on an observer error.
+/// Runs `jobs` (from `plan`'s schedule) one at a time through the one driver
+/// ([`driver::drive`] with the [`driver::Fixed`] policy). Stops launching when `stop` becomes
+/// true (the running child is ended), at the first failure with `fail_fast`, or on an observer
+/// error.
 pub fn execute(
     plan: &Plan,
     jobs: &[Job],
@@ -232,65 +235,91 @@ pub fn execute(
     stop: &AtomicBool,
     obs: &mut dyn Observer,
 ) -> Summary {
-    let mut summary = Summary::default();
-    let cpu_set = plan.cpus.as_ref().map(CpuList::to_cpu_set);
-    for job in jobs {
-        if stop.load(std::sync::atomic::Ordering::SeqCst) {
-            summary.interrupted = true;
-            break;
+    let mut runner = NodeRunner::new(plan, opts, obs);
+    driver::drive(
+        &mut driver::Fixed::new(jobs),
+        &mut runner,
+        opts.fail_fast,
+        stop,
+    )
+}
+
+/// The Node-file [`driver::JobRunner`]: one job is `BIN FILE [--set values]` through
+/// [`child::node`], reported to an [`Observer`].
+pub struct NodeRunner<'a> {
+    plan: &'a Plan,
+    cpu_set: Option<libc::cpu_set_t>,
+    timeout: Option<Duration>,
+    obs: &'a mut dyn Observer,
+}
+
+impl<'a> NodeRunner<'a> {
+    /// A runner for the jobs of `plan`.
+    pub fn new(plan: &'a Plan, opts: RunOptions, obs: &'a mut dyn Observer) -> NodeRunner<'a> {
+        NodeRunner {
+            plan,
+            cpu_set: plan.cpus.as_ref().map(CpuList::to_cpu_set),
+            timeout: opts.timeout,
+            obs,
         }
-        let Some(file) = plan.files.get(job.file) else {
-            continue;
-        };
+    }
+}
+
+impl driver::JobRunner for NodeRunner<'_> {
+    type Record = JobRecord;
+
+    fn run(&mut self, planned: &driver::Planned, stop: &AtomicBool) -> driver::Ended<JobRecord> {
+        let job = &planned.job;
+        let plan = self.plan;
+        let file = plan.files.get(job.file).map_or("", String::as_str);
         let abs = plan.benchmark_dir.join(file);
         let binary = plan.binary(job.side);
-        obs.job_started(job, file);
+        self.obs.job_started(job, file);
         let spawn = job::Spawn {
             binary,
             file: &abs,
-            args: &plan.set,
-            cpus: cpu_set.as_ref(),
+            args: planned.set.as_deref().unwrap_or(&plan.set),
+            cpus: self.cpu_set.as_ref(),
         };
         let mut samples: Vec<SampleRecord> = Vec::new();
         let mut out_err: Option<std::io::Error> = None;
-        let outcome = job::run_job(&spawn, opts.timeout, stop, &mut |ev| match ev {
-            job::Event::Config { queue_length } => {
-                obs.config(job, queue_length);
-                ControlFlow::Continue(())
-            }
-            job::Event::Report(r) => {
-                samples.push(SampleRecord::from_report(r));
-                match obs.sample(job, file, r) {
-                    Ok(()) => ControlFlow::Continue(()),
-                    Err(e) => {
-                        out_err = Some(e);
-                        ControlFlow::Break(())
+        let obs = &mut *self.obs;
+        let outcome = if plan.files.get(job.file).is_some() {
+            job::run_job(&spawn, self.timeout, stop, &mut |ev| match ev {
+                job::Event::Config { queue_length } => {
+                    obs.config(job, queue_length);
+                    ControlFlow::Continue(())
+                }
+                job::Event::Report(r) => {
+                    samples.push(SampleRecord::from_report(r));
+                    match obs.sample(job, file, r) {
+                        Ok(()) => ControlFlow::Continue(()),
+                        Err(e) => {
+                            out_err = Some(e);
+                            ControlFlow::Break(())
+                        }
                     }
                 }
+            })
+        } else {
+            job::Outcome {
+                spawn_error: Some(format!("no benchmark file at index {}", job.file)),
+                ..job::Outcome::default()
             }
-        });
-        summary.jobs_run += 1;
-        let record = outcome.record(job, file, binary, samples, opts.timeout);
+        };
+        let record = outcome.record(job, file, binary, samples, self.timeout);
         if let Err(e) = obs.job_finished(job, &record) {
             out_err.get_or_insert(e);
         }
-        if let Some(e) = out_err {
-            summary.output_error = Some(e);
-            break;
-        }
-        if record.status != JobStatus::Ok {
-            summary
-                .failed
-                .push((*job, record.error.clone().unwrap_or_default()));
-        }
-        if record.status == JobStatus::Interrupted {
-            summary.interrupted = true;
-            break;
-        }
-        if record.status != JobStatus::Ok && opts.fail_fast {
-            summary.stopped_by_fail_fast = true;
-            break;
+        driver::Ended {
+            status: record.status,
+            failure: record.error.clone(),
+            output_error: out_err,
+            record,
         }
     }
-    summary
+
+    fn record(&mut self, record: &results::Record) -> std::io::Result<()> {
+        self.obs.record(record)
+    }
 }
