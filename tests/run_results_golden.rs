@@ -81,3 +81,39 @@ fn command_run_with_result_lines_and_failures_loads() {
     assert_eq!(runs_of(&r, "calc n=2 code=0"), "2/2");
     assert!(!r.contains("code=1"), "failed jobs give no samples:\n{r}");
 }
+
+/// The one loader reads both kinds of golden file into the one record model (typed status
+/// and side for both) and fails with one error type naming file and line.
+#[test]
+fn one_loader_reads_both_kinds_with_typed_records() {
+    use benchdiff::format::results::{Header, JobStatus, load, load_from};
+    use benchdiff::sample::Side;
+    let node = load(&data("node-timeout.jsonl")).expect("node file loads");
+    assert!(matches!(node.header, Header::Node(_)));
+    assert_eq!(node.done.len(), 6, "8 jobs, 2 timed out");
+    assert!(node.command_done.is_empty());
+    assert_eq!(
+        node.unused
+            .samples("dgram/array-vs-concat.js type='concat' chunks=4", Side::New),
+        2
+    );
+    let cmd = load(&data("cmd-lines.jsonl")).expect("command file loads");
+    assert!(matches!(cmd.header, Header::Command(_)));
+    assert!(cmd.done.is_empty());
+    assert_eq!(cmd.command_done.len(), 8, "16 jobs, 8 failed");
+    assert!(cmd.command_done.iter().all(|j| j.status == JobStatus::Ok));
+    assert_eq!(
+        cmd.command_done
+            .iter()
+            .filter(|j| j.side == Side::New)
+            .count(),
+        4
+    );
+    let e = load_from("{\"type\":\"command-job\"}\n".as_bytes(), "x.jsonl")
+        .expect_err("a job before the plan");
+    assert_eq!((e.file.as_str(), e.line), ("x.jsonl", 1));
+    assert!(
+        e.to_string().starts_with("results file: x.jsonl: line 1: "),
+        "{e}"
+    );
+}

@@ -637,6 +637,14 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, ResultsErro
             }
             continue;
         }
+        // Only the records the loader keeps are parsed in full.
+        let wanted = is_plan
+            || kind == "job"
+            || kind == "command-job"
+            || (kind == "adaptive" && adaptive.is_none());
+        if !wanted {
+            continue;
+        }
         let record = match serde_json::from_str::<Record>(line) {
             Ok(r) => r,
             Err(e) if is_plan && header.is_none() => {
