@@ -8,7 +8,7 @@ use crate::format::node_csv::write::CsvWriter;
 use crate::format::results::{Record, ResultsWriter};
 use crate::run::clock::{default_results_path, default_seed, now_unix_s};
 use crate::run::command_run::{
-    self, BenchDef, CommandJobRecord, CommandObserver, CommandPlan, CommandSummary, Target,
+    self, BenchDef, CommandJobRecord, CommandPlan, CommandSummary, Target,
 };
 use crate::run::plan::argv::split_words;
 pub(crate) use crate::run::plan::command::{PlanError, Prepared};
@@ -372,14 +372,14 @@ struct Obs<'a> {
     stderr_lines: Vec<String>,
 }
 
-impl CommandObserver for Obs<'_> {
+impl crate::run::Observer for Obs<'_> {
     fn job_started(&mut self, _job: &Job, what: &str) {
         if let Some(b) = &self.bar {
             b.set_message(what.to_owned());
         }
     }
 
-    fn job_finished(&mut self, r: &CommandJobRecord) -> std::io::Result<()> {
+    fn command_job_finished(&mut self, r: &CommandJobRecord) -> std::io::Result<()> {
         if let Some(w) = &mut self.results {
             w.write(&Record::CommandJob(r.clone()))?;
         }

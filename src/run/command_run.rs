@@ -17,6 +17,7 @@
 
 use crate::format::result_lines::{LineForm, ReportedMetric};
 use crate::format::results::JobStatus;
+use crate::run::Observer;
 use crate::run::child::command::{self, Outcome, Spec};
 use crate::run::driver::{self, Fixed, Planned};
 use crate::run::plan::matrix::{self, Combination};
@@ -103,19 +104,6 @@ pub fn add_to_set(set: &mut SampleSet, side: Side, run: u32, samples: &[CommandS
     crate::format::results::samples::add_command_samples(set, side, run, samples);
 }
 
-/// Receives a command run as it happens.
-pub trait CommandObserver {
-    /// A job is about to start.
-    fn job_started(&mut self, _job: &Job, _what: &str) {}
-    /// A job ended.
-    ///
-    /// # Errors
-    /// An output error stops the run.
-    fn job_finished(&mut self, record: &CommandJobRecord) -> std::io::Result<()>;
-    /// A note for the user (setup/cleanup trouble).
-    fn note(&mut self, _text: &str) {}
-}
-
 /// How a command run ended.
 #[derive(Debug, Default)]
 pub struct CommandSummary {
@@ -157,12 +145,12 @@ pub fn helper_failure(what: &str, o: &Outcome, timeout: Option<Duration>) -> Str
 }
 
 /// The command [`driver::JobRunner`]: one job is `--prepare` (if any), then the target's argv
-/// for one instance through [`crate::run::child::command`], reported to a [`CommandObserver`].
+/// for one instance through [`crate::run::child::command`], reported to a [`Observer`].
 struct CommandRunner<'a> {
     plan: &'a CommandPlan,
     instances: &'a [Instance],
     cpu_set: Option<libc::cpu_set_t>,
-    obs: &'a mut dyn CommandObserver,
+    obs: &'a mut dyn Observer,
 }
 
 impl driver::JobRunner for CommandRunner<'_> {
@@ -283,7 +271,7 @@ impl driver::JobRunner for CommandRunner<'_> {
                 }
             }
         }
-        let output_error = self.obs.job_finished(&record).err();
+        let output_error = self.obs.command_job_finished(&record).err();
         driver::Ended {
             status: record.status,
             failure: (!record.ok() && record.status != JobStatus::Interrupted)
@@ -306,7 +294,7 @@ pub fn execute(
     jobs: &[Job],
     fail_fast: bool,
     stop: &AtomicBool,
-    obs: &mut dyn CommandObserver,
+    obs: &mut dyn Observer,
 ) -> CommandSummary {
     let mut summary = CommandSummary::default();
     let cpu_set = plan

@@ -184,22 +184,40 @@ pub struct RunOptions {
     pub fail_fast: bool,
 }
 
-/// Receives everything a run produces, as it happens.
+/// Receives everything a run of either kind produces, as it happens (the one observer of the
+/// driver: Node-file runs call `config`, `sample` and `job_finished`, command runs
+/// `command_job_finished` and `note`).
 pub trait Observer {
-    /// A job is about to start.
-    fn job_started(&mut self, _job: &Job, _file: &str) {}
-    /// The running child announced its configuration count.
+    /// A job is about to start: `what` is the Node file (`category/file.js`) or the command
+    /// job's description.
+    fn job_started(&mut self, _job: &Job, _what: &str) {}
+    /// The running Node child announced its configuration count.
     fn config(&mut self, _job: &Job, _queue_length: Option<u64>) {}
-    /// A sample arrived.
+    /// A sample of a Node child arrived (as it arrived; whether it is used depends on how the
+    /// job ends, see [`crate::format::results::UnusedSamples`]).
     ///
     /// # Errors
     /// An error (e.g. the CSV pipe closed) stops the run like an interrupt.
-    fn sample(&mut self, job: &Job, file: &str, report: &Report) -> std::io::Result<()>;
-    /// A job ended (its record is complete).
+    fn sample(&mut self, _job: &Job, _file: &str, _report: &Report) -> std::io::Result<()> {
+        Ok(())
+    }
+    /// A Node-file job ended (its record is complete).
     ///
     /// # Errors
     /// An error (e.g. the results file cannot be written) stops the run.
-    fn job_finished(&mut self, job: &Job, record: &JobRecord) -> std::io::Result<()>;
+    fn job_finished(&mut self, _job: &Job, _record: &JobRecord) -> std::io::Result<()> {
+        Ok(())
+    }
+    /// A command job ended (its record is complete).
+    ///
+    /// # Errors
+    /// An error (e.g. the results file cannot be written) stops the run.
+    fn command_job_finished(
+        &mut self,
+        _record: &results::command::CommandJobRecord,
+    ) -> std::io::Result<()> {
+        Ok(())
+    }
     /// An extra record for the results file (the adaptive runner's rounds); ignored by default.
     ///
     /// # Errors
@@ -207,6 +225,8 @@ pub trait Observer {
     fn record(&mut self, _record: &results::Record) -> std::io::Result<()> {
         Ok(())
     }
+    /// A note for the user (e.g. `--cleanup` trouble); ignored by default.
+    fn note(&mut self, _text: &str) {}
 }
 
 /// How a run ended.
