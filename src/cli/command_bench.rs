@@ -5,7 +5,7 @@
 
 use super::{AnalysisArgs, EXIT_FAILED, EXIT_USAGE, Io};
 use crate::format::node_csv::write::CsvWriter;
-use crate::format::results::{Record, ResultsWriter};
+use crate::format::results::{Record, ResultsWriter, UnusedSamples};
 use crate::run::clock::{default_results_path, default_seed, now_unix_s};
 use crate::run::command_run::{
     self, BenchDef, CommandJobRecord, CommandPlan, CommandSummary, Target,
@@ -361,6 +361,8 @@ pub(crate) struct Finished {
     pub(crate) set: SampleSet,
     pub(crate) summary: CommandSummary,
     pub(crate) results_path: Option<PathBuf>,
+    /// Samples of jobs that did not end `ok`: left out of the report, noted per row.
+    pub(crate) unused: UnusedSamples,
 }
 
 struct Obs<'a> {
@@ -370,6 +372,7 @@ struct Obs<'a> {
     bar: Option<indicatif::ProgressBar>,
     echo: Option<&'a mut dyn Write>,
     stderr_lines: Vec<String>,
+    unused: UnusedSamples,
 }
 
 impl crate::run::Observer for Obs<'_> {
@@ -383,6 +386,7 @@ impl crate::run::Observer for Obs<'_> {
         if let Some(w) = &mut self.results {
             w.write(&Record::CommandJob(r.clone()))?;
         }
+        self.unused.add_command(r);
         if r.ok() && !r.warmup {
             command_run::add_to_set(&mut self.set, r.side, r.run, &r.samples);
             for s in &r.samples {
@@ -531,6 +535,7 @@ pub(crate) fn execute(
         bar,
         echo: out.echo,
         stderr_lines: Vec::new(),
+        unused: UnusedSamples::default(),
     };
     let summary = {
         let _guard = SignalGuard::install();
@@ -545,6 +550,7 @@ pub(crate) fn execute(
     Ok(Ok(Finished {
         set: std::mem::take(&mut obs.set),
         results_path: obs.results.as_ref().map(|w| w.path().to_path_buf()),
+        unused: std::mem::take(&mut obs.unused),
         summary,
     }))
 }
@@ -659,6 +665,10 @@ pub(crate) fn compare(
     };
     let mut code = summarise(&f, io.stderr)?;
     if want_report && f.summary.setup_failed.is_none() {
+        // The same notes `benchdiff report` prints for this run's results file.
+        for n in f.unused.notes() {
+            writeln!(io.stderr, "benchdiff: warning: {n}")?;
+        }
         if f.set.is_empty() {
             writeln!(io.stderr, "benchdiff: no samples, no report")?;
         } else {

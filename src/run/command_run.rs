@@ -265,6 +265,12 @@ impl driver::JobRunner for CommandRunner<'_> {
                     }
                 }
                 Some((status, error)) => {
+                    // Result lines printed before the job failed are kept in the record (with
+                    // its status) and used by no report: the same policy as for Node files
+                    // (`format::results::UnusedSamples`).
+                    if !warmup && !o.results.is_empty() {
+                        record.samples = samples_of(def, &inst.combo, o);
+                    }
                     record.status = status;
                     record.error = Some(error);
                     record.stderr_tail = o.stderr_tail.clone();

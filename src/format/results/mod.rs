@@ -243,27 +243,44 @@ pub struct UnusedSamples {
 type StatusCount = (JobStatus, u32, u32);
 
 impl UnusedSamples {
-    /// Counts the samples of `record` when its status is not `ok` (an `ok` record is ignored).
+    /// Counts the samples of a Node-file job `record` when its status is not `ok` (an `ok`
+    /// record is ignored).
     pub fn add(&mut self, record: &JobRecord) {
-        if record.status == JobStatus::Ok {
+        let rows = record
+            .samples
+            .iter()
+            .map(|s| format!("{} {}", record.file, s.configuration));
+        self.add_rows(record.status, record.side, rows);
+    }
+
+    /// Counts the samples of a command job `record` when its status is not `ok`.
+    pub fn add_command(&mut self, record: &CommandJobRecord) {
+        let rows = record
+            .samples
+            .iter()
+            .map(|s| format!("{} {}", s.name, s.configuration));
+        self.add_rows(record.status, record.side, rows);
+    }
+
+    fn add_rows(&mut self, status: JobStatus, side: Side, rows: impl Iterator<Item = String>) {
+        if status == JobStatus::Ok {
             return;
         }
         let mut per_row: Vec<(String, u32)> = Vec::new();
-        for s in &record.samples {
-            let row = format!("{} {}", record.file, s.configuration);
+        for row in rows {
             match per_row.iter_mut().find(|(r, _)| *r == row) {
                 Some((_, n)) => *n += 1,
                 None => per_row.push((row, 1)),
             }
         }
         for (row, n) in per_row {
-            let tally = self.rows.entry((row, record.side)).or_default();
-            match tally.iter_mut().find(|(st, _, _)| *st == record.status) {
+            let tally = self.rows.entry((row, side)).or_default();
+            match tally.iter_mut().find(|(st, _, _)| *st == status) {
                 Some((_, jobs, samples)) => {
                     *jobs += 1;
                     *samples += n;
                 }
-                None => tally.push((record.status, 1, n)),
+                None => tally.push((status, 1, n)),
             }
         }
     }
@@ -674,11 +691,13 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, ResultsErro
                 }
             }
             (Record::CommandJob(j), Some(Header::Command(_)))
-                if j.ok() && seen_positions.insert(j.position) =>
+                if !j.ok() || !seen_positions.insert(j.position) =>
             {
+                unused.add_command(&j);
+            }
+            (Record::CommandJob(j), Some(Header::Command(_))) => {
                 command_done.push(j);
             }
-            (Record::CommandJob(_), Some(Header::Command(_))) => {}
             (Record::Job(_) | Record::CommandJob(_), _) => {
                 warnings.push(format!(
                     "line {n}: a {kind} record in a results file of the other kind; ignored"
