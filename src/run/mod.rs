@@ -1,11 +1,18 @@
-//! The runner: runs Node-format benchmark files under an old and a new binary, as Node's
-//! `benchmark/compare.js` does (spec §1), and produces samples.
+//! The runner: runs Node-format benchmark files (as Node's `benchmark/compare.js` does, spec
+//! §1) or command benchmarks under an old and a new binary, and produces samples.
+//!
+//! One way through: a plan ([`plan`]) gives the jobs; the one [`driver`] runs them round by
+//! round as a [`driver::Policy`] says (the fixed schedule, or [`adaptive`] for `--runs auto`),
+//! one job at a time through a [`driver::JobRunner`] ([`NodeRunner`], or the command runner of
+//! [`command_run`]); every child goes through [`child::process`]; everything is reported to
+//! one [`Observer`]; records are the one [`crate::format::results::Record`] enum.
 //!
 //! - [`plan`]: what to run (benchmark discovery, parameter matrices, suite files, git revisions);
 //! - [`schedule`]: job order (`--order node` = compare.js; default seeded random per round);
 //! - [`child`]: one child process — spawn, supervise (timeouts, process-group kills), reap
 //!   with `wait4` usage — for Node files (IPC channel) and for commands;
 //! - [`affinity`]: `--set CPUSET=…` / `--cpus` lists;
+//! - [`driver`]: the one job loop (stop, fail-fast, interrupt, output errors) and its policies;
 //! - [`adaptive`]: `--runs auto` (stop a configuration once its interval is narrow enough);
 //! - [`machine`]: machine checks (governor, load, busy processes, pinning, turbo);
 //! - [`command_run`]: running command benchmarks (any program) and their samples; their plan
@@ -15,7 +22,9 @@
 //! The file formats it writes and reads (compare.js CSV, the results file, Node's IPC
 //! messages, result lines) live in [`crate::format`].
 //!
-//! [`execute`] runs a list of jobs and reports everything to an [`Observer`].
+//! [`execute`] runs a list of jobs of a Node-file plan and reports everything to an
+//! [`Observer`]; [`adaptive::execute_adaptive`] and [`command_run::execute`] are the other two
+//! entry points, all three through [`driver::drive`].
 
 pub mod adaptive;
 pub mod affinity;
