@@ -5,20 +5,21 @@
 
 use super::{AnalysisArgs, EXIT_FAILED, EXIT_USAGE, Io};
 use crate::format::node_csv::write::CsvWriter;
-use crate::format::results::{Record, ResultsWriter};
-use crate::run::child::command::{self, split_words};
-use crate::run::commands::{
-    self, BenchDef, CommandJobRecord, CommandObserver, CommandPlan, CommandSummary, Target,
+use crate::format::results::{Record, ResultsWriter, UnusedSamples};
+use crate::run::clock::{default_results_path, default_seed, now_unix_s};
+use crate::run::command_run::{
+    self, BenchDef, CommandJobRecord, CommandPlan, CommandSummary, Target,
 };
-use crate::run::plan::git::{self, Checkout};
+use crate::run::plan::argv::split_words;
+pub(crate) use crate::run::plan::command::{PlanError, Prepared};
+use crate::run::plan::command::{git_targets, parse_env, run_build, target_from_text};
 use crate::run::plan::matrix::Matrix;
-use crate::run::plan::{discover, suite};
+use crate::run::plan::suite;
 use crate::run::schedule::{Job, Order};
+use crate::run::signals::{INTERRUPTED, SignalGuard};
 use crate::sample::{SampleSet, Side};
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::path::PathBuf;
 
 /// The most jobs one command-benchmark run may schedule (a usage error beyond).
 pub const MAX_JOBS: usize = 10_000_000;
@@ -122,132 +123,6 @@ pub(crate) struct Common {
     pub(crate) node_only: Vec<&'static str>,
 }
 
-/// Why a plan could not be made.
-pub(crate) enum PlanError {
-    /// Bad options or suite file (exit 2).
-    Usage(String),
-    /// A build failed (exit 1).
-    Build(String),
-}
-
-/// A plan with what must live as long as it runs (git worktrees).
-pub(crate) struct Prepared {
-    pub(crate) plan: CommandPlan,
-    pub(crate) _checkouts: Vec<Checkout>,
-}
-
-fn now_unix_s() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
-}
-
-fn clock_seed() -> u64 {
-    let n = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0)
-        ^ (u64::from(std::process::id()) << 32);
-    // splitmix64, kept to 53 bits (exact in JSON readers that use doubles).
-    let mut z = n.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    (z ^ (z >> 31)) >> 11
-}
-
-fn parse_env(items: &[String]) -> Result<Vec<(String, String)>, String> {
-    items
-        .iter()
-        .map(|e| {
-            e.split_once('=')
-                .filter(|(k, _)| !k.is_empty())
-                .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                .ok_or_else(|| format!("--env {e:?}: expected KEY=VALUE"))
-        })
-        .collect()
-}
-
-/// A target from a command text (`gzip -1`, `./prog`): split into words, the program resolved
-/// like `execvp` (relative to `base` when it has a `/`).
-fn target_from_text(side: Side, flag: &str, text: &str, base: &Path) -> Result<Target, String> {
-    let mut words = split_words(text).map_err(|e| format!("{flag}: {e}"))?;
-    let Some(first) = words.first() else {
-        return Err(format!("{flag}: empty command"));
-    };
-    let exe = discover::resolve_binary(flag, Path::new(first), base).map_err(|e| e.to_string())?;
-    words[0] = exe.to_string_lossy().into_owned();
-    Ok(Target {
-        side: side.label().to_owned(),
-        label: text.to_owned(),
-        argv: words,
-        cwd: None,
-        rev: None,
-        commit: None,
-    })
-}
-
-/// Announces and runs a build; the error carries its stderr tail.
-fn run_build(label: &str, line: &str, dir: &Path, stderr: &mut dyn Write) -> Result<(), PlanError> {
-    let _ = writeln!(stderr, "benchdiff: building {label}: {line}");
-    let t = std::time::Instant::now();
-    let stop = AtomicBool::new(false);
-    let o = command::run_shell(line, &[], Some(dir.to_path_buf()), None, &stop);
-    if !o.ok() {
-        return Err(PlanError::Build(commands::helper_failure(
-            &format!("build of {label} (`{line}` in {})", dir.display()),
-            &o,
-            None,
-        )));
-    }
-    let _ = writeln!(
-        stderr,
-        "benchdiff: built {label} in {:.1} s",
-        t.elapsed().as_secs_f64()
-    );
-    Ok(())
-}
-
-fn git_targets(
-    repo: &Path,
-    old_rev: &str,
-    new_rev: &str,
-    build: &str,
-    artifact: &str,
-    args: Option<&str>,
-    stderr: &mut dyn Write,
-) -> Result<(Vec<Target>, Vec<Checkout>), PlanError> {
-    let mut targets = Vec::new();
-    let mut checkouts = Vec::new();
-    let extra = match args {
-        Some(a) => split_words(a).map_err(PlanError::Usage)?,
-        None => Vec::new(),
-    };
-    for (side, rev) in [(Side::Old, old_rev), (Side::New, new_rev)] {
-        let co = git::checkout(repo, rev, side.label()).map_err(PlanError::Usage)?;
-        let _ = writeln!(
-            stderr,
-            "benchdiff: building {} = {rev} ({}) in {}: {build}",
-            side.label(),
-            &co.commit[..co.commit.len().min(12)],
-            co.dir.display()
-        );
-        let exe = git::build(&co, side.label(), build, artifact).map_err(PlanError::Build)?;
-        let mut argv = vec![exe.to_string_lossy().into_owned()];
-        argv.extend(extra.iter().cloned());
-        targets.push(Target {
-            side: side.label().to_owned(),
-            label: format!("{rev}:{artifact}"),
-            argv,
-            cwd: None,
-            rev: Some(rev.to_owned()),
-            commit: Some(co.commit.clone()),
-        });
-        checkouts.push(co);
-    }
-    Ok((targets, checkouts))
-}
-
 /// Builds the plan of a command-benchmark run. `sides` is 2 for `compare`, 1 for `run` and
 /// `sweep` (`single`: their `--bin`; with a suite, its `[new]` side is used).
 pub(crate) fn make_plan(
@@ -295,7 +170,7 @@ pub(crate) fn make_plan(
     let mut used_keys: Vec<String> = Vec::new();
     for t in &cmd.bench {
         split_words(t).map_err(|e| u(format!("--bench {e}")))?;
-        let keys = command::placeholders(t);
+        let keys = crate::run::plan::argv::placeholders(t);
         for k in &keys {
             if !global.params.iter().any(|p| &p.key == k) {
                 return Err(u(format!(
@@ -466,7 +341,7 @@ pub(crate) fn make_plan(
         seed: common
             .seed
             .or(st.and_then(|s| s.seed))
-            .unwrap_or_else(clock_seed),
+            .unwrap_or_else(default_seed),
         shell: cmd.shell || st.is_some_and(|s| s.shell),
         env,
         timeout,
@@ -481,56 +356,13 @@ pub(crate) fn make_plan(
     })
 }
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_sig: libc::c_int) {
-    if INTERRUPTED.swap(true, Ordering::SeqCst) {
-        // SAFETY: _exit is async-signal-safe.
-        unsafe { libc::_exit(130) };
-    }
-}
-
-/// SIGINT/SIGTERM handlers for the duration of a run; the previous ones come back on drop.
-struct SignalGuard {
-    old: Vec<(libc::c_int, libc::sigaction)>,
-}
-
-impl SignalGuard {
-    fn install() -> SignalGuard {
-        INTERRUPTED.store(false, Ordering::SeqCst);
-        let mut old = Vec::new();
-        for sig in [libc::SIGINT, libc::SIGTERM] {
-            // SAFETY: sigaction structs are plain C data; the handler only touches an atomic.
-            unsafe {
-                let mut sa: libc::sigaction = std::mem::zeroed();
-                sa.sa_sigaction = on_signal as *const () as libc::sighandler_t;
-                libc::sigemptyset(&mut sa.sa_mask);
-                let mut prev: libc::sigaction = std::mem::zeroed();
-                if libc::sigaction(sig, &sa, &mut prev) == 0 {
-                    old.push((sig, prev));
-                }
-            }
-        }
-        SignalGuard { old }
-    }
-}
-
-impl Drop for SignalGuard {
-    fn drop(&mut self) {
-        for (sig, prev) in &self.old {
-            // SAFETY: restores the action saved by install.
-            unsafe {
-                libc::sigaction(*sig, prev, std::ptr::null_mut());
-            }
-        }
-    }
-}
-
 /// What a finished run produced.
 pub(crate) struct Finished {
     pub(crate) set: SampleSet,
     pub(crate) summary: CommandSummary,
     pub(crate) results_path: Option<PathBuf>,
+    /// Samples of jobs that did not end `ok`: left out of the report, noted per row.
+    pub(crate) unused: UnusedSamples,
 }
 
 struct Obs<'a> {
@@ -540,28 +372,30 @@ struct Obs<'a> {
     bar: Option<indicatif::ProgressBar>,
     echo: Option<&'a mut dyn Write>,
     stderr_lines: Vec<String>,
+    unused: UnusedSamples,
 }
 
-impl CommandObserver for Obs<'_> {
+impl crate::run::Observer for Obs<'_> {
     fn job_started(&mut self, _job: &Job, what: &str) {
         if let Some(b) = &self.bar {
             b.set_message(what.to_owned());
         }
     }
 
-    fn job_finished(&mut self, r: &CommandJobRecord) -> std::io::Result<()> {
+    fn command_job_finished(&mut self, r: &CommandJobRecord) -> std::io::Result<()> {
         if let Some(w) = &mut self.results {
-            w.write_json(r)?;
+            w.write(&Record::CommandJob(r.clone()))?;
         }
+        self.unused.add_command(r);
         if r.ok() && !r.warmup {
-            commands::add_to_set(&mut self.set, r.side(), r.run, &r.samples);
+            command_run::add_to_set(&mut self.set, r.side, r.run, &r.samples);
             for s in &r.samples {
                 if let Some(csv) = &mut self.csv {
                     let time = s
                         .time_s
                         .filter(|t| t.is_finite())
                         .map_or_else(|| "NA".to_owned(), |t| format!("{t:.9}"));
-                    csv.row(r.side(), &s.name, &s.configuration, s.rate, &time)?;
+                    csv.row(r.side, &s.name, &s.configuration, s.rate, &time)?;
                 }
                 if let Some(e) = &mut self.echo {
                     writeln!(
@@ -576,7 +410,7 @@ impl CommandObserver for Obs<'_> {
                 }
             }
         }
-        if !r.ok() && r.status != "interrupted" {
+        if !r.ok() && r.status != crate::format::results::JobStatus::Interrupted {
             let combo = r
                 .combination
                 .iter()
@@ -649,7 +483,7 @@ pub(crate) fn execute(
     let machine = crate::run::machine::check(cpus.as_ref());
     if let Some(w) = &mut results {
         let written = w
-            .write_json(&plan.header(now_unix_s(), jobs.len()))
+            .write(&Record::CommandRun(plan.header(now_unix_s(), jobs.len())))
             .and_then(|()| w.write(&Record::Machine(machine.clone())));
         if let Err(e) = written {
             return Ok(Err(format!("results file {}: {e}", w.path().display())));
@@ -701,10 +535,11 @@ pub(crate) fn execute(
         bar,
         echo: out.echo,
         stderr_lines: Vec::new(),
+        unused: UnusedSamples::default(),
     };
     let summary = {
         let _guard = SignalGuard::install();
-        commands::execute(plan, &instances, &jobs, fail_fast, &INTERRUPTED, &mut obs)
+        command_run::execute(plan, &instances, &jobs, fail_fast, &INTERRUPTED, &mut obs)
     };
     if let Some(b) = &obs.bar {
         b.finish_and_clear();
@@ -715,6 +550,7 @@ pub(crate) fn execute(
     Ok(Ok(Finished {
         set: std::mem::take(&mut obs.set),
         results_path: obs.results.as_ref().map(|w| w.path().to_path_buf()),
+        unused: std::mem::take(&mut obs.unused),
         summary,
     }))
 }
@@ -755,35 +591,9 @@ pub(crate) fn summarise(f: &Finished, stderr: &mut dyn Write) -> std::io::Result
             "benchdiff: interrupted after {} job(s)",
             f.summary.jobs_run
         )?;
-        code = 130;
+        code = crate::run::signals::EXIT_INTERRUPTED;
     }
     Ok(code)
-}
-
-fn default_results_path(csv: Option<&Path>) -> PathBuf {
-    if let Some(c) = csv.filter(|c| c.as_os_str() != "-") {
-        let stem = c
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "benchdiff".to_owned());
-        // A re-run next to the same CSV gets a fresh file instead of an error.
-        let mut p = c.with_file_name(format!("{stem}.results.jsonl"));
-        let mut i = 1;
-        while p.exists() {
-            p = c.with_file_name(format!("{stem}.results-{i}.jsonl"));
-            i += 1;
-        }
-        return p;
-    }
-    let dir = PathBuf::from("benchdiff-results");
-    let secs = now_unix_s() as u64;
-    let mut p = dir.join(format!("commands-{secs}.jsonl"));
-    let mut i = 1;
-    while p.exists() {
-        p = dir.join(format!("commands-{secs}-{i}.jsonl"));
-        i += 1;
-    }
-    p
 }
 
 /// `benchdiff compare` with command benchmarks: plan, builds, runs, CSV and results file, and
@@ -855,6 +665,10 @@ pub(crate) fn compare(
     };
     let mut code = summarise(&f, io.stderr)?;
     if want_report && f.summary.setup_failed.is_none() {
+        // The same notes `benchdiff report` prints for this run's results file.
+        for n in f.unused.notes() {
+            writeln!(io.stderr, "benchdiff: warning: {n}")?;
+        }
         if f.set.is_empty() {
             writeln!(io.stderr, "benchdiff: no samples, no report")?;
         } else {

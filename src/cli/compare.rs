@@ -6,7 +6,7 @@
 use super::{AnalysisArgs, EXIT_FAILED, EXIT_USAGE, Io};
 use crate::format::node_csv::write::CsvWriter;
 use crate::format::results::{
-    self, JobRecord, JobStatus, Record, ResultsWriter, ResumeMark, RunHeader,
+    self, JobRecord, JobStatus, Record, ResultsWriter, ResumeMark, RunHeader, UnusedSamples,
 };
 use crate::run::affinity::{CpuList, cpuset_from_set_values};
 use crate::run::plan::discover;
@@ -15,15 +15,15 @@ use crate::run::{self as runner, Observer, Plan, Report, RunOptions, RunnerError
 use crate::sample::{Sample, SampleSet, Side};
 use std::collections::HashSet;
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::path::PathBuf;
+use std::time::Duration;
 
 /// How many of a failed job's last stderr lines are echoed (the results file keeps more).
 const STDERR_LINES_SHOWN: usize = 12;
 
-/// Exit code after Ctrl-C (128 + SIGINT), as shells report it.
-pub const EXIT_INTERRUPTED: i32 = 130;
+use crate::run::clock::{default_results_path, default_seed, now_unix_s};
+pub use crate::run::signals::EXIT_INTERRUPTED;
+use crate::run::signals::{INTERRUPTED, SignalGuard};
 
 /// Options of `benchdiff compare`.
 #[derive(clap::Args, Debug)]
@@ -132,116 +132,6 @@ pub(crate) fn timeout_duration(what: &str, secs: f64) -> Result<Duration, String
         })
 }
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_sig: libc::c_int) {
-    if INTERRUPTED.swap(true, Ordering::SeqCst) {
-        // Second Ctrl-C: leave now (the results file is complete up to the last job; the
-        // child dies with us through PR_SET_PDEATHSIG).
-        // SAFETY: _exit is async-signal-safe.
-        unsafe { libc::_exit(EXIT_INTERRUPTED) };
-    }
-}
-
-/// SIGINT/SIGTERM handlers for the duration of a run; the previous ones come back on drop.
-struct SignalGuard {
-    old: [(libc::c_int, libc::sigaction); 2],
-}
-
-impl SignalGuard {
-    fn install() -> SignalGuard {
-        INTERRUPTED.store(false, Ordering::SeqCst);
-        // SAFETY: sigaction structs are plain C data; zeroed is a valid initial value, and the
-        // handler only touches an atomic (async-signal-safe).
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal as *const () as libc::sighandler_t;
-            libc::sigemptyset(&mut sa.sa_mask);
-            sa.sa_flags = 0; // no SA_RESTART: poll() returns EINTR at once
-            let mut old = [
-                (libc::SIGINT, std::mem::zeroed()),
-                (libc::SIGTERM, std::mem::zeroed()),
-            ];
-            for (sig, prev) in old.iter_mut() {
-                libc::sigaction(*sig, &sa, prev);
-            }
-            SignalGuard { old }
-        }
-    }
-}
-
-impl Drop for SignalGuard {
-    fn drop(&mut self) {
-        for (sig, prev) in &self.old {
-            // SAFETY: restoring an action previously returned by sigaction.
-            unsafe {
-                libc::sigaction(*sig, prev, std::ptr::null_mut());
-            }
-        }
-    }
-}
-
-fn now_unix_s() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
-}
-
-/// `YYYYMMDD-HHMMSS` in UTC.
-fn utc_stamp(unix_s: u64) -> String {
-    let days = (unix_s / 86_400) as i64;
-    let secs = unix_s % 86_400;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    )
-}
-
-fn default_seed() -> u64 {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    // splitmix64 of time ^ pid: different for two runs started in the same second.
-    let mut z = nanos ^ (u64::from(std::process::id()) << 32);
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    (z ^ (z >> 31)) >> 11 // 53 bits: exact in JSON readers that use doubles
-}
-
-fn default_results_path(csv: Option<&Path>) -> PathBuf {
-    if let Some(c) = csv.filter(|c| c.as_os_str() != "-") {
-        let stem = c
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "benchdiff".to_owned());
-        return c.with_file_name(format!("{stem}.results.jsonl"));
-    }
-    let stamp = utc_stamp(now_unix_s() as u64);
-    let dir = PathBuf::from("benchdiff-results");
-    let mut p = dir.join(format!("{stamp}.jsonl"));
-    let mut i = 1;
-    while p.exists() {
-        p = dir.join(format!("{stamp}-{i}.jsonl"));
-        i += 1;
-    }
-    p
-}
-
 /// Progress on stderr: jobs with ETA, files, runs, configurations of the running child.
 struct Progress {
     bar: indicatif::ProgressBar,
@@ -308,6 +198,8 @@ struct CompareObserver<'a> {
     stderr: &'a mut dyn Write,
     progress: Option<Progress>,
     runs: u32,
+    /// Samples of jobs that did not end `ok`: left out of the report, noted per row.
+    unused: UnusedSamples,
 }
 
 impl CompareObserver<'_> {
@@ -325,7 +217,8 @@ impl CompareObserver<'_> {
         }
     }
 
-    fn add(&mut self, side: Side, run: u32, file: &str, r: &Report) -> std::io::Result<()> {
+    /// Adds a sample of an `ok` job to the report's set.
+    fn add(&mut self, side: Side, run: u32, file: &str, r: &Report) {
         let id = self.set.intern_configuration(file, &r.configuration);
         self.set.push(Sample {
             benchmark: id,
@@ -335,6 +228,10 @@ impl CompareObserver<'_> {
             time_s: r.time_s,
             run: Some(run),
         });
+    }
+
+    /// Writes one CSV row.
+    fn csv_row(&mut self, side: Side, file: &str, r: &Report) -> std::io::Result<()> {
         if let Some(csv) = &mut self.csv {
             csv.row(side, file, &r.configuration.text, r.rate, &r.time_text)
                 .map_err(|e| {
@@ -363,7 +260,9 @@ impl Observer for CompareObserver<'_> {
     }
 
     fn sample(&mut self, job: &Job, file: &str, report: &Report) -> std::io::Result<()> {
-        self.add(job.side, job.run, file, report)?;
+        // The CSV gets every row as it arrives (as compare.js writes it); the report's set only
+        // the samples of jobs that end `ok` (added in `job_finished`).
+        self.csv_row(job.side, file, report)?;
         if let Some(p) = &mut self.progress {
             p.configs_done += 1;
             p.redraw();
@@ -377,6 +276,13 @@ impl Observer for CompareObserver<'_> {
 
     fn job_finished(&mut self, job: &Job, record: &JobRecord) -> std::io::Result<()> {
         self.results.write(&Record::Job(record.clone()))?;
+        if record.status == JobStatus::Ok {
+            for s in &record.samples {
+                self.add(job.side, job.run, &record.file, &s.to_report());
+            }
+        } else {
+            self.unused.add(record);
+        }
         let what = format!(
             "{} under {} (run {}/{})",
             record.file,
@@ -436,6 +342,8 @@ struct Prepared {
     done: Vec<JobRecord>,
     warnings: Vec<String>,
     resumed: bool,
+    /// Samples of earlier jobs that did not end `ok` (a resumed run's file).
+    unused: UnusedSamples,
     /// `--runs auto`'s rule (a resumed run: the one recorded in its results file).
     adaptive: Option<runner::adaptive::Rule>,
 }
@@ -450,7 +358,8 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
         }
     }
     if let Some(path) = &args.resume {
-        if crate::run::commands::is_command_results_file(path) {
+        let loaded = results::load(path)?;
+        let Some(header) = loaded.node_header() else {
             return Err(RunnerError::Io(format!(
                 "--resume {}: this is the results file of a command-benchmark run; --resume \
                  continues Node-file runs only. Run the command benchmarks again (the samples \
@@ -458,13 +367,11 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
                 path.display(),
                 path.display()
             )));
-        }
-        let loaded = results::load(path)?;
-        let plan = Plan::from_header(&loaded.header)?;
+        };
+        let plan = Plan::from_header(header)?;
         let timeout = match args.timeout {
             Some(t) => Some(timeout_duration("--timeout", t).map_err(RunnerError::Io)?),
-            None => loaded
-                .header
+            None => header
                 .timeout_s
                 .map(|t| timeout_duration(&format!("{}: timeout_s", path.display()), t))
                 .transpose()
@@ -478,6 +385,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
             done: loaded.done,
             warnings: loaded.warnings,
             resumed: true,
+            unused: loaded.unused,
             adaptive: loaded.adaptive,
         });
     }
@@ -549,6 +457,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
         done: Vec::new(),
         warnings: Vec::new(),
         resumed: false,
+        unused: UnusedSamples::default(),
         adaptive,
     })
 }
@@ -561,6 +470,7 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         done,
         warnings,
         resumed,
+        unused,
         adaptive: rule,
     } = prep;
     let csv_to_stdout = match &args.csv {
@@ -677,10 +587,13 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         stderr,
         progress,
         runs: plan.runs,
+        unused,
     };
     for r in &done {
         for s in &r.samples {
-            obs.add(r.side, r.run, &r.file, &s.to_report())?;
+            let rep = s.to_report();
+            obs.add(r.side, r.run, &r.file, &rep);
+            obs.csv_row(r.side, &r.file, &rep)?;
         }
     }
     let opts = RunOptions {
@@ -712,6 +625,7 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
     }
     let results_path = obs.results.path().to_path_buf();
     let set = std::mem::take(&mut obs.set);
+    let unused = std::mem::take(&mut obs.unused);
     drop(obs);
 
     let mut code = 0;
@@ -751,6 +665,10 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         )?;
     }
     if want_report {
+        // The same notes `benchdiff report` prints for this run's results file.
+        for n in unused.notes() {
+            writeln!(io.stderr, "benchdiff: warning: {n}")?;
+        }
         if set.is_empty() {
             writeln!(io.stderr, "benchdiff: no samples, no report")?;
         } else {
@@ -840,24 +758,4 @@ fn compare_commands(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         node_only,
     };
     super::command_bench::compare(common, &args.command, &args.analysis, io)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn utc_stamps() {
-        assert_eq!(utc_stamp(0), "19700101-000000");
-        assert_eq!(utc_stamp(951_782_400), "20000229-000000");
-        assert_eq!(utc_stamp(1_764_460_799), "20251129-235959");
-    }
-
-    #[test]
-    fn results_next_to_csv() {
-        assert_eq!(
-            default_results_path(Some(Path::new("out/x.csv"))),
-            PathBuf::from("out/x.results.jsonl")
-        );
-    }
 }

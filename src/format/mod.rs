@@ -606,9 +606,6 @@ impl Input {
                 1,
             ));
         };
-        // Which loader a results file needs is told by its first record, in the head.
-        let command_results =
-            format == InputFormat::ResultsJsonl && crate::run::commands::is_command_results(head);
         drop(head_text);
         let name = self.name;
         let reader = std::io::BufReader::with_capacity(
@@ -622,9 +619,7 @@ impl Input {
                 Imported::default()
             }
             InputFormat::NodeRunCsv => node_run_csv::read_from(reader, &name, opts, set)?,
-            InputFormat::ResultsJsonl => {
-                results::samples::read_from(reader, &name, command_results, set)?
-            }
+            InputFormat::ResultsJsonl => results::samples::read_from(reader, &name, set)?,
             InputFormat::Go => go::read_from(reader, &name, opts, set)?,
             InputFormat::Libtest => libtest::read_from(reader, &name, opts, set)?,
             InputFormat::Criterion => criterion::read_from(reader, &name, opts, set)?,

@@ -8,13 +8,37 @@
 //! internal messages (`{cmd:'NODE_…'}`) and anything without a known `type` are ignored.
 
 use crate::format::inspect::{inspect_number, inspect_string, js_number};
-use crate::run::{Channel, Report};
 use crate::sample::{ConfValue, Configuration};
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use std::fmt;
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd};
+
+/// Which way a report reached the runner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Channel {
+    /// A `report` message on Node's IPC channel (what compare.js reads).
+    Ipc,
+    /// A result line on stdout (a program that sent nothing over IPC).
+    Stdout,
+}
+
+/// One measured configuration, as a child reported it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// The configuration: compare.js text and structured params in reported order.
+    pub configuration: Configuration,
+    /// Operations per second.
+    pub rate: f64,
+    /// The `time` column text: the child's seconds string verbatim, or `NA`.
+    pub time_text: String,
+    /// The same in seconds (NaN when unknown).
+    pub time_s: f64,
+    /// How it arrived.
+    pub channel: Channel,
+}
 
 /// The descriptor number the child finds its end of the channel on (`NODE_CHANNEL_FD`).
 pub const CHANNEL_FD: i32 = 3;

@@ -51,43 +51,18 @@
 
 use crate::format::inspect::js_number;
 use crate::format::results::{JobRecord, JobStatus, Record};
+use crate::run::driver::{Planned, Policy, Round, drive};
 use crate::run::schedule::{self, Job};
-use crate::run::{Observer, Plan, Report, RunOptions, Summary, execute};
+use crate::run::{NodeRunner, Observer, Plan, Report, RunOptions, Summary};
 use crate::sample::{ConfValue, Side};
 use crate::stats::welch::{self, WelchError};
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
+
+pub use crate::format::results::plan::{RoundFile, RoundRecord, Rule, Settled, Status};
 
 /// Risk of the interval the rule looks at: 0.05, i.e. the 95% interval.
 pub const RISK: f64 = 0.05;
-
-/// The stopping rule's settings (recorded in the results file's `run` record as `adaptive`).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Rule {
-    /// `--target-accuracy`: largest acceptable 95% half-width, percent of the old mean.
-    #[serde(rename = "target_accuracy_pct")]
-    pub target_pct: f64,
-    /// `--min-runs`: samples a side needs before a configuration may settle (at least 2).
-    pub min_runs: u32,
-    /// `--max-runs`: rounds at most (the fixed schedule's run count).
-    pub max_runs: u32,
-}
-
-/// Where one configuration stands.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "status", rename_all = "snake_case")]
-pub enum Status {
-    /// Not precise enough yet (or too few samples).
-    Open,
-    /// The 95% half-width (percent of the old mean) reached the target.
-    Precise {
-        /// The half-width when it settled, percent.
-        half_width_pct: f64,
-    },
-    /// Only one binary reports this configuration.
-    OneSided,
-}
 
 /// Half-width of the 95% interval of `mean(new) − mean(old)` in percent of `|mean(old)|`
 /// (compare.R's "accuracy (*)"). `Some(0.0)` for essentially constant data; `None` with fewer
@@ -258,50 +233,6 @@ pub struct Tracker {
     rule: Rule,
     files: Vec<FileState>,
     rounds_done: u32,
-}
-
-/// One file's part of a round, as recorded in the results file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RoundFile {
-    /// Benchmark file, `category/file.js`.
-    pub file: String,
-    /// Unsettled configurations (0 = not known yet).
-    pub open: usize,
-    /// The `--set` arguments of a restricted job; absent when the whole file runs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub set: Option<Vec<String>>,
-}
-
-/// A configuration that settled, as recorded in the results file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Settled {
-    /// Benchmark file.
-    pub file: String,
-    /// compare.js configuration text.
-    pub configuration: String,
-    /// Samples (old, new) when it settled.
-    pub runs: [usize; 2],
-    /// Why it settled.
-    #[serde(flatten)]
-    pub status: Status,
-}
-
-/// The `adaptive` record written before every round: the rule, the configurations that
-/// settled after the previous round, and the jobs of this round.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RoundRecord {
-    /// Round index, from 0.
-    pub round: u32,
-    /// `--target-accuracy`, percent.
-    pub target_accuracy_pct: f64,
-    /// `--min-runs`.
-    pub min_runs: u32,
-    /// `--max-runs`.
-    pub max_runs: u32,
-    /// Configurations settled after the previous round.
-    pub settled: Vec<Settled>,
-    /// Files that run in this round.
-    pub files: Vec<RoundFile>,
 }
 
 impl Tracker {
@@ -477,47 +408,193 @@ impl Outcome {
     }
 }
 
-/// Forwards everything to the caller's observer and feeds the tracker.
-struct Tracking<'a> {
-    inner: &'a mut dyn Observer,
-    tracker: &'a mut Tracker,
-    restricted: bool,
-    wall_s: &'a mut f64,
+/// `--runs auto` as a [`Policy`] of the one driver (see the module docs): before every round
+/// it applies the rule to what the previous rounds measured and plans the jobs of the fixed
+/// `--max-runs` schedule whose file still has unsettled configurations, restricted with `--set`
+/// where possible; jobs a resumed run already has are replayed into the rule instead of run.
+pub struct Adaptive<'a> {
+    plan: &'a Plan,
+    rule: Rule,
+    full: Vec<Job>,
+    tracker: Tracker,
+    done: HashMap<(usize, Side, u32), &'a JobRecord>,
+    round: u32,
+    /// Files of the round being run (index → `Some(restriction)`).
+    plans: Vec<Option<Option<Vec<String>>>>,
+    settled_prev: Vec<Settled>,
+    rounds: u32,
+    replayed: usize,
+    wall_s: f64,
 }
 
-impl Observer for Tracking<'_> {
-    fn job_started(&mut self, job: &Job, file: &str) {
-        self.inner.job_started(job, file);
+impl<'a> Adaptive<'a> {
+    /// The policy for `plan` under `rule`; `done` are a resumed run's `ok` records.
+    pub fn new(plan: &'a Plan, rule: Rule, done: &'a [JobRecord]) -> Adaptive<'a> {
+        let done = done
+            .iter()
+            .filter_map(|r| {
+                let f = plan.files.iter().position(|f| *f == r.file)?;
+                Some(((f, r.side, r.run), r))
+            })
+            .collect();
+        Adaptive {
+            plan,
+            rule,
+            full: schedule::schedule(plan.files.len(), rule.max_runs, plan.order, plan.seed),
+            tracker: Tracker::new(rule, plan.files.len()),
+            done,
+            round: 0,
+            plans: Vec::new(),
+            settled_prev: Vec::new(),
+            rounds: 0,
+            replayed: 0,
+            wall_s: 0.0,
+        }
     }
-    fn config(&mut self, job: &Job, queue_length: Option<u64>) {
-        self.inner.config(job, queue_length);
+
+    /// What the run did, for the closing summary (`jobs_run`: the driver's count).
+    pub fn outcome(&self, jobs_run: usize) -> Outcome {
+        let fixed_wall_estimate_s = self
+            .tracker
+            .files
+            .iter()
+            .map(|f| {
+                if f.full_walls.is_empty() {
+                    0.0
+                } else {
+                    f.full_walls.iter().sum::<f64>() / f.full_walls.len() as f64
+                        * 2.0
+                        * f64::from(self.rule.max_runs)
+                }
+            })
+            .sum::<f64>()
+            .max(self.wall_s);
+        let configs = self
+            .tracker
+            .files
+            .iter()
+            .enumerate()
+            .flat_map(|(fi, f)| {
+                let file = self.plan.files.get(fi).cloned().unwrap_or_default();
+                f.confs.iter().map(move |c| ConfigRuns {
+                    name: format!("{file} {}", c.text),
+                    runs: [c.samples[0].len(), c.samples[1].len()],
+                    settled: c.settled,
+                })
+            })
+            .collect();
+        Outcome {
+            rule: self.rule,
+            rounds: self.rounds,
+            jobs_run: jobs_run + self.replayed,
+            jobs_max: self.full.len(),
+            wall_s: self.wall_s,
+            fixed_wall_estimate_s,
+            configs,
+        }
     }
-    fn sample(&mut self, job: &Job, file: &str, report: &Report) -> std::io::Result<()> {
-        self.tracker.add(job.file, job.side, report);
-        self.inner.sample(job, file, report)
+}
+
+impl Policy<JobRecord> for Adaptive<'_> {
+    fn next_round(&mut self) -> Option<Round> {
+        if self.round >= self.rule.max_runs {
+            return None;
+        }
+        let round = self.round;
+        self.round += 1;
+        self.plans = (0..self.plan.files.len())
+            .map(|f| self.tracker.plan_file(f, &self.plan.set))
+            .collect();
+        if self.plans.iter().all(Option::is_none) {
+            return None;
+        }
+        self.rounds += 1;
+        let mut jobs = Vec::new();
+        for job in self.full.iter().filter(|j| j.run == round) {
+            let Some(Some(p)) = self.plans.get(job.file) else {
+                continue;
+            };
+            if let Some(rec) = self.done.get(&(job.file, job.side, job.run)) {
+                // Replayed at its place in the schedule: the rule looks at the samples only
+                // after the round, so the order within the round does not matter.
+                for s in &rec.samples {
+                    self.tracker.add(job.file, job.side, &s.to_report());
+                }
+                self.wall_s += rec.wall_s;
+                if p.is_none()
+                    && let Some(f) = self.tracker.files.get_mut(job.file)
+                {
+                    f.full_walls.push(rec.wall_s);
+                }
+                self.replayed += 1;
+                continue;
+            }
+            jobs.push(Planned {
+                job: *job,
+                set: p.clone(),
+            });
+        }
+        let record = RoundRecord {
+            round,
+            target_accuracy_pct: self.rule.target_pct,
+            min_runs: self.rule.min_runs,
+            max_runs: self.rule.max_runs,
+            settled: std::mem::take(&mut self.settled_prev),
+            files: self
+                .plans
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| {
+                    p.as_ref().map(|set| RoundFile {
+                        file: self.plan.files[i].clone(),
+                        open: self.tracker.open_count(i),
+                        set: set.clone(),
+                    })
+                })
+                .collect(),
+        };
+        Some(Round {
+            record: (!jobs.is_empty()).then_some(Record::Adaptive(record)),
+            jobs,
+        })
     }
-    fn job_finished(&mut self, job: &Job, record: &JobRecord) -> std::io::Result<()> {
-        *self.wall_s += record.wall_s;
+
+    fn job_ended(&mut self, planned: &Planned, record: &JobRecord) {
+        let job = &planned.job;
+        // Only the samples of jobs that ended `ok` count (the policy of every report,
+        // `format::results::UnusedSamples`).
+        if record.status == JobStatus::Ok {
+            for s in &record.samples {
+                self.tracker.add(job.file, job.side, &s.to_report());
+            }
+        }
+        self.wall_s += record.wall_s;
         if let Some(f) = self.tracker.files.get_mut(job.file)
-            && !self.restricted
+            && planned.set.is_none()
             && record.status == JobStatus::Ok
         {
             f.full_walls.push(record.wall_s);
         }
-        self.inner.job_finished(job, record)
     }
-    fn record(&mut self, record: &Record) -> std::io::Result<()> {
-        self.inner.record(record)
+
+    fn round_ended(&mut self) {
+        for (i, p) in self.plans.iter().enumerate() {
+            if p.is_some()
+                && let Some(f) = self.tracker.files.get_mut(i)
+            {
+                f.rounds += 1;
+            }
+        }
+        self.settled_prev = self.tracker.settle(&self.plan.files);
     }
 }
 
-/// Runs `plan` adaptively under `rule` (see the module docs): round by round, each round the
-/// jobs of the fixed `--max-runs` schedule whose file still has unsettled configurations,
-/// restricted with `--set` where possible. Jobs in `done` (a resumed run's `ok` records) are
-/// not run: their samples are replayed into the rule at their place in the schedule (the
-/// caller has already passed them to `obs`). Writes an `adaptive` record (see [`RoundRecord`])
-/// through [`Observer::record`] before every round. Stops like [`execute`] on interrupt,
-/// `--fail-fast` or an output error.
+/// Runs `plan` adaptively under `rule` through the one driver with the [`Adaptive`] policy.
+/// Jobs in `done` (a resumed run's `ok` records) are not run: their samples are replayed into
+/// the rule at their place in the schedule (the caller has already passed them to `obs`).
+/// Writes an `adaptive` record (see [`RoundRecord`]) through [`Observer::record`] before every
+/// round that runs a job. Stops like [`crate::run::execute`] on interrupt, `--fail-fast` or an
+/// output error.
 pub fn execute_adaptive(
     plan: &Plan,
     rule: Rule,
@@ -526,160 +603,10 @@ pub fn execute_adaptive(
     stop: &AtomicBool,
     obs: &mut dyn Observer,
 ) -> (Summary, Outcome) {
-    let full = schedule::schedule(plan.files.len(), rule.max_runs, plan.order, plan.seed);
-    let mut tracker = Tracker::new(rule, plan.files.len());
-    let mut summary = Summary::default();
-    let mut wall_s = 0.0;
-    let mut rounds = 0;
-    let mut replayed = 0usize;
-    // Jobs a resumed run already has (`ok` records): replayed into the tracker in schedule
-    // order instead of run, so every decision is the one the interrupted run made or would
-    // have made.
-    let done: HashMap<(usize, Side, u32), &JobRecord> = done
-        .iter()
-        .filter_map(|r| {
-            let f = plan.files.iter().position(|f| *f == r.file)?;
-            Some(((f, r.side, r.run), r))
-        })
-        .collect();
-    let mut settled_prev: Vec<Settled> = Vec::new();
-    'rounds: for round in 0..rule.max_runs {
-        let plans: Vec<Option<Option<Vec<String>>>> = (0..plan.files.len())
-            .map(|f| tracker.plan_file(f, &plan.set))
-            .collect();
-        if plans.iter().all(Option::is_none) {
-            break;
-        }
-        rounds += 1;
-        let pending = full.iter().any(|j| {
-            j.run == round
-                && matches!(plans.get(j.file), Some(Some(_)))
-                && !done.contains_key(&(j.file, j.side, j.run))
-        });
-        let rec = RoundRecord {
-            round,
-            target_accuracy_pct: rule.target_pct,
-            min_runs: rule.min_runs,
-            max_runs: rule.max_runs,
-            settled: std::mem::take(&mut settled_prev),
-            files: plans
-                .iter()
-                .enumerate()
-                .filter_map(|(i, p)| {
-                    p.as_ref().map(|set| RoundFile {
-                        file: plan.files[i].clone(),
-                        open: tracker.open_count(i),
-                        set: set.clone(),
-                    })
-                })
-                .collect(),
-        };
-        if pending && let Err(e) = obs.record(&Record::Adaptive(rec)) {
-            summary.output_error = Some(e);
-            break;
-        }
-        for job in full.iter().filter(|j| j.run == round) {
-            let Some(Some(p)) = plans.get(job.file) else {
-                continue;
-            };
-            if let Some(rec) = done.get(&(job.file, job.side, job.run)) {
-                for s in &rec.samples {
-                    tracker.add(job.file, job.side, &s.to_report());
-                }
-                wall_s += rec.wall_s;
-                if p.is_none()
-                    && let Some(f) = tracker.files.get_mut(job.file)
-                {
-                    f.full_walls.push(rec.wall_s);
-                }
-                replayed += 1;
-                continue;
-            }
-            if stop.load(Ordering::SeqCst) {
-                summary.interrupted = true;
-                break 'rounds;
-            }
-            let restricted_plan;
-            let (this_plan, restricted) = match p {
-                Some(args) => {
-                    restricted_plan = Plan {
-                        set: args.clone(),
-                        ..plan.clone()
-                    };
-                    (&restricted_plan, true)
-                }
-                None => (plan, false),
-            };
-            let mut tracking = Tracking {
-                inner: obs,
-                tracker: &mut tracker,
-                restricted,
-                wall_s: &mut wall_s,
-            };
-            let s = execute(
-                this_plan,
-                std::slice::from_ref(job),
-                opts,
-                stop,
-                &mut tracking,
-            );
-            summary.jobs_run += s.jobs_run;
-            summary.failed.extend(s.failed);
-            summary.interrupted |= s.interrupted;
-            summary.stopped_by_fail_fast |= s.stopped_by_fail_fast;
-            if s.output_error.is_some() {
-                summary.output_error = s.output_error;
-            }
-            if summary.interrupted || summary.stopped_by_fail_fast || summary.output_error.is_some()
-            {
-                break 'rounds;
-            }
-        }
-        for (i, p) in plans.iter().enumerate() {
-            if p.is_some()
-                && let Some(f) = tracker.files.get_mut(i)
-            {
-                f.rounds += 1;
-            }
-        }
-        settled_prev = tracker.settle(&plan.files);
-    }
-    let fixed_wall_estimate_s = tracker
-        .files
-        .iter()
-        .map(|f| {
-            if f.full_walls.is_empty() {
-                0.0
-            } else {
-                f.full_walls.iter().sum::<f64>() / f.full_walls.len() as f64
-                    * 2.0
-                    * f64::from(rule.max_runs)
-            }
-        })
-        .sum::<f64>()
-        .max(wall_s);
-    let configs = tracker
-        .files
-        .iter()
-        .enumerate()
-        .flat_map(|(fi, f)| {
-            let file = plan.files.get(fi).cloned().unwrap_or_default();
-            f.confs.iter().map(move |c| ConfigRuns {
-                name: format!("{file} {}", c.text),
-                runs: [c.samples[0].len(), c.samples[1].len()],
-                settled: c.settled,
-            })
-        })
-        .collect();
-    let outcome = Outcome {
-        rule,
-        rounds,
-        jobs_run: summary.jobs_run + replayed,
-        jobs_max: full.len(),
-        wall_s,
-        fixed_wall_estimate_s,
-        configs,
-    };
+    let mut policy = Adaptive::new(plan, rule, done);
+    let mut runner = NodeRunner::new(plan, opts, obs);
+    let summary = drive(&mut policy, &mut runner, opts.fail_fast, stop);
+    let outcome = policy.outcome(summary.jobs_run);
     (summary, outcome)
 }
 

@@ -18,7 +18,6 @@
 //! in the results file.
 
 use crate::run::affinity::CpuList;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
@@ -27,42 +26,10 @@ use std::time::Duration;
 pub const BUSY_WINDOW: Duration = Duration::from_millis(200);
 /// A process using at least this much of one CPU (percent) over the window counts as busy.
 pub const BUSY_PCT: f64 = 10.0;
+pub use crate::format::results::machine::{BusyProcess, MachineInfo};
+
 /// Load average (1 minute) per online CPU above which a warning is given.
 pub const LOAD_PER_CPU_WARN: f64 = 0.3;
-
-/// Another process that used CPU while the checks ran.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct BusyProcess {
-    /// Process id.
-    pub pid: u32,
-    /// Its command name (`comm`, at most 15 bytes).
-    pub name: String,
-    /// CPU used over the window, percent of one CPU.
-    pub cpu_pct: f64,
-}
-
-/// What the checks found.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct MachineInfo {
-    /// Online CPUs (`sysconf(_SC_NPROCESSORS_ONLN)`).
-    pub cpus_online: usize,
-    /// CPUs this process may run on (`sched_getaffinity`).
-    pub cpus_allowed: usize,
-    /// Governor name -> number of CPUs using it; empty when unreadable (e.g. in a VM).
-    pub governors: BTreeMap<String, usize>,
-    /// 1, 5 and 15 minute load averages, when readable.
-    pub load_avg: Option<[f64; 3]>,
-    /// Other processes using at least [`BUSY_PCT`] of a CPU, busiest first.
-    pub busy: Vec<BusyProcess>,
-    /// The CPU list the children are pinned to, if any.
-    pub pinned: Option<String>,
-    /// Turbo/boost enabled (`Some(true)`), disabled, or unknown.
-    pub turbo: Option<bool>,
-    /// The file turbo was read from.
-    pub turbo_source: Option<String>,
-    /// Warnings for settings that make results noisy.
-    pub warnings: Vec<String>,
-}
 
 fn read_trim(p: &Path) -> Option<String> {
     std::fs::read_to_string(p).ok().map(|s| s.trim().to_owned())

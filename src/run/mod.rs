@@ -1,65 +1,56 @@
-//! The runner: runs Node-format benchmark files under an old and a new binary, as Node's
-//! `benchmark/compare.js` does (spec §1), and produces samples.
+//! The runner: runs Node-format benchmark files (as Node's `benchmark/compare.js` does, spec
+//! §1) or command benchmarks under an old and a new binary, and produces samples.
+//!
+//! One way through: a plan ([`plan`]) gives the jobs; the one [`driver`] runs them round by
+//! round as a [`driver::Policy`] says (the fixed schedule, or [`adaptive`] for `--runs auto`),
+//! one job at a time through a [`driver::JobRunner`] ([`NodeRunner`], or the command runner of
+//! [`command_run`]); every child goes through [`child::process`]; everything is reported to
+//! one [`Observer`]; records are the one [`crate::format::results::Record`] enum.
 //!
 //! - [`plan`]: what to run (benchmark discovery, parameter matrices, suite files, git revisions);
 //! - [`schedule`]: job order (`--order node` = compare.js; default seeded random per round);
 //! - [`child`]: one child process — spawn, supervise (timeouts, process-group kills), reap
 //!   with `wait4` usage — for Node files (IPC channel) and for commands;
 //! - [`affinity`]: `--set CPUSET=…` / `--cpus` lists;
+//! - [`driver`]: the one job loop (stop, fail-fast, interrupt, output errors) and its policies;
 //! - [`adaptive`]: `--runs auto` (stop a configuration once its interval is narrow enough);
 //! - [`machine`]: machine checks (governor, load, busy processes, pinning, turbo);
-//! - [`commands`]: command benchmarks (any program): plan, schedule, samples.
+//! - [`command_run`]: running command benchmarks (any program) and their samples; their plan
+//!   is [`plan::command`];
+//! - [`signals`], [`clock`]: the Ctrl-C guard, the clock, the default seed and results path.
 //!
 //! The file formats it writes and reads (compare.js CSV, the results file, Node's IPC
 //! messages, result lines) live in [`crate::format`].
 //!
-//! [`execute`] runs a list of jobs and reports everything to an [`Observer`].
+//! [`execute`] runs a list of jobs of a Node-file plan and reports everything to an
+//! [`Observer`]; [`adaptive::execute_adaptive`] and [`command_run::execute`] are the other two
+//! entry points, all three through [`driver::drive`].
 
 pub mod adaptive;
 pub mod affinity;
 pub mod child;
-pub mod commands;
+pub mod clock;
+pub mod command_run;
+pub mod driver;
 pub mod machine;
 pub mod plan;
 pub mod schedule;
+pub mod signals;
 
 use crate::format::results;
 use child::node as job;
 use plan::discover;
 
-use crate::sample::{Configuration, Side};
+use crate::sample::Side;
 use affinity::CpuList;
-use results::{JobRecord, JobStatus, RunHeader, SampleRecord};
+use results::{JobRecord, RunHeader, SampleRecord};
 use schedule::{Job, Order};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-/// Which way a report reached the runner.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Channel {
-    /// A `report` message on Node's IPC channel (what compare.js reads).
-    Ipc,
-    /// A result line on stdout (a program that sent nothing over IPC).
-    Stdout,
-}
-
-/// One measured configuration, as a child reported it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Report {
-    /// The configuration: compare.js text and structured params in reported order.
-    pub configuration: Configuration,
-    /// Operations per second.
-    pub rate: f64,
-    /// The `time` column text: the child's seconds string verbatim, or `NA`.
-    pub time_text: String,
-    /// The same in seconds (NaN when unknown).
-    pub time_s: f64,
-    /// How it arrived.
-    pub channel: Channel,
-}
+pub use crate::format::node_ipc::{Channel, Report};
 
 /// Errors that stop a comparison before it starts (bad usage or environment; exit code 2).
 #[derive(Debug, thiserror::Error)]
@@ -90,6 +81,12 @@ pub enum RunnerError {
     /// Another I/O problem.
     #[error("{0}")]
     Io(String),
+}
+
+impl From<results::ResultsError> for RunnerError {
+    fn from(e: results::ResultsError) -> RunnerError {
+        RunnerError::Results(e.located())
+    }
 }
 
 /// What to run: the inputs of the schedule.
@@ -196,22 +193,40 @@ pub struct RunOptions {
     pub fail_fast: bool,
 }
 
-/// Receives everything a run produces, as it happens.
+/// Receives everything a run of either kind produces, as it happens (the one observer of the
+/// driver: Node-file runs call `config`, `sample` and `job_finished`, command runs
+/// `command_job_finished` and `note`).
 pub trait Observer {
-    /// A job is about to start.
-    fn job_started(&mut self, _job: &Job, _file: &str) {}
-    /// The running child announced its configuration count.
+    /// A job is about to start: `what` is the Node file (`category/file.js`) or the command
+    /// job's description.
+    fn job_started(&mut self, _job: &Job, _what: &str) {}
+    /// The running Node child announced its configuration count.
     fn config(&mut self, _job: &Job, _queue_length: Option<u64>) {}
-    /// A sample arrived.
+    /// A sample of a Node child arrived (as it arrived; whether it is used depends on how the
+    /// job ends, see [`crate::format::results::UnusedSamples`]).
     ///
     /// # Errors
     /// An error (e.g. the CSV pipe closed) stops the run like an interrupt.
-    fn sample(&mut self, job: &Job, file: &str, report: &Report) -> std::io::Result<()>;
-    /// A job ended (its record is complete).
+    fn sample(&mut self, _job: &Job, _file: &str, _report: &Report) -> std::io::Result<()> {
+        Ok(())
+    }
+    /// A Node-file job ended (its record is complete).
     ///
     /// # Errors
     /// An error (e.g. the results file cannot be written) stops the run.
-    fn job_finished(&mut self, job: &Job, record: &JobRecord) -> std::io::Result<()>;
+    fn job_finished(&mut self, _job: &Job, _record: &JobRecord) -> std::io::Result<()> {
+        Ok(())
+    }
+    /// A command job ended (its record is complete).
+    ///
+    /// # Errors
+    /// An error (e.g. the results file cannot be written) stops the run.
+    fn command_job_finished(
+        &mut self,
+        _record: &results::command::CommandJobRecord,
+    ) -> std::io::Result<()> {
+        Ok(())
+    }
     /// An extra record for the results file (the adaptive runner's rounds); ignored by default.
     ///
     /// # Errors
@@ -219,6 +234,8 @@ pub trait Observer {
     fn record(&mut self, _record: &results::Record) -> std::io::Result<()> {
         Ok(())
     }
+    /// A note for the user (e.g. `--cleanup` trouble); ignored by default.
+    fn note(&mut self, _text: &str) {}
 }
 
 /// How a run ended.
@@ -236,8 +253,10 @@ pub struct Summary {
     pub output_error: Option<std::io::Error>,
 }
 
-/// Runs `jobs` (from `plan`'s schedule) one at a time. Stops launching when `stop` becomes true
-/// (the running child is ended), at the first failure with `fail_fast`, or on an observer error.
+/// Runs `jobs` (from `plan`'s schedule) one at a time through the one driver
+/// ([`driver::drive`] with the [`driver::Fixed`] policy). Stops launching when `stop` becomes
+/// true (the running child is ended), at the first failure with `fail_fast`, or on an observer
+/// error.
 pub fn execute(
     plan: &Plan,
     jobs: &[Job],
@@ -245,66 +264,91 @@ pub fn execute(
     stop: &AtomicBool,
     obs: &mut dyn Observer,
 ) -> Summary {
-    let mut summary = Summary::default();
-    let cpu_set = plan.cpus.as_ref().map(CpuList::to_cpu_set);
-    let timeout_s = opts.timeout.map(|t| t.as_secs_f64());
-    for job in jobs {
-        if stop.load(std::sync::atomic::Ordering::SeqCst) {
-            summary.interrupted = true;
-            break;
+    let mut runner = NodeRunner::new(plan, opts, obs);
+    driver::drive(
+        &mut driver::Fixed::new(jobs),
+        &mut runner,
+        opts.fail_fast,
+        stop,
+    )
+}
+
+/// The Node-file [`driver::JobRunner`]: one job is `BIN FILE [--set values]` through
+/// [`child::node`], reported to an [`Observer`].
+pub struct NodeRunner<'a> {
+    plan: &'a Plan,
+    cpu_set: Option<libc::cpu_set_t>,
+    timeout: Option<Duration>,
+    obs: &'a mut dyn Observer,
+}
+
+impl<'a> NodeRunner<'a> {
+    /// A runner for the jobs of `plan`.
+    pub fn new(plan: &'a Plan, opts: RunOptions, obs: &'a mut dyn Observer) -> NodeRunner<'a> {
+        NodeRunner {
+            plan,
+            cpu_set: plan.cpus.as_ref().map(CpuList::to_cpu_set),
+            timeout: opts.timeout,
+            obs,
         }
-        let Some(file) = plan.files.get(job.file) else {
-            continue;
-        };
+    }
+}
+
+impl driver::JobRunner for NodeRunner<'_> {
+    type Record = JobRecord;
+
+    fn run(&mut self, planned: &driver::Planned, stop: &AtomicBool) -> driver::Ended<JobRecord> {
+        let job = &planned.job;
+        let plan = self.plan;
+        let file = plan.files.get(job.file).map_or("", String::as_str);
         let abs = plan.benchmark_dir.join(file);
         let binary = plan.binary(job.side);
-        obs.job_started(job, file);
+        self.obs.job_started(job, file);
         let spawn = job::Spawn {
             binary,
             file: &abs,
-            args: &plan.set,
-            cpus: cpu_set.as_ref(),
+            args: planned.set.as_deref().unwrap_or(&plan.set),
+            cpus: self.cpu_set.as_ref(),
         };
         let mut samples: Vec<SampleRecord> = Vec::new();
         let mut out_err: Option<std::io::Error> = None;
-        let outcome = job::run_job(&spawn, opts.timeout, stop, &mut |ev| match ev {
-            job::Event::Config { queue_length } => {
-                obs.config(job, queue_length);
-                ControlFlow::Continue(())
-            }
-            job::Event::Report(r) => {
-                samples.push(SampleRecord::from_report(r));
-                match obs.sample(job, file, r) {
-                    Ok(()) => ControlFlow::Continue(()),
-                    Err(e) => {
-                        out_err = Some(e);
-                        ControlFlow::Break(())
+        let obs = &mut *self.obs;
+        let outcome = if plan.files.get(job.file).is_some() {
+            job::run_job(&spawn, self.timeout, stop, &mut |ev| match ev {
+                job::Event::Config { queue_length } => {
+                    obs.config(job, queue_length);
+                    ControlFlow::Continue(())
+                }
+                job::Event::Report(r) => {
+                    samples.push(SampleRecord::from_report(r));
+                    match obs.sample(job, file, r) {
+                        Ok(()) => ControlFlow::Continue(()),
+                        Err(e) => {
+                            out_err = Some(e);
+                            ControlFlow::Break(())
+                        }
                     }
                 }
+            })
+        } else {
+            job::Outcome {
+                spawn_error: Some(format!("no benchmark file at index {}", job.file)),
+                ..job::Outcome::default()
             }
-        });
-        summary.jobs_run += 1;
-        let record = JobRecord::new(job, file, binary, &outcome, samples, timeout_s);
+        };
+        let record = outcome.record(job, file, binary, samples, self.timeout);
         if let Err(e) = obs.job_finished(job, &record) {
             out_err.get_or_insert(e);
         }
-        if let Some(e) = out_err {
-            summary.output_error = Some(e);
-            break;
-        }
-        if record.status != JobStatus::Ok {
-            summary
-                .failed
-                .push((*job, record.error.clone().unwrap_or_default()));
-        }
-        if record.status == JobStatus::Interrupted {
-            summary.interrupted = true;
-            break;
-        }
-        if record.status != JobStatus::Ok && opts.fail_fast {
-            summary.stopped_by_fail_fast = true;
-            break;
+        driver::Ended {
+            status: record.status,
+            failure: record.error.clone(),
+            output_error: out_err,
+            record,
         }
     }
-    summary
+
+    fn record(&mut self, record: &results::Record) -> std::io::Result<()> {
+        self.obs.record(record)
+    }
 }

@@ -12,17 +12,7 @@ use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 use rand::seq::SliceRandom;
 
-/// Scheduling policy.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Order {
-    /// compare.js order: per file, per run, old then new.
-    Node,
-    /// Seeded random interleave of each round's jobs.
-    Random,
-}
+pub use crate::format::results::plan::Order;
 
 /// One job of the schedule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

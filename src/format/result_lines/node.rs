@@ -6,7 +6,7 @@
 //! There is no elapsed time in this format, so such samples carry `time` `NA`.
 
 use crate::format::node_ipc::configuration_from_entries;
-use crate::run::{Channel, Report};
+use crate::format::node_ipc::{Channel, Report};
 
 /// Parses one stdout line; `None` when it is not a result line.
 pub fn parse_result_line(line: &str) -> Option<Report> {

@@ -10,18 +10,29 @@
 //!   samples (configuration text and structured params in reported order, rate, time, channel),
 //!   an error text and the last stderr lines when something went wrong.
 //! - `resume`: a `--resume` continued the run here.
+//! - `machine`: the machine checks at the start; `adaptive`: a `--runs auto` round.
+//! - `command-run` / `command-job`: the plan and the jobs of a command-benchmark run
+//!   ([`command`]); such a file starts with `command-run` instead of `run`.
+//!
+//! One [`Record`] enum covers every record of both kinds of run (status and side typed for
+//! both), and one loader ([`load_from`]) reads either kind, with one error type
+//! ([`ResultsError`]). This module needs nothing from the runner: the plain data types it
+//! records live in [`plan`] and [`machine`].
 //!
 //! Rates are JSON numbers; NaN and infinities (not representable in JSON) are the strings
 //! `"NaN"`, `"Infinity"`, `"-Infinity"`. A NaN configuration parameter is `null`.
-//! [`load`] reads a file back for `--resume`: a job is done when it has an `ok` record.
+//! [`load`] reads a file back for `--resume` and `report`: a job is done when it has an `ok`
+//! record.
 
+pub mod command;
+pub mod machine;
+pub mod plan;
 pub mod samples;
 
-use crate::run::child::node::Outcome;
-use crate::run::child::rusage::ExitStatus;
-use crate::run::schedule::{Job, Order};
-use crate::run::{Channel, Report, RunnerError};
+use crate::format::node_ipc::{Channel, Report};
 use crate::sample::{ConfValue, Configuration, Side};
+use command::{CommandJobRecord, CommandRunHeader};
+use plan::Order;
 use serde::de::{self, Deserializer};
 use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
@@ -66,7 +77,7 @@ pub struct RunHeader {
     /// `--runs auto`: the stopping rule, so that `--resume` continues adaptively; absent for
     /// a fixed run count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub adaptive: Option<crate::run::adaptive::Rule>,
+    pub adaptive: Option<plan::Rule>,
 }
 
 /// Outcome class of a job.
@@ -81,6 +92,30 @@ pub enum JobStatus {
     Timeout,
     /// Stopped by Ctrl-C (or because output could not be written).
     Interrupted,
+}
+
+impl JobStatus {
+    /// The word stored in the results file: `ok`, `failed`, `timeout`, `interrupted`.
+    pub fn label(self) -> &'static str {
+        match self {
+            JobStatus::Ok => "ok",
+            JobStatus::Failed => "failed",
+            JobStatus::Timeout => "timeout",
+            JobStatus::Interrupted => "interrupted",
+        }
+    }
+
+    /// Parses [`JobStatus::label`]; `None` for any other word.
+    pub fn from_label(s: &str) -> Option<JobStatus> {
+        [
+            JobStatus::Ok,
+            JobStatus::Failed,
+            JobStatus::Timeout,
+            JobStatus::Interrupted,
+        ]
+        .into_iter()
+        .find(|st| st.label() == s)
+    }
 }
 
 /// One sample as stored in a job record.
@@ -190,103 +225,131 @@ pub fn signal_name(sig: i32) -> String {
     name.to_owned()
 }
 
-impl JobRecord {
-    /// Classifies a job's outcome (status and error text) and builds its record.
-    pub fn new(
-        job: &Job,
-        file: &str,
-        binary: &Path,
-        outcome: &Outcome,
-        samples: Vec<SampleRecord>,
-        timeout_s: Option<f64>,
-    ) -> JobRecord {
-        let (status, error) = classify(outcome, timeout_s);
-        let (exit_code, signal) = match outcome.status {
-            Some(ExitStatus::Exited(c)) => (Some(c), None),
-            Some(ExitStatus::Signaled(s)) => (None, Some(s)),
-            None => (None, None),
-        };
-        JobRecord {
-            position: job.position,
-            file: file.to_owned(),
-            side: job.side,
-            run: job.run,
-            binary: binary.to_path_buf(),
-            status,
-            exit_code,
-            signal,
-            wall_s: outcome.wall_s,
-            user_s: outcome.usage.user_s,
-            sys_s: outcome.usage.sys_s,
-            max_rss_bytes: outcome.usage.max_rss_bytes,
-            queue_length: outcome.queue_length,
-            samples,
-            error,
-            stderr_tail: if status == JobStatus::Ok {
-                Vec::new()
-            } else {
-                outcome.stderr_tail.clone()
-            },
-            stdout_tail: outcome.stdout_tail.clone(),
-        }
-    }
+/// Samples printed by jobs that did not end `ok` (timed out, failed after reporting, or
+/// interrupted), per benchmark row and side.
+///
+/// **Policy (case 20, one for every report of a run):** such samples stay in the results file
+/// (the job record carries them with its status) and in the compare.js CSV (its rows are
+/// written as they arrive, like compare.js, and the format has no place for a flag), but no
+/// report uses them: the live `compare` report and `benchdiff report RESULTS.jsonl` both leave
+/// them out and print the same [`UnusedSamples::notes`] for the affected rows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UnusedSamples {
+    /// `(row name, side)` → per status: (jobs, samples).
+    rows: std::collections::BTreeMap<(String, Side), Vec<StatusCount>>,
 }
 
-fn classify(o: &Outcome, timeout_s: Option<f64>) -> (JobStatus, Option<String>) {
-    if o.interrupted {
-        return (JobStatus::Interrupted, Some("interrupted".to_owned()));
+/// Jobs of one status and the samples they printed: `(status, jobs, samples)`.
+type StatusCount = (JobStatus, u32, u32);
+
+impl UnusedSamples {
+    /// Counts the samples of a Node-file job `record` when its status is not `ok` (an `ok`
+    /// record is ignored).
+    pub fn add(&mut self, record: &JobRecord) {
+        let rows = record
+            .samples
+            .iter()
+            .map(|s| format!("{} {}", record.file, s.configuration));
+        self.add_rows(record.status, record.side, rows);
     }
-    if let Some(e) = &o.spawn_error {
-        return (JobStatus::Failed, Some(e.clone()));
+
+    /// Counts the samples of a command job `record` when its status is not `ok`.
+    pub fn add_command(&mut self, record: &CommandJobRecord) {
+        let rows = record
+            .samples
+            .iter()
+            .map(|s| format!("{} {}", s.name, s.configuration));
+        self.add_rows(record.status, record.side, rows);
     }
-    if o.timed_out {
-        let t = timeout_s
-            .map(|t| format!(" after {t} s"))
-            .unwrap_or_default();
-        return (
-            JobStatus::Timeout,
-            Some(format!("timed out{t}; its process group was killed")),
-        );
-    }
-    match o.status {
-        Some(ExitStatus::Signaled(s)) => {
-            return (
-                JobStatus::Failed,
-                Some(format!("killed by {}", signal_name(s))),
-            );
+
+    fn add_rows(&mut self, status: JobStatus, side: Side, rows: impl Iterator<Item = String>) {
+        if status == JobStatus::Ok {
+            return;
         }
-        Some(ExitStatus::Exited(c)) if c != 0 => {
-            return (JobStatus::Failed, Some(format!("exit code {c}")));
+        let mut per_row: Vec<(String, u32)> = Vec::new();
+        for row in rows {
+            match per_row.iter_mut().find(|(r, _)| *r == row) {
+                Some((_, n)) => *n += 1,
+                None => per_row.push((row, 1)),
+            }
         }
-        _ => {}
+        for (row, n) in per_row {
+            let tally = self.rows.entry((row, side)).or_default();
+            match tally.iter_mut().find(|(st, _, _)| *st == status) {
+                Some((_, jobs, samples)) => {
+                    *jobs += 1;
+                    *samples += n;
+                }
+                None => tally.push((status, 1, n)),
+            }
+        }
     }
-    if o.protocol_error_count > 0 {
-        let first = o.protocol_errors.first().cloned().unwrap_or_default();
-        return (
-            JobStatus::Failed,
-            Some(format!(
-                "garbage on the IPC channel ({} unreadable message(s)): {first}",
-                o.protocol_error_count
-            )),
-        );
+
+    /// Adds every count of `other`.
+    pub fn merge(&mut self, other: &UnusedSamples) {
+        for ((row, side), tally) in &other.rows {
+            let mine = self.rows.entry((row.clone(), *side)).or_default();
+            for &(st, jobs, samples) in tally {
+                match mine.iter_mut().find(|(s, _, _)| *s == st) {
+                    Some((_, j, n)) => {
+                        *j += jobs;
+                        *n += samples;
+                    }
+                    None => mine.push((st, jobs, samples)),
+                }
+            }
+        }
     }
-    if o.reports == 0 && o.stdout_unparsed > 0 {
-        let first = o.stdout_tail.first().cloned().unwrap_or_default();
-        return (
-            JobStatus::Failed,
-            Some(format!(
-                "garbage output: no IPC report and no result line among {} stdout line(s), e.g. {:?}",
-                o.stdout_unparsed, first
-            )),
-        );
+
+    /// True when no sample was left out.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
     }
-    if o.reports == 0 {
-        return (
-            JobStatus::Ok,
-            Some("no samples: the child reported nothing".to_owned()),
-        );
+
+    /// Samples left out for `row` (the report's row name, `file configuration`) on `side`.
+    pub fn samples(&self, row: &str, side: Side) -> u32 {
+        self.rows
+            .get(&(row.to_owned(), side))
+            .map_or(0, |t| t.iter().map(|(_, _, n)| n).sum())
     }
-    (JobStatus::Ok, None)
+
+    /// One note per affected row, sorted by row name then side, e.g.
+    /// `dgram/bind.js n=1: new: 3 jobs timed out after reporting; their 3 samples are not used`.
+    pub fn notes(&self) -> Vec<String> {
+        let plural = |n: u32, one: &str, many: &str| {
+            if n == 1 {
+                format!("{n} {one}")
+            } else {
+                format!("{n} {many}")
+            }
+        };
+        self.rows
+            .iter()
+            .map(|((row, side), tally)| {
+                let parts: Vec<String> = tally
+                    .iter()
+                    .map(|&(st, jobs, samples)| {
+                        let what = match st {
+                            JobStatus::Timeout => "timed out",
+                            JobStatus::Interrupted => "were interrupted",
+                            _ => "failed",
+                        };
+                        let what = if jobs == 1 && st == JobStatus::Interrupted {
+                            "was interrupted"
+                        } else {
+                            what
+                        };
+                        format!(
+                            "{} {what} after reporting; their {} not used",
+                            plural(jobs, "job", "jobs"),
+                            plural(samples, "sample is", "samples are")
+                        )
+                    })
+                    .collect();
+                format!("{row}: {}: {}", side.label(), parts.join("; "))
+            })
+            .collect()
+    }
 }
 
 /// A `resume` record.
@@ -310,10 +373,16 @@ pub enum Record {
     Job(JobRecord),
     /// A resume point.
     Resume(ResumeMark),
-    /// Machine checks at the start ([`crate::run::machine`]).
-    Machine(crate::run::machine::MachineInfo),
-    /// An adaptive round ([`crate::run::adaptive`], `--runs auto`).
-    Adaptive(crate::run::adaptive::RoundRecord),
+    /// Machine checks at the start.
+    Machine(machine::MachineInfo),
+    /// An adaptive round (`--runs auto`).
+    Adaptive(plan::RoundRecord),
+    /// The plan of a command-benchmark run (first line).
+    #[serde(rename = "command-run")]
+    CommandRun(CommandRunHeader),
+    /// A finished command-benchmark job.
+    #[serde(rename = "command-job")]
+    CommandJob(CommandJobRecord),
 }
 
 /// Appends records to a results file, one flushed line each.
@@ -326,11 +395,11 @@ impl ResultsWriter {
     /// Creates a new file (and its folder); refuses to overwrite an existing one.
     ///
     /// # Errors
-    /// [`RunnerError::Results`] when the file exists or cannot be created.
-    pub fn create(path: &Path) -> Result<ResultsWriter, RunnerError> {
+    /// [`ResultsError`] when the file exists or cannot be created.
+    pub fn create(path: &Path) -> Result<ResultsWriter, ResultsError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| {
-                RunnerError::Results(format!("cannot create {}: {e}", dir.display()))
+                ResultsError::new("", 0, format!("cannot create {}: {e}", dir.display()))
             })?;
         }
         let file = std::fs::OpenOptions::new()
@@ -343,7 +412,7 @@ impl ResultsWriter {
                 } else {
                     ""
                 };
-                RunnerError::Results(format!("{}: {e}{hint}", path.display()))
+                ResultsError::new(&path.display().to_string(), 0, format!("{e}{hint}"))
             })?;
         Ok(ResultsWriter {
             file,
@@ -354,25 +423,24 @@ impl ResultsWriter {
     /// Opens an existing file for appending (`--resume`).
     ///
     /// # Errors
-    /// [`RunnerError::Results`] when it cannot be opened.
-    pub fn append(path: &Path) -> Result<ResultsWriter, RunnerError> {
+    /// [`ResultsError`] when it cannot be opened.
+    pub fn append(path: &Path) -> Result<ResultsWriter, ResultsError> {
+        let err =
+            |e: std::io::Error| ResultsError::new(&path.display().to_string(), 0, e.to_string());
         let mut file = std::fs::OpenOptions::new()
             .append(true)
             .read(true)
             .open(path)
-            .map_err(|e| RunnerError::Results(format!("{}: {e}", path.display())))?;
+            .map_err(err)?;
         // A kill mid-write can leave a partial last line: end it, so the next record starts clean.
         use std::io::{Read, Seek, SeekFrom};
-        let len = file
-            .seek(SeekFrom::End(0))
-            .map_err(|e| RunnerError::Results(format!("{}: {e}", path.display())))?;
+        let len = file.seek(SeekFrom::End(0)).map_err(err)?;
         if len > 0 {
             let mut last = [0u8; 1];
             let ok =
                 file.seek(SeekFrom::Start(len - 1)).is_ok() && file.read_exact(&mut last).is_ok();
             if ok && last[0] != b'\n' {
-                file.write_all(b"\n")
-                    .map_err(|e| RunnerError::Results(format!("{}: {e}", path.display())))?;
+                file.write_all(b"\n").map_err(err)?;
             }
         }
         Ok(ResultsWriter {
@@ -391,15 +459,6 @@ impl ResultsWriter {
     /// # Errors
     /// Serialisation or write errors.
     pub fn write(&mut self, record: &Record) -> std::io::Result<()> {
-        self.write_json(record)
-    }
-
-    /// Writes any serialisable record (e.g. the command-benchmark records of
-    /// [`crate::run::commands`]) as one line and flushes it.
-    ///
-    /// # Errors
-    /// Serialisation or write errors.
-    pub fn write_json<T: Serialize>(&mut self, record: &T) -> std::io::Result<()> {
         let mut line = serde_json::to_vec(record)?;
         line.push(b'\n');
         self.file.write_all(&line)?;
@@ -407,27 +466,87 @@ impl ResultsWriter {
     }
 }
 
-/// A results file read back.
+/// A results file read back: a Node-file run (`run` first) or a command-benchmark run
+/// (`command-run` first), by the one loader [`load_from`].
 #[derive(Clone, Debug)]
 pub struct Loaded {
-    /// Its plan.
-    pub header: RunHeader,
-    /// `ok` job records, first one per (file, side, run), in file order.
+    /// Its plan (the first record).
+    pub header: Header,
+    /// Node-file runs: `ok` job records, first one per (file, side, run), in file order.
     pub done: Vec<JobRecord>,
+    /// Command runs: `ok` job records (warm-ups included), the first one per schedule
+    /// position, in file order.
+    pub command_done: Vec<CommandJobRecord>,
     /// Lines that could not be read (e.g. one cut short by a kill), as `line N: why`.
     pub warnings: Vec<String>,
     /// The adaptive stopping rule of a `--runs auto` run: from the header, or (files written
     /// before the header carried it) from the first `adaptive` round record.
-    pub adaptive: Option<crate::run::adaptive::Rule>,
+    pub adaptive: Option<plan::Rule>,
+    /// Samples of the jobs that did not end `ok` (see [`UnusedSamples`]).
+    pub unused: UnusedSamples,
+}
+
+/// The first record of a results file: which kind of run wrote it.
+#[derive(Clone, Debug)]
+pub enum Header {
+    /// A Node-file run (`benchdiff compare --old BIN --new BIN CATEGORY`).
+    Node(RunHeader),
+    /// A command-benchmark run (`--bench`, `--suite`, `run`, `sweep`).
+    Command(CommandRunHeader),
 }
 
 impl Loaded {
-    /// Keys (file, side, run) of the done jobs.
+    /// The plan of a Node-file run (`None` for a command run).
+    pub fn node_header(&self) -> Option<&RunHeader> {
+        match &self.header {
+            Header::Node(h) => Some(h),
+            Header::Command(_) => None,
+        }
+    }
+
+    /// Keys (file, side, run) of the done jobs of a Node-file run.
     pub fn done_keys(&self) -> HashSet<(String, Side, u32)> {
         self.done
             .iter()
             .map(|r| (r.file.clone(), r.side, r.run))
             .collect()
+    }
+}
+
+/// Why a results file could not be read or written: the file, the 1-based line (0 when the
+/// problem is not at a line), and what is wrong. Displayed as `results file: FILE: line N: why`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("results file: {}", self.located())]
+pub struct ResultsError {
+    /// The file (or folder) as named to the user; empty when the message names it.
+    pub file: String,
+    /// 1-based line, 0 for none.
+    pub line: u64,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ResultsError {
+    fn new(file: &str, line: u64, message: impl Into<String>) -> ResultsError {
+        ResultsError {
+            file: file.to_owned(),
+            line,
+            message: message.into(),
+        }
+    }
+
+    /// `FILE: line N: why` (parts that are empty left out).
+    pub fn located(&self) -> String {
+        let mut s = String::new();
+        if !self.file.is_empty() {
+            s.push_str(&self.file);
+            s.push_str(": ");
+        }
+        if self.line > 0 {
+            s.push_str(&format!("line {}: ", self.line));
+        }
+        s.push_str(&self.message);
+        s
     }
 }
 
@@ -441,32 +560,68 @@ struct TypeOnly {
 /// (a record holds one job's samples); a longer line is skipped with a warning, not loaded.
 pub const MAX_RECORD_BYTES: usize = 16 << 20;
 
-/// Reads a results file for `--resume` (or `report`), streamed: memory is bounded by the
+/// Reads a results file (for `--resume` or `report`), streamed: memory is bounded by the
 /// records kept, not by the file's size.
 ///
 /// # Errors
-/// [`RunnerError::Results`] when the file cannot be read or has no `run` record first.
-pub fn load(path: &Path) -> Result<Loaded, RunnerError> {
-    let f =
-        File::open(path).map_err(|e| RunnerError::Results(format!("{}: {e}", path.display())))?;
-    load_from(BufReader::new(f), &path.display().to_string())
+/// [`ResultsError`] when the file cannot be read or its first record is not a plan.
+pub fn load(path: &Path) -> Result<Loaded, ResultsError> {
+    let name = path.display().to_string();
+    let f = File::open(path).map_err(|e| ResultsError::new(&name, 0, e.to_string()))?;
+    load_from(BufReader::new(f), &name)
 }
 
-/// Reads a results file from `input` (named `name` in messages), as [`load`] does.
+/// True when the first non-blank line of `text` (after a byte-order mark) is a `command-run`
+/// record. A first line that does not parse (e.g. cut off by a sniffing window: a plan with
+/// long parameter lists can exceed 64 KiB) is judged by how it starts, `{"type":"command-run"`,
+/// which is how benchdiff writes it.
+pub fn is_command_results(text: &str) -> bool {
+    let Some(first) = text
+        .trim_start_matches('\u{feff}')
+        .lines()
+        .find(|l| !l.trim().is_empty())
+    else {
+        return false;
+    };
+    match serde_json::from_str::<TypeOnly>(first) {
+        Ok(t) => t.kind.is_some_and(|k| k == "command-run"),
+        Err(_) => {
+            let start: String = first
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .take(24)
+                .collect();
+            start.starts_with("{\"type\":\"command-run\"")
+        }
+    }
+}
+
+/// Reads a results file of either kind from `input` (named `name` in messages), streamed.
+/// The first record decides the kind (`run` or `command-run`); records of the other kind, a
+/// second plan record and unreadable lines after the first become warnings.
 ///
 /// # Errors
-/// [`RunnerError::Results`] (`NAME: line N: …`) when reading fails or there is no `run`
-/// record first.
-pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, RunnerError> {
+/// [`ResultsError`] naming the line when reading fails, the first record is not a plan
+/// (e.g. a job record before it), or the plan record is unreadable.
+pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, ResultsError> {
     use crate::format::{Line, LineReader};
-    let err = |e: String| RunnerError::Results(format!("{name}: {e}"));
-    let mut header: Option<RunHeader> = None;
+    let mut header: Option<Header> = None;
     let mut done = Vec::new();
+    let mut command_done = Vec::new();
     let mut seen = HashSet::new();
+    let mut seen_positions = HashSet::new();
     let mut warnings = Vec::new();
     let mut adaptive = None;
+    let mut unused = UnusedSamples::default();
     let mut lines = LineReader::with_limit(input, name, MAX_RECORD_BYTES);
-    while let Some((n, line)) = lines.next_line().map_err(|e| err(e.to_string()))? {
+    let mut last = 0u64;
+    loop {
+        let (n, line) = match lines.next_line() {
+            Ok(Some(x)) => x,
+            Ok(None) => break,
+            Err(e) => return Err(ResultsError::new(name, last + 1, e.to_string())),
+        };
+        last = n;
         let line = match line {
             Line::Text(t) => t,
             other => {
@@ -485,50 +640,97 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, RunnerError
                 continue;
             }
         };
-        match kind.as_str() {
-            "run" => match serde_json::from_str::<Record>(line) {
-                Ok(Record::Run(h)) if header.is_none() => header = Some(h),
-                Ok(_) => warnings.push(format!("line {n}: a second run record; ignored")),
-                Err(e) => return Err(err(format!("line {n}: bad run record: {e}"))),
-            },
-            "job" => {
-                if header.is_none() {
-                    return Err(err(format!(
-                        "line {n}: job record before the run record; not a benchdiff results file"
-                    )));
+        let is_plan = kind == "run" || kind == "command-run";
+        if header.is_none() && !is_plan {
+            if kind == "job" || kind == "command-job" {
+                return Err(ResultsError::new(
+                    name,
+                    n,
+                    format!(
+                        "{kind} record before the {} record; not a benchdiff results file",
+                        if kind == "job" { "run" } else { "command-run" }
+                    ),
+                ));
+            }
+            continue;
+        }
+        // Only the records the loader keeps are parsed in full.
+        let wanted = is_plan
+            || kind == "job"
+            || kind == "command-job"
+            || (kind == "adaptive" && adaptive.is_none());
+        if !wanted {
+            continue;
+        }
+        let record = match serde_json::from_str::<Record>(line) {
+            Ok(r) => r,
+            Err(e) if is_plan && header.is_none() => {
+                return Err(ResultsError::new(
+                    name,
+                    n,
+                    format!("bad {kind} record: {e}"),
+                ));
+            }
+            Err(e) => {
+                if kind == "job" || kind == "command-job" {
+                    warnings.push(format!("line {n}: bad {kind} record ({e}); ignored"));
                 }
-                match serde_json::from_str::<Record>(line) {
-                    Ok(Record::Job(j)) => {
-                        if j.status == JobStatus::Ok && seen.insert((j.file.clone(), j.side, j.run))
-                        {
-                            done.push(j);
-                        }
-                    }
-                    Ok(_) => {}
-                    Err(e) => warnings.push(format!("line {n}: bad job record ({e}); ignored")),
+                continue;
+            }
+        };
+        match (record, &header) {
+            (Record::Run(h), None) => header = Some(Header::Node(h)),
+            (Record::CommandRun(h), None) => header = Some(Header::Command(h)),
+            (Record::Run(_) | Record::CommandRun(_), Some(_)) => {
+                warnings.push(format!("line {n}: a second {kind} record; ignored"));
+            }
+            (Record::Job(j), Some(Header::Node(_))) => {
+                unused.add(&j);
+                if j.status == JobStatus::Ok && seen.insert((j.file.clone(), j.side, j.run)) {
+                    done.push(j);
                 }
             }
-            "adaptive" if adaptive.is_none() => {
-                if let Ok(Record::Adaptive(r)) = serde_json::from_str::<Record>(line) {
-                    adaptive = Some(crate::run::adaptive::Rule {
-                        target_pct: r.target_accuracy_pct,
-                        min_runs: r.min_runs,
-                        max_runs: r.max_runs,
-                    });
-                }
+            (Record::CommandJob(j), Some(Header::Command(_)))
+                if !j.ok() || !seen_positions.insert(j.position) =>
+            {
+                unused.add_command(&j);
+            }
+            (Record::CommandJob(j), Some(Header::Command(_))) => {
+                command_done.push(j);
+            }
+            (Record::Job(_) | Record::CommandJob(_), _) => {
+                warnings.push(format!(
+                    "line {n}: a {kind} record in a results file of the other kind; ignored"
+                ));
+            }
+            (Record::Adaptive(r), _) if adaptive.is_none() => {
+                adaptive = Some(plan::Rule {
+                    target_pct: r.target_accuracy_pct,
+                    min_runs: r.min_runs,
+                    max_runs: r.max_runs,
+                });
             }
             _ => {}
         }
     }
     let header = header.ok_or_else(|| {
-        err("no run record: not a benchdiff results file (or it is empty)".to_owned())
+        ResultsError::new(
+            name,
+            0,
+            "no run record: not a benchdiff results file (or it is empty)",
+        )
     })?;
-    let adaptive = header.adaptive.or(adaptive);
+    let adaptive = match &header {
+        Header::Node(h) => h.adaptive.or(adaptive),
+        Header::Command(_) => None,
+    };
     Ok(Loaded {
         header,
         done,
+        command_done,
         warnings,
         adaptive,
+        unused,
     })
 }
 

@@ -1,55 +1,73 @@
 //! benchdiff's own results file (JSON Lines, `benchdiff compare --results`), streamed from a
-//! file or standard input with the runner's loader ([`crate::format::results::load`]): every sample of every `ok` job
+//! file or standard input with the one loader ([`crate::format::results::load_from`]), for
+//! Node-file and command runs alike: every sample of every `ok` job
 //! (first record per file, side and run) becomes a [`crate::sample::RATE`] sample with its
 //! side, run index and time. Lines the loader could not read are returned as warnings.
 
 use crate::error::{Diagnostic, ImportError};
 use crate::format::Imported;
-use crate::sample::{RATE, Sample, SampleSet};
+use crate::format::results::Header;
+use crate::format::results::command::CommandSample;
+use crate::sample::{Configuration, RATE, Sample, SampleSet, Side};
 use std::io::BufRead;
 
-/// Reads a results file from `input` (`name` for diagnostics) into `set`, streamed;
-/// `command` says whether it is a command-benchmark run's file (its first record is
-/// `command-run`, see [`crate::run::commands::is_command_results`]).
+/// Reads a results file of either kind from `input` (`name` for diagnostics) into `set`,
+/// streamed, with the one loader ([`crate::format::results::load_from`]).
 ///
 /// # Errors
-/// [`ImportError::Invalid`] when the loader rejects it (no `run` record first, a bad `run`
+/// [`ImportError::Invalid`] when the loader rejects it (no plan record first, a bad plan
 /// record), naming the line.
 pub fn read_from<R: BufRead>(
     input: R,
     name: &str,
-    command: bool,
     set: &mut SampleSet,
 ) -> Result<Imported, ImportError> {
-    if command {
-        return read_command_run(input, name, set);
-    }
     let loaded = crate::format::results::load_from(input, name).map_err(|e| {
-        // The loader's message names the file itself ("results file: NAME: …"); the
-        // diagnostic already does.
-        let full = e.to_string();
-        let prefix = format!("results file: {name}: ");
-        let msg = full.strip_prefix(&prefix).unwrap_or(&full);
-        ImportError::Invalid(vec![diagnostic(name, msg)], 1)
+        ImportError::Invalid(
+            vec![Diagnostic {
+                file: name.to_owned(),
+                line: e.line,
+                message: e.message,
+            }],
+            1,
+        )
     })?;
-    for job in &loaded.done {
-        for s in &job.samples {
-            let r = s.to_report();
-            let bid = set.intern_configuration(&job.file, &r.configuration);
-            set.push(Sample {
-                benchmark: bid,
-                side: job.side,
-                metric: RATE,
-                value: r.rate,
-                time_s: r.time_s,
-                run: Some(job.run),
-            });
+    match &loaded.header {
+        Header::Node(_) => {
+            for job in &loaded.done {
+                for s in &job.samples {
+                    let r = s.to_report();
+                    let bid = set.intern_configuration(&job.file, &r.configuration);
+                    set.push(Sample {
+                        benchmark: bid,
+                        side: job.side,
+                        metric: RATE,
+                        value: r.rate,
+                        time_s: r.time_s,
+                        run: Some(job.run),
+                    });
+                }
+            }
+        }
+        // Every sample of every counted `ok` job with its rate and all its metrics (`wall`,
+        // `user`, `sys`, `max_rss` and the program's own).
+        Header::Command(_) => {
+            for job in loaded.command_done.iter().filter(|j| !j.warmup) {
+                add_command_samples(set, job.side, job.run, &job.samples);
+            }
         }
     }
+    // Samples of jobs that did not end ok are left out, with one note per affected row (the
+    // same notes `benchdiff compare` prints for the run: see `UnusedSamples`).
     let warnings = loaded
         .warnings
         .iter()
         .map(|w| diagnostic(name, w))
+        .chain(loaded.unused.notes().iter().map(|n| Diagnostic {
+            file: name.to_owned(),
+            line: 0,
+            message: n.clone(),
+        }))
         .collect();
     Ok(Imported {
         warnings,
@@ -57,36 +75,34 @@ pub fn read_from<R: BufRead>(
     })
 }
 
-/// A results file of a command-benchmark run (`command-run` first, then `command-job`
-/// records): every sample of every counted `ok` job (the first record per schedule position)
-/// with its rate and all its metrics (`wall`, `user`, `sys`, `max_rss` and the program's own).
-fn read_command_run<R: BufRead>(
-    input: R,
-    name: &str,
-    set: &mut SampleSet,
-) -> Result<Imported, ImportError> {
-    let loaded = crate::run::commands::load_results_from(input).map_err(|(line, message)| {
-        ImportError::Invalid(
-            vec![Diagnostic {
-                file: name.to_owned(),
-                line,
-                message,
-            }],
-            1,
-        )
-    })?;
-    for job in loaded.done.iter().filter(|j| !j.warmup) {
-        crate::run::commands::add_to_set(set, job.side(), job.run, &job.samples);
+/// Adds the samples of a counted, `ok` command job to `set`: the rate (with time) and every
+/// metric.
+pub fn add_command_samples(set: &mut SampleSet, side: Side, run: u32, samples: &[CommandSample]) {
+    for s in samples {
+        let conf = crate::format::node_ipc::configuration_from_entries(&s.params)
+            .unwrap_or_else(|_| Configuration::from_text(s.configuration.clone()));
+        let id = set.intern_configuration(&s.name, &conf);
+        let time_s = s.time_s.unwrap_or(f64::NAN);
+        set.push(Sample {
+            benchmark: id,
+            side,
+            metric: RATE,
+            value: s.rate,
+            time_s,
+            run: Some(run),
+        });
+        for m in &s.metrics {
+            let metric = set.intern_metric(&m.name, &m.unit, m.better);
+            set.push(Sample {
+                benchmark: id,
+                side,
+                metric,
+                value: m.value,
+                time_s,
+                run: Some(run),
+            });
+        }
     }
-    let warnings = loaded
-        .warnings
-        .iter()
-        .map(|w| diagnostic(name, w))
-        .collect();
-    Ok(Imported {
-        warnings,
-        ..Imported::default()
-    })
 }
 
 /// A loader message as a diagnostic: a leading `line N: ` becomes the diagnostic's line (0

@@ -1,5 +1,5 @@
-//! Waiting on a child's pipes and its pidfd at once: the one `poll(2)` step shared by the Node
-//! job runner ([`crate::run::child::node`]) and the command runner ([`crate::run::child::command`]).
+//! Waiting on a child's pipes and its pidfd at once: the `poll(2)` step of
+//! [`crate::run::child::process`].
 
 use std::fs::File;
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -10,7 +10,7 @@ use std::time::Duration;
 /// `streams` that have an event, in order; empty on a timeout or an interrupted wait (the
 /// caller then re-checks its deadlines and whether the child exited).
 pub fn wait_readable<T>(
-    streams: &[(T, Option<File>)],
+    streams: &[(T, Option<&File>)],
     pidfd: Option<&OwnedFd>,
     wait: Duration,
 ) -> Vec<usize> {

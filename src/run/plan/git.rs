@@ -1,8 +1,9 @@
 //! Builds from git: `--old-rev REV --new-rev REV --build CMD --artifact PATH`.
 //!
 //! Each revision is resolved to its commit id (`git rev-parse --verify REV^{commit}`), checked
-//! out with `git worktree add --detach` into a fresh temporary folder (the working tree of the
-//! repository is never touched), built once with `sh -c CMD` inside that checkout, and its
+//! out with `git worktree add --detach` into a fresh private temporary folder (created
+//! exclusively with a random name and mode 0700, so no other user can have made it first or
+//! look into it; the working tree of the repository is never touched), built once with `sh -c CMD` inside that checkout, and its
 //! artifact (a path relative to the checkout) must then be an executable file. The worktrees
 //! are removed (`git worktree remove --force`) when the [`Checkout`] is dropped.
 
@@ -20,8 +21,10 @@ pub struct Checkout {
     pub rev: String,
     /// Its full commit id.
     pub commit: String,
-    /// The temporary worktree folder.
+    /// The worktree folder (inside [`Checkout::private`]).
     pub dir: PathBuf,
+    /// The private temporary folder holding it, removed on drop.
+    pub private: tempfile::TempDir,
 }
 
 impl Drop for Checkout {
@@ -34,10 +37,7 @@ impl Drop for Checkout {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status();
-        let _ = std::fs::remove_dir_all(&self.dir);
-        if let Some(parent) = self.dir.parent() {
-            let _ = std::fs::remove_dir(parent);
-        }
+        // `private` (the folder around `dir`) is removed when it is dropped, after this.
     }
 }
 
@@ -59,7 +59,7 @@ fn git(repo: &Path, args: &[&str]) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
-/// Resolves `rev` in `repo` and checks it out into `<tmp>/<label>`.
+/// Resolves `rev` in `repo` and checks it out into `<private tmp>/<label>`.
 ///
 /// # Errors
 /// The git error text (unknown revision, not a repository, …).
@@ -74,12 +74,15 @@ pub fn checkout(repo: &Path, rev: &str, label: &str) -> Result<Checkout, String>
         ],
     )
     .map_err(|_| format!("--{label}-rev {rev}: not a commit in {}", repo.display()))?;
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let base = std::env::temp_dir().join(format!("benchdiff-git-{}-{nanos}", std::process::id()));
-    std::fs::create_dir_all(&base).map_err(|e| format!("{}: {e}", base.display()))?;
+    // A new folder with a random name, created exclusively (mkdir fails if it exists; a new
+    // name is tried), mode 0700 whatever the umask.
+    use std::os::unix::fs::PermissionsExt;
+    let private = tempfile::Builder::new()
+        .prefix("benchdiff-git-")
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary folder for --{label}-rev: {e}"))?;
+    let base = private.path();
     let dir = base.join(label);
     let dir_text = dir.to_string_lossy().into_owned();
     let repo_top = git(repo, &["rev-parse", "--show-toplevel"])?;
@@ -92,6 +95,7 @@ pub fn checkout(repo: &Path, rev: &str, label: &str) -> Result<Checkout, String>
         rev: rev.to_owned(),
         commit,
         dir,
+        private,
     })
 }
 
@@ -105,7 +109,7 @@ pub fn build(co: &Checkout, label: &str, build: &str, artifact: &str) -> Result<
     let o = command::run_shell(build, &[], Some(co.dir.clone()), None, &stop);
     let short = &co.commit[..co.commit.len().min(12)];
     if !o.ok() {
-        return Err(crate::run::commands::helper_failure(
+        return Err(crate::run::command_run::helper_failure(
             &format!("build of {label} ({} = {short}) with `{build}`", co.rev),
             &o,
             None,
@@ -123,5 +127,56 @@ pub fn build(co: &Checkout, label: &str, build: &str, artifact: &str) -> Result<
             "build of {label} ({} = {short}) succeeded but --artifact {artifact} does not exist in the checkout",
             co.rev
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn run(dir: &Path, args: &[&str]) {
+        let ok = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+            .stdout(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "git {args:?}");
+    }
+
+    /// The worktree lives in a folder nobody else could have created or can read: a fresh
+    /// random name per checkout, mode 0700, removed with the checkout.
+    #[test]
+    fn worktree_folder_is_private_and_fresh() {
+        let repo = tempfile::tempdir().unwrap();
+        run(repo.path(), &["init", "-q"]);
+        std::fs::write(repo.path().join("f"), "x").unwrap();
+        run(repo.path(), &["add", "f"]);
+        run(repo.path(), &["commit", "-q", "-m", "one"]);
+        let a = checkout(repo.path(), "HEAD", "old").unwrap();
+        let b = checkout(repo.path(), "HEAD", "new").unwrap();
+        for co in [&a, &b] {
+            let mode = std::fs::metadata(co.private.path())
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o700, "{}", co.private.path().display());
+            assert!(co.dir.starts_with(co.private.path()));
+            assert!(co.dir.join("f").is_file());
+        }
+        assert_ne!(a.private.path(), b.private.path());
+        let (pa, pb) = (
+            a.private.path().to_path_buf(),
+            b.private.path().to_path_buf(),
+        );
+        drop(a);
+        drop(b);
+        assert!(!pa.exists() && !pb.exists());
     }
 }

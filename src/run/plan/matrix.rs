@@ -15,17 +15,7 @@
 
 use crate::sample::Configuration;
 
-/// One parameter and its values, in listed order.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Param {
-    /// The key, used as `{key}` in argument templates.
-    pub key: String,
-    /// Its values as text (what is substituted into argv).
-    pub values: Vec<String>,
-}
-
-/// A partial assignment that removes every combination it matches.
-pub type Exclusion = Vec<(String, String)>;
+pub use crate::format::results::plan::{Combination, Exclusion, Param};
 
 /// Parameters with their values, and exclusions.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -35,9 +25,6 @@ pub struct Matrix {
     /// Combinations to leave out.
     pub exclusions: Vec<Exclusion>,
 }
-
-/// One combination: `(key, value text)` in matrix key order.
-pub type Combination = Vec<(String, String)>;
 
 /// Checks a parameter key: letters, digits, `_` and `-`, not starting with a digit or `-`.
 ///

@@ -163,7 +163,7 @@ pub const MAX_TIMEOUT_S: f64 = 365.0 * 86_400.0;
 /// is left.
 pub fn default_bench_name(template: &str) -> String {
     let mut out = template.to_owned();
-    for k in crate::run::child::command::placeholders(template) {
+    for k in crate::run::plan::argv::placeholders(template) {
         out = out.replace(&format!("{{{k}}}"), " ");
     }
     let name = out.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -343,7 +343,7 @@ pub fn load(path: &Path) -> Result<Suite, String> {
         matrix
             .check_exclusions()
             .map_err(|e| at(off, format!("benchmark {name:?}: {e}")))?;
-        let used = crate::run::child::command::placeholders(&b.args);
+        let used = crate::run::plan::argv::placeholders(&b.args);
         for p in &matrix.params {
             if !used.contains(&p.key) {
                 return Err(at(
@@ -363,7 +363,7 @@ pub fn load(path: &Path) -> Result<Suite, String> {
                 ));
             }
         }
-        crate::run::child::command::split_words(&b.args)
+        crate::run::plan::argv::split_words(&b.args)
             .map_err(|e| at(off, format!("benchmark {name:?}: args {e}")))?;
         benchmarks.push(SuiteBench {
             name,

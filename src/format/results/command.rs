@@ -1,0 +1,155 @@
+//! The records of a command-benchmark run (`benchdiff compare --bench`, `run`, `sweep`): the
+//! `command-run` header and one `command-job` record per job. They are variants of the one
+//! [`super::Record`] enum and read by the one loader ([`super::load_from`]); status and side are
+//! typed as for Node-file runs.
+
+use super::JobStatus;
+use super::plan::{Combination, Exclusion, Order, Param};
+use crate::format::result_lines::ReportedMetric;
+use crate::sample::Side;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// One program under test (a side).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Target {
+    /// `old` or `new` (single-target modes use `old`).
+    #[serde(
+        serialize_with = "super::ser_side",
+        deserialize_with = "super::de_side"
+    )]
+    pub side: Side,
+    /// As given (`gzip -1`, a path, or an artifact).
+    pub label: String,
+    /// The words every run starts with (program, then fixed arguments).
+    pub argv: Vec<String>,
+    /// Working folder of its runs (default: benchdiff's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<PathBuf>,
+    /// Git revision it was built from, as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rev: Option<String>,
+    /// That revision's commit id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+}
+
+/// A benchmark as recorded in the header.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BenchHeader {
+    /// Name.
+    pub name: String,
+    /// Argument template.
+    pub template: String,
+    /// Parameters and their values.
+    pub params: Vec<Param>,
+    /// Exclusions, each a list of `[key, value]`.
+    pub exclusions: Vec<Exclusion>,
+}
+
+/// The first record of a command run's results file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CommandRunHeader {
+    /// benchdiff version.
+    pub benchdiff: String,
+    /// Start, seconds since the Unix epoch.
+    pub started_unix_s: f64,
+    /// The targets, with git revisions and commit ids when built from git.
+    pub targets: Vec<Target>,
+    /// The benchmarks.
+    pub benchmarks: Vec<BenchHeader>,
+    /// Counted runs.
+    pub runs: u32,
+    /// Warm-up runs.
+    pub warmup: u32,
+    /// Order.
+    pub order: Order,
+    /// Seed.
+    pub seed: u64,
+    /// `--shell`.
+    pub shell: bool,
+    /// Timeout per job, seconds.
+    pub timeout_s: Option<f64>,
+    /// `--prepare`.
+    pub prepare: Option<String>,
+    /// `--setup`.
+    pub setup: Option<String>,
+    /// `--cleanup`.
+    pub cleanup: Option<String>,
+    /// CPU list.
+    pub cpus: Option<String>,
+    /// Jobs in the schedule.
+    pub jobs: usize,
+}
+
+/// One sample of a command job.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CommandSample {
+    /// Benchmark name (`filename`).
+    pub name: String,
+    /// compare.js configuration text.
+    pub configuration: String,
+    /// Structured parameters, `[key, value]`.
+    pub params: Vec<(String, serde_json::Value)>,
+    /// Operations per second (NaN and infinities as in [`super::SampleRecord`]).
+    #[serde(serialize_with = "super::ser_f64", deserialize_with = "super::de_f64")]
+    pub rate: f64,
+    /// Seconds (NaN when unknown; `null` in JSON).
+    pub time_s: Option<f64>,
+    /// `whole-process`, `node` or `json`.
+    pub source: String,
+    /// Metrics besides the rate (process metrics first).
+    pub metrics: Vec<ReportedMetric>,
+}
+
+/// One finished command job.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CommandJobRecord {
+    /// Position in the schedule.
+    pub position: u32,
+    /// Benchmark name.
+    pub benchmark: String,
+    /// The combination, `[key, value]` texts.
+    pub combination: Combination,
+    /// `old` or `new`.
+    #[serde(
+        serialize_with = "super::ser_side",
+        deserialize_with = "super::de_side"
+    )]
+    pub side: Side,
+    /// Counted run index (for warm-ups: the warm-up index).
+    pub run: u32,
+    /// A warm-up run (no samples).
+    pub warmup: bool,
+    /// What was executed.
+    pub argv: Vec<String>,
+    /// Outcome class (the same classes as Node-file jobs).
+    pub status: JobStatus,
+    /// Exit code.
+    pub exit_code: Option<i32>,
+    /// Signal number.
+    pub signal: Option<i32>,
+    /// Wall seconds, spawn to reap.
+    pub wall_s: f64,
+    /// User CPU seconds.
+    pub user_s: f64,
+    /// System CPU seconds.
+    pub sys_s: f64,
+    /// Peak RSS, bytes.
+    pub max_rss_bytes: u64,
+    /// Samples (empty for warm-ups and failures).
+    pub samples: Vec<CommandSample>,
+    /// What went wrong.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Last stderr lines of a failed job.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stderr_tail: Vec<String>,
+}
+
+impl CommandJobRecord {
+    /// True when it ended `ok`.
+    pub fn ok(&self) -> bool {
+        self.status == JobStatus::Ok
+    }
+}

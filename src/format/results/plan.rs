@@ -1,0 +1,104 @@
+//! Plain data of a run's plan as the results file records it: the job order, the adaptive
+//! stopping rule and its round records, parameter matrices. The runner (`run/`) gives
+//! them their behaviour (inherent `impl` blocks live there); this module only defines and
+//! (de)serialises them, so that reading a results file needs nothing from the runner.
+
+use serde::{Deserialize, Serialize};
+
+/// Scheduling policy.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    /// compare.js order: per file, per run, old then new.
+    Node,
+    /// Seeded random interleave of each round's jobs.
+    Random,
+}
+
+/// The stopping rule's settings (recorded in the results file's `run` record as `adaptive`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rule {
+    /// `--target-accuracy`: largest acceptable 95% half-width, percent of the old mean.
+    #[serde(rename = "target_accuracy_pct")]
+    pub target_pct: f64,
+    /// `--min-runs`: samples a side needs before a configuration may settle (at least 2).
+    pub min_runs: u32,
+    /// `--max-runs`: rounds at most (the fixed schedule's run count).
+    pub max_runs: u32,
+}
+
+/// One file's part of a round, as recorded in the results file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoundFile {
+    /// Benchmark file, `category/file.js`.
+    pub file: String,
+    /// Unsettled configurations (0 = not known yet).
+    pub open: usize,
+    /// The `--set` arguments of a restricted job; absent when the whole file runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set: Option<Vec<String>>,
+}
+
+/// A configuration that settled, as recorded in the results file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Settled {
+    /// Benchmark file.
+    pub file: String,
+    /// compare.js configuration text.
+    pub configuration: String,
+    /// Samples (old, new) when it settled.
+    pub runs: [usize; 2],
+    /// Why it settled.
+    #[serde(flatten)]
+    pub status: Status,
+}
+
+/// The `adaptive` record written before every round: the rule, the configurations that
+/// settled after the previous round, and the jobs of this round.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoundRecord {
+    /// Round index, from 0.
+    pub round: u32,
+    /// `--target-accuracy`, percent.
+    pub target_accuracy_pct: f64,
+    /// `--min-runs`.
+    pub min_runs: u32,
+    /// `--max-runs`.
+    pub max_runs: u32,
+    /// Configurations settled after the previous round.
+    pub settled: Vec<Settled>,
+    /// Files that run in this round.
+    pub files: Vec<RoundFile>,
+}
+
+/// Where one configuration stands.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Status {
+    /// Not precise enough yet (or too few samples).
+    Open,
+    /// The 95% half-width (percent of the old mean) reached the target.
+    Precise {
+        /// The half-width when it settled, percent.
+        half_width_pct: f64,
+    },
+    /// Only one binary reports this configuration.
+    OneSided,
+}
+
+/// One parameter and its values, in listed order.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Param {
+    /// The key, used as `{key}` in argument templates.
+    pub key: String,
+    /// Its values as text (what is substituted into argv).
+    pub values: Vec<String>,
+}
+
+/// A partial assignment that removes every combination it matches.
+pub type Exclusion = Vec<(String, String)>;
+
+/// One combination: `(key, value text)` in matrix key order.
+pub type Combination = Vec<(String, String)>;

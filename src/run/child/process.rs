@@ -1,0 +1,471 @@
+//! The one way a benchmark child is run: spawn it in a process group of its own (optionally
+//! pinned to CPUs, optionally with an extra descriptor such as Node's IPC channel on fd 3),
+//! read its pipes without blocking, supervise it (timeout, interrupt), kill its whole group,
+//! and reap it with `wait4` for its resource usage. The Node adapter ([`super::node`]) and the
+//! command adapter ([`super::command`]) only interpret the lines it hands them.
+//!
+//! **Behaviour (the same for both kinds of child):**
+//! - everything is read on the calling thread with `poll(2)` over the pipes and a pidfd
+//!   (Linux ≥ 5.3); the wait is at most [`POLL_WITH_PIDFD`], or [`POLL_WITHOUT_PIDFD`] when there
+//!   is no pidfd and the exit must be polled for;
+//! - an interrupt (`stop` becomes true, or the line handler returns `Break`) sends `SIGTERM` to
+//!   the group and `SIGKILL` after [`TERM_GRACE`];
+//! - the timeout is honoured in every state, also after an interrupt: when it expires first,
+//!   the group gets `SIGKILL` at once (the child is then both interrupted and timed out;
+//!   [`Finished::failure`] calls it interrupted);
+//! - when the child has exited, whatever its descendants still write is drained without
+//!   waiting for them, then the group gets `SIGKILL` (leftover workers go with it);
+//! - lines longer than the stream's limit are handed over once as `None` and skipped.
+
+use crate::format::results::{JobStatus, signal_name};
+use crate::run::child::rusage::{self, ExitStatus, Usage};
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{self, Read};
+use std::ops::ControlFlow;
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// How many trailing stderr lines a child keeps (each cut to [`TAIL_LINE_BYTES`]).
+pub const STDERR_TAIL_LINES: usize = 20;
+/// Longest kept tail line, in bytes.
+pub const TAIL_LINE_BYTES: usize = 500;
+/// How long a child may take to end after `SIGTERM` (interrupt) before it gets `SIGKILL`.
+pub const TERM_GRACE: Duration = Duration::from_secs(2);
+/// Longest wait in one `poll(2)` when the child's exit wakes it up (pidfd).
+pub const POLL_WITH_PIDFD: Duration = Duration::from_millis(100);
+/// Longest wait in one `poll(2)` without a pidfd (the exit is checked after each wait).
+pub const POLL_WITHOUT_PIDFD: Duration = Duration::from_millis(10);
+/// Longest stdout (and stderr) line examined, in bytes (1 MiB).
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// One of the child's output streams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// The extra descriptor ([`Spec::extra_fd`], Node's IPC channel).
+    Extra,
+    /// Standard output.
+    Stdout,
+    /// Standard error (kept as a tail in [`Finished::stderr_tail`]; also handed over).
+    Stderr,
+}
+
+/// What to start.
+#[derive(Debug, Default)]
+pub struct Spec {
+    /// Program and arguments (`argv[0]` is looked up in `PATH` when it has no `/`).
+    pub argv: Vec<OsString>,
+    /// Extra environment variables.
+    pub env: Vec<(String, String)>,
+    /// Environment variables to remove.
+    pub env_remove: Vec<String>,
+    /// Working folder (default: benchdiff's).
+    pub cwd: Option<PathBuf>,
+    /// Pipe stdout to the caller (else it goes to `/dev/null`).
+    pub stdout: bool,
+    /// Our end and the child's end of an extra channel, the child's end placed on descriptor
+    /// `fd` (Node's IPC channel: fd 3), read as [`Stream::Extra`] lines of at most `limit` bytes.
+    pub extra_fd: Option<ExtraFd>,
+    /// CPUs to pin the child (and so its descendants) to.
+    pub cpus: Option<libc::cpu_set_t>,
+}
+
+/// An extra descriptor for the child (see [`Spec::extra_fd`]).
+#[derive(Debug)]
+pub struct ExtraFd {
+    /// Our end, read by the supervisor.
+    pub ours: OwnedFd,
+    /// The child's end, closed in the parent after the spawn.
+    pub theirs: OwnedFd,
+    /// Where the child finds it.
+    pub fd: RawFd,
+    /// Longest line on it, in bytes.
+    pub limit: usize,
+}
+
+/// How one child ended, whatever its kind.
+#[derive(Clone, Debug, Default)]
+pub struct Finished {
+    /// How it ended; `None` when it could not be started (or not reaped).
+    pub status: Option<ExitStatus>,
+    /// Its `wait4` usage: user/sys seconds, peak RSS bytes.
+    pub usage: Usage,
+    /// Wall-clock seconds from spawn to reap (monotonic clock).
+    pub wall_s: f64,
+    /// The timeout expired and the group was killed.
+    pub timed_out: bool,
+    /// Stopped by an interrupt (`stop`) or because the line handler asked to stop.
+    pub interrupted: bool,
+    /// Why it could not be started (or reaped).
+    pub spawn_error: Option<String>,
+    /// The last lines it wrote to stderr.
+    pub stderr_tail: Vec<String>,
+}
+
+impl Finished {
+    /// The status class and error text of how the process ended, before its output is judged:
+    /// `None` when it exited with code 0 in time. The order (shared by both kinds of child):
+    /// could not start, interrupted, timed out, killed by a signal, non-zero exit code.
+    pub fn failure(&self, timeout: Option<Duration>) -> Option<(JobStatus, String)> {
+        if let Some(e) = &self.spawn_error {
+            return Some((JobStatus::Failed, e.clone()));
+        }
+        if self.interrupted {
+            return Some((JobStatus::Interrupted, "interrupted".to_owned()));
+        }
+        if self.timed_out {
+            let t = timeout
+                .map(|t| format!(" after {} s", t.as_secs_f64()))
+                .unwrap_or_default();
+            return Some((
+                JobStatus::Timeout,
+                format!("timed out{t}; its process group was killed"),
+            ));
+        }
+        match self.status {
+            Some(ExitStatus::Signaled(s)) => {
+                Some((JobStatus::Failed, format!("killed by {}", signal_name(s))))
+            }
+            Some(ExitStatus::Exited(c)) if c != 0 => {
+                Some((JobStatus::Failed, format!("exit code {c}")))
+            }
+            None => Some((JobStatus::Failed, "not reaped".to_owned())),
+            _ => None,
+        }
+    }
+
+    /// `(exit code, signal)` for the record.
+    pub fn code_and_signal(&self) -> (Option<i32>, Option<i32>) {
+        match self.status {
+            Some(ExitStatus::Exited(c)) => (Some(c), None),
+            Some(ExitStatus::Signaled(s)) => (None, Some(s)),
+            None => (None, None),
+        }
+    }
+}
+
+/// Splits a byte stream into lines; a line longer than the limit is handed over once as `None`
+/// and the rest of it skipped.
+struct Lines {
+    buf: Vec<u8>,
+    limit: usize,
+    overflowed: bool,
+}
+
+impl Lines {
+    fn new(limit: usize) -> Self {
+        Lines {
+            buf: Vec::new(),
+            limit,
+            overflowed: false,
+        }
+    }
+
+    fn push(&mut self, mut data: &[u8], f: &mut dyn FnMut(Option<&[u8]>)) {
+        while let Some(i) = memchr::memchr(b'\n', data) {
+            if self.overflowed {
+                self.overflowed = false;
+                self.buf.clear();
+            } else if self.buf.is_empty() {
+                f(Some(&data[..i]));
+            } else {
+                self.buf.extend_from_slice(&data[..i]);
+                let line = std::mem::take(&mut self.buf);
+                f(Some(&line));
+            }
+            data = &data[i + 1..];
+        }
+        if !self.overflowed {
+            self.buf.extend_from_slice(data);
+            if self.buf.len() > self.limit {
+                self.buf = Vec::new();
+                self.overflowed = true;
+                f(None);
+            }
+        }
+    }
+
+    fn finish(&mut self, f: &mut dyn FnMut(Option<&[u8]>)) {
+        if !self.buf.is_empty() && !self.overflowed {
+            let line = std::mem::take(&mut self.buf);
+            f(Some(&line));
+        }
+        self.buf.clear();
+        self.overflowed = false;
+    }
+}
+
+/// Appends `line` (cut to [`TAIL_LINE_BYTES`], lossy UTF-8, without a trailing `\r`) to a
+/// tail of at most `cap` lines.
+pub fn tail_push(tail: &mut VecDeque<String>, cap: usize, line: &[u8]) {
+    let mut s = String::from_utf8_lossy(&line[..line.len().min(TAIL_LINE_BYTES)]).into_owned();
+    if s.ends_with('\r') {
+        s.pop();
+    }
+    if tail.len() == cap {
+        tail.pop_front();
+    }
+    tail.push_back(s);
+}
+
+fn set_nonblocking(fd: RawFd) {
+    // SAFETY: fcntl on a descriptor we own.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
+    }
+}
+
+fn killpg(pgid: libc::pid_t, sig: libc::c_int) {
+    // SAFETY: killpg has no memory-safety preconditions; the group leader is our unreaped
+    // child, so the id cannot have been reused.
+    unsafe {
+        libc::killpg(pgid, sig);
+    }
+}
+
+fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    // SAFETY: a non-negative result is a fresh descriptor that we now own.
+    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
+/// Receives every line of a child's streams (`None` for an over-long line); `Break` stops the
+/// child like an interrupt.
+pub type LineHandler<'a> = dyn FnMut(Stream, Option<&[u8]>) -> ControlFlow<()> + 'a;
+
+/// Runs one child to its end (see the module notes), handing every line of its streams to
+/// `on_line` as it arrives (`None` for an over-long line). `on_line` returning `Break` stops
+/// the child like an interrupt. Never panics on child behaviour: every failure is in the
+/// returned [`Finished`].
+pub fn run(
+    spec: Spec,
+    timeout: Option<Duration>,
+    stop: &AtomicBool,
+    on_line: &mut LineHandler<'_>,
+) -> Finished {
+    let mut out = Finished::default();
+    let start = Instant::now();
+    let Some((program, args)) = spec.argv.split_first() else {
+        out.spawn_error = Some("empty command".to_owned());
+        return out;
+    };
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .stdin(Stdio::null())
+        .stdout(if spec.stdout {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stderr(Stdio::piped());
+    for k in &spec.env_remove {
+        cmd.env_remove(k);
+    }
+    for (k, v) in &spec.env {
+        cmd.env(k, v);
+    }
+    if let Some(d) = &spec.cwd {
+        cmd.current_dir(d);
+    }
+    let cpus = spec.cpus;
+    let extra = spec.extra_fd.as_ref().map(|e| (e.theirs.as_raw_fd(), e.fd));
+    if cpus.is_none() && extra.is_none() {
+        // Fast path: no pre_exec hook, so std can start the child with posix_spawn (clone with
+        // a shared address space) instead of fork, which keeps the per-run overhead of
+        // command benchmarks low (scripts/overhead-vs-hyperfine.sh). The child still gets its
+        // own process group, so timeouts and Ctrl-C end all of it.
+        cmd.process_group(0);
+    } else {
+        // SAFETY: getpid has no preconditions.
+        let parent = unsafe { libc::getpid() };
+        // SAFETY: the closure only makes async-signal-safe syscalls on values prepared before
+        // fork and allocates nothing.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::setpgid(0, 0) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                // Die with benchdiff (e.g. kill -9), instead of measuring on as an orphan.
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                if libc::getppid() != parent {
+                    return Err(io::Error::from_raw_os_error(libc::ESRCH));
+                }
+                if let Some((from, to)) = extra {
+                    if from == to {
+                        if libc::fcntl(to, libc::F_SETFD, 0) != 0 {
+                            return Err(io::Error::last_os_error());
+                        }
+                    } else if libc::dup2(from, to) < 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                }
+                if let Some(set) = cpus.as_ref()
+                    && libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0
+                {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            out.spawn_error = Some(format!(
+                "cannot start {}: {e}",
+                std::path::Path::new(program).display()
+            ));
+            out.wall_s = start.elapsed().as_secs_f64();
+            return out;
+        }
+    };
+    let pid = child.id() as libc::pid_t;
+    let mut streams: Vec<(Stream, Option<File>, Lines)> = Vec::with_capacity(3);
+    if let Some(e) = spec.extra_fd {
+        drop(e.theirs);
+        streams.push((Stream::Extra, Some(File::from(e.ours)), Lines::new(e.limit)));
+    }
+    if let Some(o) = child.stdout.take() {
+        // SAFETY: into_raw_fd hands over ownership of an open descriptor.
+        let f = unsafe { File::from_raw_fd(o.into_raw_fd()) };
+        streams.push((Stream::Stdout, Some(f), Lines::new(MAX_LINE_BYTES)));
+    }
+    if let Some(e) = child.stderr.take() {
+        // SAFETY: as above.
+        let f = unsafe { File::from_raw_fd(e.into_raw_fd()) };
+        streams.push((Stream::Stderr, Some(f), Lines::new(MAX_LINE_BYTES)));
+    }
+    // The std handle must never wait or kill: the pid is reaped by wait4 below.
+    drop(child);
+    for (_, f, _) in &streams {
+        if let Some(f) = f {
+            set_nonblocking(f.as_raw_fd());
+        }
+    }
+    let pidfd = pidfd_open(pid);
+    let deadline = timeout.map(|t| start + t);
+    let mut kill_at: Option<Instant> = None;
+    let mut caller_stopped = false;
+    let mut stderr_tail: VecDeque<String> = VecDeque::new();
+    let mut buf = vec![0u8; 1 << 16];
+
+    // Reads what is available on stream `i` (all of it with `drain`); closes it at its end.
+    let mut read_some = |i: usize,
+                         streams: &mut Vec<(Stream, Option<File>, Lines)>,
+                         caller_stopped: &mut bool,
+                         drain: bool| {
+        let (kind, file, lines) = &mut streams[i];
+        let kind = *kind;
+        let mut deliver = |line: Option<&[u8]>| {
+            if kind == Stream::Stderr
+                && let Some(l) = line
+            {
+                tail_push(&mut stderr_tail, STDERR_TAIL_LINES, l);
+            }
+            if on_line(kind, line).is_break() {
+                *caller_stopped = true;
+            }
+        };
+        loop {
+            let Some(f) = file.as_mut() else { return };
+            match f.read(&mut buf) {
+                Ok(0) => {
+                    lines.finish(&mut deliver);
+                    *file = None;
+                    return;
+                }
+                Ok(n) => {
+                    lines.push(&buf[..n], &mut deliver);
+                    if !drain {
+                        return;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if drain {
+                        // Leftover writers (descendants) may keep it open: finish what we have.
+                        lines.finish(&mut deliver);
+                        *file = None;
+                    }
+                    return;
+                }
+                Err(_) => {
+                    lines.finish(&mut deliver);
+                    *file = None;
+                    return;
+                }
+            }
+        }
+    };
+
+    loop {
+        let now = Instant::now();
+        if !out.interrupted && (caller_stopped || stop.load(Ordering::SeqCst)) {
+            out.interrupted = true;
+            killpg(pid, libc::SIGTERM);
+            kill_at = Some(now + TERM_GRACE);
+        }
+        if let Some(k) = kill_at
+            && now >= k
+        {
+            killpg(pid, libc::SIGKILL);
+            kill_at = None;
+        }
+        if let Some(d) = deadline
+            && !out.timed_out
+            && now >= d
+        {
+            out.timed_out = true;
+            killpg(pid, libc::SIGKILL);
+            kill_at = None;
+        }
+        if rusage::has_exited(pid).unwrap_or(true) {
+            for i in 0..streams.len() {
+                read_some(i, &mut streams, &mut caller_stopped, true);
+            }
+            break;
+        }
+        let mut wait = if pidfd.is_some() {
+            POLL_WITH_PIDFD
+        } else {
+            POLL_WITHOUT_PIDFD
+        };
+        for t in [deadline.filter(|_| !out.timed_out), kill_at]
+            .into_iter()
+            .flatten()
+        {
+            wait = wait.min(t.saturating_duration_since(now));
+        }
+        let ready = {
+            let view: Vec<(Stream, Option<&File>)> =
+                streams.iter().map(|(k, f, _)| (*k, f.as_ref())).collect();
+            crate::run::child::poll::wait_readable(&view, pidfd.as_ref(), wait)
+        };
+        for i in ready {
+            read_some(i, &mut streams, &mut caller_stopped, false);
+        }
+    }
+    // Leftover descendants (a worker that outlived the controller) go with the group.
+    killpg(pid, libc::SIGKILL);
+    match rusage::wait4(pid) {
+        Ok((status, usage)) => {
+            out.status = Some(status);
+            out.usage = usage;
+        }
+        Err(e) => out.spawn_error = Some(format!("wait4 failed: {e}")),
+    }
+    out.wall_s = start.elapsed().as_secs_f64();
+    out.stderr_tail = stderr_tail.into_iter().collect();
+    out
+}

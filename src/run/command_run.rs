@@ -1,0 +1,375 @@
+//! Running a command-benchmark plan ([`crate::run::plan::command`]): every job of its
+//! schedule with [`crate::run::child::command`], and turning what each child did into samples.
+//!
+//! **Samples.** When a child prints result lines ([`crate::format::result_lines`]), each line is one
+//! sample: its name (or the benchmark's) is the benchmark, its configuration is the
+//! combination followed by any reported keys the combination does not have. Otherwise the
+//! whole process is the sample: rate = 1 / wall seconds, time = wall seconds. Every sample also
+//! carries the job's process metrics, all lower-is-better: `wall` (s, spawn to reap), `user`
+//! and `sys` (s, CPU time from `wait4`), `max_rss` (bytes, peak resident set) — plus, for JSON
+//! lines, the program's own metrics.
+//!
+//! **Schedule.** `warmup + runs` rounds; the first `warmup` rounds are run and recorded
+//! (`"warmup": true`) but produce no sample. Order and seed as for Node files
+//! ([`crate::run::schedule`]). `prepare` runs (with `sh -c`, untimed) before every job, `setup`
+//! once per target before the first job and `cleanup` once per target after the last, with
+//! `BENCHDIFF_SIDE` (`old`/`new`) and `BENCHDIFF_BIN` (the target's program) in the environment.
+
+use crate::format::result_lines::{LineForm, ReportedMetric};
+use crate::format::results::JobStatus;
+use crate::run::Observer;
+use crate::run::child::command::{self, Outcome, Spec};
+use crate::run::driver::{self, Fixed, Planned};
+use crate::run::plan::matrix::{self, Combination};
+use crate::run::schedule::Job;
+
+pub use crate::format::results::command::{
+    BenchHeader, CommandJobRecord, CommandRunHeader, CommandSample, Target,
+};
+pub use crate::run::plan::command::{BenchDef, CommandPlan, Instance, side_of};
+use crate::sample::{Better, Configuration, SampleSet, Side};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+fn process_metrics(o: &Outcome) -> Vec<ReportedMetric> {
+    let m = |name: &str, unit: &str, value: f64| ReportedMetric {
+        name: name.to_owned(),
+        unit: unit.to_owned(),
+        better: Better::Lower,
+        value,
+    };
+    vec![
+        m("wall", "s", o.wall_s),
+        m("user", "s", o.usage.user_s),
+        m("sys", "s", o.usage.sys_s),
+        m("max_rss", "bytes", o.usage.max_rss_bytes as f64),
+    ]
+}
+
+/// The samples of one finished child (see the module notes).
+pub fn samples_of(def: &BenchDef, combo: &Combination, o: &Outcome) -> Vec<CommandSample> {
+    let process = process_metrics(o);
+    let to_sample = |conf: Configuration, name: String, rate, time_s, source: &str, extra| {
+        let mut metrics = process.clone();
+        metrics.extend(extra);
+        CommandSample {
+            name,
+            params: conf
+                .params
+                .iter()
+                .map(|(k, v)| (k.clone(), crate::format::result_lines::conf_json(v)))
+                .collect(),
+            configuration: conf.text,
+            rate,
+            time_s,
+            source: source.to_owned(),
+            metrics,
+        }
+    };
+    if o.results.is_empty() {
+        return vec![to_sample(
+            matrix::configuration(combo, &[]),
+            def.name.clone(),
+            1.0 / o.wall_s,
+            Some(o.wall_s),
+            "whole-process",
+            Vec::new(),
+        )];
+    }
+    o.results
+        .iter()
+        .map(|r| {
+            to_sample(
+                matrix::configuration(combo, &r.conf),
+                if r.name.is_empty() {
+                    def.name.clone()
+                } else {
+                    r.name.clone()
+                },
+                r.rate,
+                r.time_s,
+                match r.form {
+                    LineForm::Node => "node",
+                    LineForm::Json => "json",
+                },
+                r.metrics.clone(),
+            )
+        })
+        .collect()
+}
+
+/// Adds the samples of a counted, `ok` job to `set`: the rate (with time) and every metric
+/// (see [`crate::format::results::samples::add_command_samples`]).
+pub fn add_to_set(set: &mut SampleSet, side: Side, run: u32, samples: &[CommandSample]) {
+    crate::format::results::samples::add_command_samples(set, side, run, samples);
+}
+
+/// How a command run ended.
+#[derive(Debug, Default)]
+pub struct CommandSummary {
+    /// Jobs that ran.
+    pub jobs_run: usize,
+    /// Failed jobs: description and error.
+    pub failed: Vec<String>,
+    /// Stopped by an interrupt.
+    pub interrupted: bool,
+    /// Stopped by `fail_fast`.
+    pub stopped_by_fail_fast: bool,
+    /// Setup failed: nothing was measured.
+    pub setup_failed: Option<String>,
+    /// An output error that stopped the run.
+    pub output_error: Option<std::io::Error>,
+}
+
+fn target_env(plan: &CommandPlan, t: &Target) -> Vec<(String, String)> {
+    let mut env = plan.env.clone();
+    env.push(("BENCHDIFF_SIDE".to_owned(), t.side.label().to_owned()));
+    env.push((
+        "BENCHDIFF_BIN".to_owned(),
+        t.argv.first().cloned().unwrap_or_default(),
+    ));
+    env
+}
+
+/// Describes a failed helper command with its stderr tail.
+pub fn helper_failure(what: &str, o: &Outcome, timeout: Option<Duration>) -> String {
+    let mut s = format!(
+        "{what} failed: {}",
+        o.error(timeout).unwrap_or_else(|| "failed".to_owned())
+    );
+    for l in o.stderr_tail.iter().rev().take(12).rev() {
+        s.push_str("\n  stderr | ");
+        s.push_str(l);
+    }
+    s
+}
+
+/// The command [`driver::JobRunner`]: one job is `--prepare` (if any), then the target's argv
+/// for one instance through [`crate::run::child::command`], reported to a [`Observer`].
+struct CommandRunner<'a> {
+    plan: &'a CommandPlan,
+    instances: &'a [Instance],
+    cpu_set: Option<libc::cpu_set_t>,
+    obs: &'a mut dyn Observer,
+}
+
+impl driver::JobRunner for CommandRunner<'_> {
+    type Record = CommandJobRecord;
+
+    fn run(&mut self, planned: &Planned, stop: &AtomicBool) -> driver::Ended<CommandJobRecord> {
+        let plan = self.plan;
+        let job = &planned.job;
+        // Jobs are checked against the plan before the run starts.
+        let inst = &self.instances[job.file];
+        let target = &plan.targets[usize::from(job.side == Side::New)];
+        let def = &plan.benchmarks[inst.bench];
+        let warmup = job.run < plan.warmup;
+        let run = if warmup {
+            job.run
+        } else {
+            job.run - plan.warmup
+        };
+        let combo = inst
+            .combo
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let what = format!(
+            "{}{}{combo} ({}, {} {}/{})",
+            def.name,
+            if combo.is_empty() { "" } else { " " },
+            target.side,
+            if warmup { "warm-up" } else { "run" },
+            run + 1,
+            if warmup { plan.warmup } else { plan.runs }
+        );
+        self.obs.job_started(job, &what);
+        let mut env = target_env(plan, target);
+        env.extend(def.env.iter().cloned());
+        let mut record = CommandJobRecord {
+            position: job.position,
+            benchmark: def.name.clone(),
+            combination: inst.combo.clone(),
+            side: target.side,
+            run,
+            warmup,
+            argv: Vec::new(),
+            status: JobStatus::Ok,
+            exit_code: None,
+            signal: None,
+            wall_s: f64::NAN,
+            user_s: f64::NAN,
+            sys_s: f64::NAN,
+            max_rss_bytes: 0,
+            samples: Vec::new(),
+            error: None,
+            stderr_tail: Vec::new(),
+        };
+        let mut prepare_failed = None;
+        for p in [&plan.prepare, &def.prepare].into_iter().flatten() {
+            let o = command::run_shell(p, &env, target.cwd.clone(), plan.timeout, stop);
+            if !o.ok() {
+                prepare_failed = Some((helper_failure("--prepare", &o, plan.timeout), o));
+                break;
+            }
+        }
+        let outcome = match (prepare_failed, plan.argv(target, inst)) {
+            (Some((msg, o)), _) => {
+                record.status = if o.interrupted {
+                    JobStatus::Interrupted
+                } else {
+                    JobStatus::Failed
+                };
+                record.error = Some(msg);
+                None
+            }
+            (None, Err(e)) => {
+                record.status = JobStatus::Failed;
+                record.error = Some(e);
+                None
+            }
+            (None, Ok(argv)) => {
+                record.argv = argv.clone();
+                let spec = Spec {
+                    argv,
+                    env,
+                    cwd: target.cwd.clone(),
+                    parse_stdout: true,
+                };
+                Some(command::run_command(
+                    &spec,
+                    plan.timeout,
+                    self.cpu_set.as_ref(),
+                    stop,
+                ))
+            }
+        };
+        if let Some(o) = &outcome {
+            record.exit_code = match o.status {
+                Some(crate::run::child::rusage::ExitStatus::Exited(c)) => Some(c),
+                _ => None,
+            };
+            record.signal = match o.status {
+                Some(crate::run::child::rusage::ExitStatus::Signaled(s)) => Some(s),
+                _ => None,
+            };
+            record.wall_s = o.wall_s;
+            record.user_s = o.usage.user_s;
+            record.sys_s = o.usage.sys_s;
+            record.max_rss_bytes = o.usage.max_rss_bytes;
+            match o.failure(plan.timeout) {
+                None => {
+                    if !warmup {
+                        record.samples = samples_of(def, &inst.combo, o);
+                    }
+                }
+                Some((status, error)) => {
+                    // Result lines printed before the job failed are kept in the record (with
+                    // its status) and used by no report: the same policy as for Node files
+                    // (`format::results::UnusedSamples`).
+                    if !warmup && !o.results.is_empty() {
+                        record.samples = samples_of(def, &inst.combo, o);
+                    }
+                    record.status = status;
+                    record.error = Some(error);
+                    record.stderr_tail = o.stderr_tail.clone();
+                }
+            }
+        }
+        let output_error = self.obs.command_job_finished(&record).err();
+        driver::Ended {
+            status: record.status,
+            failure: (!record.ok() && record.status != JobStatus::Interrupted)
+                .then(|| format!("{what}: {}", record.error.as_deref().unwrap_or("failed"))),
+            output_error,
+            record,
+        }
+    }
+
+    fn record(&mut self, _record: &crate::format::results::Record) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Runs `jobs` of `plan` (from [`CommandPlan::schedule`]; `Job::file` indexes `instances`),
+/// with setup before and cleanup after, reporting every job to `obs`.
+pub fn execute(
+    plan: &CommandPlan,
+    instances: &[Instance],
+    jobs: &[Job],
+    fail_fast: bool,
+    stop: &AtomicBool,
+    obs: &mut dyn Observer,
+) -> CommandSummary {
+    let mut summary = CommandSummary::default();
+    let cpu_set = plan
+        .cpus
+        .as_deref()
+        .and_then(|c| crate::run::affinity::CpuList::parse(c).ok())
+        .map(|c| c.to_cpu_set());
+    if let Some(setup) = &plan.setup {
+        for t in &plan.targets {
+            let o = command::run_shell(
+                setup,
+                &target_env(plan, t),
+                t.cwd.clone(),
+                plan.timeout,
+                stop,
+            );
+            if !o.ok() {
+                summary.setup_failed = Some(helper_failure(
+                    &format!("--setup for {} ({})", t.side, t.label),
+                    &o,
+                    plan.timeout,
+                ));
+                return summary;
+            }
+        }
+    }
+    let jobs: Vec<Job> = jobs
+        .iter()
+        .filter(|j| {
+            instances.get(j.file).is_some()
+                && plan.targets.get(usize::from(j.side == Side::New)).is_some()
+        })
+        .copied()
+        .collect();
+    let mut runner = CommandRunner {
+        plan,
+        instances,
+        cpu_set,
+        obs,
+    };
+    let run = driver::drive(&mut Fixed::new(&jobs), &mut runner, fail_fast, stop);
+    let obs = runner.obs;
+    summary.jobs_run = run.jobs_run;
+    summary.interrupted = run.interrupted;
+    summary.stopped_by_fail_fast = run.stopped_by_fail_fast;
+    summary.output_error = run.output_error;
+    // An interrupted job is not a failure of the benchmark: it has no failure text.
+    summary.failed = run
+        .failed
+        .into_iter()
+        .map(|(_, text)| text)
+        .filter(|t| !t.is_empty())
+        .collect();
+    if let Some(cleanup) = &plan.cleanup {
+        let calm = AtomicBool::new(false);
+        for t in &plan.targets {
+            let o = command::run_shell(
+                cleanup,
+                &target_env(plan, t),
+                t.cwd.clone(),
+                plan.timeout,
+                &calm,
+            );
+            if !o.ok() {
+                let msg = helper_failure(&format!("--cleanup for {}", t.side), &o, plan.timeout);
+                obs.note(&msg);
+                summary.failed.push(msg);
+            }
+        }
+    }
+    summary
+}
