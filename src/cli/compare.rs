@@ -327,6 +327,7 @@ impl CompareObserver<'_> {
 
     fn add(&mut self, side: Side, run: u32, file: &str, r: &Report) -> std::io::Result<()> {
         let id = self.set.intern_configuration(file, &r.configuration);
+        self.set.mark_rounds_recorded(); // the runner's rounds ran old and new together
         self.set.push(Sample {
             benchmark: id,
             side,

@@ -625,20 +625,28 @@ pub(crate) fn emit_analysis_with(
     if args.format != Format::Analyze {
         crate::compare::sort_by_name(&mut comparisons);
     }
+    // Benchmarks on one side only are listed, not compared (issue 14); compare.R keeps its rows.
+    let one_sided = if args.format == Format::R {
+        crate::compare::OneSided::default()
+    } else {
+        let (both, one) = crate::compare::split_one_sided(comparisons);
+        comparisons = both;
+        one
+    };
     let rows = verdict::rows(comparisons);
     let non_positive: Vec<&str> = rows
         .iter()
         .filter(|r| {
             let c = &r.comparison;
-            c.old.iter().chain(&c.new).any(|v| *v <= 0.0)
+            c.old.iter().chain(&c.new).any(|v| *v < 0.0)
         })
-        .map(|r| r.comparison.name.as_str())
+        .map(|r| r.comparison.name.trim_end())
         .collect();
     if let Some(first) = non_positive.first() {
         writeln!(
             io.stderr,
-            "benchdiff: warning: {} comparison(s) have values ≤ 0 (first: {first}); changes are \
-             ratios and need positive values: their intervals (paired, Fieller) are NA",
+            "benchdiff: warning: {} comparison(s) have values < 0 (first: {first}); changes are \
+             ratios and need values ≥ 0: their intervals (paired, Fieller) are NA",
             non_positive.len()
         )?;
     }
@@ -692,6 +700,7 @@ pub(crate) fn emit_analysis_with(
             assessments: a,
             opts: &opts,
             run,
+            one_sided: &one_sided,
         };
         match args.format {
             Format::Analyze => render::analyze::render(&d, args.max_regression),
@@ -710,7 +719,7 @@ pub(crate) fn emit_analysis_with(
             } else {
                 (io.color, io.width)
             };
-            let mut t = render::table::render(&a, &opts, color, width);
+            let mut t = render::table::render_with(&a, &one_sided, &opts, color, width);
             let m = set.metric(metric_id);
             if m.name != "rate" {
                 // Which figure the changes are of, and which way is better (issue 5).

@@ -91,11 +91,15 @@ fn table(rows: &[&Assessment], d: &ReportData<'_>) -> String {
     out
 }
 
-/// Notes for multimodal and drifting sides, one Markdown list item each (empty when none).
+/// Notes for comparisons with too few samples, multimodal and drifting sides, one Markdown
+/// list item each (empty when none).
 pub fn notes(a: &[Assessment]) -> String {
     let mut out = String::new();
     for x in a {
-        let name = escape(&x.row.comparison.name);
+        let name = escape(x.row.comparison.name.trim_end());
+        if let Some(t) = super::table::too_few_text(x) {
+            let _ = writeln!(out, "- {name}: {}.", escape(&t));
+        }
         for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
             if let Some(m) = &s.multimodal {
                 let modes: Vec<String> = m
@@ -179,6 +183,20 @@ pub fn render(d: &ReportData<'_>) -> String {
         .partition(|x| matches!(x.verdict, Verdict::Faster | Verdict::Slower));
     let mut out = summary(d);
     out.push_str("\n\n");
+    if let Some(g) = crate::verdict::decide::geomean(d.assessments) {
+        let _ = writeln!(
+            out,
+            "Geometric mean of the changes over the {} benchmarks on both sides: {}\n",
+            match g {
+                crate::verdict::decide::Geomean::Defined { n, .. }
+                | crate::verdict::decide::Geomean::Undefined { n, .. } => n,
+            },
+            g.change_pct().map_or_else(
+                || "n/a (see the notes)".to_owned(),
+                |c| format!("**{}**", signed_pct(c))
+            )
+        );
+    }
     if changed.is_empty() {
         out.push_str("No benchmark changed significantly.\n\n");
     } else {
@@ -195,7 +213,19 @@ pub fn render(d: &ReportData<'_>) -> String {
             table(&rest, d)
         );
     }
-    let n = notes(d.assessments);
+    let mut n = notes(d.assessments);
+    for line in super::table::report_notes(d.assessments, d.one_sided).lines() {
+        let text = line
+            .strip_prefix("note: ")
+            .or_else(|| line.strip_prefix("warning: "))
+            .unwrap_or(line);
+        let bold = if line.starts_with("warning: ") {
+            "**warning**: "
+        } else {
+            ""
+        };
+        let _ = writeln!(n, "- {bold}{}.", escape(text));
+    }
     if !n.is_empty() {
         out.push_str("**Notes**\n\n");
         out.push_str(&n);

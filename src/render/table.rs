@@ -3,7 +3,8 @@
 //! then a one-line summary. Colour (green faster, red slower, yellow inconclusive) only when the
 //! caller says so (a terminal without `NO_COLOR`, see [`crate::cli`]).
 
-use crate::verdict::decide::{Assessment, Method, Options, SideSummary, Verdict};
+use crate::compare::OneSided;
+use crate::verdict::decide::{self, Assessment, Method, Options, SideSummary, Verdict};
 use comfy_table::{
     Attribute, Cell, CellAlignment, Color, ContentArrangement, LineStyle, Table, presets,
 };
@@ -88,7 +89,8 @@ pub fn si(x: f64) -> String {
     format!("{v:.digits$}{suffix}")
 }
 
-/// Short flags of a comparison: `multimodal(old)`, `drift(new)`, `outliers(old:2)`.
+/// Short flags of a comparison: `too-few-samples`, `multimodal(old)`, `drift(new)`,
+/// `outliers(old:2)`.
 pub fn flags(a: &Assessment) -> String {
     let mut f: Vec<String> = Vec::new();
     let sides = [("old", &a.old_side), ("new", &a.new_side)];
@@ -99,6 +101,9 @@ pub fn flags(a: &Assessment) -> String {
             .map(|(n, _)| *n)
             .collect()
     };
+    if a.too_few_samples {
+        f.push("too-few-samples".to_owned());
+    }
     let m = which(&|s| s.multimodal.is_some());
     if !m.is_empty() {
         f.push(format!("multimodal({})", m.join(",")));
@@ -125,7 +130,10 @@ pub fn flags(a: &Assessment) -> String {
 pub fn notes(a: &[Assessment]) -> String {
     let mut out = String::new();
     for x in a {
-        let name = super::escape_control(&x.row.comparison.name);
+        let name = super::escape_control(x.row.comparison.name.trim_end());
+        if let Some(t) = too_few_text(x) {
+            let _ = writeln!(out, "note: {name}: {t}");
+        }
         for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
             if let Some(m) = &s.multimodal {
                 let modes: Vec<String> = m
@@ -169,7 +177,7 @@ pub fn notes(a: &[Assessment]) -> String {
         })
         .collect();
     if let Some(first) = single.first() {
-        let name = super::escape_control(&first.row.comparison.name);
+        let name = super::escape_control(first.row.comparison.name.trim_end());
         let which = if single.len() == 1 {
             format!("{name}: one sample on a side")
         } else {
@@ -186,6 +194,91 @@ pub fn notes(a: &[Assessment]) -> String {
         );
     }
     out
+}
+
+/// The too-few-samples warning of a comparison (None when it has enough samples), without
+/// the name: `too few samples (3+3): …`.
+pub fn too_few_text(a: &Assessment) -> Option<String> {
+    if !a.too_few_samples {
+        return None;
+    }
+    let c = &a.row.comparison;
+    Some(format!(
+        "too few samples ({}+{}): the smallest p-value a rank test can reach with these counts \
+         is {:.3}, above alpha, so no change can be shown and the verdict stays inconclusive \
+         whatever the change figure says{}",
+        c.old.len(),
+        c.new.len(),
+        a.min_attainable_p,
+        match a.verdict {
+            Verdict::Inconclusive {
+                runs_needed: Some(n),
+            } => format!(" (need at least {n} samples a side)"),
+            _ => String::new(),
+        }
+    ))
+}
+
+/// The note saying how comparisons were analysed when some could not be paired because the
+/// inputs record no rounds (None when every comparison's source recorded rounds).
+pub fn method_note(a: &[Assessment]) -> Option<&'static str> {
+    a.iter()
+        .any(|x| x.row.comparison.pairing == crate::compare::Pairing::None)
+        .then_some(
+            "unpaired analysis (Welch's test, Fieller's interval of the ratio of means): the \
+             inputs record no rounds that ran together, so the i-th old and i-th new samples are \
+             not paired and none is dropped",
+        )
+}
+
+/// The geomean cell text: the change, or `n/a` when it is undefined; None below two rows.
+pub fn geomean_text(a: &[Assessment]) -> Option<String> {
+    decide::geomean(a).map(|g| match g.change_pct() {
+        Some(c) => signed_pct(c),
+        None => "n/a".to_owned(),
+    })
+}
+
+/// Report-level notes: the analysis method for unpaired inputs, benchmarks on one side only,
+/// an undefined geomean (one line each; empty when there is nothing to say).
+pub fn report_notes(a: &[Assessment], one_sided: &OneSided) -> String {
+    let mut out = String::new();
+    if let Some(m) = method_note(a) {
+        let _ = writeln!(out, "note: {m}");
+    }
+    if let Some(w) = one_sided.warning() {
+        let _ = writeln!(out, "warning: {}", super::escape_control(&w));
+    }
+    if let Some(n) = decide::geomean(a).and_then(|g| g.note()) {
+        let _ = writeln!(out, "note: {n}");
+    }
+    out
+}
+
+/// The rank-test line of `--details`: R's p with its method, benchstat's exact-with-ties p when
+/// it differs in method, and the Hodges–Lehmann shift.
+fn rank_details(x: &Assessment, unit: &str) -> Option<String> {
+    let r = x.rank.as_ref()?;
+    let mut s = format!(
+        "  Mann-Whitney: W={}, p={} ({})",
+        r.w,
+        p_text(r.p_value),
+        r.method.label()
+    );
+    if let Some(u) = &x.u_test
+        && u.method() != r.method
+    {
+        let _ = write!(s, ", p={} ({})", p_text(u.p_value), u.method().label());
+    }
+    let _ = write!(
+        s,
+        "; Hodges-Lehmann shift {} {} [{}, {}] (median of pairwise differences)",
+        si(r.shift),
+        unit,
+        si(r.shift_ci.0),
+        si(r.shift_ci.1)
+    );
+    Some(s)
 }
 
 /// Per-comparison details (`--details`): the change by every method benchdiff computes.
@@ -231,18 +324,8 @@ pub fn details(a: &[Assessment]) -> String {
                 p_text(w.p_value)
             );
         }
-        if let Some(r) = &x.rank {
-            let _ = writeln!(
-                out,
-                "  Mann-Whitney: W={}, p={}{}; Hodges-Lehmann shift {} {} [{}, {}]",
-                r.w,
-                p_text(r.p_value),
-                if r.exact { " (exact)" } else { "" },
-                si(r.shift),
-                c.unit,
-                si(r.shift_ci.0),
-                si(r.shift_ci.1)
-            );
+        if let Some(line) = rank_details(x, &c.unit) {
+            let _ = writeln!(out, "{line}");
         }
     }
     out
@@ -268,6 +351,18 @@ pub fn summary_line(a: &[Assessment], opts: &Options) -> String {
 /// Renders assessments as a table. `color` turns on ANSI styling; `width` is the terminal
 /// width in columns (None: no limit).
 pub fn render(a: &[Assessment], opts: &Options, color: bool, width: Option<u16>) -> String {
+    render_with(a, &OneSided::default(), opts, color, width)
+}
+
+/// [`render`] with the benchmarks measured on one side only, listed in a warning below the
+/// table (they are not rows and not counted).
+pub fn render_with(
+    a: &[Assessment],
+    one_sided: &OneSided,
+    opts: &Options,
+    color: bool,
+    width: Option<u16>,
+) -> String {
     let mut t = Table::new();
     t.load_style(
         presets::NOTHING
@@ -337,6 +432,15 @@ pub fn render(a: &[Assessment], opts: &Options, color: bool, width: Option<u16>)
             Cell::new(flags(x)),
         ]);
     }
+    if let Some(g) = geomean_text(a) {
+        let mut row = vec![
+            Cell::new("geomean"),
+            Cell::new(g).set_alignment(CellAlignment::Right),
+        ];
+        row.extend((0..5).map(|_| Cell::new("")));
+        row.push(Cell::new(""));
+        t.add_row(row);
+    }
     if width.is_some() {
         // Fitting a narrow terminal wraps names, verdicts and flags; numbers are never split.
         use comfy_table::{ColumnConstraint, Width};
@@ -356,7 +460,8 @@ pub fn render(a: &[Assessment], opts: &Options, color: bool, width: Option<u16>)
     out.push_str("\n\n");
     out.push_str(&summary_line(a, opts));
     out.push('\n');
-    let n = notes(a);
+    let mut n = notes(a);
+    n.push_str(&report_notes(a, one_sided));
     if !n.is_empty() {
         out.push('\n');
         out.push_str(&n);

@@ -369,6 +369,7 @@ pub fn samples_of(def: &BenchDef, combo: &Combination, o: &Outcome) -> Vec<Comma
 
 /// Adds the samples of a counted, `ok` job to `set`: the rate (with time) and every metric.
 pub fn add_to_set(set: &mut SampleSet, side: Side, run: u32, samples: &[CommandSample]) {
+    set.mark_rounds_recorded(); // the runner's rounds ran old and new together
     for s in samples {
         let entries = s.params.clone();
         let conf = crate::format::node_ipc::configuration_from_entries(&entries)

@@ -30,6 +30,22 @@ pub struct UTest {
     /// True when every value of both samples is equal (p = 1; benchstat's "all samples are
     /// equal").
     pub all_equal: bool,
+    /// True when some values are tied (in the pooled sample).
+    pub ties: bool,
+}
+
+impl UTest {
+    /// How the p-value was computed: exact, exact with ties, or the normal approximation
+    /// (continuity-corrected; tie-corrected when there are ties).
+    pub fn method(&self) -> super::rank::RankMethod {
+        use super::rank::RankMethod;
+        match (self.exact, self.ties) {
+            (true, false) => RankMethod::Exact,
+            (true, true) => RankMethod::ExactTies,
+            (false, true) => RankMethod::NormalTieContinuity,
+            (false, false) => RankMethod::NormalContinuity,
+        }
+    }
 }
 
 /// Sample size per side up to which the exact distribution is used without ties.
@@ -69,15 +85,16 @@ pub fn u_test(x: &[f64], y: &[f64]) -> Option<UTest> {
     let two_u1 = two_r1 as f64 - (n1 * (n1 + 1)) as f64;
     let u = two_u1 / 2.0;
     let all_equal = groups.len() == 1;
+    let ties = groups.iter().any(|g| g.0 > 1);
     if all_equal {
         return Some(UTest {
             u,
             p_value: 1.0,
             exact: true,
             all_equal,
+            ties,
         });
     }
-    let ties = groups.iter().any(|g| g.0 > 1);
     let half = (n1 * n2) as f64 / 2.0;
     let u_small = u.min(2.0 * half - u);
     let exact = if ties {
@@ -143,6 +160,7 @@ pub fn u_test(x: &[f64], y: &[f64]) -> Option<UTest> {
         p_value: p,
         exact,
         all_equal,
+        ties,
     })
 }
 

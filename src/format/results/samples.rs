@@ -21,6 +21,7 @@ pub fn read_from<R: BufRead>(
     command: bool,
     set: &mut SampleSet,
 ) -> Result<Imported, ImportError> {
+    set.mark_rounds_recorded(); // every job carries the run (round) it ran in
     if command {
         return read_command_run(input, name, set);
     }
