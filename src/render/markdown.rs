@@ -91,15 +91,11 @@ fn table(rows: &[&Assessment], d: &ReportData<'_>) -> String {
     out
 }
 
-/// Notes for comparisons with too few samples, multimodal and drifting sides, one Markdown
-/// list item each (empty when none).
+/// Notes for multimodal and drifting sides, one Markdown list item each (empty when none).
 pub fn notes(a: &[Assessment]) -> String {
     let mut out = String::new();
     for x in a {
         let name = escape(x.row.comparison.name.trim_end());
-        if let Some(t) = super::table::too_few_text(x) {
-            let _ = writeln!(out, "- {name}: {}.", escape(&t));
-        }
         for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
             if let Some(m) = &s.multimodal {
                 let modes: Vec<String> = m
@@ -214,6 +210,9 @@ pub fn render(d: &ReportData<'_>) -> String {
         );
     }
     let mut n = notes(d.assessments);
+    if let Some(t) = super::table::too_few_note(d.assessments) {
+        let _ = writeln!(n, "- {}.", escape(&t));
+    }
     for line in super::table::report_notes(d.assessments, d.one_sided).lines() {
         let text = line
             .strip_prefix("note: ")

@@ -131,9 +131,6 @@ pub fn notes(a: &[Assessment]) -> String {
     let mut out = String::new();
     for x in a {
         let name = super::escape_control(x.row.comparison.name.trim_end());
-        if let Some(t) = too_few_text(x) {
-            let _ = writeln!(out, "note: {name}: {t}");
-        }
         for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
             if let Some(m) = &s.multimodal {
                 let modes: Vec<String> = m
@@ -166,6 +163,9 @@ pub fn notes(a: &[Assessment]) -> String {
                 );
             }
         }
+    }
+    if let Some(t) = too_few_note(a) {
+        let _ = writeln!(out, "note: {}", super::escape_control(&t));
     }
     // Harnesses that report one figure per benchmark (criterion text, Google Benchmark without
     // repetitions) give one sample a side: nothing to test, say so once.
@@ -217,6 +217,23 @@ pub fn too_few_text(a: &Assessment) -> Option<String> {
             _ => String::new(),
         }
     ))
+}
+
+/// The too-few-samples note of a report: the one comparison with its warning, or the count and
+/// the first one when several have too few samples (None when none has).
+pub fn too_few_note(a: &[Assessment]) -> Option<String> {
+    let few: Vec<&Assessment> = a.iter().filter(|x| x.too_few_samples).collect();
+    let first = few.first()?;
+    let text = too_few_text(first)?;
+    let name = first.row.comparison.name.trim_end();
+    Some(if few.len() == 1 {
+        format!("{name}: {text}")
+    } else {
+        format!(
+            "{} comparisons have too few samples (first: {name}): {text}",
+            few.len()
+        )
+    })
 }
 
 /// The note saying how comparisons were analysed when some could not be paired because the

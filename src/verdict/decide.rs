@@ -350,7 +350,8 @@ fn estimate(row: Row, opts: &Options) -> Assessment {
 fn unpaired(row: &Row, confidence: f64) -> (f64, Option<(f64, f64)>, f64) {
     let c = &row.comparison;
     let non_negative = c.old.iter().chain(&c.new).all(|v| *v >= 0.0);
-    let constant = |v: &[f64]| !v.is_empty() && v.iter().all(|x| *x == v[0]);
+    // Constant needs two samples: one sample says nothing about its spread.
+    let constant = |v: &[f64]| v.len() >= 2 && v.iter().all(|x| *x == v[0]);
     let welch_p = match row.welch {
         Ok(w) => w.p_value,
         // Both sides (essentially) constant: a difference is certain, equality means no change.
