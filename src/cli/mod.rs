@@ -633,6 +633,10 @@ pub(crate) fn emit_analysis_with(
         comparisons = both;
         one
     };
+    // The analyze layout has no place for it: say it on stderr.
+    if let (Format::Analyze, Some(w)) = (args.format, one_sided.warning()) {
+        writeln!(io.stderr, "benchdiff: warning: {w}")?;
+    }
     let rows = verdict::rows(comparisons);
     let non_positive: Vec<&str> = rows
         .iter()
@@ -673,7 +677,7 @@ pub(crate) fn emit_analysis_with(
                     io.stderr,
                     "benchdiff: note: {}: {what}; no t-test, {shown} (R's compare.R stops the \
                      whole report here)",
-                    c.name
+                    c.name.trim_end()
                 )?
             }
             Err(WelchError::NotFinite) => writeln!(

@@ -126,12 +126,12 @@ pub fn notes(a: &[Assessment]) -> String {
 }
 
 /// The run facts as `(label, value)` pairs, for Markdown and HTML. Without run metadata
-/// (samples read from CSV files) one pair says so.
+/// (samples read from compare.js CSV or other result files) one pair says so.
 pub fn run_facts(run: Option<&RunInfo>) -> Vec<(&'static str, String)> {
     let Some(r) = run else {
         return vec![(
             "samples",
-            "read from CSV files (binaries, order and seed not recorded there)".to_owned(),
+            "read from result files (binaries, order and seed not recorded there)".to_owned(),
         )];
     };
     let bin = |given: &str, path: &str| {
