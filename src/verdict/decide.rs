@@ -306,9 +306,10 @@ fn estimate(row: Row, opts: &Options) -> Assessment {
         }
     };
     let (rank, u_test, old_side, new_side) = if opts.distribution_checks {
+        let rank = rank::rank_sum(&c.old, &c.new, opts.confidence);
         (
-            rank::rank_sum(&c.old, &c.new, opts.confidence),
-            utest::u_test(&c.old, &c.new),
+            rank,
+            benchstat_u_test(&c.old, &c.new, rank),
             SideSummary::new(&c.old, &c.old_runs),
             SideSummary::new(&c.new, &c.new_runs),
         )
@@ -387,6 +388,22 @@ fn unpaired(row: &Row, confidence: f64) -> (f64, Option<(f64, f64)>, f64) {
         r.map(|r| ((r.lo - 1.0) * 100.0, (r.hi - 1.0) * 100.0)),
         welch_p,
     )
+}
+
+/// benchstat's U test of old against new. Without ties below 50 a side its exact p is R's
+/// exact p (`rank`), so it is taken from there; only tied (or larger) samples run
+/// [`utest::u_test`] (its dynamic programme over tie groups is the costly part).
+fn benchstat_u_test(old: &[f64], new: &[f64], rank: Option<rank::RankSum>) -> Option<utest::UTest> {
+    match rank {
+        Some(r) if r.exact => Some(utest::UTest {
+            u: (old.len() * new.len()) as f64 - r.w,
+            p_value: r.p_value,
+            exact: true,
+            all_equal: false,
+            ties: false,
+        }),
+        _ => utest::u_test(old, new),
+    }
 }
 
 /// Smallest sample count per side (at least the counts there are) whose rank-sum test can
