@@ -111,24 +111,27 @@ pub fn u_test(x: &[f64], y: &[f64]) -> Option<UTest> {
         // doubled rank sum in [k(k + 1), k(2·placed − k + 1)], so only that band is visited.
         let mut placed = 0usize;
         for &(t, _, m2) in &groups {
-            let mut next = vec![vec![0.0f64; max_s + 1]; n1 + 1];
             let binom: Vec<f64> = (0..=t).map(|a| choose(t, a)).collect();
-            for (k, row) in dist.iter().enumerate().take(n1.min(placed) + 1) {
+            // In place, like a knapsack: taking a ≥ 1 values of this group moves weight from
+            // row k to row k + a, so rows are visited from the top down and every source is
+            // read before anything is added to it (a = 0 keeps the weight where it is).
+            for k in (0..=n1.min(placed)).rev() {
                 let lo = k * (k + 1);
                 let hi = (k * (2 * placed + 1 - k)).min(max_s);
+                let (below, above) = dist.split_at_mut(k + 1);
+                let row = &below[k];
                 for (s, &w) in row.iter().enumerate().take(hi + 1).skip(lo) {
                     if w == 0.0 {
                         continue;
                     }
-                    for (a, &c) in binom.iter().enumerate().take((n1 - k).min(t) + 1) {
+                    for (a, &c) in binom.iter().enumerate().take((n1 - k).min(t) + 1).skip(1) {
                         let ns = s + a * m2;
                         if ns <= max_s {
-                            next[k + a][ns] += w * c;
+                            above[a - 1][ns] += w * c;
                         }
                     }
                 }
             }
-            dist = next;
             placed += t;
         }
         let total: f64 = dist[n1].iter().sum();
