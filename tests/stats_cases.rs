@@ -358,6 +358,16 @@ fn case04_too_few_samples_warned_everywhere() {
     assert!(md.contains("too few samples"), "{md}");
     let (_, html, _) = report("04-mwu-small-n", &["--format", "html"]);
     assert!(html.contains("too-few-samples") && html.contains("too few samples"));
+    // compare.R's and compare.js's layouts keep their stars (byte-identical stdout) and warn on
+    // stderr.
+    for format in ["analyze", "r"] {
+        let (code, _, err) = report("04-mwu-small-n", &["--format", format]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            err.contains("2 comparison(s) have too few samples for any verdict"),
+            "{format}: {err}"
+        );
+    }
     // The benchstat view keeps its own footnote.
     let (_, bs, _) = report("04-mwu-small-n", &["--format", "benchstat"]);
     assert!(bs.contains("need >= 4 samples to detect a difference at alpha level 0.05"));

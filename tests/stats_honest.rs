@@ -454,6 +454,13 @@ fn one_sided_benchmarks_are_listed_not_counted() {
     );
     let (_, html, _) = run(d.path(), &["--format", "html", "old.txt", "new.txt"]);
     assert!(html.contains("only in old") && html.contains("class=\"geomean\""));
+    // The analyze layout says it on stderr.
+    let (code, _, err) = run(d.path(), &["--format", "analyze", "old.txt", "new.txt"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning: 1 benchmark only in old (first: A-8)"),
+        "{err}"
+    );
     // compare.R's view keeps every row, as R does.
     let (code, r, err) = run(d.path(), &["--format", "r", "old.txt", "new.txt"]);
     assert_eq!(code, 0, "{err}");

@@ -637,6 +637,24 @@ pub(crate) fn emit_analysis_with(
     if let (Format::Analyze, Some(w)) = (args.format, one_sided.warning()) {
         writeln!(io.stderr, "benchdiff: warning: {w}")?;
     }
+    // compare.R's and compare.js's layouts show stars by their own rule: warn on stderr.
+    if matches!(args.format, Format::R | Format::Analyze) {
+        let few: Vec<&crate::compare::Comparison> = comparisons
+            .iter()
+            .filter(|c| decide::min_attainable_p(c.old.len(), c.new.len()) > 0.05)
+            .collect();
+        if let Some(first) = few.first() {
+            writeln!(
+                io.stderr,
+                "benchdiff: warning: {} comparison(s) have too few samples for any verdict (first: \
+                 {}, {}+{}: no rank test can reach p < 0.05); their stars rest on normality alone",
+                few.len(),
+                first.name.trim_end(),
+                first.old.len(),
+                first.new.len()
+            )?;
+        }
+    }
     let rows = verdict::rows(comparisons);
     let non_positive: Vec<&str> = rows
         .iter()

@@ -321,11 +321,7 @@ fn estimate(row: Row, opts: &Options) -> Assessment {
             SideSummary::empty(c.new.len()),
         )
     };
-    let min_attainable_p = if c.old.is_empty() || c.new.is_empty() {
-        1.0
-    } else {
-        utest::min_p(c.old.len(), c.new.len())
-    };
+    let min_attainable_p = min_attainable_p(c.old.len(), c.new.len());
     Assessment {
         rank,
         u_test,
@@ -388,6 +384,17 @@ fn unpaired(row: &Row, confidence: f64) -> (f64, Option<(f64, f64)>, f64) {
         r.map(|r| ((r.lo - 1.0) * 100.0, (r.hi - 1.0) * 100.0)),
         welch_p,
     )
+}
+
+/// Smallest two-sided p the rank-sum test can reach with `n_old` and `n_new` samples,
+/// `2 / C(n_old + n_new, n_old)` (1 for an empty side). Above α there are too few samples for
+/// any verdict (see the module doc).
+pub fn min_attainable_p(n_old: usize, n_new: usize) -> f64 {
+    if n_old == 0 || n_new == 0 {
+        1.0
+    } else {
+        utest::min_p(n_old, n_new)
+    }
 }
 
 /// benchstat's U test of old against new. Without ties below 50 a side its exact p is R's
