@@ -400,6 +400,28 @@ fn three_paired_rounds_are_too_few_four_are_not() {
     let (_, table, _) = run(d.path(), &["three.csv"]);
     assert!(line(&table, "x.js").contains("too-few-samples"), "{table}");
     assert!(table.contains("too few samples (3+3)"), "{table}");
+    // The gate follows the verdict: a 20 % drop on 3 rounds does not fail it, on 4 it does.
+    for (n, want) in [(3, 0), (4, 1)] {
+        let slower = csv(n)
+            .lines()
+            .enumerate()
+            .fold(String::new(), |mut acc, (i, l)| {
+                // Every new row (even lines after the header) at 80 % of its old rate.
+                if i > 0 && i % 2 == 0 {
+                    let mut parts: Vec<String> = l.split(',').map(str::to_owned).collect();
+                    let rate: f64 = parts[3].parse().expect("rate");
+                    parts[3] = format!("{}", rate * 0.8 / 1.2);
+                    acc.push_str(&parts.join(","));
+                } else {
+                    acc.push_str(l);
+                }
+                acc.push('\n');
+                acc
+            });
+        write(d.path(), "slower.csv", &slower);
+        let (code, _, err) = run(d.path(), &["--max-regression", "5", "slower.csv"]);
+        assert_eq!(code, want, "{n} rounds: {err}");
+    }
     let j = json(d.path(), &["four.csv"]);
     let c = cmp(&j, "x.js");
     assert_eq!(c["too_few_samples"], false);

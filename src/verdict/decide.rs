@@ -566,7 +566,8 @@ pub fn runs_needed(
 /// The comparisons that fail `--max-regression PCT` (Node's rule): significant after the
 /// correction, and the whole interval of the change beyond `PCT` in the worse direction
 /// (below `−PCT` for a higher-is-better metric such as the rate, above `+PCT` for a
-/// lower-is-better one such as wall time or memory).
+/// lower-is-better one such as wall time or memory). A comparison with too few samples for any
+/// verdict ([`Assessment::too_few_samples`]) never fails the gate, as it is never *slower*.
 pub fn regressions(
     assessments: &[Assessment],
     max_regression_pct: f64,
@@ -575,7 +576,8 @@ pub fn regressions(
     assessments
         .iter()
         .filter(|a| {
-            a.p_adjusted < alpha
+            !a.too_few_samples
+                && a.p_adjusted < alpha
                 && a.change_ci_pct
                     .is_some_and(|(lo, hi)| match a.row.comparison.better {
                         Better::Higher => hi < -max_regression_pct,
