@@ -164,6 +164,7 @@ pub struct SampleSet {
     last_key: String,
     last_id: Option<BenchmarkId>,
     samples: Vec<Sample>,
+    rounds_recorded: bool,
 }
 
 impl Default for SampleSet {
@@ -180,6 +181,7 @@ impl Default for SampleSet {
             last_key: String::new(),
             last_id: None,
             samples: Vec::new(),
+            rounds_recorded: false,
         }
     }
 }
@@ -296,6 +298,22 @@ impl SampleSet {
         &self.benchmarks[id.0 as usize]
     }
 
+    /// Marks the set as coming from a source that records **rounds that ran together**: one
+    /// old and one new measurement of a configuration taken back to back (benchdiff's runner and
+    /// its results files, compare.js's CSV in its run order). Only then may the i-th old and the
+    /// i-th new sample of a configuration be analysed as a pair; every other source (separate
+    /// `go test` or hyperfine files, pytest-benchmark rounds, …) holds independent runs and gets
+    /// the unpaired analysis. Readers and the runner call this; nothing else should.
+    pub fn mark_rounds_recorded(&mut self) {
+        self.rounds_recorded = true;
+    }
+
+    /// True when [`SampleSet::mark_rounds_recorded`] was called: samples of the same run index
+    /// (or the same arrival position, for compare.js CSV) of the two sides ran together.
+    pub fn rounds_recorded(&self) -> bool {
+        self.rounds_recorded
+    }
+
     /// Number of samples.
     pub fn len(&self) -> usize {
         self.samples.len()
@@ -308,7 +326,15 @@ impl SampleSet {
 
     /// Appends every sample of `other`, re-interning its benchmarks and metrics (pooling
     /// several inputs).
+    ///
+    /// The pooled set records rounds only if every pooled part does (an empty set takes the
+    /// flag of what is added to it).
     pub fn extend_from(&mut self, other: &SampleSet) {
+        self.rounds_recorded = if self.samples.is_empty() {
+            other.rounds_recorded
+        } else {
+            self.rounds_recorded && other.rounds_recorded
+        };
         let map: Vec<BenchmarkId> = other
             .benchmarks
             .iter()

@@ -65,7 +65,12 @@ fn node_run_with_timed_out_jobs_loads() {
     let r = check("node-timeout");
     assert_eq!(runs_of(&r, "dgram/bind.js"), "2/2");
     // The two new jobs timed out after printing their sample: those samples are not used.
-    assert_eq!(runs_of(&r, "dgram/array-vs-concat.js"), "2/0");
+    // (Listed as measured on the old side only until failures get their own row.)
+    assert!(
+        r.lines()
+            .any(|l| l.contains("only in old") && l.contains("dgram/array-vs-concat.js")),
+        "{r}"
+    );
 }
 
 #[test]

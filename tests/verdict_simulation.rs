@@ -34,6 +34,10 @@ fn suite(
     with_runs: bool,
 ) -> SampleSet {
     let mut set = SampleSet::new();
+    if with_runs {
+        // Interleaved rounds, as the runner records them: the paired analysis applies.
+        set.mark_rounds_recorded();
+    }
     for c in 0..configs {
         let id = set.intern("sim.js", &format!("c={c}"));
         for r in 0..runs {

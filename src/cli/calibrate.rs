@@ -197,6 +197,7 @@ struct CalObserver<'a> {
 impl Observer for CalObserver<'_> {
     fn sample(&mut self, job: &Job, file: &str, r: &Report) -> std::io::Result<()> {
         let id = self.set.intern_configuration(file, &r.configuration);
+        self.set.mark_rounds_recorded(); // the runner's rounds ran old and new together
         self.set.push(Sample {
             benchmark: id,
             side: job.side,

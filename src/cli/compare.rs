@@ -220,6 +220,7 @@ impl CompareObserver<'_> {
     /// Adds a sample of an `ok` job to the report's set.
     fn add(&mut self, side: Side, run: u32, file: &str, r: &Report) {
         let id = self.set.intern_configuration(file, &r.configuration);
+        self.set.mark_rounds_recorded(); // the runner's rounds ran old and new together
         self.set.push(Sample {
             benchmark: id,
             side,

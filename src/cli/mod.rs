@@ -651,20 +651,50 @@ pub(crate) fn emit_analysis_with(
     if args.format != Format::Analyze {
         crate::compare::sort_by_name(&mut comparisons);
     }
+    // Benchmarks on one side only are listed, not compared (issue 14); compare.R keeps its rows.
+    let one_sided = if args.format == Format::R {
+        crate::compare::OneSided::default()
+    } else {
+        let (both, one) = crate::compare::split_one_sided(comparisons);
+        comparisons = both;
+        one
+    };
+    // The analyze layout has no place for it: say it on stderr.
+    if let (Format::Analyze, Some(w)) = (args.format, one_sided.warning()) {
+        writeln!(io.stderr, "benchdiff: warning: {w}")?;
+    }
+    // compare.R's and compare.js's layouts show stars by their own rule: warn on stderr.
+    if matches!(args.format, Format::R | Format::Analyze) {
+        let few: Vec<&crate::compare::Comparison> = comparisons
+            .iter()
+            .filter(|c| decide::min_attainable_p(c.old.len(), c.new.len()) > 0.05)
+            .collect();
+        if let Some(first) = few.first() {
+            writeln!(
+                io.stderr,
+                "benchdiff: warning: {} comparison(s) have too few samples for any verdict (first: \
+                 {}, {}+{}: no rank test can reach p < 0.05); their stars rest on normality alone",
+                few.len(),
+                first.name.trim_end(),
+                first.old.len(),
+                first.new.len()
+            )?;
+        }
+    }
     let rows = verdict::rows(comparisons);
     let non_positive: Vec<&str> = rows
         .iter()
         .filter(|r| {
             let c = &r.comparison;
-            c.old.iter().chain(&c.new).any(|v| *v <= 0.0)
+            c.old.iter().chain(&c.new).any(|v| *v < 0.0)
         })
-        .map(|r| r.comparison.name.as_str())
+        .map(|r| r.comparison.name.trim_end())
         .collect();
     if let Some(first) = non_positive.first() {
         writeln!(
             io.stderr,
-            "benchdiff: warning: {} comparison(s) have values ≤ 0 (first: {first}); changes are \
-             ratios and need positive values: their intervals (paired, Fieller) are NA",
+            "benchdiff: warning: {} comparison(s) have values < 0 (first: {first}); changes are \
+             ratios and need values ≥ 0: their intervals (paired, Fieller) are NA",
             non_positive.len()
         )?;
     }
@@ -691,7 +721,7 @@ pub(crate) fn emit_analysis_with(
                     io.stderr,
                     "benchdiff: note: {}: {what}; no t-test, {shown} (R's compare.R stops the \
                      whole report here)",
-                    c.name
+                    c.name.trim_end()
                 )?
             }
             Err(WelchError::NotFinite) => writeln!(
@@ -718,6 +748,7 @@ pub(crate) fn emit_analysis_with(
             assessments: a,
             opts: &opts,
             run,
+            one_sided: &one_sided,
         };
         match args.format {
             Format::Analyze => render::analyze::render(&d, args.max_regression),
@@ -736,7 +767,7 @@ pub(crate) fn emit_analysis_with(
             } else {
                 (io.color, io.width)
             };
-            let mut t = render::table::render(&a, &opts, color, width);
+            let mut t = render::table::render_with(&a, &one_sided, &opts, color, width);
             let m = set.metric(metric_id);
             if m.name != "rate" {
                 // Which figure the changes are of, and which way is better (issue 5).

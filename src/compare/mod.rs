@@ -41,12 +41,31 @@ pub enum Pairing {
     /// to each other (per file: run 1 old, run 1 new, run 2 old, …), so this pairs samples
     /// measured back to back.
     ArrivalOrder,
+    /// The source records no rounds that ran together (separate result files of each build,
+    /// such as two `go test` outputs): the i-th old and the i-th new sample are not a pair, so
+    /// [`Comparison::pairs`] is empty and only the unpaired analysis applies.
+    None,
+}
+
+impl Pairing {
+    /// Machine name: `runs`, `arrival_order` or `none`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Pairing::Runs => "runs",
+            Pairing::ArrivalOrder => "arrival_order",
+            Pairing::None => "none",
+        }
+    }
 }
 
 impl Comparison {
     /// `(old, new)` rate pairs of the rounds in which both sides were measured, in run order
-    /// (a side measured more than once in a round contributes its mean).
+    /// (a side measured more than once in a round contributes its mean). Empty when the
+    /// source recorded no rounds ([`Pairing::None`]).
     pub fn pairs(&self) -> Vec<(f64, f64)> {
+        if self.pairing == Pairing::None {
+            return Vec::new();
+        }
         let mut by_run: std::collections::BTreeMap<u32, (f64, u32, f64, u32)> = Default::default();
         for (&r, &v) in self.old_runs.iter().zip(&self.old) {
             let e = by_run.entry(r).or_default();
@@ -82,8 +101,20 @@ pub fn group(set: &SampleSet) -> Vec<Comparison> {
 }
 
 /// Groups every sample of `metric` in `set` by benchmark, in first-seen order (compare.js
-/// `--analyze` order). Benchmarks with no sample of that metric are left out.
+/// `--analyze` order). Benchmarks with no sample of that metric are left out. When the set
+/// does not record rounds ([`SampleSet::rounds_recorded`]) every comparison gets
+/// [`Pairing::None`]: nothing is paired by position.
 pub fn group_metric(set: &SampleSet, metric: MetricId) -> Vec<Comparison> {
+    let mut out = group_by_position(set, metric);
+    if !set.rounds_recorded() {
+        for c in &mut out {
+            c.pairing = Pairing::None;
+        }
+    }
+    out
+}
+
+fn group_by_position(set: &SampleSet, metric: MetricId) -> Vec<Comparison> {
     let m = set.metric(metric);
     let (better, metric_name, unit) = (m.better, m.name.clone(), m.unit.clone());
     let mut slots: Vec<Option<usize>> = vec![None; set.benchmarks().len()];
@@ -122,6 +153,66 @@ pub fn group_metric(set: &SampleSet, metric: MetricId) -> Vec<Comparison> {
         runs.push(run);
     }
     out
+}
+
+/// Benchmarks measured on one side only: nothing to compare, so they are listed, not assessed
+/// (an "inconclusive" for them would count a missing benchmark as a comparison).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OneSided {
+    /// Names (as [`Comparison::name`]) of benchmarks with samples under the old binary only.
+    pub only_old: Vec<String>,
+    /// Names of benchmarks with samples under the new binary only.
+    pub only_new: Vec<String>,
+}
+
+impl OneSided {
+    /// True when every benchmark was measured on both sides.
+    pub fn is_empty(&self) -> bool {
+        self.only_old.is_empty() && self.only_new.is_empty()
+    }
+
+    /// The one-line warning for reports, e.g. `2 benchmarks only in old (first: a), 1 only in
+    /// new (first: b): not compared`; None when there is nothing to say. Names are as given
+    /// (renderers escape them for their syntax).
+    pub fn warning(&self) -> Option<String> {
+        if self.is_empty() {
+            return None;
+        }
+        let part = |v: &[String], side: &str| {
+            v.first().map(|first| {
+                format!(
+                    "{} benchmark{} only in {side} (first: {})",
+                    v.len(),
+                    if v.len() == 1 { "" } else { "s" },
+                    first.trim_end()
+                )
+            })
+        };
+        let parts: Vec<String> = [part(&self.only_old, "old"), part(&self.only_new, "new")]
+            .into_iter()
+            .flatten()
+            .collect();
+        Some(format!(
+            "{}: not compared, and not in the counts or the geometric mean",
+            parts.join(", ")
+        ))
+    }
+}
+
+/// Splits off the comparisons with an empty side (keeping the order of the rest).
+pub fn split_one_sided(comparisons: Vec<Comparison>) -> (Vec<Comparison>, OneSided) {
+    let mut one = OneSided::default();
+    let mut both = Vec::with_capacity(comparisons.len());
+    for c in comparisons {
+        if c.new.is_empty() {
+            one.only_old.push(c.name);
+        } else if c.old.is_empty() {
+            one.only_new.push(c.name);
+        } else {
+            both.push(c);
+        }
+    }
+    (both, one)
 }
 
 /// A comparison of strings by the ICU root collation (CLDR root, tertiary strength), the

@@ -113,7 +113,20 @@ pub fn render(d: &ReportData<'_>) -> String {
             escape(&flags(x)),
         );
     }
-    out.push_str("</tbody>\n</table>\n<h2>Run</h2>\n<dl>\n");
+    if let Some(g) = super::table::geomean_text(a) {
+        let _ = writeln!(
+            out,
+            "<tr class=\"geomean\"><td>geomean</td><td class=\"num\">{}</td><td></td><td></td>\
+             <td></td><td></td><td></td><td></td></tr>",
+            escape(&g)
+        );
+    }
+    out.push_str("</tbody>\n</table>\n");
+    let report_notes = super::table::report_notes(a, d.one_sided);
+    for line in report_notes.lines() {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(line));
+    }
+    out.push_str("<h2>Run</h2>\n<dl>\n");
     for (k, v) in run_facts(d.run) {
         let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), escape(&v));
     }

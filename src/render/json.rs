@@ -10,7 +10,6 @@
 //! (no test, an empty side) is `null`.
 
 use super::{ReportData, RunInfo};
-use crate::compare::Pairing;
 use crate::sample::Better;
 use crate::stats::welch::WelchError;
 use crate::verdict::decide::{Assessment, Correction, Method, SideSummary, Verdict};
@@ -126,9 +125,12 @@ fn comparison(d: &ReportData<'_>, a: &Assessment) -> Value {
             "better": match c.better { Better::Higher => "higher", Better::Lower => "lower" },
         },
         "method": match a.method { Method::Paired => "paired", Method::Unpaired => "unpaired" },
-        "pairing": match c.pairing { Pairing::Runs => "runs", Pairing::ArrivalOrder => "arrival_order" },
+        "pairing": c.pairing.key(),
         "runs": a.runs,
+        "too_few_samples": a.too_few_samples,
+        "min_attainable_p": num(a.min_attainable_p),
         "change_pct": num(a.change_pct),
+        "change": change_kind(a.change_pct),
         "change_ci_pct": interval(a.change_ci_pct),
         "p_value": num(a.p_value),
         "p_adjusted": num(a.p_adjusted),
@@ -169,9 +171,16 @@ fn comparison(d: &ReportData<'_>, a: &Assessment) -> Value {
             "w": num(r.w),
             "p_value": num(r.p_value),
             "exact": r.exact,
+            "method": r.method.key(),
             "shift": num(r.shift),
             "shift_ci": interval(Some(r.shift_ci)),
             "ci_level": num(r.ci_level),
+        })),
+        "u_test": a.u_test.as_ref().map(|u| json!({
+            "u": num(u.u),
+            "p_value": num(u.p_value),
+            "method": u.method().key(),
+            "all_equal": u.all_equal,
         })),
     });
     // Only on rows where a side has two regimes (the key is optional in the schema).
@@ -194,6 +203,21 @@ fn comparison(d: &ReportData<'_>, a: &Assessment) -> Value {
         );
     }
     v
+}
+
+/// What a change figure is when JSON cannot carry it as a number: `finite`, `increase_from_zero`
+/// (+∞: from 0 to a positive value), `decrease_to_minus_infinity` (never for values ≥ 0) or
+/// `undefined` (NaN).
+fn change_kind(c: f64) -> &'static str {
+    if c.is_finite() {
+        "finite"
+    } else if c == f64::INFINITY {
+        "increase_from_zero"
+    } else if c == f64::NEG_INFINITY {
+        "decrease_to_minus_infinity"
+    } else {
+        "undefined"
+    }
 }
 
 fn run_info(r: &RunInfo) -> Value {
@@ -240,6 +264,32 @@ pub fn render(d: &ReportData<'_>) -> String {
             "no_change": count("no_change"),
             "inconclusive": count("inconclusive"),
         }),
+    );
+    let geomean = crate::verdict::decide::geomean(a);
+    top.insert(
+        "geomean".into(),
+        match geomean {
+            None => Value::Null,
+            Some(g) => json!({
+                "n": match g {
+                    crate::verdict::decide::Geomean::Defined { n, .. }
+                    | crate::verdict::decide::Geomean::Undefined { n, .. } => n,
+                },
+                "change_pct": g.change_pct().map_or(Value::Null, num),
+                "defined": g.change_pct().is_some(),
+                "note": g.note(),
+            }),
+        },
+    );
+    top.insert("only_old".into(), json!(d.one_sided.only_old));
+    top.insert("only_new".into(), json!(d.one_sided.only_new));
+    top.insert(
+        "notes".into(),
+        json!(
+            super::table::report_notes(a, d.one_sided)
+                .lines()
+                .collect::<Vec<_>>()
+        ),
     );
     top.insert(
         "comparisons".into(),

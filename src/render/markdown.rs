@@ -95,7 +95,7 @@ fn table(rows: &[&Assessment], d: &ReportData<'_>) -> String {
 pub fn notes(a: &[Assessment]) -> String {
     let mut out = String::new();
     for x in a {
-        let name = escape(&x.row.comparison.name);
+        let name = escape(x.row.comparison.name.trim_end());
         for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
             if let Some(m) = &s.multimodal {
                 let modes: Vec<String> = m
@@ -128,7 +128,7 @@ pub fn notes(a: &[Assessment]) -> String {
             ("old", &x.row.comparison.old),
             ("new", &x.row.comparison.new),
         ] {
-            if let Some(t) = super::table::too_few_text(side, v) {
+            if let Some(t) = super::table::too_few_regimes_text(side, v) {
                 let _ = writeln!(out, "- {name}: {}.", escape(&t));
             }
         }
@@ -137,12 +137,12 @@ pub fn notes(a: &[Assessment]) -> String {
 }
 
 /// The run facts as `(label, value)` pairs, for Markdown and HTML. Without run metadata
-/// (samples read from CSV files) one pair says so.
+/// (samples read from compare.js CSV or other result files) one pair says so.
 pub fn run_facts(run: Option<&RunInfo>) -> Vec<(&'static str, String)> {
     let Some(r) = run else {
         return vec![(
             "samples",
-            "read from CSV files (binaries, order and seed not recorded there)".to_owned(),
+            "read from result files (binaries, order and seed not recorded there)".to_owned(),
         )];
     };
     let bin = |given: &str, path: &str| {
@@ -190,6 +190,20 @@ pub fn render(d: &ReportData<'_>) -> String {
         .partition(|x| matches!(x.verdict, Verdict::Faster | Verdict::Slower));
     let mut out = summary(d);
     out.push_str("\n\n");
+    if let Some(g) = crate::verdict::decide::geomean(d.assessments) {
+        let _ = writeln!(
+            out,
+            "Geometric mean of the changes over the {} benchmarks on both sides: {}\n",
+            match g {
+                crate::verdict::decide::Geomean::Defined { n, .. }
+                | crate::verdict::decide::Geomean::Undefined { n, .. } => n,
+            },
+            g.change_pct().map_or_else(
+                || "n/a (see the notes)".to_owned(),
+                |c| format!("**{}**", signed_pct(c))
+            )
+        );
+    }
     if changed.is_empty() {
         out.push_str("No benchmark changed significantly.\n\n");
     } else {
@@ -206,7 +220,22 @@ pub fn render(d: &ReportData<'_>) -> String {
             table(&rest, d)
         );
     }
-    let n = notes(d.assessments);
+    let mut n = notes(d.assessments);
+    if let Some(t) = super::table::too_few_note(d.assessments) {
+        let _ = writeln!(n, "- {}.", escape(&t));
+    }
+    for line in super::table::report_notes(d.assessments, d.one_sided).lines() {
+        let text = line
+            .strip_prefix("note: ")
+            .or_else(|| line.strip_prefix("warning: "))
+            .unwrap_or(line);
+        let bold = if line.starts_with("warning: ") {
+            "**warning**: "
+        } else {
+            ""
+        };
+        let _ = writeln!(n, "- {bold}{}.", escape(text));
+    }
     if !n.is_empty() {
         out.push_str("**Notes**\n\n");
         out.push_str(&n);

@@ -103,4 +103,6 @@ pub struct ReportData<'a> {
     pub opts: &'a Options,
     /// How the samples were measured, when benchdiff ran them.
     pub run: Option<&'a RunInfo>,
+    /// Benchmarks measured on one side only: listed with a warning, not assessed.
+    pub one_sided: &'a crate::compare::OneSided,
 }

@@ -4,7 +4,8 @@
 //! caller says so (`Io::color` of [`crate::cli`]: a terminal, `NO_COLOR`, `CLICOLOR`,
 //! `CLICOLOR_FORCE`).
 
-use crate::verdict::decide::{Assessment, Method, Options, SideSummary, Verdict};
+use crate::compare::OneSided;
+use crate::verdict::decide::{self, Assessment, Method, Options, SideSummary, Verdict};
 use comfy_table::{
     Attribute, Cell, CellAlignment, Color, ContentArrangement, LineStyle, Table, presets,
 };
@@ -133,7 +134,8 @@ pub fn si(x: f64) -> String {
     format!("{v:.digits$}{suffix}")
 }
 
-/// Short flags of a comparison: `multimodal(old)`, `drift(new)`, `outliers(old:2)`.
+/// Short flags of a comparison: `too-few-samples`, `multimodal(old)`, `drift(new)`,
+/// `outliers(old:2)`.
 pub fn flags(a: &Assessment) -> String {
     let mut f: Vec<String> = Vec::new();
     let sides = [("old", &a.old_side), ("new", &a.new_side)];
@@ -144,6 +146,9 @@ pub fn flags(a: &Assessment) -> String {
             .map(|(n, _)| *n)
             .collect()
     };
+    if a.too_few_samples {
+        f.push("too-few-samples".to_owned());
+    }
     let m = which(&|s| s.multimodal.is_some());
     if !m.is_empty() {
         f.push(format!("multimodal({})", m.join(",")));
@@ -170,7 +175,7 @@ pub fn flags(a: &Assessment) -> String {
 pub fn notes(a: &[Assessment]) -> String {
     let mut out = String::new();
     for x in a {
-        let name = super::escape_control(&x.row.comparison.name);
+        let name = super::escape_control(x.row.comparison.name.trim_end());
         for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
             if let Some(m) = &s.multimodal {
                 let modes: Vec<String> = m
@@ -210,10 +215,13 @@ pub fn notes(a: &[Assessment]) -> String {
             ("old", &x.row.comparison.old),
             ("new", &x.row.comparison.new),
         ] {
-            if let Some(t) = too_few_text(side, v) {
+            if let Some(t) = too_few_regimes_text(side, v) {
                 let _ = writeln!(out, "note: {name}: {t}");
             }
         }
+    }
+    if let Some(t) = too_few_note(a) {
+        let _ = writeln!(out, "note: {}", super::escape_control(&t));
     }
     // Harnesses that report one figure per benchmark (criterion text, Google Benchmark without
     // repetitions) give one sample a side: nothing to test, say so once.
@@ -225,7 +233,7 @@ pub fn notes(a: &[Assessment]) -> String {
         })
         .collect();
     if let Some(first) = single.first() {
-        let name = super::escape_control(&first.row.comparison.name);
+        let name = super::escape_control(first.row.comparison.name.trim_end());
         let which = if single.len() == 1 {
             format!("{name}: one sample on a side")
         } else {
@@ -246,7 +254,7 @@ pub fn notes(a: &[Assessment]) -> String {
 
 /// The note for a side of 4 or 5 samples split in two groups
 /// ([`crate::stats::shape::too_few_to_tell`]).
-pub fn too_few_text(side: &str, values: &[f64]) -> Option<String> {
+pub fn too_few_regimes_text(side: &str, values: &[f64]) -> Option<String> {
     let (a, b) = crate::stats::shape::too_few_to_tell(values)?;
     Some(format!(
         "the {side} binary's {} samples split into two groups (near {} and {}), too few to \
@@ -271,6 +279,108 @@ pub fn evidence(m: &crate::stats::shape::Multimodal) -> String {
         }
         None => format!("dip test p={:.3}", m.p_value),
     }
+}
+
+/// The too-few-samples warning of a comparison (None when it has enough samples), without
+/// the name: `too few samples (3+3): …`.
+pub fn too_few_text(a: &Assessment) -> Option<String> {
+    if !a.too_few_samples {
+        return None;
+    }
+    let c = &a.row.comparison;
+    Some(format!(
+        "too few samples ({}+{}): the smallest p-value a rank test can reach with these counts \
+         is {:.3}, above alpha, so no change can be shown and the verdict stays inconclusive \
+         whatever the change figure says{}",
+        c.old.len(),
+        c.new.len(),
+        a.min_attainable_p,
+        match a.verdict {
+            Verdict::Inconclusive {
+                runs_needed: Some(n),
+            } => format!(" (need at least {n} samples a side)"),
+            _ => String::new(),
+        }
+    ))
+}
+
+/// The too-few-samples note of a report: the one comparison with its warning, or the count and
+/// the first one when several have too few samples (None when none has).
+pub fn too_few_note(a: &[Assessment]) -> Option<String> {
+    let few: Vec<&Assessment> = a.iter().filter(|x| x.too_few_samples).collect();
+    let first = few.first()?;
+    let text = too_few_text(first)?;
+    let name = first.row.comparison.name.trim_end();
+    Some(if few.len() == 1 {
+        format!("{name}: {text}")
+    } else {
+        format!(
+            "{} comparisons have too few samples (first: {name}): {text}",
+            few.len()
+        )
+    })
+}
+
+/// The note saying how comparisons were analysed when some could not be paired because the
+/// inputs record no rounds (None when every comparison's source recorded rounds).
+pub fn method_note(a: &[Assessment]) -> Option<&'static str> {
+    a.iter()
+        .any(|x| x.row.comparison.pairing == crate::compare::Pairing::None)
+        .then_some(
+            "unpaired analysis (Welch's test, Fieller's interval of the ratio of means): the \
+             inputs record no rounds that ran together, so the i-th old and i-th new samples are \
+             not paired and none is dropped",
+        )
+}
+
+/// The geomean cell text: the change, or `n/a` when it is undefined; None below two rows.
+pub fn geomean_text(a: &[Assessment]) -> Option<String> {
+    decide::geomean(a).map(|g| match g.change_pct() {
+        Some(c) => signed_pct(c),
+        None => "n/a".to_owned(),
+    })
+}
+
+/// Report-level notes: the analysis method for unpaired inputs, benchmarks on one side only,
+/// an undefined geomean (one line each; empty when there is nothing to say).
+pub fn report_notes(a: &[Assessment], one_sided: &OneSided) -> String {
+    let mut out = String::new();
+    if let Some(m) = method_note(a) {
+        let _ = writeln!(out, "note: {m}");
+    }
+    if let Some(w) = one_sided.warning() {
+        let _ = writeln!(out, "warning: {}", super::escape_control(&w));
+    }
+    if let Some(n) = decide::geomean(a).and_then(|g| g.note()) {
+        let _ = writeln!(out, "note: {n}");
+    }
+    out
+}
+
+/// The rank-test line of `--details`: R's p with its method, benchstat's exact-with-ties p when
+/// it differs in method, and the Hodges–Lehmann shift.
+fn rank_details(x: &Assessment, unit: &str) -> Option<String> {
+    let r = x.rank.as_ref()?;
+    let mut s = format!(
+        "  Mann-Whitney: W={}, p={} ({})",
+        r.w,
+        p_text(r.p_value),
+        r.method.label()
+    );
+    if let Some(u) = &x.u_test
+        && u.method() != r.method
+    {
+        let _ = write!(s, ", p={} ({})", p_text(u.p_value), u.method().label());
+    }
+    let _ = write!(
+        s,
+        "; Hodges-Lehmann shift {} {} [{}, {}] (median of pairwise differences)",
+        si(r.shift),
+        unit,
+        si(r.shift_ci.0),
+        si(r.shift_ci.1)
+    );
+    Some(s)
 }
 
 /// Per-comparison details (`--details`): the change by every method benchdiff computes.
@@ -316,18 +426,8 @@ pub fn details(a: &[Assessment]) -> String {
                 p_text(w.p_value)
             );
         }
-        if let Some(r) = &x.rank {
-            let _ = writeln!(
-                out,
-                "  Mann-Whitney: W={}, p={}{}; Hodges-Lehmann shift {} {} [{}, {}]",
-                r.w,
-                p_text(r.p_value),
-                if r.exact { " (exact)" } else { "" },
-                si(r.shift),
-                c.unit,
-                si(r.shift_ci.0),
-                si(r.shift_ci.1)
-            );
+        if let Some(line) = rank_details(x, &c.unit) {
+            let _ = writeln!(out, "{line}");
         }
     }
     out
@@ -353,6 +453,18 @@ pub fn summary_line(a: &[Assessment], opts: &Options) -> String {
 /// Renders assessments as a table. `color` turns on ANSI styling; `width` is the terminal
 /// width in columns (None: no limit).
 pub fn render(a: &[Assessment], opts: &Options, color: bool, width: Option<u16>) -> String {
+    render_with(a, &OneSided::default(), opts, color, width)
+}
+
+/// [`render`] with the benchmarks measured on one side only, listed in a warning below the
+/// table (they are not rows and not counted).
+pub fn render_with(
+    a: &[Assessment],
+    one_sided: &OneSided,
+    opts: &Options,
+    color: bool,
+    width: Option<u16>,
+) -> String {
     let mut t = Table::new();
     t.load_style(
         presets::NOTHING
@@ -422,6 +534,15 @@ pub fn render(a: &[Assessment], opts: &Options, color: bool, width: Option<u16>)
             Cell::new(flags(x)),
         ]);
     }
+    if let Some(g) = geomean_text(a) {
+        let mut row = vec![
+            Cell::new("geomean"),
+            Cell::new(g).set_alignment(CellAlignment::Right),
+        ];
+        row.extend((0..5).map(|_| Cell::new("")));
+        row.push(Cell::new(""));
+        t.add_row(row);
+    }
     if width.is_some() {
         // Fitting a narrow terminal wraps names, verdicts and flags; numbers are never split.
         use comfy_table::{ColumnConstraint, Width};
@@ -441,7 +562,8 @@ pub fn render(a: &[Assessment], opts: &Options, color: bool, width: Option<u16>)
     out.push_str("\n\n");
     out.push_str(&summary_line(a, opts));
     out.push('\n');
-    let n = notes(a);
+    let mut n = notes(a);
+    n.push_str(&report_notes(a, one_sided));
     if !n.is_empty() {
         out.push('\n');
         out.push_str(&n);

@@ -101,6 +101,7 @@ pub fn samples_of(def: &BenchDef, combo: &Combination, o: &Outcome) -> Vec<Comma
 /// Adds the samples of a counted, `ok` job to `set`: the rate (with time) and every metric
 /// (see [`crate::format::results::samples::add_command_samples`]).
 pub fn add_to_set(set: &mut SampleSet, side: Side, run: u32, samples: &[CommandSample]) {
+    set.mark_rounds_recorded(); // the runner's rounds ran old and new together
     crate::format::results::samples::add_command_samples(set, side, run, samples);
 }
 

@@ -1,45 +1,48 @@
-//! Wilcoxon rank-sum (Mann–Whitney U) test of `new` against `old`, with the Hodges–Lehmann
-//! location shift and its confidence interval, as R's
-//! `wilcox.test(new, old, conf.int = TRUE, conf.level = c)` (two-sided, `mu = 0`,
-//! `correct = TRUE`, `exact = NULL`) reports them.
+//! Wilcoxon rank-sum (Mann–Whitney U) test of `new` against `old`, as R's
+//! `wilcox.test(new, old)` computes its p-value (two-sided, `mu = 0`, `correct = TRUE`,
+//! `exact = NULL`), with the Hodges–Lehmann location shift and its order-statistic confidence
+//! interval.
 //!
 //! Sources: Wilcoxon (1945); Mann & Whitney (1947); Hodges & Lehmann (1963); Bauer (1972),
 //! "Constructing confidence sets using rank statistics", JASA 67:687–690; Hollander & Wolfe
-//! (1973), *Nonparametric Statistical Methods*, §4.1–4.3; R's `?wilcox.test`, `?pwilcox`,
-//! `?uniroot`. Re-implemented from those formulas, not translated from R's code.
+//! (1973), *Nonparametric Statistical Methods*, §4.1–4.3; R's `?wilcox.test`, `?pwilcox`.
+//! Re-implemented from those formulas, not translated from R's code.
 //!
 //! With x = `new` (n values), y = `old` (m values) and mid-ranks of the pooled sample:
 //! - `W = Σ rank(xᵢ) − n(n + 1)/2 = #{xᵢ > yⱼ} + ½·#{xᵢ = yⱼ}` (R's statistic; the
 //!   Mann–Whitney U of `new`). W above nm/2 means `new` tends to be larger.
-//! - **Exact** (n < 50, m < 50 and no ties anywhere in the pooled sample): W has the
+//! - **p, exact** (n < 50, m < 50 and no ties anywhere in the pooled sample): W has the
 //!   distribution of the Mann–Whitney U under H₀, whose counts are the coefficients of the
 //!   Gaussian binomial `[n+m choose n]_q = Π_{i=1..n} (1 − q^{m+i}) / (1 − q^i)`.
-//!   Two-sided `p = min(1, 2·P(U ≤ W))` for W ≤ nm/2, else `min(1, 2·P(U ≥ W))`.
-//!   The shift is the Hodges–Lehmann estimate, the median of the nm differences `xᵢ − yⱼ`;
-//!   the interval is `[D(k), D(nm − k + 1)]` of the sorted differences, with k the
-//!   `(1 − c)/2` quantile of U (at least 1), and achieved level `1 − 2·P(U ≤ k − 1)`.
-//! - **Asymptotic** otherwise: `z = (W − nm/2 − ½·sign(W − nm/2)) / σ` with the tie-corrected
+//!   Two-sided `p = min(1, 2·P(U ≤ W))` for W ≤ nm/2, else `min(1, 2·P(U ≥ W))`; the central
+//!   outcome gives exactly 1.
+//! - **p, normal approximation** otherwise (R's rule; [`RankMethod`] names it):
+//!   `z = (W − nm/2 − ½·sign(W − nm/2)) / σ` with the tie-corrected
 //!   `σ² = nm/12 · (n + m + 1 − Σ(t³ − t)/((n + m)(n + m − 1)))` (t = sizes of tie groups),
-//!   `p = 2·Φ(−|z|)`. The interval bounds are the shifts d at which the continuity-corrected
-//!   standardized statistic of `(x − d, y)` equals `±z_{1−(1−c)/2}`, and the estimate is the d
-//!   at which the uncorrected one is 0. Like R, these roots are found by Brent's (1973)
-//!   zero-finder on the interval `[min x − max y, max x − min y]` with R's `uniroot` settings
-//!   (absolute tolerance `1e-4`, at most 1000 iterations), so the values agree with R's.
-//!   Note the tolerance is absolute, in the units of the samples: for samples much smaller
-//!   than 1 (seconds of a fast operation) R's (and so this) asymptotic interval is coarse.
+//!   `p = 2·Φ(−|z|)`. The exact permutation p that stays exact with ties (benchstat's) is
+//!   [`super::utest::u_test`].
+//! - **Shift**, in every case: the Hodges–Lehmann estimate, the median of the nm differences
+//!   `xᵢ − yⱼ`, and the interval `[D(k), D(nm − k + 1)]` of the sorted differences, with k the
+//!   `(1 − c)/2` quantile of U (at least 1; exact for n, m < 50, else the normal
+//!   approximation `⌊nm/2 − z_{1−(1−c)/2}·√(nm(n + m + 1)/12)⌋`), and the level
+//!   `1 − 2·P(U ≤ k − 1)` (the requested one for the normal approximation). With ties the
+//!   same order statistics are used, so the level is then approximate.
 //!
-//! Deliberate differences from R, where R stops with an error: when every observation is the
-//! same value (σ = 0) the result is `p = 1`, shift 0, interval (0, 0); when each side is
-//! constant (but they differ) the shift and both bounds are the difference of the two values.
+//! Deliberate difference from R: with ties (or 50+ samples a side) R's `wilcox.test` solves the
+//! standardized statistic for the shift with `uniroot(tol = 1e-4)`, an *absolute* tolerance.
+//! For timings stored in seconds (1e-6 s apart) that tolerance is wider than the whole data,
+//! and R returns an interval end as the estimate, with the wrong sign (case 03: +1 ns for a
+//! −2 ns shift). Here the estimate and interval use only subtractions and comparisons of the
+//! data, so they scale exactly with the unit and never depend on a tolerance. On data without
+//! ties and below 50 a side both definitions are the same, and the values match R's.
+//! When every observation is the same value (σ = 0; R stops with an error) the p-value is 1.
 //!
-//! Cost: O((n + m) log(n + m)) to sort and rank. Exact case: the null distribution is
-//! computed once per (n, m) (O(min(n, m)·nm), exact integers) and cached per thread; the four
-//! order statistics of the pairwise differences (interval ends, median) are selected from
-//! small brackets found by counting in the sorted difference matrix, not by sorting all
-//! n·m ≤ 49² differences. Asymptotic case: O(n + m) per root-finding step and no pairwise
-//! differences at all, so large samples (thousands per side) are cheap; there is no size cap.
-//! The root finder needs about log₂(range / 1e-4) statistic evaluations per root (three
-//! roots), so a tied 25 + 25 comparison costs ~20 µs against ~4 µs for an exact one.
+//! Cost: O((n + m) log(n + m)) to sort and rank. Exact p: the null distribution is computed
+//! once per (n, m) (O(min(n, m)·nm), exact integers) and cached per thread. The four order
+//! statistics of the pairwise differences (interval ends, median) are selected without sorting
+//! the nm differences: from small brackets found by counting in the sorted difference matrix
+//! for n·m ≤ 49², else by bisection on the value with O(n + m) counting (at most 64 passes
+//! per statistic), so large samples (thousands per side) stay cheap and there is no size cap.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -49,6 +52,44 @@ use statrs::distribution::{ContinuousCDF, Normal};
 /// Sample size (per side) from which R, and this module, use the normal approximation even
 /// without ties (`exact <- n.x < 50 && n.y < 50`).
 pub const EXACT_MAX_N: usize = 49;
+
+/// How a rank-test p-value was computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RankMethod {
+    /// The exact null distribution of U (no ties).
+    Exact,
+    /// The exact permutation distribution of the mid-rank statistic, which stays exact with
+    /// ties (benchstat's rule, [`super::utest`]).
+    ExactTies,
+    /// The normal approximation with tie-corrected variance and continuity correction (R's
+    /// `wilcox.test` as soon as there is a tie, or from 50 samples a side).
+    NormalTieContinuity,
+    /// The normal approximation with continuity correction (no ties present).
+    NormalContinuity,
+}
+
+impl RankMethod {
+    /// Human label: `exact`, `exact with ties`, `normal approx., tie- and continuity-corrected`
+    /// or `normal approx., continuity-corrected`.
+    pub fn label(self) -> &'static str {
+        match self {
+            RankMethod::Exact => "exact",
+            RankMethod::ExactTies => "exact with ties",
+            RankMethod::NormalTieContinuity => "normal approx., tie- and continuity-corrected",
+            RankMethod::NormalContinuity => "normal approx., continuity-corrected",
+        }
+    }
+
+    /// Machine name: `exact`, `exact_ties`, `normal_tie_continuity`, `normal_continuity`.
+    pub fn key(self) -> &'static str {
+        match self {
+            RankMethod::Exact => "exact",
+            RankMethod::ExactTies => "exact_ties",
+            RankMethod::NormalTieContinuity => "normal_tie_continuity",
+            RankMethod::NormalContinuity => "normal_continuity",
+        }
+    }
+}
 
 /// Result of the rank-sum test of `new` against `old` (see the module doc for formulas).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -60,9 +101,10 @@ pub struct RankSum {
     /// True when the exact null distribution was used (n < 50 each side and no ties);
     /// false for the normal approximation with continuity and tie correction.
     pub exact: bool,
-    /// Location shift `new − old` in the units of the samples: the Hodges–Lehmann estimate
-    /// (median of pairwise differences) when exact, R's root of the standardized statistic
-    /// otherwise.
+    /// How `p_value` was computed (name it wherever p is shown).
+    pub method: RankMethod,
+    /// Location shift `new − old` in the units of the samples: the Hodges–Lehmann estimate,
+    /// the median of the n·m pairwise differences (with or without ties).
     pub shift: f64,
     /// Confidence interval `(lo, hi)` of the shift, in the units of the samples.
     pub shift_ci: (f64, f64),
@@ -93,123 +135,124 @@ pub fn rank_sum(old: &[f64], new: &[f64], conf_level: f64) -> Option<RankSum> {
     let (nx, ny) = (x.len() as f64, y.len() as f64);
     let r = ranks(&x, &y, 0.0);
     let w = r.sum_x - nx * (nx + 1.0) / 2.0;
-    let alpha = 1.0 - conf_level;
 
-    if x.len() <= EXACT_MAX_N && y.len() <= EXACT_MAX_N && !r.ties {
+    let exact = x.len() <= EXACT_MAX_N && y.len() <= EXACT_MAX_N && !r.ties;
+    let half = nx * ny / 2.0;
+    let p_value = if exact {
         let dist = null_distribution(x.len(), y.len());
-        let half = nx * ny / 2.0;
         let p = if w > half {
             dist.upper(w as usize)
         } else {
             dist.cdf(w as i64)
         };
-        let p_value = (2.0 * p).min(1.0);
-        // Interval from the order statistics of the pairwise differences.
-        let total = x.len() * y.len();
-        let qu = dist.quantile(alpha / 2.0).max(1);
-        let ql = total - qu;
-        let achieved = 2.0 * dist.cdf(qu as i64 - 1);
-        // 1-based ranks wanted among the nm differences: the interval ends and the median.
-        let (mid_lo, mid_hi) = (total.div_ceil(2), total / 2 + 1);
-        let [lo, hi, m1, m2] = DIFF_BUF.with(|cell| {
-            kth_differences(&x, &y, [qu, ql + 1, mid_lo, mid_hi], &mut cell.borrow_mut())
-        });
-        let median = if mid_lo == mid_hi {
-            m1
-        } else {
-            let s = (m1 + m2) / 2.0;
-            if s.is_finite() {
-                s
-            } else {
-                m1 / 2.0 + m2 / 2.0
-            }
-        };
-        return Some(RankSum {
-            w,
-            p_value,
-            exact: true,
-            shift: median,
-            shift_ci: (lo, hi),
-            ci_level: 1.0 - achieved,
-        });
-    }
-
-    // Normal approximation with continuity and tie correction.
-    let sigma = sigma(nx, ny, r.tie_sum);
-    let dz = w - nx * ny / 2.0;
-    if sigma == 0.0 {
-        // Every observation has the same value (R stops here).
-        return Some(RankSum {
-            w,
-            p_value: 1.0,
-            exact: false,
-            shift: 0.0,
-            shift_ci: (0.0, 0.0),
-            ci_level: conf_level,
-        });
-    }
-    let z = (dz - sign(dz) * 0.5) / sigma;
-    let p_value = (2.0 * normal_upper_tail(z)).min(1.0);
-
-    let mumin = x[0] - y[y.len() - 1];
-    let mumax = x[x.len() - 1] - y[0];
-    if mumin >= mumax {
-        // Both sides constant: the shift is the difference of the two values.
-        return Some(RankSum {
-            w,
-            p_value,
-            exact: false,
-            shift: mumin,
-            shift_ci: (mumin, mumin),
-            ci_level: conf_level,
-        });
-    }
-    let stat = |d: f64, correct: bool| standardized(&x, &y, d, correct);
-    let wmin = stat(mumin, true);
-    let wmax = stat(mumax, true);
-    let root = |zq: f64| {
-        let f_lo = wmin - zq;
-        if f_lo <= 0.0 {
-            return mumin;
-        }
-        let f_hi = wmax - zq;
-        if f_hi >= 0.0 {
-            return mumax;
-        }
-        brent_zero(
-            |d| stat(d, true) - zq,
-            mumin,
-            mumax,
-            f_lo,
-            f_hi,
-            UNIROOT_TOL,
-        )
-    };
-    let zq = normal_quantile(alpha / 2.0);
-    let lo = root(-zq);
-    let hi = root(zq);
-    let f_lo = stat(mumin, false);
-    let f_hi = stat(mumax, false);
-    let shift = if f_lo * f_hi > 0.0 {
-        // Cannot happen (the statistic is ≥ 0 at mumin and ≤ 0 at mumax); keep R's bracket.
-        (mumin + mumax) / 2.0
+        (2.0 * p).min(1.0)
     } else {
-        brent_zero(|d| stat(d, false), mumin, mumax, f_lo, f_hi, UNIROOT_TOL)
+        // Normal approximation with continuity and tie correction (R's).
+        let sigma = sigma(nx, ny, r.tie_sum);
+        if sigma == 0.0 {
+            // Every observation has the same value (R stops here).
+            1.0
+        } else {
+            let dz = w - half;
+            let z = (dz - sign(dz) * 0.5) / sigma;
+            (2.0 * normal_upper_tail(z)).min(1.0)
+        }
     };
+    let (shift, shift_ci, ci_level) = hodges_lehmann(&x, &y, conf_level);
     Some(RankSum {
         w,
         p_value,
-        exact: false,
+        exact,
+        method: if exact {
+            RankMethod::Exact
+        } else if r.ties {
+            RankMethod::NormalTieContinuity
+        } else {
+            RankMethod::NormalContinuity
+        },
         shift,
-        shift_ci: (lo, hi),
-        ci_level: conf_level,
+        shift_ci,
+        ci_level,
     })
 }
 
-/// R's `uniroot` default tolerance, as `wilcox.test` passes it (`tol.root = 1e-4`).
-const UNIROOT_TOL: f64 = 1e-4;
-/// R's `uniroot` default iteration limit.
-const UNIROOT_MAXITER: usize = 1000;
+/// The Hodges–Lehmann shift of sorted `x` (new) against sorted `y` (old) — the median of the
+/// n·m differences `xᵢ − yⱼ` — and its order-statistic interval `[D(k), D(nm − k + 1)]` with
+/// the achieved (or, for large samples, requested) confidence level.
+///
+/// k is the `(1 − c)/2` quantile of the Mann–Whitney U without ties (at least 1): exact for
+/// n, m ≤ [`EXACT_MAX_N`], else `⌊nm/2 − z·√(nm(n + m + 1)/12)⌋` (Hollander & Wolfe 1973,
+/// §4.3, normal approximation). With ties the same order statistics are used (they are still
+/// differences that occur in the data; the level is then approximate). Only comparisons and
+/// subtractions of the data are involved, so the result scales with the unit of the samples:
+/// no tolerance, no root search.
+fn hodges_lehmann(x: &[f64], y: &[f64], conf_level: f64) -> (f64, (f64, f64), f64) {
+    let alpha = 1.0 - conf_level;
+    let total = x.len() * y.len();
+    let (qu, level) = if x.len() <= EXACT_MAX_N && y.len() <= EXACT_MAX_N {
+        let dist = null_distribution(x.len(), y.len());
+        let qu = dist.quantile(alpha / 2.0).max(1);
+        (qu, 1.0 - 2.0 * dist.cdf(qu as i64 - 1))
+    } else {
+        let (nx, ny) = (x.len() as f64, y.len() as f64);
+        let sd = (nx * ny * (nx + ny + 1.0) / 12.0).sqrt();
+        let k = (nx * ny / 2.0 + normal_quantile(alpha / 2.0) * sd).floor();
+        ((k.max(1.0) as usize).min(total.div_ceil(2)), conf_level)
+    };
+    let ql = total - qu;
+    // 1-based ranks wanted among the nm differences: the interval ends and the median.
+    let (mid_lo, mid_hi) = (total.div_ceil(2), total / 2 + 1);
+    let ranks = [qu, ql + 1, mid_lo, mid_hi];
+    let [lo, hi, m1, m2] = if total <= EXACT_MAX_N * EXACT_MAX_N {
+        DIFF_BUF.with(|cell| kth_differences(x, y, ranks, &mut cell.borrow_mut()))
+    } else {
+        ranks.map(|k| kth_by_bisection(x, y, k))
+    };
+    let median = if mid_lo == mid_hi {
+        m1
+    } else {
+        let s = (m1 + m2) / 2.0;
+        if s.is_finite() {
+            s
+        } else {
+            m1 / 2.0 + m2 / 2.0
+        }
+    };
+    (median, (lo, hi), level)
+}
+
+/// The k-th smallest (1-based) difference `xᵢ − yⱼ` of sorted `x`, `y` by bisection on the
+/// IEEE order of the value: the smallest value v with at least k differences ≤ v, found in
+/// at most 64 counting passes of O(n + m) each. That value is itself a difference, so the
+/// result is exact (no tolerance) for any scale of the data.
+fn kth_by_bisection(x: &[f64], y: &[f64], k: usize) -> f64 {
+    let m = y.len();
+    let count_le = |p: f64| {
+        let mut j0 = 0usize;
+        let mut total = 0usize;
+        for &xi in x {
+            while j0 < m && xi - y[j0] > p {
+                j0 += 1;
+            }
+            total += m - j0;
+        }
+        total
+    };
+    let (mut lo, mut hi) = (order_key(x[0] - y[m - 1]), order_key(x[x.len() - 1] - y[0]));
+    if count_le(from_key(lo)) >= k {
+        return from_key(lo);
+    }
+    // Invariant: count(lo) < k ≤ count(hi).
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if count_le(from_key(mid)) >= k {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    from_key(hi)
+}
 
 fn sign(v: f64) -> f64 {
     if v > 0.0 {
@@ -292,94 +335,6 @@ fn ranks(x: &[f64], y: &[f64], d: f64) -> Ranks {
         tie_sum,
         ties,
     }
-}
-
-/// R's `W(d)` inside `wilcox.test`'s asymptotic interval: the standardized statistic of
-/// `(x − d, y)`, with the continuity correction `½·sign` when `correct`.
-fn standardized(x: &[f64], y: &[f64], d: f64, correct: bool) -> f64 {
-    let (nx, ny) = (x.len() as f64, y.len() as f64);
-    let r = ranks(x, y, d);
-    let dz = r.sum_x - nx * (nx + 1.0) / 2.0 - nx * ny / 2.0;
-    let corr = if correct { sign(dz) * 0.5 } else { 0.0 };
-    (dz - corr) / sigma(nx, ny, r.tie_sum)
-}
-
-/// Brent's (1973) zero finder (*Algorithms for Minimization without Derivatives*, ch. 4,
-/// procedure `zero`), with R `uniroot`'s conventions: the bracket `[a, b]` with known
-/// `f(a)`, `f(b)` of opposite signs (or zero), tolerance `tol + 4ε|x|` on the bracket,
-/// at most 1000 iterations. Non-finite function values are clamped to ±`f64::MAX` (as R).
-fn brent_zero(f: impl Fn(f64) -> f64, ax: f64, bx: f64, fa: f64, fb: f64, tol: f64) -> f64 {
-    let clamp = |v: f64| {
-        if v.is_nan() || v == f64::INFINITY {
-            f64::MAX
-        } else if v == f64::NEG_INFINITY {
-            -f64::MAX
-        } else {
-            v
-        }
-    };
-    let (mut a, mut b) = (ax, bx);
-    let (mut fa, mut fb) = (fa, fb);
-    let (mut c, mut fc) = (a, fa);
-    if fa == 0.0 {
-        return a;
-    }
-    if fb == 0.0 {
-        return b;
-    }
-    for _ in 0..=UNIROOT_MAXITER {
-        let prev_step = b - a;
-        if fc.abs() < fb.abs() {
-            // Make b the best approximation so far.
-            a = b;
-            b = c;
-            c = a;
-            fa = fb;
-            fb = fc;
-            fc = fa;
-        }
-        let tol_act = 2.0 * f64::EPSILON * b.abs() + tol / 2.0;
-        let mut new_step = (c - b) / 2.0;
-        if new_step.abs() <= tol_act || fb == 0.0 {
-            return b;
-        }
-        if prev_step.abs() >= tol_act && fa.abs() > fb.abs() {
-            // Interpolate: secant if only two distinct points, else inverse quadratic.
-            let cb = c - b;
-            let (mut p, mut q);
-            if a == c {
-                let t1 = fb / fa;
-                p = cb * t1;
-                q = 1.0 - t1;
-            } else {
-                q = fa / fc;
-                let t1 = fb / fc;
-                let t2 = fb / fa;
-                p = t2 * (cb * q * (q - t1) - (b - a) * (t1 - 1.0));
-                q = (q - 1.0) * (t1 - 1.0) * (t2 - 1.0);
-            }
-            if p > 0.0 {
-                q = -q;
-            } else {
-                p = -p;
-            }
-            if p < (0.75 * cb * q - (tol_act * q).abs() / 2.0) && p < (prev_step * q / 2.0).abs() {
-                new_step = p / q;
-            }
-        }
-        if new_step.abs() < tol_act {
-            new_step = if new_step > 0.0 { tol_act } else { -tol_act };
-        }
-        a = b;
-        fa = fb;
-        b += new_step;
-        fb = clamp(f(b));
-        if (fb > 0.0 && fc > 0.0) || (fb < 0.0 && fc < 0.0) {
-            c = a;
-            fc = fa;
-        }
-    }
-    b
 }
 
 /// The exact null distribution of the Mann–Whitney U for sample sizes (n, m): lower-tail

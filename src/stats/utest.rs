@@ -30,6 +30,22 @@ pub struct UTest {
     /// True when every value of both samples is equal (p = 1; benchstat's "all samples are
     /// equal").
     pub all_equal: bool,
+    /// True when some values are tied (in the pooled sample).
+    pub ties: bool,
+}
+
+impl UTest {
+    /// How the p-value was computed: exact, exact with ties, or the normal approximation
+    /// (continuity-corrected; tie-corrected when there are ties).
+    pub fn method(&self) -> super::rank::RankMethod {
+        use super::rank::RankMethod;
+        match (self.exact, self.ties) {
+            (true, false) => RankMethod::Exact,
+            (true, true) => RankMethod::ExactTies,
+            (false, true) => RankMethod::NormalTieContinuity,
+            (false, false) => RankMethod::NormalContinuity,
+        }
+    }
 }
 
 /// Sample size per side up to which the exact distribution is used without ties.
@@ -69,15 +85,16 @@ pub fn u_test(x: &[f64], y: &[f64]) -> Option<UTest> {
     let two_u1 = two_r1 as f64 - (n1 * (n1 + 1)) as f64;
     let u = two_u1 / 2.0;
     let all_equal = groups.len() == 1;
+    let ties = groups.iter().any(|g| g.0 > 1);
     if all_equal {
         return Some(UTest {
             u,
             p_value: 1.0,
             exact: true,
             all_equal,
+            ties,
         });
     }
-    let ties = groups.iter().any(|g| g.0 > 1);
     let half = (n1 * n2) as f64 / 2.0;
     let u_small = u.min(2.0 * half - u);
     let exact = if ties {
@@ -90,23 +107,32 @@ pub fn u_test(x: &[f64], y: &[f64]) -> Option<UTest> {
         let max_s = 2 * n * (n + 1);
         let mut dist = vec![vec![0.0f64; max_s + 1]; n1 + 1];
         dist[0][0] = 1.0;
+        // Positions (ranks) placed so far: k values among the first `placed` ranks have a
+        // doubled rank sum in [k(k + 1), k(2·placed − k + 1)], so only that band is visited.
+        let mut placed = 0usize;
         for &(t, _, m2) in &groups {
-            let mut next = vec![vec![0.0f64; max_s + 1]; n1 + 1];
             let binom: Vec<f64> = (0..=t).map(|a| choose(t, a)).collect();
-            for (k, row) in dist.iter().enumerate() {
-                for (s, &w) in row.iter().enumerate() {
+            // In place, like a knapsack: taking a ≥ 1 values of this group moves weight from
+            // row k to row k + a, so rows are visited from the top down and every source is
+            // read before anything is added to it (a = 0 keeps the weight where it is).
+            for k in (0..=n1.min(placed)).rev() {
+                let lo = k * (k + 1);
+                let hi = (k * (2 * placed + 1 - k)).min(max_s);
+                let (below, above) = dist.split_at_mut(k + 1);
+                let row = &below[k];
+                for (s, &w) in row.iter().enumerate().take(hi + 1).skip(lo) {
                     if w == 0.0 {
                         continue;
                     }
-                    for (a, &c) in binom.iter().enumerate().take((n1 - k).min(t) + 1) {
+                    for (a, &c) in binom.iter().enumerate().take((n1 - k).min(t) + 1).skip(1) {
                         let ns = s + a * m2;
                         if ns <= max_s {
-                            next[k + a][ns] += w * c;
+                            above[a - 1][ns] += w * c;
                         }
                     }
                 }
             }
-            dist = next;
+            placed += t;
         }
         let total: f64 = dist[n1].iter().sum();
         // P(U ≤ u_small): doubled U = s − n1(n1+1); compare in doubled integers.
@@ -143,6 +169,7 @@ pub fn u_test(x: &[f64], y: &[f64]) -> Option<UTest> {
         p_value: p,
         exact,
         all_equal,
+        ties,
     })
 }
 
@@ -168,6 +195,65 @@ fn choose(n: usize, k: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The exact-with-ties p against a brute-force enumeration of every split of the pooled
+    /// values (N ≤ 12), on tied data of several shapes.
+    #[test]
+    fn exact_ties_match_enumeration() {
+        let cases: [(&[f64], &[f64]); 5] = [
+            (&[1.0, 1.0, 2.0, 3.0, 3.0], &[2.0, 3.0, 4.0, 4.0]),
+            (&[5.0, 5.0, 5.0], &[5.0, 6.0, 6.0, 7.0]),
+            (
+                &[1043.0, 1044.0, 1043.0, 1045.0, 1044.0],
+                &[1042.0, 1043.0, 1042.0, 1044.0],
+            ),
+            (&[0.0, 0.0, 0.0, 1.0], &[0.0, 2.0, 2.0, 2.0, 1.0, 0.0]),
+            (
+                &[1.0, 2.0, 2.0, 2.0, 3.0, 3.0],
+                &[2.0, 2.0, 3.0, 4.0, 4.0, 4.0],
+            ),
+        ];
+        for (x, y) in cases {
+            let r = u_test(x, y).expect("valid");
+            assert!(r.exact && r.ties);
+            let pooled: Vec<f64> = x.iter().chain(y).copied().collect();
+            let n = pooled.len();
+            // U of x for a subset given by a bit mask: pairs larger plus half the ties.
+            let u_of = |mask: u32| {
+                let mut u = 0.0;
+                for i in (0..n).filter(|i| mask >> i & 1 == 1) {
+                    for j in (0..n).filter(|j| mask >> j & 1 == 0) {
+                        u += if pooled[i] > pooled[j] {
+                            1.0
+                        } else if pooled[i] == pooled[j] {
+                            0.5
+                        } else {
+                            0.0
+                        };
+                    }
+                }
+                u
+            };
+            let half = (x.len() * y.len()) as f64 / 2.0;
+            let small = r.u.min(2.0 * half - r.u);
+            let (mut below, mut total) = (0u64, 0u64);
+            for mask in 0u32..(1 << n) {
+                if mask.count_ones() as usize != x.len() {
+                    continue;
+                }
+                total += 1;
+                if u_of(mask) <= small + 1e-9 {
+                    below += 1;
+                }
+            }
+            let want = (2.0 * below as f64 / total as f64).min(1.0);
+            assert!(
+                (r.p_value - want).abs() < 1e-12,
+                "{x:?} {y:?}: {} vs {want}",
+                r.p_value
+            );
+        }
+    }
 
     #[test]
     fn exact_without_and_with_ties() {

@@ -7,8 +7,25 @@
 //! - **unpaired** ([`crate::stats::ratio`] + [`crate::stats::welch`]): Fieller's interval for the
 //!   ratio of means, Welch's p-value.
 //!
-//! Both need every value positive (a ratio of rates): a comparison with a value ≤ 0 gets no
-//! interval (NA) and, without the interval, an inconclusive verdict.
+//! The paired method is used only when the source recorded rounds that ran together
+//! ([`crate::compare::Pairing`]): the i-th sample of one `go test` file and the i-th of another
+//! are not a pair, and pairing them would both drop unmatched samples and understate the noise.
+//!
+//! The paired method needs every value positive (a log-ratio). Zero is a legitimate value of
+//! counts (B/op, allocs/op): the unpaired method handles values ≥ 0 as long as the old mean is
+//! positive, and **both sides constant** is an exact difference, not a test: `0 → 0` (or any
+//! `x → x`) is *no change* (change 0, interval [0, 0], p = 1); `x → y` with x > 0 is the exact
+//! ratio (`96 → 0` is −100%, interval [−100%, −100%], p = 0); `0 → y` with y > 0 is a change of
+//! +∞ (interval [+∞, +∞], p = 0), a certain increase: *slower* for a lower-is-better metric,
+//! and the `--max-regression` gate fires. An old side that is constant 0 against a varying new
+//! side also has the change +∞ and interval [+∞, +∞], with Welch's p deciding significance.
+//! Negative values (or an old mean of 0 with a varying old side) still get no interval (NA).
+//!
+//! **Too few samples.** When the rank-sum test's smallest attainable two-sided p for these
+//! sample sizes, `2 / C(n_old + n_new, n_old)`, is above α (3 + 3: 0.1; 2 + 1: 0.667), no
+//! distribution-free test could show a change, and a t-test's small p on such samples rests
+//! only on the normality it cannot check: the verdict is inconclusive, with a "too few
+//! samples" flag and note, and "runs needed" is the smallest count per side that can reach α.
 //!
 //! The p-values of all comparisons in a report form one family and are adjusted together
 //! (Holm–Bonferroni by default, Benjamini–Hochberg, or none). The verdict against a threshold
@@ -27,7 +44,7 @@
 
 use crate::sample::Better;
 use crate::stats::{
-    adjust, drift, outliers, paired, quantile, rank, ratio, shape, welch::WelchError,
+    adjust, drift, outliers, paired, quantile, rank, ratio, shape, utest, welch::WelchError,
 };
 use crate::verdict::Row;
 
@@ -161,10 +178,19 @@ pub struct Assessment {
     /// Mann–Whitney U / Wilcoxon rank-sum test with the Hodges–Lehmann shift (new − old, in
     /// the rate's unit) and its 95% interval; None for an empty side.
     pub rank: Option<rank::RankSum>,
+    /// benchstat's Mann–Whitney U test of old against new, exact with ties up to 25 samples a
+    /// side; None for an empty side or without distribution checks.
+    pub u_test: Option<utest::UTest>,
     /// Distribution checks of the old side.
     pub old_side: SideSummary,
     /// Distribution checks of the new side.
     pub new_side: SideSummary,
+    /// Smallest two-sided p the rank-sum test can give for these sample sizes,
+    /// `2 / C(n_old + n_new, n_old)` ([`crate::stats::utest::min_p`]); 1 for an empty side.
+    pub min_attainable_p: f64,
+    /// True when `min_attainable_p` is above α: too few samples for any verdict but
+    /// inconclusive (see the module doc).
+    pub too_few_samples: bool,
 }
 
 /// The change between the builds within one pair of regimes, when a side has two regimes
@@ -348,44 +374,34 @@ fn estimate(row: Row, opts: &Options) -> Assessment {
             p.p_value,
         ),
         None => {
-            let r = ratio::fieller(&c.old, &c.new, opts.confidence).filter(|_| positive);
-            let p = match row.welch {
-                Ok(w) => w.p_value,
-                // Both sides constant: a difference is certain, equality means no change.
-                Err(WelchError::EssentiallyConstant) => {
-                    if row.improvement_pct == 0.0 {
-                        1.0
-                    } else {
-                        0.0
-                    }
-                }
-                Err(_) => f64::NAN,
-            };
-            (
-                Method::Unpaired,
-                row.improvement_pct,
-                r.map(|r| ((r.lo - 1.0) * 100.0, (r.hi - 1.0) * 100.0)),
-                p,
-            )
+            let (change, ci, p) = unpaired(&row, opts.confidence);
+            (Method::Unpaired, change, ci, p)
         }
     };
-    let (rank, old_side, new_side) = if opts.distribution_checks {
+    let (rank, u_test, old_side, new_side) = if opts.distribution_checks {
+        let rank = rank::rank_sum(&c.old, &c.new, opts.confidence);
         (
-            rank::rank_sum(&c.old, &c.new, opts.confidence),
+            rank,
+            benchstat_u_test(&c.old, &c.new, rank),
             SideSummary::new(&c.old, &c.old_runs),
             SideSummary::new(&c.new, &c.new_runs),
         )
     } else {
         (
             None,
+            None,
             SideSummary::empty(c.old.len()),
             SideSummary::empty(c.new.len()),
         )
     };
+    let min_attainable_p = min_attainable_p(c.old.len(), c.new.len());
     Assessment {
         rank,
+        u_test,
         old_side,
         new_side,
+        min_attainable_p,
+        too_few_samples: min_attainable_p > opts.alpha,
         row,
         method,
         change_pct,
@@ -398,8 +414,94 @@ fn estimate(row: Row, opts: &Options) -> Assessment {
     }
 }
 
+/// The unpaired change (percent), its interval and p-value of a row: Fieller's interval of
+/// the ratio of means with Welch's p, or the exact difference when both sides are constant
+/// (see the module doc for zeros).
+fn unpaired(row: &Row, confidence: f64) -> (f64, Option<(f64, f64)>, f64) {
+    let c = &row.comparison;
+    let non_negative = c.old.iter().chain(&c.new).all(|v| *v >= 0.0);
+    // Constant needs two samples: one sample says nothing about its spread.
+    let constant = |v: &[f64]| v.len() >= 2 && v.iter().all(|x| *x == v[0]);
+    let welch_p = match row.welch {
+        Ok(w) => w.p_value,
+        // Both sides (essentially) constant: a difference is certain, equality means no change.
+        Err(WelchError::EssentiallyConstant) => {
+            if row.improvement_pct == 0.0 {
+                1.0
+            } else {
+                0.0
+            }
+        }
+        Err(_) => f64::NAN,
+    };
+    if constant(&c.old) && constant(&c.new) && non_negative {
+        let (o, n) = (c.old[0], c.new[0]);
+        let change = if o == n {
+            0.0
+        } else if o == 0.0 {
+            f64::INFINITY
+        } else {
+            (n / o - 1.0) * 100.0
+        };
+        let p = if o == n { 1.0 } else { 0.0 };
+        return (change, Some((change, change)), p);
+    }
+    if non_negative && constant(&c.old) && c.old[0] == 0.0 {
+        // From exactly nothing to something: the ratio is unbounded, the sign is certain.
+        let ci = (row.improvement_pct == f64::INFINITY).then_some((f64::INFINITY, f64::INFINITY));
+        return (row.improvement_pct, ci, welch_p);
+    }
+    let r = ratio::fieller(&c.old, &c.new, confidence).filter(|_| non_negative);
+    (
+        row.improvement_pct,
+        r.map(|r| ((r.lo - 1.0) * 100.0, (r.hi - 1.0) * 100.0)),
+        welch_p,
+    )
+}
+
+/// Smallest two-sided p the rank-sum test can reach with `n_old` and `n_new` samples,
+/// `2 / C(n_old + n_new, n_old)` (1 for an empty side). Above α there are too few samples for
+/// any verdict (see the module doc).
+pub fn min_attainable_p(n_old: usize, n_new: usize) -> f64 {
+    if n_old == 0 || n_new == 0 {
+        1.0
+    } else {
+        utest::min_p(n_old, n_new)
+    }
+}
+
+/// benchstat's U test of old against new. Without ties below 50 a side its exact p is R's
+/// exact p (`rank`), so it is taken from there; only tied (or larger) samples run
+/// [`utest::u_test`] (its dynamic programme over tie groups is the costly part).
+fn benchstat_u_test(old: &[f64], new: &[f64], rank: Option<rank::RankSum>) -> Option<utest::UTest> {
+    match rank {
+        Some(r) if r.exact => Some(utest::UTest {
+            u: (old.len() * new.len()) as f64 - r.w,
+            p_value: r.p_value,
+            exact: true,
+            all_equal: false,
+            ties: false,
+        }),
+        _ => utest::u_test(old, new),
+    }
+}
+
+/// Smallest sample count per side (at least the counts there are) whose rank-sum test can
+/// reach `alpha`, for a too-few-samples verdict; None when 100 a side would not do.
+fn samples_needed(n_old: usize, n_new: usize, alpha: f64) -> Option<u64> {
+    (1..=100usize)
+        .find(|&k| utest::min_p(n_old.max(k), n_new.max(k)) <= alpha)
+        .map(|k| k as u64)
+}
+
 fn decide(a: &Assessment, opts: &Options, m: usize) -> Verdict {
     let t = opts.threshold_pct;
+    if a.too_few_samples {
+        let c = &a.row.comparison;
+        return Verdict::Inconclusive {
+            runs_needed: samples_needed(c.old.len(), c.new.len(), opts.alpha),
+        };
+    }
     let Some((lo, hi)) = a.change_ci_pct else {
         return Verdict::Inconclusive { runs_needed: None };
     };
@@ -434,6 +536,83 @@ fn decide(a: &Assessment, opts: &Options, m: usize) -> Verdict {
     }
 }
 
+/// The geometric mean of the changes of a report's comparisons (benchstat's geomean row).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Geomean {
+    /// `exp(mean(ln rᵢ)) − 1` in percent over the `n` comparisons, where `rᵢ = 1 +
+    /// change_pct/100` is each comparison's ratio (of means, or the paired geometric mean).
+    Defined {
+        /// Geometric mean change, percent.
+        change_pct: f64,
+        /// Comparisons it covers (every one in the report).
+        n: usize,
+    },
+    /// A ratio has no logarithm: some comparison has a mean of 0 (or ≤ 0) on a side, or an
+    /// undefined change. The geomean is left out rather than taken over the other rows.
+    Undefined {
+        /// Comparisons in the report.
+        n: usize,
+        /// Comparisons whose ratio is undefined, 0 or infinite (a side's mean is 0 or less).
+        undefined: usize,
+    },
+}
+
+impl Geomean {
+    /// The change in percent when defined.
+    pub fn change_pct(self) -> Option<f64> {
+        match self {
+            Geomean::Defined { change_pct, .. } => Some(change_pct),
+            Geomean::Undefined { .. } => None,
+        }
+    }
+
+    /// Why it is undefined, for a note (None when defined).
+    pub fn note(self) -> Option<String> {
+        match self {
+            Geomean::Defined { .. } => None,
+            Geomean::Undefined { n, undefined } => Some(format!(
+                "geomean: not defined: {undefined} of {n} comparisons have a mean of 0 on a side \
+                 (or no change figure), and a ratio to or from 0 has no logarithm; left out \
+                 rather than taken over the other rows"
+            )),
+        }
+    }
+}
+
+/// The geometric mean of the changes of `a` (the comparisons present on both sides); None for
+/// fewer than two comparisons (as benchstat, which prints no geomean for one row). A
+/// comparison whose old or new mean is ≤ 0, or whose change is not a finite ratio above 0,
+/// makes it [`Geomean::Undefined`] — so `0 → 0`, `0 → x` and `x → 0` all do, as in benchstat
+/// ("summaries must be >0 to compute geomean").
+pub fn geomean(a: &[Assessment]) -> Option<Geomean> {
+    if a.len() < 2 {
+        return None;
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let mut sum = 0.0;
+    let mut undefined = 0;
+    for x in a {
+        let c = &x.row.comparison;
+        let r = 1.0 + x.change_pct / 100.0;
+        if !(mean(&c.old) > 0.0 && mean(&c.new) > 0.0 && r.is_finite() && r > 0.0) {
+            undefined += 1;
+        } else {
+            sum += r.ln();
+        }
+    }
+    Some(if undefined > 0 {
+        Geomean::Undefined {
+            n: a.len(),
+            undefined,
+        }
+    } else {
+        Geomean::Defined {
+            change_pct: ((sum / a.len() as f64).exp() - 1.0) * 100.0,
+            n: a.len(),
+        }
+    })
+}
+
 /// Runs per side that would shrink an interval of half-width `half_pct` (with `n` runs now)
 /// enough to settle the verdict for an estimate `est_pct` and threshold `t_pct`: either the
 /// interval fits inside ±threshold (half-width `t − |est|`), or it excludes 0 at the corrected
@@ -460,7 +639,8 @@ pub fn runs_needed(
 /// The comparisons that fail `--max-regression PCT` (Node's rule): significant after the
 /// correction, and the whole interval of the change beyond `PCT` in the worse direction
 /// (below `−PCT` for a higher-is-better metric such as the rate, above `+PCT` for a
-/// lower-is-better one such as wall time or memory).
+/// lower-is-better one such as wall time or memory). A comparison with too few samples for any
+/// verdict ([`Assessment::too_few_samples`]) never fails the gate, as it is never *slower*.
 pub fn regressions(
     assessments: &[Assessment],
     max_regression_pct: f64,
@@ -469,7 +649,8 @@ pub fn regressions(
     assessments
         .iter()
         .filter(|a| {
-            a.p_adjusted < alpha
+            !a.too_few_samples
+                && a.p_adjusted < alpha
                 && a.change_ci_pct
                     .is_some_and(|(lo, hi)| match a.row.comparison.better {
                         Better::Higher => hi < -max_regression_pct,

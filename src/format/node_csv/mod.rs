@@ -70,6 +70,7 @@ pub fn read_compare_csv<R: BufRead>(
     name: &str,
     set: &mut SampleSet,
 ) -> Result<ImportSummary, ImportError> {
+    set.mark_rounds_recorded(); // compare.js writes each run's old and new samples together
     read_csv(input, name, None, false, set).map(|(s, _)| s)
 }
 

@@ -22,6 +22,7 @@ pub fn read_from<R: BufRead>(
     name: &str,
     set: &mut SampleSet,
 ) -> Result<Imported, ImportError> {
+    set.mark_rounds_recorded(); // every job carries the run (round) it ran in
     let loaded = crate::format::results::load_from(input, name).map_err(|e| {
         ImportError::Invalid(
             vec![Diagnostic {
