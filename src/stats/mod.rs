@@ -6,6 +6,7 @@
 //! - [`modes`]: modes of a Gaussian kernel density estimate (Silverman's bandwidth).
 //! - [`outliers`]: modified z-score outliers (median, MAD), flagged not dropped.
 //! - [`shape`]: the multimodality decision (dip test and KDE modes).
+//! - [`changepoint`]: change points of a series (E-divisive means, permutation test).
 //! - [`adjust`]: Holm and Benjamini–Hochberg adjusted p-values (R's `p.adjust`).
 //! - [`quantile`]: type-7 quantiles, median and benchstat's order-statistic intervals.
 //! - [`rank`]: Wilcoxon rank-sum test with the Hodges–Lehmann shift (R's `wilcox.test`).
@@ -18,6 +19,7 @@
 //! - [`utest`]: benchstat's Mann–Whitney U test (exact with ties for small samples).
 
 pub mod adjust;
+pub mod changepoint;
 pub mod dip;
 pub mod dip_table;
 pub mod drift;
