@@ -177,15 +177,13 @@ pub fn markdown(r: &CheckReport) -> String {
         let _ = writeln!(
             s,
             "**:x: {failed} regression(s) beyond {}%** in {} series checked.\n",
-            fmt_num(r.max_regression_pct),
-            r.series_checked
+            r.max_regression_pct, r.series_checked
         );
     } else {
         let _ = writeln!(
             s,
             "**:white_check_mark: no regression beyond {}%** in {} series checked.\n",
-            fmt_num(r.max_regression_pct),
-            r.series_checked
+            r.max_regression_pct, r.series_checked
         );
     }
     if r.findings.is_empty() {

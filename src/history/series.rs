@@ -256,3 +256,67 @@ pub fn build(loaded: Loaded, filter: &Filter, params: &Params) -> History {
         series: out,
     }
 }
+
+/// `history show`'s text: per series a header line (name, metric, unit, direction, commits,
+/// samples), its change points (commit, date, before → after median, change in percent,
+/// p-value) and, with `commits`, every commit's sample count and median.
+pub fn text(h: &History, commits: bool) -> String {
+    use super::check::fmt_num;
+    use std::fmt::Write;
+    let mut o = String::new();
+    if h.series.is_empty() {
+        o.push_str("no series (empty history, or nothing matches the filters)\n");
+        return o;
+    }
+    for s in &h.series {
+        let _ = writeln!(
+            o,
+            "{}  [{} {}, {} is better]  {} commits, {} samples",
+            s.name(),
+            s.key.metric,
+            s.key.unit,
+            match s.key.better {
+                Better::Higher => "higher",
+                Better::Lower => "lower",
+            },
+            s.points.len(),
+            s.sample_count()
+        );
+        if s.changes.is_empty() {
+            o.push_str("  no change point\n");
+        }
+        for c in &s.changes {
+            let cm = &h.commits[c.commit];
+            let _ = writeln!(
+                o,
+                "  change point at {} ({}): {} -> {} ({:+.2}%{}), p = {:.4}",
+                cm.sha,
+                super::format_rfc3339(cm.date_unix_s),
+                fmt_num(c.before_median),
+                fmt_num(c.after_median),
+                c.change_pct,
+                if c.regression { ", worse" } else { ", better" },
+                c.p_value
+            );
+        }
+        if commits {
+            for p in &s.points {
+                let cm = &h.commits[p.commit];
+                let mark = if s.changes.iter().any(|c| c.commit == p.commit) {
+                    " <- change"
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    o,
+                    "    {:<40} {}  n={:<4} median {}{mark}",
+                    cm.sha,
+                    super::format_rfc3339(cm.date_unix_s),
+                    p.values.len(),
+                    fmt_num(p.median)
+                );
+            }
+        }
+    }
+    o
+}
