@@ -40,13 +40,13 @@ fn big_csv(path: &Path) -> std::io::Result<()> {
         "\"binary\",\"filename\",\"configuration\",\"rate\",\"time\""
     )?;
     let mut r = Rng(0x9E37_79B9_7F4A_7C15);
-    for run in 0..25 {
+    for _run in 0..25 {
         for c in 0..20_000 {
             for side in ["old", "new"] {
                 let rate = 1e6 * (1.0 + (c % 97) as f64 / 100.0) * (1.0 + 0.02 * (r.next() - 0.5));
                 writeln!(
                     w,
-                    "\"{side}\",\"bench/file{}.js\",\"n={} run={run}\",{rate},0.5",
+                    "\"{side}\",\"bench/file{}.js\",\"n={}\",{rate},0.5",
                     c / 100,
                     c % 100
                 )?;
