@@ -195,7 +195,10 @@ fn commit_details_update_and_prune(url: &str) {
     ));
 }
 
-const BODIES: &[(&str, fn(&str))] = &[
+/// A named test body, run with a database URL.
+type Body = (&'static str, fn(&str));
+
+const BODIES: &[Body] = &[
     (
         "migrations_are_numbered_and_recorded",
         migrations_are_numbered_and_recorded,
