@@ -146,7 +146,8 @@ pub struct NewFile<'a> {
     pub machine: MachineRecord,
     /// Tags `key=value` (a key at most once).
     pub tags: Vec<(String, String)>,
-    /// The samples read from it.
+    /// The samples read from it. When none is on side `new` (a one-sided file), they are
+    /// stored as side `new`: the build of this commit.
     pub set: &'a SampleSet,
     /// When it is added, Unix seconds.
     pub now_unix_s: i64,
@@ -461,6 +462,9 @@ impl Store {
                 known.insert((b, c, m, u), id);
             }
         }
+        // A file of one side only (a `run` results file, Go output, …) measured the build of
+        // this commit: stored as side `new`, so `show` finds it with its default side.
+        let one_sided = !set.samples().iter().any(|s| s.side == Side::New);
         let mut ids: FxHashMap<(u32, u32), i64> = FxHashMap::default();
         let mut rows = Vec::with_capacity(set.len());
         for (position, smp) in set.samples().iter().enumerate() {
@@ -506,7 +510,7 @@ impl Store {
                 file_id,
                 series_id,
                 commit_id,
-                side: i64::from(smp.side == Side::New),
+                side: i64::from(one_sided || smp.side == Side::New),
                 run: smp.run.map(i64::from),
                 position: position as i64,
                 value: smp.value,
