@@ -202,7 +202,18 @@ fn run_results_file_with_machine_record() {
     let results = dir.path().join("r.jsonl");
     Command::cargo_bin("benchdiff")
         .expect("binary")
-        .args(["run", "--bin", "true", "--bench", "x{n}", "-L", "n=1", "--runs", "3", "--results"])
+        .args([
+            "run",
+            "--bin",
+            "true",
+            "--bench",
+            "x{n}",
+            "-L",
+            "n=1",
+            "--runs",
+            "3",
+            "--results",
+        ])
         .arg(&results)
         .assert()
         .success();
@@ -211,13 +222,21 @@ fn run_results_file_with_machine_record() {
     let o = bd(db, &["add", results.to_str().expect("p"), "--commit", "r1"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let show = text(&bd(db, &["show", "--metric", "wall"]));
-    assert!(show.contains("x n=1  [wall s, lower is better]  1 commits, 3 samples"), "{show}");
+    assert!(
+        show.contains("x n=1  [wall s, lower is better]  1 commits, 3 samples"),
+        "{show}"
+    );
     let conn = rusqlite::Connection::open(db).expect("open");
     let (cores, record): (i64, String) = conn
-        .query_row("SELECT cores, record FROM machines", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_row("SELECT cores, record FROM machines", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
         .expect("one machine");
     assert!(cores >= 1);
     let v: serde_json::Value = serde_json::from_str(&record).expect("JSON record");
     assert_eq!(v["type"], "machine");
-    assert!(v["cpus_online"].as_u64().is_some_and(|n| n >= 1), "{record}");
+    assert!(
+        v["cpus_online"].as_u64().is_some_and(|n| n >= 1),
+        "{record}"
+    );
 }

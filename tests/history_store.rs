@@ -80,6 +80,24 @@ fn migrations_are_numbered_and_recorded(url: &str) {
     assert_eq!(s.applied_migrations().expect("applied"), want);
 }
 
+fn upgrade_from_version_1_keeps_the_data(url: &str) {
+    let mut s = Store::connect(url).expect("connect");
+    assert_eq!(s.migrate_to(1).expect("migrate to 1"), 1);
+    assert_eq!(s.applied_migrations().expect("applied"), [1]);
+    add_text(&mut s, &csv(500.0, 3, 2), "old1", 1_600_000_000);
+    drop(s);
+    let mut s = Store::open(url).expect("open upgrades");
+    let last = MIGRATIONS.last().expect("migrations").version;
+    assert_eq!(s.schema_version().expect("version"), last);
+    assert_eq!(s.counts().expect("counts").samples, 6);
+    // Migrating again applies nothing.
+    assert_eq!(s.migrate().expect("nothing to do"), last);
+    assert_eq!(
+        s.applied_migrations().expect("applied").len(),
+        MIGRATIONS.len()
+    );
+}
+
 fn same_file_twice_is_stored_once(url: &str) {
     let mut s = Store::open(url).expect("open");
     let text = csv(1000.0, 5, 1);
@@ -202,6 +220,10 @@ const BODIES: &[Body] = &[
     (
         "migrations_are_numbered_and_recorded",
         migrations_are_numbered_and_recorded,
+    ),
+    (
+        "upgrade_from_version_1_keeps_the_data",
+        upgrade_from_version_1_keeps_the_data,
     ),
     (
         "same_file_twice_is_stored_once",
