@@ -259,7 +259,9 @@ fn test_segment(x: &[f64], start: usize, end: usize, p: &Params) -> Option<Candi
         }
         let (_, qp) = scan.best(&vals, &rks, p.min_size.max(1))?;
         done += 1;
-        if qp >= q {
+        // Ties within rounding count as exceedances, so the p-value does not depend on the
+        // scale or offset of the series.
+        if qp >= q * (1.0 - 1e-9) {
             exceed += 1;
             if (exceed as f64) > limit {
                 break;
