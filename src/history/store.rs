@@ -463,67 +463,81 @@ impl Store {
                 ],
             )?;
         }
-        // Series ids for every (benchmark, metric) pair the set uses.
+        // Series ids for every (benchmark, metric) pair the set uses: missing series are
+        // inserted in batches, then every id is read back.
         let set = file.set;
-        let mut known: FxHashMap<(String, String, String, String), i64> = FxHashMap::default();
-        for r in self.query(
-            "SELECT id, benchmark, configuration, metric, unit FROM series",
-            &[],
-        )? {
-            if let (Some(id), Some(b), Some(c), Some(m), Some(u)) = (
-                r[0].int(),
-                r[1].text(),
-                r[2].text(),
-                r[3].text(),
-                r[4].text(),
-            ) {
-                known.insert((b, c, m, u), id);
+        let mut pairs: Vec<(u32, u32)> = set
+            .samples()
+            .iter()
+            .map(|s| (s.benchmark.0, s.metric.0))
+            .collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        let key_of = |(b, m): (u32, u32)| {
+            let b = set.benchmark(crate::sample::BenchmarkId(b));
+            let m = set.metric(crate::sample::MetricId(m));
+            (
+                b.file.clone(),
+                b.configuration.text.clone(),
+                m.name.clone(),
+                m.unit.clone(),
+            )
+        };
+        let mut known = self.series_ids()?;
+        let missing: Vec<(u32, u32)> = pairs
+            .iter()
+            .copied()
+            .filter(|p| !known.contains_key(&key_of(*p)))
+            .collect();
+        if !missing.is_empty() {
+            const PER: usize = 200;
+            for chunk in missing.chunks(PER) {
+                let mut sql = String::from(
+                    "INSERT INTO series (benchmark, configuration, metric, unit, \
+                     higher_is_better) VALUES ",
+                );
+                let mut params = Vec::with_capacity(chunk.len() * 5);
+                for (i, p) in chunk.iter().enumerate() {
+                    let k = key_of(*p);
+                    let better = set.metric(crate::sample::MetricId(p.1)).better;
+                    let n = i * 5;
+                    if i > 0 {
+                        sql.push(',');
+                    }
+                    sql.push_str(&format!(
+                        "(${}, ${}, ${}, ${}, ${})",
+                        n + 1,
+                        n + 2,
+                        n + 3,
+                        n + 4,
+                        n + 5
+                    ));
+                    params.extend([
+                        Val::Text(k.0),
+                        Val::Text(k.1),
+                        Val::Text(k.2),
+                        Val::Text(k.3),
+                        Val::Int(i64::from(better == Better::Higher)),
+                    ]);
+                }
+                sql.push_str(" ON CONFLICT (benchmark, configuration, metric, unit) DO NOTHING");
+                self.exec(&sql, &params)?;
             }
+            known = self.series_ids()?;
+        }
+        let mut ids: FxHashMap<(u32, u32), i64> = FxHashMap::default();
+        for p in pairs {
+            let id = *known
+                .get(&key_of(p))
+                .ok_or_else(|| HistoryError::Invalid("series row missing after insert".into()))?;
+            ids.insert(p, id);
         }
         // A file of one side only (a `run` results file, Go output, …) measured the build of
         // this commit: stored as side `new`, so `show` finds it with its default side.
         let one_sided = !set.samples().iter().any(|s| s.side == Side::New);
-        let mut ids: FxHashMap<(u32, u32), i64> = FxHashMap::default();
         let mut rows = Vec::with_capacity(set.len());
         for (position, smp) in set.samples().iter().enumerate() {
-            let key = (smp.benchmark.0, smp.metric.0);
-            let series_id = match ids.get(&key) {
-                Some(&id) => id,
-                None => {
-                    let b = set.benchmark(smp.benchmark);
-                    let m = set.metric(smp.metric);
-                    let k = (
-                        b.file.clone(),
-                        b.configuration.text.clone(),
-                        m.name.clone(),
-                        m.unit.clone(),
-                    );
-                    let id = match known.get(&k) {
-                        Some(&id) => id,
-                        None => {
-                            let id = self
-                                .query_int(
-                                    "INSERT INTO series (benchmark, configuration, metric, unit, \
-                                     higher_is_better) VALUES ($1, $2, $3, $4, $5) RETURNING id",
-                                    &[
-                                        Val::Text(k.0.clone()),
-                                        Val::Text(k.1.clone()),
-                                        Val::Text(k.2.clone()),
-                                        Val::Text(k.3.clone()),
-                                        Val::Int(i64::from(m.better == Better::Higher)),
-                                    ],
-                                )?
-                                .ok_or_else(|| {
-                                    HistoryError::Invalid("series insert returned no id".into())
-                                })?;
-                            known.insert(k, id);
-                            id
-                        }
-                    };
-                    ids.insert(key, id);
-                    id
-                }
-            };
+            let series_id = ids[&(smp.benchmark.0, smp.metric.0)];
             rows.push(SampleRow {
                 file_id,
                 series_id,
@@ -547,6 +561,28 @@ impl Store {
             file_id,
             samples: rows.len(),
         })
+    }
+
+    /// Every series id by (benchmark, configuration, metric, unit).
+    fn series_ids(
+        &mut self,
+    ) -> Result<FxHashMap<(String, String, String, String), i64>, HistoryError> {
+        let mut known = FxHashMap::default();
+        for r in self.query(
+            "SELECT id, benchmark, configuration, metric, unit FROM series",
+            &[],
+        )? {
+            if let (Some(id), Some(b), Some(c), Some(m), Some(u)) = (
+                r[0].int(),
+                r[1].text(),
+                r[2].text(),
+                r[3].text(),
+                r[4].text(),
+            ) {
+                known.insert((b, c, m, u), id);
+            }
+        }
+        Ok(known)
     }
 
     fn upsert_commit(&mut self, c: &CommitInfo, now: i64) -> Result<i64, HistoryError> {
