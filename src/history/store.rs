@@ -67,6 +67,9 @@ pub struct SampleRow {
     pub time_s: f64,
 }
 
+/// A series identity: (benchmark, configuration, metric, unit).
+type SeriesKey = (String, String, String, String);
+
 /// A scanned sample: `(series id, file id, value)`.
 pub type Scanned = (i64, i64, f64);
 
@@ -564,9 +567,7 @@ impl Store {
     }
 
     /// Every series id by (benchmark, configuration, metric, unit).
-    fn series_ids(
-        &mut self,
-    ) -> Result<FxHashMap<(String, String, String, String), i64>, HistoryError> {
+    fn series_ids(&mut self) -> Result<FxHashMap<SeriesKey, i64>, HistoryError> {
         let mut known = FxHashMap::default();
         for r in self.query(
             "SELECT id, benchmark, configuration, metric, unit FROM series",
