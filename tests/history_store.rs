@@ -247,6 +247,25 @@ fn store_on_sqlite() {
         let path = dir.path().join(format!("h{i}/history.db"));
         body(path.to_str().expect("utf-8 path"));
     }
+    // Pruning gives the space back: the file shrinks.
+    let big = dir.path().join("big.db");
+    let big = big.to_str().expect("path");
+    let mut s = Store::open(big).expect("open");
+    for i in 0..8 {
+        add_text(
+            &mut s,
+            &csv(100.0, 400, i),
+            &format!("b{i}"),
+            1_600_000_000 + i as i64,
+        );
+    }
+    drop(s);
+    let before = std::fs::metadata(big).expect("db").len();
+    let mut s = Store::open(big).expect("open");
+    assert_eq!(s.prune(None, Some(1), 1_600_000_000).expect("prune"), 7);
+    drop(s);
+    let after = std::fs::metadata(big).expect("db").len();
+    assert!(after * 3 < before, "{before} -> {after} bytes");
     let mut s = Store::open(dir.path().join("wal.db").to_str().expect("path")).expect("open");
     let Store::Sqlite(db) = &mut s else {
         panic!("a path opens SQLite")

@@ -724,7 +724,8 @@ impl Store {
 
     /// Deletes the commits (with their files, tags and samples) older than `keep_days` days
     /// before `now_unix_s` and/or all but the newest `keep_commits` commits in history order.
-    /// Returns the number of commits deleted.
+    /// Returns the number of commits deleted. Afterwards SQLite is vacuumed (the file shrinks)
+    /// and PostgreSQL's `samples` vacuumed and analysed.
     ///
     /// # Errors
     /// Database errors (the whole prune is rolled back).
@@ -763,6 +764,11 @@ impl Store {
             }
             Ok(())
         })?;
+        // Give the space back: SQLite rewrites the file; PostgreSQL marks it reusable.
+        match self {
+            Store::Sqlite(_) => self.exec("VACUUM", &[])?,
+            Store::Postgres(_) => self.exec("VACUUM ANALYZE samples", &[])?,
+        };
         Ok(doomed.len())
     }
 }
