@@ -3,6 +3,7 @@
 # On a fresh Debian/Ubuntu machine with only Rust it first installs what the tests need:
 #   - nodejs    the Node-format benchmarks run real `node` processes (compare, calibrate, run)
 #   - chromium  tests/render_html.rs loads the HTML report in a real headless Chromium
+#   - postgresql  tests/history_*.rs start their own server (initdb/pg_ctl in a temp folder)
 #   - cargo-machete  .ci/run's unused-dependency check (installed here so one script sets up all)
 # apt-get runs only for what is missing (as root, or through sudo when that exists). Then it
 # checks that ../shared/oracle (the reference outputs) is beside the checkout and runs
@@ -13,6 +14,7 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "scripts/test.sh: installing ${need_apt[*]}" >&2
   sudo=()

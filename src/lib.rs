@@ -6,7 +6,8 @@
 //! [`compare`] (grouping into old-vs-new comparisons) → [`stats`] (pure math) →
 //! [`verdict`] (decision rules) → [`render`] (every text, HTML and plot output).
 //! [`cli`] wires command-line options to these steps. [`lines`] is the capped line reader
-//! and [`error`] the positioned diagnostics every reader reports.
+//! and [`error`] the positioned diagnostics every reader reports. [`history`] keeps samples over
+//! many commits in a database and finds change points.
 
 #![warn(missing_docs)]
 
@@ -14,6 +15,7 @@ pub mod cli;
 pub mod compare;
 pub mod error;
 pub mod format;
+pub mod history;
 pub mod lines;
 pub mod render;
 pub mod run;

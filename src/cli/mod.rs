@@ -10,6 +10,8 @@ pub(crate) mod calibrate_cmd;
 pub(crate) mod command_bench;
 #[path = "compare.rs"]
 mod compare_cmd;
+#[path = "history.rs"]
+mod history_cmd;
 #[path = "run.rs"]
 mod run_cmd;
 #[path = "sweep.rs"]
@@ -82,6 +84,9 @@ enum Command {
     /// Sweep parameter values on one build, like Node's benchmark/scatter.js: mean rate per
     /// configuration with its 95% interval, as a table and with --plot FILE.svg.
     Sweep(Box<sweep_cmd::SweepArgs>),
+    /// Samples over many commits in a database (SQLite file or PostgreSQL): add, show change
+    /// points, check the newest commit in CI, build a static dashboard, prune.
+    History(Box<history_cmd::HistoryArgs>),
 }
 
 #[derive(clap::Args, Debug)]
@@ -229,6 +234,7 @@ pub fn run(args: Vec<OsString>, io: &mut Io<'_>) -> i32 {
         Command::Calibrate(a) => calibrate_cmd::calibrate(*a, io),
         Command::Run(a) => run_cmd::run(*a, io),
         Command::Sweep(a) => sweep_cmd::sweep(*a, io),
+        Command::History(a) => history_cmd::history(*a, io),
     };
     match result {
         Ok(code) => code,

@@ -7,6 +7,7 @@
 //! - [`outliers`]: modified z-score outliers (median, MAD), flagged not dropped.
 //! - [`regimes`]: two performance regimes in a side (gap and mixture tests, robust to rounding).
 //! - [`shape`]: the multimodality decision (regimes, dip test and KDE modes).
+//! - [`changepoint`]: change points of a series (E-divisive means, permutation test).
 //! - [`adjust`]: Holm and Benjamini–Hochberg adjusted p-values (R's `p.adjust`).
 //! - [`quantile`]: type-7 quantiles, median and benchstat's order-statistic intervals.
 //! - [`rank`]: Wilcoxon rank-sum test with the Hodges–Lehmann shift (R's `wilcox.test`).
@@ -19,6 +20,7 @@
 //! - [`utest`]: benchstat's Mann–Whitney U test (exact with ties for small samples).
 
 pub mod adjust;
+pub mod changepoint;
 pub mod dip;
 pub mod dip_table;
 pub mod drift;

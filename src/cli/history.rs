@@ -1,0 +1,400 @@
+//! `benchdiff history …`: store samples per commit, show series and change points, gate CI,
+//! build the static dashboard, prune old data. Wiring only: the work is in
+//! [`crate::history`] and [`crate::stats::changepoint`].
+
+use super::{EXIT_FAILED, EXIT_USAGE, Io};
+use crate::format::{self, ReadOptions};
+use crate::history::check::{self, CheckOptions};
+use crate::history::series::{self, Filter, History};
+use crate::history::store::{Added, CommitInfo, DEFAULT_DB, MachineRecord, NewFile};
+use crate::history::{self as hist, Store};
+use crate::sample::{SampleSet, Side};
+use crate::stats::changepoint::Params;
+use anyhow::Context;
+
+/// `history` subcommands.
+#[derive(clap::Args, Debug)]
+pub(crate) struct HistoryArgs {
+    #[command(subcommand)]
+    command: HistoryCommand,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum HistoryCommand {
+    /// Store every sample of results files (any format `report` reads) under a commit.
+    /// A file whose content (SHA-256) was added before is skipped.
+    Add(AddArgs),
+    /// Per benchmark configuration and metric: the series over commits and its change points
+    /// (E-divisive means with a permutation test on the per-commit medians).
+    Show(ShowArgs),
+    /// CI gate: exit 1 when the commit (default: the newest) starts a change point, or falls
+    /// outside the recent range, with a regression beyond --max-regression; prints Markdown.
+    Check(CheckArgs),
+    /// Write a static site (overview + one page per series, inline SVG) into --out DIR.
+    Dashboard(DashboardArgs),
+    /// Delete old commits with their samples.
+    Prune(PruneArgs),
+}
+
+#[derive(clap::Args, Debug, Clone)]
+struct DbArg {
+    /// Database: a SQLite file path (or sqlite://PATH), or postgres://USER@HOST/DB (also
+    /// `host=/socket/dir user=… dbname=…`).
+    #[arg(long, value_name = "URL", default_value = DEFAULT_DB)]
+    db: String,
+}
+
+#[derive(clap::Args, Debug)]
+struct AddArgs {
+    /// Results files: compare.js CSV, results JSON Lines, Go, hyperfine, … (as `report`).
+    #[arg(required = true)]
+    files: Vec<String>,
+    #[command(flatten)]
+    db: DbArg,
+    /// Commit SHA (or a name such as a release); default: `git rev-parse HEAD`.
+    #[arg(long, value_name = "SHA")]
+    commit: Option<String>,
+    /// Branch of the commit.
+    #[arg(long, value_name = "B")]
+    branch: Option<String>,
+    /// Commit date, RFC 3339 (default: the commit's date from git, else now).
+    #[arg(long, value_name = "RFC3339")]
+    date: Option<String>,
+    /// Explicit position of the commit in the history (smaller first; before dated-only ones).
+    #[arg(long, value_name = "N")]
+    order: Option<i64>,
+    /// Machine name (default: the host name); CPU model, kernel and cores are read here.
+    #[arg(long, value_name = "NAME")]
+    machine: Option<String>,
+    /// A tag KEY=VALUE on the stored samples (repeatable).
+    #[arg(long, value_name = "K=V")]
+    tag: Vec<String>,
+    /// Format of every file instead of guessing it from the content.
+    #[arg(long, value_name = "FORMAT", value_parser = super::parse_input_format)]
+    input_format: Option<format::InputFormat>,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+struct FilterArgs {
+    /// Only series whose `benchmark configuration` contains TEXT.
+    #[arg(long, value_name = "TEXT")]
+    benchmark: Option<String>,
+    /// Only this metric (e.g. rate, wall, sec/op).
+    #[arg(long, value_name = "NAME")]
+    metric: Option<String>,
+    /// Only commits of this branch.
+    #[arg(long, value_name = "B")]
+    branch: Option<String>,
+    /// Only samples from this machine name.
+    #[arg(long, value_name = "NAME")]
+    machine: Option<String>,
+    /// Only samples of files with this tag (repeatable).
+    #[arg(long, value_name = "K=V")]
+    tag: Vec<String>,
+    /// Which side of two-sided files (compare.js CSV): new (default) or old.
+    #[arg(long, value_name = "old|new", default_value = "new", value_parser = parse_side)]
+    side: Side,
+    /// Change points: largest p-value of the permutation test (false-alarm level per series).
+    #[arg(long, value_name = "P", default_value_t = 0.01)]
+    significance: f64,
+    /// Change points: shuffles per permutation test.
+    #[arg(long, value_name = "N", default_value_t = 199)]
+    permutations: usize,
+    /// Change points: fewest commits on either side of a change point.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    min_size: usize,
+    /// Change points: seed of the shuffles.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    seed: u64,
+}
+
+#[derive(clap::Args, Debug)]
+struct ShowArgs {
+    #[command(flatten)]
+    db: DbArg,
+    #[command(flatten)]
+    filter: FilterArgs,
+    /// Also list every commit's sample count and median.
+    #[arg(long)]
+    commits: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct CheckArgs {
+    #[command(flatten)]
+    db: DbArg,
+    /// The commit to check (default: the newest in history order).
+    #[arg(long, value_name = "SHA")]
+    commit: Option<String>,
+    /// Largest regression accepted, percent.
+    #[arg(long, value_name = "PCT", default_value_t = 5.0)]
+    max_regression: f64,
+    /// Commits before the checked one that make its recent range.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    window: usize,
+    /// Also write the Markdown summary to FILE (e.g. for a pull-request comment).
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    filter: FilterArgs,
+}
+
+#[derive(clap::Args, Debug)]
+struct DashboardArgs {
+    #[command(flatten)]
+    db: DbArg,
+    /// Folder to write index.html and the series pages into.
+    #[arg(long, value_name = "DIR")]
+    out: std::path::PathBuf,
+    #[command(flatten)]
+    filter: FilterArgs,
+}
+
+#[derive(clap::Args, Debug)]
+struct PruneArgs {
+    #[command(flatten)]
+    db: DbArg,
+    /// Delete commits dated more than N days ago.
+    #[arg(long, value_name = "N")]
+    keep_days: Option<u64>,
+    /// Keep only the newest N commits (history order).
+    #[arg(long, value_name = "N")]
+    keep_commits: Option<usize>,
+}
+
+fn parse_side(s: &str) -> Result<Side, String> {
+    Side::from_label(s).ok_or_else(|| format!("'{s}': expected old or new"))
+}
+
+fn parse_tags(tags: &[String]) -> Result<Vec<(String, String)>, String> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for t in tags {
+        let (k, v) = t
+            .split_once('=')
+            .filter(|(k, _)| !k.is_empty())
+            .ok_or_else(|| format!("--tag '{t}': expected KEY=VALUE"))?;
+        if out.iter().any(|(ok, _)| ok == k) {
+            return Err(format!("--tag: key '{k}' given twice"));
+        }
+        out.push((k.to_owned(), v.to_owned()));
+    }
+    Ok(out)
+}
+
+/// Runs `history`; returns the exit code.
+pub(crate) fn history(args: HistoryArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    match args.command {
+        HistoryCommand::Add(a) => add(a, io),
+        HistoryCommand::Show(a) => show(a, io),
+        HistoryCommand::Check(a) => check_cmd(a, io),
+        HistoryCommand::Dashboard(a) => dashboard(a, io),
+        HistoryCommand::Prune(a) => prune(a, io),
+    }
+}
+
+fn git(args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("git").args(args).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        .filter(|s| !s.is_empty())
+}
+
+/// The runner's `machine` record (JSON) in a results file, if any.
+fn machine_record(bytes: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    text.lines()
+        .filter(|l| l.contains("\"machine\""))
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|v| v.get("type").and_then(|t| t.as_str()) == Some("machine"))
+        .map(|v| v.to_string())
+}
+
+fn add(a: AddArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    let tags = match parse_tags(&a.tag) {
+        Ok(t) => t,
+        Err(e) => {
+            writeln!(io.stderr, "benchdiff: {e}")?;
+            return Ok(EXIT_USAGE);
+        }
+    };
+    let mut date = match a.date.as_deref().map(hist::parse_rfc3339).transpose() {
+        Ok(d) => d,
+        Err(e) => {
+            writeln!(io.stderr, "benchdiff: --date: {e}")?;
+            return Ok(EXIT_USAGE);
+        }
+    };
+    let sha = match a.commit.clone().or_else(|| git(&["rev-parse", "HEAD"])) {
+        Some(s) => s,
+        None => {
+            writeln!(
+                io.stderr,
+                "benchdiff: --commit is required outside a git checkout"
+            )?;
+            return Ok(EXIT_USAGE);
+        }
+    };
+    if date.is_none() {
+        date =
+            git(&["show", "-s", "--format=%cI", &sha]).and_then(|d| hist::parse_rfc3339(&d).ok());
+    }
+    let mut store = Store::open(&a.db.db)?;
+    let machine = MachineRecord::this_machine(a.machine.as_deref());
+    let opts = ReadOptions {
+        side: Side::New,
+        sides_by: None,
+    };
+    let now = hist::now_unix_s();
+    for file in &a.files {
+        let bytes = std::fs::read(file).with_context(|| file.clone())?;
+        let mut set = SampleSet::new();
+        let imported = match format::read_bytes(&bytes, file, a.input_format, &opts, &mut set) {
+            Ok(i) => i,
+            Err(e) => {
+                writeln!(io.stderr, "benchdiff: {e}")?;
+                return Ok(EXIT_USAGE);
+            }
+        };
+        for w in &imported.warnings {
+            writeln!(io.stderr, "benchdiff: warning: {w}")?;
+        }
+        let hash = {
+            use sha2::Digest;
+            sha2::Sha256::digest(&bytes)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        };
+        let mut m = machine.clone();
+        m.record = machine_record(&bytes);
+        let added = store.add(&NewFile {
+            sha256: hash,
+            name: file.clone(),
+            format: imported.format.map_or("unknown", |f| f.name()).to_owned(),
+            commit: CommitInfo {
+                sha: sha.clone(),
+                branch: a.branch.clone(),
+                date_unix_s: date,
+                order: a.order,
+            },
+            machine: m,
+            tags: tags.clone(),
+            set: &set,
+            now_unix_s: now,
+        })?;
+        match added {
+            Added::Stored { samples, .. } => {
+                writeln!(io.stdout, "{file}: stored {samples} samples under {sha}")?
+            }
+            Added::Duplicate { file_id } => writeln!(
+                io.stdout,
+                "{file}: already stored (same content as file #{file_id}); skipped"
+            )?,
+        }
+    }
+    Ok(0)
+}
+
+fn load(db: &str, f: &FilterArgs) -> anyhow::Result<Result<History, String>> {
+    let tags = match parse_tags(&f.tag) {
+        Ok(t) => t,
+        Err(e) => return Ok(Err(e)),
+    };
+    if !(f.significance > 0.0 && f.significance < 1.0) {
+        return Ok(Err("--significance must be between 0 and 1".into()));
+    }
+    if f.min_size == 0 {
+        return Ok(Err("--min-size must be at least 1".into()));
+    }
+    let mut store = Store::open(db)?;
+    let loaded = store.load(f.side)?;
+    let filter = Filter {
+        benchmark: f.benchmark.clone(),
+        metric: f.metric.clone(),
+        branch: f.branch.clone(),
+        machine: f.machine.clone(),
+        tags,
+    };
+    let params = Params {
+        significance: f.significance,
+        permutations: f.permutations,
+        min_size: f.min_size,
+        seed: f.seed,
+    };
+    Ok(Ok(series::build(loaded, &filter, &params)))
+}
+
+macro_rules! loaded {
+    ($db:expr, $f:expr, $io:expr) => {
+        match load($db, $f)? {
+            Ok(h) => h,
+            Err(e) => {
+                writeln!($io.stderr, "benchdiff: {e}")?;
+                return Ok(EXIT_USAGE);
+            }
+        }
+    };
+}
+
+fn show(a: ShowArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    let h = loaded!(&a.db.db, &a.filter, io);
+    io.stdout
+        .write_all(series::text(&h, a.commits).as_bytes())?;
+    Ok(0)
+}
+
+fn check_cmd(a: CheckArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    let h = loaded!(&a.db.db, &a.filter, io);
+    let report = match check::check(
+        &h,
+        &CheckOptions {
+            commit: a.commit.clone(),
+            max_regression_pct: a.max_regression,
+            window: a.window,
+        },
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            writeln!(io.stderr, "benchdiff: {e}")?;
+            return Ok(EXIT_USAGE);
+        }
+    };
+    let md = check::markdown(&report);
+    if let Some(p) = &a.markdown {
+        std::fs::write(p, &md).with_context(|| p.display().to_string())?;
+    }
+    io.stdout.write_all(md.as_bytes())?;
+    Ok(if report.failed() { EXIT_FAILED } else { 0 })
+}
+
+fn dashboard(a: DashboardArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    let h = loaded!(&a.db.db, &a.filter, io);
+    let files = crate::history::dashboard::write(&h, &a.out).map_err(anyhow::Error::msg)?;
+    writeln!(
+        io.stdout,
+        "wrote {} pages to {}",
+        files.len(),
+        a.out.display()
+    )?;
+    Ok(0)
+}
+
+fn prune(a: PruneArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    if a.keep_days.is_none() && a.keep_commits.is_none() {
+        writeln!(
+            io.stderr,
+            "benchdiff: history prune needs --keep-days N and/or --keep-commits N"
+        )?;
+        return Ok(EXIT_USAGE);
+    }
+    let mut store = Store::open(&a.db.db)?;
+    let n = store.prune(a.keep_days, a.keep_commits, hist::now_unix_s())?;
+    let c = store.counts()?;
+    writeln!(
+        io.stdout,
+        "deleted {n} commits; {} commits, {} samples left",
+        c.commits, c.samples
+    )?;
+    Ok(0)
+}
