@@ -115,6 +115,8 @@ pub(crate) struct Common {
     pub(crate) seed: Option<u64>,
     pub(crate) timeout: Option<f64>,
     pub(crate) fail_fast: bool,
+    /// `--fail-on-error` (compare's default): failed jobs make the exit code 1.
+    pub(crate) fail_on_error: bool,
     pub(crate) csv: Option<PathBuf>,
     pub(crate) results: Option<PathBuf>,
     pub(crate) cpus: Option<String>,
@@ -522,7 +524,7 @@ pub(crate) fn execute(
             indicatif::ProgressDrawTarget::stderr(),
         );
         if let Ok(s) = indicatif::ProgressStyle::with_template(
-            "[{elapsed_precise}] {bar:24} {pos}/{len} jobs, ETA {eta} | {msg}",
+            "[{elapsed_precise}] {bar:24} {pos}/{len} jobs, ETA {eta} | {wide_msg}",
         ) {
             b.set_style(s);
         }
@@ -556,7 +558,12 @@ pub(crate) fn execute(
 }
 
 /// Prints the end-of-run lines for failures and interrupts; returns the exit code so far.
-pub(crate) fn summarise(f: &Finished, stderr: &mut dyn Write) -> std::io::Result<i32> {
+/// Failed jobs give exit code 1 unless `fail_on_error` is false (`--no-fail-on-error`).
+pub(crate) fn summarise(
+    f: &Finished,
+    fail_on_error: bool,
+    stderr: &mut dyn Write,
+) -> std::io::Result<i32> {
     let mut code = 0;
     let where_ = f
         .results_path
@@ -583,7 +590,9 @@ pub(crate) fn summarise(f: &Finished, stderr: &mut dyn Write) -> std::io::Result
                 ""
             }
         )?;
-        code = code.max(EXIT_FAILED);
+        if fail_on_error {
+            code = code.max(EXIT_FAILED);
+        }
     }
     if f.summary.interrupted {
         writeln!(
@@ -663,7 +672,7 @@ pub(crate) fn compare(
             return Ok(EXIT_USAGE);
         }
     };
-    let mut code = summarise(&f, io.stderr)?;
+    let mut code = summarise(&f, common.fail_on_error, io.stderr)?;
     if want_report && f.summary.setup_failed.is_none() {
         // The same notes `benchdiff report` prints for this run's results file.
         for n in f.unused.notes() {

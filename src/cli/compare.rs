@@ -34,8 +34,15 @@ when it is not a terminal (or to --csv FILE); every job is also recorded in a JS
 file (default: next to --csv FILE as FILE.results.jsonl, else ./benchdiff-results/<UTC time>.jsonl) \
 that --resume continues.
 
-Exit codes: 0 all jobs ok; 1 a job failed (or --max-regression failed); 2 bad usage; 130 \
-interrupted.")]
+Output files: --csv and --results are checked before anything runs: the same file twice, a \
+folder or an unwritable path is an error (exit 2) and nothing is created; an existing file is \
+refused unless --force (both files follow this one rule).
+
+No process of a run outlives benchdiff, even after kill -9: a watchdog process kills every \
+benchmark's process group (forked workers included) when benchdiff dies.
+
+Exit codes: 0 all jobs ok; 1 a job failed (--fail-on-error, the default; --no-fail-on-error \
+turns it off) or --max-regression failed; 2 bad usage; 130 interrupted.")]
 pub(crate) struct CompareArgs {
     /// The baseline binary (a path, or a name looked up in PATH).
     #[arg(long, value_name = "BIN", required_unless_present_any = ["resume", "suite", "old_rev"])]
@@ -77,11 +84,23 @@ pub(crate) struct CompareArgs {
     #[arg(long)]
     fail_fast: bool,
     /// Write the CSV to FILE (`-` = stdout) instead of stdout; the report then follows on stdout.
+    /// An existing FILE is refused unless --force.
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
-    /// Where to write the JSON Lines results file (must not exist).
+    /// Where to write the JSON Lines results file. An existing FILE is refused unless --force.
     #[arg(long, value_name = "FILE", conflicts_with = "resume")]
     results: Option<PathBuf>,
+    /// Replace an existing --csv or --results file (without it both are refused, before
+    /// anything runs).
+    #[arg(long)]
+    force: bool,
+    /// Exit 1 when any benchmark job failed (crashed, timed out, bad output), even when the
+    /// report is otherwise fine. On by default.
+    #[arg(long, overrides_with = "no_fail_on_error")]
+    fail_on_error: bool,
+    /// Exit 0 despite failed jobs (the failures are still reported and recorded).
+    #[arg(long, overrides_with = "fail_on_error")]
+    no_fail_on_error: bool,
     /// Continue an interrupted run from its results file: run only the jobs without an `ok`
     /// record, append to FILE, and write the CSV of all samples. The plan comes from FILE.
     /// Node-file runs only: a command-benchmark run cannot be resumed (its file can be read
@@ -150,7 +169,7 @@ impl Progress {
             indicatif::ProgressDrawTarget::stderr(),
         );
         if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "[{elapsed_precise}] {bar:24} {pos}/{len} jobs, ETA {eta} | {msg}",
+            "[{elapsed_precise}] {bar:24} {pos}/{len} jobs, ETA {eta} | {wide_msg}",
         ) {
             bar.set_style(style);
         }
@@ -318,9 +337,50 @@ impl Observer for CompareObserver<'_> {
     }
 }
 
+/// Checks `--csv`, `--results` and `--resume` before anything runs or is created
+/// ([`runner::outputs::check`]); with `--force`, removes an existing results file to replace.
+fn check_run_outputs(args: &CompareArgs, _stdout_tty: bool) -> Result<(), String> {
+    use runner::outputs::{Output, Use, check};
+    let mut outs = Vec::new();
+    let csv = args.csv.as_deref().filter(|p| p.as_os_str() != "-");
+    if let Some(p) = csv {
+        outs.push(Output {
+            option: "--csv",
+            path: p,
+            usage: Use::Create,
+        });
+    }
+    if let Some(p) = &args.resume {
+        outs.push(Output {
+            option: "--resume",
+            path: p,
+            usage: Use::Append,
+        });
+    }
+    if let Some(p) = &args.results {
+        outs.push(Output {
+            option: "--results",
+            path: p,
+            usage: Use::Create,
+        });
+    }
+    check(&outs, args.force)?;
+    if args.force
+        && let Some(p) = &args.results
+        && p.is_file()
+    {
+        std::fs::remove_file(p).map_err(|e| format!("--results {}: {e}", p.display()))?;
+    }
+    Ok(())
+}
+
 /// Runs `benchdiff compare`; returns the exit code (see the command's help).
 pub(crate) fn compare(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     if let Err(e) = super::check_outputs(&args.analysis) {
+        writeln!(io.stderr, "benchdiff: {e}")?;
+        return Ok(EXIT_USAGE);
+    }
+    if let Err(e) = check_run_outputs(&args, io.stdout_is_terminal) {
         writeln!(io.stderr, "benchdiff: {e}")?;
         return Ok(EXIT_USAGE);
     }
@@ -653,7 +713,9 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
                 },
                 results_path.display()
             )?;
-            code = code.max(EXIT_FAILED);
+            if !args.no_fail_on_error {
+                code = code.max(EXIT_FAILED);
+            }
         }
     }
     if summary.interrupted {
@@ -752,6 +814,7 @@ fn compare_commands(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         seed: args.seed,
         timeout: args.timeout,
         fail_fast: args.fail_fast,
+        fail_on_error: !args.no_fail_on_error,
         csv: args.csv.clone(),
         results: args.results.clone(),
         cpus: args.cpus.clone(),
