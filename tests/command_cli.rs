@@ -43,6 +43,8 @@ fn matrix_expands_last_key_fastest_with_set_and_skip() {
     let run = |extra: &[&str]| {
         let _ = std::fs::remove_file(d.path().join("log"));
         let _ = std::fs::remove_file(d.path().join("r.jsonl"));
+        // An existing --csv is refused without --force.
+        let _ = std::fs::remove_file(d.path().join("out.csv"));
         let mut c = benchdiff(d.path());
         c.args([
             "compare",

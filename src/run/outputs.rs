@@ -1,7 +1,8 @@
 //! The files a run writes (`--csv`, `--results`) are checked **before** the run starts, so a
 //! bad path costs nothing and leaves nothing behind: the same file named twice (also through
 //! symlinks or `./a` vs `a`), a folder, a missing or unwritable folder, or an existing file
-//! without `--force` is a usage error (exit 2).
+//! without `--force` is a usage error (exit 2). Devices and pipes (`/dev/null`, a FIFO) are
+//! written as they are.
 //!
 //! **Overwrite rule (one for both files):** an existing file is refused unless `--force` is
 //! given; with `--force` it is replaced. A results file is the record of a run (`--resume`
@@ -75,6 +76,12 @@ pub fn check(outputs: &[Output<'_>], force: bool) -> Result<(), String> {
                 o.option
             ));
         }
+        let exists = o.path.exists();
+        // Devices and pipes (/dev/null, /dev/stdout, a FIFO) are written as they are.
+        let special = exists && !o.path.is_file();
+        if special {
+            continue;
+        }
         let id = identity(o.path);
         if let Some((_, other, p)) = seen.iter().find(|(i, _, _)| *i == id) {
             return Err(format!(
@@ -83,7 +90,6 @@ pub fn check(outputs: &[Output<'_>], force: bool) -> Result<(), String> {
                 p.display()
             ));
         }
-        let exists = o.path.exists();
         match o.usage {
             Use::Append if !exists => {
                 return Err(format!("{} {shown}: no such file", o.option));
