@@ -134,3 +134,84 @@ fn failed_jobs_exit_1_unless_no_fail_on_error() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stderr(&o).contains("job(s) failed"), "{}", stderr(&o));
 }
+
+/// The `filename` column of the CSV's first data row.
+fn csv_name(dir: &Path, csv: &str) -> String {
+    let text = std::fs::read_to_string(dir.join(csv)).expect("csv");
+    let row = text.lines().nth(1).expect("a data row").to_owned();
+    row.split(',')
+        .nth(1)
+        .expect("filename")
+        .trim_matches('"')
+        .to_owned()
+}
+
+#[test]
+fn command_benchmarks_are_named_after_the_program_or_name() {
+    let d = tempfile::tempdir().expect("tempdir");
+    // The same program on both sides: its file name, not the first word of --bench.
+    let o = benchdiff(
+        d.path(),
+        &[
+            "compare",
+            "--old",
+            "/bin/true",
+            "--new",
+            "/bin/true",
+            "--bench",
+            "-c file={f}",
+            "-L",
+            "f=a",
+            "--runs",
+            "1",
+            "--csv",
+            "a.csv",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(csv_name(d.path(), "a.csv"), "true");
+    // Different programs: the --bench template.
+    let o = benchdiff(
+        d.path(),
+        &[
+            "compare",
+            "--old",
+            "/bin/true",
+            "--new",
+            "/bin/echo",
+            "--bench",
+            "-c file={f}",
+            "-L",
+            "f=a",
+            "--runs",
+            "1",
+            "--csv",
+            "b.csv",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(csv_name(d.path(), "b.csv"), "-c file={f}");
+    // --name wins.
+    let o = benchdiff(
+        d.path(),
+        &[
+            "compare",
+            "--old",
+            "/bin/true",
+            "--new",
+            "/bin/true",
+            "--bench",
+            "-c file={f}",
+            "-L",
+            "f=a",
+            "--name",
+            "parse",
+            "--runs",
+            "1",
+            "--csv",
+            "c.csv",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(csv_name(d.path(), "c.csv"), "parse");
+}

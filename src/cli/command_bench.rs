@@ -40,6 +40,11 @@ pub(crate) struct CommandArgs {
         help_heading = "Command benchmarks"
     )]
     pub(crate) bench: Vec<String>,
+    /// The name of the --bench benchmark at the same position (repeatable). Default: the
+    /// program's file name when --old and --new (or --bin) are the same program and there is
+    /// one --bench, else `PROGRAM ARGS` with the --bench template.
+    #[arg(long, value_name = "NAME", help_heading = "Command benchmarks")]
+    pub(crate) name: Vec<String>,
     /// A parameter and its values, comma-separated (repeatable): every combination runs, the
     /// last key varying fastest. `--set KEY=V` then replaces a key's list by V.
     #[arg(
@@ -102,6 +107,19 @@ impl CommandArgs {
     pub(crate) fn active(&self) -> bool {
         !self.bench.is_empty() || self.suite.is_some() || self.old_rev.is_some()
     }
+}
+
+/// The file name of a program given as `--old`/`--new`/`--bin` (its first word), e.g.
+/// `./build/node --flag` → `node`.
+fn program_name(program: &str) -> String {
+    let first = split_words(program)
+        .ok()
+        .and_then(|w| w.into_iter().next())
+        .unwrap_or_default();
+    std::path::Path::new(&first)
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or(first)
 }
 
 /// The run options of `compare` that command benchmarks share with Node files.
@@ -170,7 +188,25 @@ pub(crate) fn make_plan(
     }
     global.check_exclusions().map_err(u)?;
     let mut used_keys: Vec<String> = Vec::new();
-    for t in &cmd.bench {
+    if cmd.name.len() > cmd.bench.len() {
+        return Err(u(format!(
+            "{} --name given for {} --bench",
+            cmd.name.len(),
+            cmd.bench.len()
+        )));
+    }
+    let program = match single {
+        Some(b) => Some(b.to_owned()),
+        None => common.old.clone().filter(|o| {
+            common
+                .new
+                .as_ref()
+                .is_some_and(|n| program_name(n) == program_name(o))
+        }),
+    }
+    .map(|p| program_name(&p))
+    .filter(|p| !p.is_empty());
+    for (i, t) in cmd.bench.iter().enumerate() {
         split_words(t).map_err(|e| u(format!("--bench {e}")))?;
         let keys = crate::run::plan::argv::placeholders(t);
         for k in &keys {
@@ -183,7 +219,14 @@ pub(crate) fn make_plan(
         let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
         used_keys.extend(keys.iter().cloned());
         benchmarks.push(BenchDef {
-            name: suite::default_bench_name(t),
+            name: match (cmd.name.get(i), &program) {
+                (Some(n), _) => n.clone(),
+                (None, Some(p)) if cmd.bench.len() == 1 => p.clone(),
+                (None, Some(p)) if !t.trim().is_empty() => format!("{p} {}", t.trim()),
+                (None, Some(p)) => p.clone(),
+                (None, None) if t.trim().is_empty() => suite::default_bench_name(t),
+                (None, None) => t.trim().to_owned(),
+            },
             template: t.clone(),
             matrix: global.restrict(&refs),
             env: Vec::new(),
