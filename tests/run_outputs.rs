@@ -215,3 +215,69 @@ fn command_benchmarks_are_named_after_the_program_or_name() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(csv_name(d.path(), "c.csv"), "parse");
 }
+
+#[test]
+fn resume_keeps_appending_to_the_runs_csv() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/suite");
+    let suite = suite.to_str().expect("utf-8 path");
+    let o = benchdiff(
+        d.path(),
+        &[
+            "compare",
+            "--old",
+            "node",
+            "--new",
+            "node",
+            "--benchmark-dir",
+            suite,
+            "--runs",
+            "2",
+            "--order",
+            "node",
+            "--csv",
+            "out.csv",
+            "--results",
+            "full.jsonl",
+            "ipc",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows = |d: &Path| {
+        std::fs::read_to_string(d.join("out.csv"))
+            .expect("csv")
+            .lines()
+            .count()
+            - 1
+    };
+    // ipc/basic.js: 4 configurations a job, 2 runs x 2 binaries.
+    assert_eq!(rows(d.path()), 16);
+    let full = std::fs::read_to_string(d.path().join("full.jsonl")).expect("results");
+    assert!(
+        full.lines().next().unwrap_or("").contains("out.csv"),
+        "{full}"
+    );
+    // The run as if killed after two jobs.
+    let mut cut = String::new();
+    let mut jobs = 0;
+    for l in full.lines() {
+        if l.contains("\"type\":\"job\"") {
+            if jobs == 2 {
+                break;
+            }
+            jobs += 1;
+        }
+        cut.push_str(l);
+        cut.push('\n');
+    }
+    std::fs::write(d.path().join("cut.jsonl"), cut).expect("write");
+    let o = benchdiff(d.path(), &["compare", "--resume", "cut.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // No CSV on stdout: the two remaining jobs' rows went to the run's own CSV.
+    assert!(
+        !String::from_utf8_lossy(&o.stdout).contains("\"binary\""),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert_eq!(rows(d.path()), 24);
+}

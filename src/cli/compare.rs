@@ -102,7 +102,9 @@ pub(crate) struct CompareArgs {
     #[arg(long, overrides_with = "fail_on_error")]
     no_fail_on_error: bool,
     /// Continue an interrupted run from its results file: run only the jobs without an `ok`
-    /// record, append to FILE, and write the CSV of all samples. The plan comes from FILE.
+    /// record and append to FILE. The CSV: without --csv, the new rows are appended to the
+    /// run's own --csv file (recorded in FILE); with --csv, all samples go to the new file.
+    /// The plan comes from FILE.
     /// Node-file runs only: a command-benchmark run cannot be resumed (its file can be read
     /// with `benchdiff report FILE`).
     #[arg(long, value_name = "FILE",
@@ -407,6 +409,8 @@ struct Prepared {
     unused: UnusedSamples,
     /// `--runs auto`'s rule (a resumed run: the one recorded in its results file).
     adaptive: Option<runner::adaptive::Rule>,
+    /// A resumed run's recorded `--csv` file (appended to when no --csv is given).
+    recorded_csv: Option<PathBuf>,
 }
 
 fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
@@ -439,6 +443,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
                 .map_err(RunnerError::Io)?,
         };
         let results = ResultsWriter::append(path)?;
+        let recorded_csv = header.csv.clone();
         return Ok(Prepared {
             plan,
             timeout,
@@ -448,6 +453,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
             resumed: true,
             unused: loaded.unused,
             adaptive: loaded.adaptive,
+            recorded_csv,
         });
     }
     let cwd = std::env::current_dir().map_err(|e| RunnerError::Io(e.to_string()))?;
@@ -506,6 +512,11 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
     let mut results = ResultsWriter::create(&path)?;
     let header = RunHeader {
         adaptive,
+        csv: args
+            .csv
+            .as_deref()
+            .filter(|p| p.as_os_str() != "-")
+            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())),
         ..plan.header(timeout, now_unix_s())
     };
     results
@@ -520,6 +531,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
         resumed: false,
         unused: UnusedSamples::default(),
         adaptive,
+        recorded_csv: None,
     })
 }
 
@@ -533,12 +545,19 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         resumed,
         unused,
         adaptive: rule,
+        recorded_csv,
     } = prep;
+    // `--resume` without --csv keeps appending to the run's own CSV (recorded in its header).
+    let append_csv = recorded_csv.filter(|_| args.csv.is_none());
     let csv_to_stdout = match &args.csv {
         Some(p) => p.as_os_str() == "-",
-        None => !io.stdout_is_terminal,
+        None => append_csv.is_none() && !io.stdout_is_terminal,
     };
-    let csv_file = args.csv.as_ref().filter(|p| p.as_os_str() != "-");
+    let csv_file = args
+        .csv
+        .as_ref()
+        .filter(|p| p.as_os_str() != "-")
+        .or(append_csv.as_ref());
     let want_report = !csv_to_stdout && (io.stdout_is_terminal || csv_file.is_some());
 
     for w in &warnings {
@@ -613,7 +632,15 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
     let csv_sink: Option<Box<dyn Write + '_>> = if csv_to_stdout {
         Some(Box::new(stdout))
     } else if let Some(p) = csv_file {
-        let f = std::fs::File::create(p).map_err(|e| anyhow::anyhow!("--csv {}: {e}", p.display()));
+        let f = if append_csv.is_some() {
+            std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(p)
+        } else {
+            std::fs::File::create(p)
+        };
+        let f = f.map_err(|e| anyhow::anyhow!("--csv {}: {e}", p.display()));
         match f {
             Ok(f) => Some(Box::new(BufWriter::new(f))),
             Err(e) => {
@@ -628,7 +655,20 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         Some(p) if !csv_to_stdout => p.display().to_string(),
         _ => "stdout".to_owned(),
     };
-    let csv = match csv_sink.map(CsvWriter::new).transpose() {
+    // Appending to a CSV that has its header (and the rows of the jobs done so far).
+    let continuing = append_csv
+        .as_ref()
+        .is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0));
+    let csv = match csv_sink
+        .map(|w| {
+            if continuing {
+                Ok(CsvWriter::continuing(w))
+            } else {
+                CsvWriter::new(w)
+            }
+        })
+        .transpose()
+    {
         Ok(c) => c,
         Err(e) => {
             writeln!(stderr, "benchdiff: CSV output {csv_name}: {e}")?;
@@ -654,7 +694,9 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         for s in &r.samples {
             let rep = s.to_report();
             obs.add(r.side, r.run, &r.file, &rep);
-            obs.csv_row(r.side, &r.file, &rep)?;
+            if !continuing {
+                obs.csv_row(r.side, &r.file, &rep)?;
+            }
         }
     }
     let opts = RunOptions {

@@ -151,6 +151,7 @@ impl Plan {
             timeout_s: timeout.map(|t| t.as_secs_f64()),
             jobs: self.files.len() * self.runs as usize * 2,
             adaptive: None,
+            csv: None,
         }
     }
 
