@@ -341,7 +341,7 @@ impl Observer for CompareObserver<'_> {
 
 /// Checks `--csv`, `--results` and `--resume` before anything runs or is created
 /// ([`runner::outputs::check`]); with `--force`, removes an existing results file to replace.
-fn check_run_outputs(args: &CompareArgs, _stdout_tty: bool) -> Result<(), String> {
+fn check_run_outputs(args: &CompareArgs) -> Result<(), String> {
     use runner::outputs::{Output, Use, check};
     let mut outs = Vec::new();
     let csv = args.csv.as_deref().filter(|p| p.as_os_str() != "-");
@@ -382,7 +382,7 @@ pub(crate) fn compare(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32>
         writeln!(io.stderr, "benchdiff: {e}")?;
         return Ok(EXIT_USAGE);
     }
-    if let Err(e) = check_run_outputs(&args, io.stdout_is_terminal) {
+    if let Err(e) = check_run_outputs(&args) {
         writeln!(io.stderr, "benchdiff: {e}")?;
         return Ok(EXIT_USAGE);
     }
