@@ -69,6 +69,10 @@ fn csv_folder_leaves_no_stray_results_file() {
 #[test]
 fn unwritable_results_path_is_refused() {
     let d = tempfile::tempdir().expect("tempdir");
+    // A CSV in a missing folder: refused before the results file is created.
+    let o = compare(d.path(), "/bin/true", &["--csv", "nodir/a.csv"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(files(d.path()).is_empty(), "{:?}", files(d.path()));
     std::fs::write(d.path().join("plain"), "x").expect("write");
     let o = compare(d.path(), "/bin/true", &["--results", "plain/r.jsonl"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

@@ -346,6 +346,16 @@ fn check_run_outputs(args: &CompareArgs) -> Result<(), String> {
     let mut outs = Vec::new();
     let csv = args.csv.as_deref().filter(|p| p.as_os_str() != "-");
     if let Some(p) = csv {
+        // The CSV's folder is not created (the results file's is).
+        if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty())
+            && !dir.is_dir()
+        {
+            return Err(format!(
+                "--csv {}: no folder {}",
+                p.display(),
+                dir.display()
+            ));
+        }
         outs.push(Output {
             option: "--csv",
             path: p,
