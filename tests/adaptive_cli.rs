@@ -185,7 +185,9 @@ fn resume_of_an_adaptive_run_continues_adaptively() {
             .arg("compare")
             .arg("--resume")
             .arg(&cut)
-            .args(["--csv", "resumed.csv"])
+            // A new CSV per resume: an existing --csv is refused without --force.
+            .arg("--csv")
+            .arg(format!("resumed{keep}.csv"))
             .assert()
             .success()
             .get_output()
@@ -218,7 +220,7 @@ fn resume_of_an_adaptive_run_continues_adaptively() {
                 assert_eq!(j["samples"].as_array().unwrap().len(), 2, "{j}");
             }
         }
-        let rows = std::fs::read_to_string(dir.path().join("resumed.csv")).unwrap();
+        let rows = std::fs::read_to_string(dir.path().join(format!("resumed{keep}.csv"))).unwrap();
         // The CSV holds every sample of every job once.
         let samples: usize = resumed
             .iter()

@@ -43,6 +43,8 @@ fn matrix_expands_last_key_fastest_with_set_and_skip() {
     let run = |extra: &[&str]| {
         let _ = std::fs::remove_file(d.path().join("log"));
         let _ = std::fs::remove_file(d.path().join("r.jsonl"));
+        // An existing --csv is refused without --force.
+        let _ = std::fs::remove_file(d.path().join("out.csv"));
         let mut c = benchdiff(d.path());
         c.args([
             "compare",
@@ -85,7 +87,7 @@ fn matrix_expands_last_key_fastest_with_set_and_skip() {
     );
     // The configuration column is typed like common.js: numbers bare, strings quoted.
     let csv = std::fs::read_to_string(d.path().join("out.csv")).unwrap();
-    assert!(csv.contains("\"old\",\"-a -b\",\"a=1 b='x'\","), "{csv}");
+    assert!(csv.contains("\"old\",\"rec\",\"a=1 b='x'\","), "{csv}");
     // A --set key no benchmark has, and an unknown {key}, are usage errors naming the key.
     let o = benchdiff(d.path())
         .args([
@@ -188,7 +190,7 @@ fn whole_process_timing_and_lower_is_better_signs() {
         .unwrap();
     let out = text(&o.stdout);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    let row = out.lines().find(|l| l.contains("command")).unwrap();
+    let row = out.lines().find(|l| l.contains("sleep")).unwrap();
     assert!(row.contains("slower"), "{out}");
     assert!(
         row.contains(" -6") || row.contains(" -7"),
@@ -226,7 +228,7 @@ fn whole_process_timing_and_lower_is_better_signs() {
         out.starts_with("metric: wall (s), lower is better"),
         "{out}"
     );
-    let row = out.lines().find(|l| l.contains("command")).unwrap();
+    let row = out.lines().find(|l| l.contains("sleep")).unwrap();
     let cols: Vec<&str> = row.split_whitespace().collect();
     // command  +200%  [+a%, +b%]  p  p  slower  4/4 paired
     assert!(cols[1].starts_with('+'), "{row}");
@@ -256,7 +258,7 @@ fn whole_process_timing_and_lower_is_better_signs() {
         .output()
         .unwrap();
     let out = text(&o.stdout);
-    let row = out.lines().find(|l| l.contains("command")).unwrap();
+    let row = out.lines().find(|l| l.contains("sleep")).unwrap();
     assert!(
         row.split_whitespace().nth(1).unwrap().starts_with('-'),
         "{row}"

@@ -186,15 +186,15 @@ fn command_results_files_are_read_by_report_with_machine_checks() {
             .contains("\"type\":\"machine\""),
         "{results}"
     );
-    // Named by the template without placeholders.
-    assert!(results.contains("\"benchmark\":\"-c\""), "{results}");
+    // Named after the program (the same on both sides), not the first word of --bench.
+    assert!(results.contains("\"benchmark\":\"sh\""), "{results}");
     for extra in [&[][..], &["--input-format", "results-jsonl"][..]] {
         let mut a = vec!["report", "--metric", "wall", "k.results.jsonl"];
         a.extend(extra);
         let (code, out, err) = run(d.path(), &a);
         assert_eq!(code, 0, "{err}");
         assert!(
-            out.contains("metric: wall") && out.contains("-c n="),
+            out.contains("metric: wall") && out.contains("sh n="),
             "{out}"
         );
         assert!(out.contains("3/3"), "{out}");

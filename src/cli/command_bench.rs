@@ -40,6 +40,11 @@ pub(crate) struct CommandArgs {
         help_heading = "Command benchmarks"
     )]
     pub(crate) bench: Vec<String>,
+    /// The name of the --bench benchmark at the same position (repeatable). Default: the
+    /// program's file name when --old and --new (or --bin) are the same program and there is
+    /// one --bench, else `PROGRAM ARGS` with the --bench template.
+    #[arg(long, value_name = "NAME", help_heading = "Command benchmarks")]
+    pub(crate) name: Vec<String>,
     /// A parameter and its values, comma-separated (repeatable): every combination runs, the
     /// last key varying fastest. `--set KEY=V` then replaces a key's list by V.
     #[arg(
@@ -104,6 +109,19 @@ impl CommandArgs {
     }
 }
 
+/// The file name of a program given as `--old`/`--new`/`--bin` (its first word), e.g.
+/// `./build/node --flag` → `node`.
+fn program_name(program: &str) -> String {
+    let first = split_words(program)
+        .ok()
+        .and_then(|w| w.into_iter().next())
+        .unwrap_or_default();
+    std::path::Path::new(&first)
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or(first)
+}
+
 /// The run options of `compare` that command benchmarks share with Node files.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Common {
@@ -115,6 +133,8 @@ pub(crate) struct Common {
     pub(crate) seed: Option<u64>,
     pub(crate) timeout: Option<f64>,
     pub(crate) fail_fast: bool,
+    /// `--fail-on-error` (compare's default): failed jobs make the exit code 1.
+    pub(crate) fail_on_error: bool,
     pub(crate) csv: Option<PathBuf>,
     pub(crate) results: Option<PathBuf>,
     pub(crate) cpus: Option<String>,
@@ -168,7 +188,25 @@ pub(crate) fn make_plan(
     }
     global.check_exclusions().map_err(u)?;
     let mut used_keys: Vec<String> = Vec::new();
-    for t in &cmd.bench {
+    if cmd.name.len() > cmd.bench.len() {
+        return Err(u(format!(
+            "{} --name given for {} --bench",
+            cmd.name.len(),
+            cmd.bench.len()
+        )));
+    }
+    let program = match single {
+        Some(b) => Some(b.to_owned()),
+        None => common.old.clone().filter(|o| {
+            common
+                .new
+                .as_ref()
+                .is_some_and(|n| program_name(n) == program_name(o))
+        }),
+    }
+    .map(|p| program_name(&p))
+    .filter(|p| !p.is_empty());
+    for (i, t) in cmd.bench.iter().enumerate() {
         split_words(t).map_err(|e| u(format!("--bench {e}")))?;
         let keys = crate::run::plan::argv::placeholders(t);
         for k in &keys {
@@ -181,7 +219,14 @@ pub(crate) fn make_plan(
         let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
         used_keys.extend(keys.iter().cloned());
         benchmarks.push(BenchDef {
-            name: suite::default_bench_name(t),
+            name: match (cmd.name.get(i), &program) {
+                (Some(n), _) => n.clone(),
+                (None, Some(p)) if cmd.bench.len() == 1 => p.clone(),
+                (None, Some(p)) if !t.trim().is_empty() => format!("{p} {}", t.trim()),
+                (None, Some(p)) => p.clone(),
+                (None, None) if t.trim().is_empty() => suite::default_bench_name(t),
+                (None, None) => t.trim().to_owned(),
+            },
             template: t.clone(),
             matrix: global.restrict(&refs),
             env: Vec::new(),
@@ -522,7 +567,7 @@ pub(crate) fn execute(
             indicatif::ProgressDrawTarget::stderr(),
         );
         if let Ok(s) = indicatif::ProgressStyle::with_template(
-            "[{elapsed_precise}] {bar:24} {pos}/{len} jobs, ETA {eta} | {msg}",
+            "[{elapsed_precise}] {bar:24} {pos}/{len} jobs, ETA {eta} | {wide_msg}",
         ) {
             b.set_style(s);
         }
@@ -556,7 +601,12 @@ pub(crate) fn execute(
 }
 
 /// Prints the end-of-run lines for failures and interrupts; returns the exit code so far.
-pub(crate) fn summarise(f: &Finished, stderr: &mut dyn Write) -> std::io::Result<i32> {
+/// Failed jobs give exit code 1 unless `fail_on_error` is false (`--no-fail-on-error`).
+pub(crate) fn summarise(
+    f: &Finished,
+    fail_on_error: bool,
+    stderr: &mut dyn Write,
+) -> std::io::Result<i32> {
     let mut code = 0;
     let where_ = f
         .results_path
@@ -583,7 +633,9 @@ pub(crate) fn summarise(f: &Finished, stderr: &mut dyn Write) -> std::io::Result
                 ""
             }
         )?;
-        code = code.max(EXIT_FAILED);
+        if fail_on_error {
+            code = code.max(EXIT_FAILED);
+        }
     }
     if f.summary.interrupted {
         writeln!(
@@ -663,7 +715,7 @@ pub(crate) fn compare(
             return Ok(EXIT_USAGE);
         }
     };
-    let mut code = summarise(&f, io.stderr)?;
+    let mut code = summarise(&f, common.fail_on_error, io.stderr)?;
     if want_report && f.summary.setup_failed.is_none() {
         // The same notes `benchdiff report` prints for this run's results file.
         for n in f.unused.notes() {

@@ -34,8 +34,15 @@ when it is not a terminal (or to --csv FILE); every job is also recorded in a JS
 file (default: next to --csv FILE as FILE.results.jsonl, else ./benchdiff-results/<UTC time>.jsonl) \
 that --resume continues.
 
-Exit codes: 0 all jobs ok; 1 a job failed (or --max-regression failed); 2 bad usage; 130 \
-interrupted.")]
+Output files: --csv and --results are checked before anything runs: the same file twice, a \
+folder or an unwritable path is an error (exit 2) and nothing is created; an existing file is \
+refused unless --force (both files follow this one rule).
+
+No process of a run outlives benchdiff, even after kill -9: a watchdog process kills every \
+benchmark's process group (forked workers included) when benchdiff dies.
+
+Exit codes: 0 all jobs ok; 1 a job failed (--fail-on-error, the default; --no-fail-on-error \
+turns it off) or --max-regression failed; 2 bad usage; 130 interrupted.")]
 pub(crate) struct CompareArgs {
     /// The baseline binary (a path, or a name looked up in PATH).
     #[arg(long, value_name = "BIN", required_unless_present_any = ["resume", "suite", "old_rev"])]
@@ -77,13 +84,27 @@ pub(crate) struct CompareArgs {
     #[arg(long)]
     fail_fast: bool,
     /// Write the CSV to FILE (`-` = stdout) instead of stdout; the report then follows on stdout.
+    /// An existing FILE is refused unless --force.
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
-    /// Where to write the JSON Lines results file (must not exist).
+    /// Where to write the JSON Lines results file. An existing FILE is refused unless --force.
     #[arg(long, value_name = "FILE", conflicts_with = "resume")]
     results: Option<PathBuf>,
+    /// Replace an existing --csv or --results file (without it both are refused, before
+    /// anything runs).
+    #[arg(long)]
+    force: bool,
+    /// Exit 1 when any benchmark job failed (crashed, timed out, bad output), even when the
+    /// report is otherwise fine. On by default.
+    #[arg(long, overrides_with = "no_fail_on_error")]
+    fail_on_error: bool,
+    /// Exit 0 despite failed jobs (the failures are still reported and recorded).
+    #[arg(long, overrides_with = "fail_on_error")]
+    no_fail_on_error: bool,
     /// Continue an interrupted run from its results file: run only the jobs without an `ok`
-    /// record, append to FILE, and write the CSV of all samples. The plan comes from FILE.
+    /// record and append to FILE. The CSV: without --csv, the new rows are appended to the
+    /// run's own --csv file (recorded in FILE); with --csv, all samples go to the new file.
+    /// The plan comes from FILE.
     /// Node-file runs only: a command-benchmark run cannot be resumed (its file can be read
     /// with `benchdiff report FILE`).
     #[arg(long, value_name = "FILE",
@@ -150,7 +171,7 @@ impl Progress {
             indicatif::ProgressDrawTarget::stderr(),
         );
         if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "[{elapsed_precise}] {bar:24} {pos}/{len} jobs, ETA {eta} | {msg}",
+            "[{elapsed_precise}] {bar:24} {pos}/{len} jobs, ETA {eta} | {wide_msg}",
         ) {
             bar.set_style(style);
         }
@@ -318,9 +339,60 @@ impl Observer for CompareObserver<'_> {
     }
 }
 
+/// Checks `--csv`, `--results` and `--resume` before anything runs or is created
+/// ([`runner::outputs::check`]); with `--force`, removes an existing results file to replace.
+fn check_run_outputs(args: &CompareArgs) -> Result<(), String> {
+    use runner::outputs::{Output, Use, check};
+    let mut outs = Vec::new();
+    let csv = args.csv.as_deref().filter(|p| p.as_os_str() != "-");
+    if let Some(p) = csv {
+        // The CSV's folder is not created (the results file's is).
+        if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty())
+            && !dir.is_dir()
+        {
+            return Err(format!(
+                "--csv {}: no folder {}",
+                p.display(),
+                dir.display()
+            ));
+        }
+        outs.push(Output {
+            option: "--csv",
+            path: p,
+            usage: Use::Create,
+        });
+    }
+    if let Some(p) = &args.resume {
+        outs.push(Output {
+            option: "--resume",
+            path: p,
+            usage: Use::Append,
+        });
+    }
+    if let Some(p) = &args.results {
+        outs.push(Output {
+            option: "--results",
+            path: p,
+            usage: Use::Create,
+        });
+    }
+    check(&outs, args.force)?;
+    if args.force
+        && let Some(p) = &args.results
+        && p.is_file()
+    {
+        std::fs::remove_file(p).map_err(|e| format!("--results {}: {e}", p.display()))?;
+    }
+    Ok(())
+}
+
 /// Runs `benchdiff compare`; returns the exit code (see the command's help).
 pub(crate) fn compare(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     if let Err(e) = super::check_outputs(&args.analysis) {
+        writeln!(io.stderr, "benchdiff: {e}")?;
+        return Ok(EXIT_USAGE);
+    }
+    if let Err(e) = check_run_outputs(&args) {
         writeln!(io.stderr, "benchdiff: {e}")?;
         return Ok(EXIT_USAGE);
     }
@@ -347,6 +419,8 @@ struct Prepared {
     unused: UnusedSamples,
     /// `--runs auto`'s rule (a resumed run: the one recorded in its results file).
     adaptive: Option<runner::adaptive::Rule>,
+    /// A resumed run's recorded `--csv` file (appended to when no --csv is given).
+    recorded_csv: Option<PathBuf>,
 }
 
 fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
@@ -379,6 +453,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
                 .map_err(RunnerError::Io)?,
         };
         let results = ResultsWriter::append(path)?;
+        let recorded_csv = header.csv.clone();
         return Ok(Prepared {
             plan,
             timeout,
@@ -388,6 +463,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
             resumed: true,
             unused: loaded.unused,
             adaptive: loaded.adaptive,
+            recorded_csv,
         });
     }
     let cwd = std::env::current_dir().map_err(|e| RunnerError::Io(e.to_string()))?;
@@ -446,6 +522,11 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
     let mut results = ResultsWriter::create(&path)?;
     let header = RunHeader {
         adaptive,
+        csv: args
+            .csv
+            .as_deref()
+            .filter(|p| p.as_os_str() != "-")
+            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())),
         ..plan.header(timeout, now_unix_s())
     };
     results
@@ -460,6 +541,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
         resumed: false,
         unused: UnusedSamples::default(),
         adaptive,
+        recorded_csv: None,
     })
 }
 
@@ -473,12 +555,19 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         resumed,
         unused,
         adaptive: rule,
+        recorded_csv,
     } = prep;
+    // `--resume` without --csv keeps appending to the run's own CSV (recorded in its header).
+    let append_csv = recorded_csv.filter(|_| args.csv.is_none());
     let csv_to_stdout = match &args.csv {
         Some(p) => p.as_os_str() == "-",
-        None => !io.stdout_is_terminal,
+        None => append_csv.is_none() && !io.stdout_is_terminal,
     };
-    let csv_file = args.csv.as_ref().filter(|p| p.as_os_str() != "-");
+    let csv_file = args
+        .csv
+        .as_ref()
+        .filter(|p| p.as_os_str() != "-")
+        .or(append_csv.as_ref());
     let want_report = !csv_to_stdout && (io.stdout_is_terminal || csv_file.is_some());
 
     for w in &warnings {
@@ -553,7 +642,15 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
     let csv_sink: Option<Box<dyn Write + '_>> = if csv_to_stdout {
         Some(Box::new(stdout))
     } else if let Some(p) = csv_file {
-        let f = std::fs::File::create(p).map_err(|e| anyhow::anyhow!("--csv {}: {e}", p.display()));
+        let f = if append_csv.is_some() {
+            std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(p)
+        } else {
+            std::fs::File::create(p)
+        };
+        let f = f.map_err(|e| anyhow::anyhow!("--csv {}: {e}", p.display()));
         match f {
             Ok(f) => Some(Box::new(BufWriter::new(f))),
             Err(e) => {
@@ -568,7 +665,20 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         Some(p) if !csv_to_stdout => p.display().to_string(),
         _ => "stdout".to_owned(),
     };
-    let csv = match csv_sink.map(CsvWriter::new).transpose() {
+    // Appending to a CSV that has its header (and the rows of the jobs done so far).
+    let continuing = append_csv
+        .as_ref()
+        .is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0));
+    let csv = match csv_sink
+        .map(|w| {
+            if continuing {
+                Ok(CsvWriter::continuing(w))
+            } else {
+                CsvWriter::new(w)
+            }
+        })
+        .transpose()
+    {
         Ok(c) => c,
         Err(e) => {
             writeln!(stderr, "benchdiff: CSV output {csv_name}: {e}")?;
@@ -594,7 +704,9 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         for s in &r.samples {
             let rep = s.to_report();
             obs.add(r.side, r.run, &r.file, &rep);
-            obs.csv_row(r.side, &r.file, &rep)?;
+            if !continuing {
+                obs.csv_row(r.side, &r.file, &rep)?;
+            }
         }
     }
     let opts = RunOptions {
@@ -653,7 +765,9 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
                 },
                 results_path.display()
             )?;
-            code = code.max(EXIT_FAILED);
+            if !args.no_fail_on_error {
+                code = code.max(EXIT_FAILED);
+            }
         }
     }
     if summary.interrupted {
@@ -752,6 +866,7 @@ fn compare_commands(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         seed: args.seed,
         timeout: args.timeout,
         fail_fast: args.fail_fast,
+        fail_on_error: !args.no_fail_on_error,
         csv: args.csv.clone(),
         results: args.results.clone(),
         cpus: args.cpus.clone(),

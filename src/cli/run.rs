@@ -112,7 +112,7 @@ pub(crate) fn run(args: RunArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         stderr,
     )?;
     match finished {
-        Ok(f) => Ok(command_bench::summarise(&f, io.stderr)?),
+        Ok(f) => Ok(command_bench::summarise(&f, true, io.stderr)?),
         Err(e) => {
             writeln!(io.stderr, "benchdiff: {e}")?;
             Ok(EXIT_USAGE)

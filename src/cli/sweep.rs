@@ -100,7 +100,7 @@ pub(crate) fn sweep(args: SweepArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
             return Ok(EXIT_USAGE);
         }
     };
-    let mut code = command_bench::summarise(&f, io.stderr)?;
+    let mut code = command_bench::summarise(&f, true, io.stderr)?;
     let set = &f.set;
     let metric = match &args.metric {
         None => crate::sample::RATE,

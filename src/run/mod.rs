@@ -17,6 +17,7 @@
 //! - [`machine`]: machine checks (governor, load, busy processes, pinning, turbo);
 //! - [`command_run`]: running command benchmarks (any program) and their samples; their plan
 //!   is [`plan::command`];
+//! - [`outputs`]: `--csv`/`--results` checked before the run (same file, folder, overwrite rule);
 //! - [`signals`], [`clock`]: the Ctrl-C guard, the clock, the default seed and results path.
 //!
 //! The file formats it writes and reads (compare.js CSV, the results file, Node's IPC
@@ -33,6 +34,7 @@ pub mod clock;
 pub mod command_run;
 pub mod driver;
 pub mod machine;
+pub mod outputs;
 pub mod plan;
 pub mod schedule;
 pub mod signals;
@@ -149,6 +151,7 @@ impl Plan {
             timeout_s: timeout.map(|t| t.as_secs_f64()),
             jobs: self.files.len() * self.runs as usize * 2,
             adaptive: None,
+            csv: None,
         }
     }
 

@@ -12,8 +12,17 @@ pub const EXIT_INTERRUPTED: i32 = 130;
 /// Set by the first SIGINT/SIGTERM while a [`SignalGuard`] is installed.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
+/// stderr is a terminal (checked at install): the second signal then clears the progress line
+/// before exiting, so no half-drawn bar is left on screen.
+static STDERR_TTY: AtomicBool = AtomicBool::new(false);
+
 extern "C" fn on_signal(_sig: libc::c_int) {
     if INTERRUPTED.swap(true, Ordering::SeqCst) {
+        if STDERR_TTY.load(Ordering::SeqCst) {
+            const CLEAR: &[u8] = b"\r\x1b[2K";
+            // SAFETY: write and _exit are async-signal-safe; CLEAR is static.
+            unsafe { libc::write(2, CLEAR.as_ptr().cast(), CLEAR.len()) };
+        }
         // SAFETY: _exit is async-signal-safe.
         unsafe { libc::_exit(EXIT_INTERRUPTED) };
     }
@@ -29,6 +38,8 @@ impl SignalGuard {
     /// `poll(2)` returns `EINTR` at once).
     pub fn install() -> SignalGuard {
         INTERRUPTED.store(false, Ordering::SeqCst);
+        // SAFETY: isatty only inspects descriptor 2.
+        STDERR_TTY.store(unsafe { libc::isatty(2) } == 1, Ordering::SeqCst);
         let mut old = Vec::new();
         for sig in [libc::SIGINT, libc::SIGTERM] {
             // SAFETY: sigaction structs are plain C data; zeroed is a valid initial value, and

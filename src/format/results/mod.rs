@@ -78,6 +78,9 @@ pub struct RunHeader {
     /// a fixed run count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adaptive: Option<plan::Rule>,
+    /// The `--csv FILE` of the run (absolute), so `--resume` keeps appending to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub csv: Option<PathBuf>,
 }
 
 /// Outcome class of a job.

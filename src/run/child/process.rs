@@ -15,7 +15,9 @@
 //!   [`Finished::failure`] calls it interrupted);
 //! - when the child has exited, whatever its descendants still write is drained without
 //!   waiting for them, then the group gets `SIGKILL` (leftover workers go with it);
-//! - lines longer than the stream's limit are handed over once as `None` and skipped.
+//! - lines longer than the stream's limit are handed over once as `None` and skipped;
+//! - every group is registered with the [`super::watchdog`] while it lives, so that even
+//!   `kill -9` on benchdiff leaves no process of the run behind (grandchildren included).
 
 use crate::format::results::{JobStatus, signal_name};
 use crate::run::child::rusage::{self, ExitStatus, Usage};
@@ -331,6 +333,8 @@ pub fn run(
         }
     };
     let pid = child.id() as libc::pid_t;
+    // Should benchdiff die here on (kill -9), the watchdog kills the whole group.
+    super::watchdog::register(pid);
     let mut streams: Vec<(Stream, Option<File>, Lines)> = Vec::with_capacity(3);
     if let Some(e) = spec.extra_fd {
         drop(e.theirs);
@@ -465,6 +469,7 @@ pub fn run(
         }
         Err(e) => out.spawn_error = Some(format!("wait4 failed: {e}")),
     }
+    super::watchdog::forget(pid);
     out.wall_s = start.elapsed().as_secs_f64();
     out.stderr_tail = stderr_tail.into_iter().collect();
     out
