@@ -314,6 +314,7 @@ pub(crate) fn check_output_paths(
 struct Inputs {
     set: SampleSet,
     bench: render::benchstat::Options,
+    failures: crate::compare::failures::Failures,
 }
 
 /// Reads every input of `report`: compare.js CSV streamed and pooled as before; any other
@@ -371,6 +372,7 @@ fn read_inputs(
     let mut configs: Vec<Vec<(String, String)>> = Vec::new();
     let mut exact: BTreeSet<String> = BTreeSet::new();
     let mut failed = false;
+    let mut failures = crate::compare::failures::Failures::default();
     let mut unsided = 0usize;
     // Inputs that name each sample's side (compare.js CSV, results files, Go with --sides-by)
     // and inputs that are one side each: mixing them would put samples on a guessed side.
@@ -437,6 +439,10 @@ fn read_inputs(
                     labels[i] = f.clone();
                 }
                 exact.extend(imported.exact_units.iter().cloned());
+                failures
+                    .items
+                    .extend(imported.failures.items.iter().cloned());
+                failures.unused.merge(&imported.failures.unused);
                 configs.push(imported.config.clone());
             }
             Ok(None) => {}
@@ -467,14 +473,14 @@ fn read_inputs(
         )?;
         return Ok(None);
     }
-    if set.is_empty() {
+    if set.is_empty() && failures.is_empty() {
         writeln!(
             io.stderr,
             "benchdiff: no samples: the input holds no benchmark results (a CSV header but no rows, or a run of 0 benchmarks)"
         )?;
         return Ok(None);
     }
-    if !one_side_ok && !has_both_sides(&set) {
+    if !one_side_ok && !has_both_sides(&set) && failures.is_empty() {
         let count = |side| set.samples().iter().filter(|s| s.side == side).count();
         writeln!(
             io.stderr,
@@ -519,7 +525,11 @@ fn read_inputs(
             }
         }
     }
-    Ok(Some(Inputs { set, bench }))
+    Ok(Some(Inputs {
+        set,
+        bench,
+        failures,
+    }))
 }
 
 /// Why input `f` of `format` cannot be read with the given side options, if it cannot:
@@ -579,31 +589,34 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         return Ok(EXIT_USAGE);
     };
     if args.analysis.format == Format::Benchstat {
-        let text = render::benchstat::render(&inputs.set, &inputs.bench);
+        let mut text = render::benchstat::render(&inputs.set, &inputs.bench);
+        text.push_str(&render::table::failures_section(&inputs.failures));
         io.stdout.write_all(text.as_bytes())?;
         io.stdout.flush()?;
         return Ok(0);
     }
-    emit_analysis(&inputs.set, &args.analysis, io)
+    emit_analysis_with(&inputs.set, &args.analysis, None, &inputs.failures, io)
+}
+
+/// The failures recorded in the results file at `path` (none when there is no file or it
+/// cannot be read: the run itself has reported that), for the live report of a run.
+pub(crate) fn failures_of(path: Option<&std::path::Path>) -> crate::compare::failures::Failures {
+    path.and_then(|p| format::results::load(p).ok())
+        .map(|l| crate::compare::failures::Failures::from_loaded(&l))
+        .unwrap_or_default()
 }
 
 /// Runs the analysis pipeline on `set` and writes the report to `io.stdout` (notes on rows
 /// without a test, and gate failures, go to `io.stderr`). Every command that ends in a report
 /// (`report`, `compare`) calls this. Returns the exit code: 1 when `--max-regression` failed.
-pub(crate) fn emit_analysis(
-    set: &SampleSet,
-    args: &AnalysisArgs,
-    io: &mut Io<'_>,
-) -> anyhow::Result<i32> {
-    emit_analysis_with(set, args, None, io)
-}
-
-/// [`emit_analysis`] with the run facts of a command that measured the samples itself
-/// (binaries, runs, order, seed), shown by the Markdown, JSON and HTML reports.
+/// Takes the run facts of a command that measured the samples itself
+/// (binaries, runs, order, seed), shown by the Markdown, JSON and HTML reports, and the
+/// `failures` of its jobs (every format lists them; `--max-regression` then exits 1).
 pub(crate) fn emit_analysis_with(
     set: &SampleSet,
     args: &AnalysisArgs,
     run: Option<&render::RunInfo>,
+    failures: &crate::compare::failures::Failures,
     io: &mut Io<'_>,
 ) -> anyhow::Result<i32> {
     let metric_id = match &args.metric {
@@ -657,11 +670,17 @@ pub(crate) fn emit_analysis_with(
     } else {
         let (both, one) = crate::compare::split_one_sided(comparisons);
         comparisons = both;
-        one
+        one.without_failures(failures)
     };
     // The analyze layout has no place for it: say it on stderr.
     if let (Format::Analyze, Some(w)) = (args.format, one_sided.warning()) {
         writeln!(io.stderr, "benchdiff: warning: {w}")?;
+    }
+    // compare.R's layout has no place for failures either: say them on stderr.
+    if args.format == Format::R {
+        for l in failures.lines() {
+            writeln!(io.stderr, "benchdiff: warning: failed: {l}")?;
+        }
     }
     // compare.R's and compare.js's layouts show stars by their own rule: warn on stderr.
     if matches!(args.format, Format::R | Format::Analyze) {
@@ -749,6 +768,7 @@ pub(crate) fn emit_analysis_with(
             opts: &opts,
             run,
             one_sided: &one_sided,
+            failures,
         };
         match args.format {
             Format::Analyze => render::analyze::render(&d, args.max_regression),
@@ -767,7 +787,8 @@ pub(crate) fn emit_analysis_with(
             } else {
                 (io.color, io.width)
             };
-            let mut t = render::table::render_with(&a, &one_sided, &opts, color, width);
+            let t = render::table::render_with(&a, &one_sided, &opts, color, width);
+            let mut t = render::table::with_failures(t, &a, &opts, failures);
             let m = set.metric(metric_id);
             if m.name != "rate" {
                 // Which figure the changes are of, and which way is better (issue 5).
@@ -793,7 +814,11 @@ pub(crate) fn emit_analysis_with(
             t
         }
         Format::Csv => render::csv::render_metric(set, metric_id),
-        Format::Benchstat => render::benchstat::render(set, &render::benchstat::Options::default()),
+        Format::Benchstat => {
+            let mut t = render::benchstat::render(set, &render::benchstat::Options::default());
+            t.push_str(&render::table::failures_section(failures));
+            t
+        }
         Format::Go => format::go::write(set),
         Format::Analyze | Format::Markdown | Format::Json | Format::Html => data(&assessed()),
     };
@@ -848,8 +873,19 @@ pub(crate) fn emit_analysis_with(
     };
     let a = decide::assess(rows, &opts);
     let failing = decide::regressions(&a, max, opts.alpha);
+    // A benchmark that failed cannot pass a regression gate: it measured nothing.
+    if !failures.is_empty() {
+        writeln!(
+            io.stderr,
+            "FAIL: {}:",
+            failures.summary().unwrap_or_default()
+        )?;
+        for l in failures.lines() {
+            writeln!(io.stderr, "  {l}")?;
+        }
+    }
     if failing.is_empty() {
-        return Ok(0);
+        return Ok(if failures.is_empty() { 0 } else { EXIT_FAILED });
     }
     writeln!(
         io.stderr,

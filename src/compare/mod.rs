@@ -1,6 +1,8 @@
 //! Grouping samples into comparisons: one per benchmark (file + configuration), with the
 //! rates of the old and the new binary side by side, and the row order reports use.
 
+pub mod failures;
+
 use crate::sample::{BenchmarkId, Better, MetricId, RATE, SampleSet, Side};
 use std::cmp::Ordering;
 
@@ -196,6 +198,16 @@ impl OneSided {
             "{}: not compared, and not in the counts or the geometric mean",
             parts.join(", ")
         ))
+    }
+}
+
+impl OneSided {
+    /// Removes the benchmarks whose missing side is explained by failed jobs (they are listed
+    /// as failures instead, see [`failures::Failures::explains`]).
+    pub fn without_failures(mut self, f: &failures::Failures) -> OneSided {
+        self.only_old.retain(|n| !f.explains(n, Side::New));
+        self.only_new.retain(|n| !f.explains(n, Side::Old));
+        self
     }
 }
 

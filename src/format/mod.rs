@@ -143,6 +143,9 @@ pub struct Imported {
     pub config: Vec<(String, String)>,
     /// Go format with [`ReadOptions::sides_by`]: the values that became old and new.
     pub side_values: Vec<String>,
+    /// Results files: the jobs that failed, timed out, were interrupted or never ran (every
+    /// report lists them); empty for formats that record no jobs.
+    pub failures: crate::compare::failures::Failures,
 }
 
 /// 1-based line number of byte offset `pos` in `text`.

@@ -5,7 +5,7 @@
 //! [`escape`], so a benchmark named `<script>` stays text.
 
 use super::markdown::run_facts;
-use super::table::{flags, notes, p_cell, signed_pct, summary_line, verdict_cell};
+use super::table::{flags, notes, p_cell, signed_pct, verdict_cell};
 use super::{ReportData, plot};
 use crate::verdict::decide::{Assessment, Method, Verdict};
 use std::fmt::Write as _;
@@ -30,6 +30,7 @@ pub fn escape(s: &str) -> String {
 }
 
 const STYLE: &str = "\
+.failures{border:2px solid #c00;padding:0 1em;margin:1em 0;background:#fff4f4}\
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:1.5rem;color:#222;max-width:1250px}\
 h1{font-size:1.4rem}h2{font-size:1.2rem;margin-top:2rem}h3{font-size:1rem;margin:0 0 .3rem;word-break:break-all}\
 table{border-collapse:collapse;font-size:.85rem}th,td{padding:.2rem .6rem;border-bottom:1px solid #ddd;text-align:left}\
@@ -78,8 +79,19 @@ pub fn render(d: &ReportData<'_>) -> String {
          <title>benchdiff report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
          <h1>benchdiff report</h1>\n<p class=\"summary\">{}</p>\n\
          <p><span class=\"legend-old\">■ old</span> binary, <span class=\"legend-new\">■ new</span> binary.</p>\n",
-        escape(&summary_line(a, d.opts))
+        escape(&super::table::summary_line_with(a, d.opts, d.failures))
     );
+    if !d.failures.is_empty() {
+        let _ = writeln!(
+            out,
+            "<section class=\"failures\"><h2>Failed benchmarks</h2>\n<p>{}: not compared.</p>\n<ul>",
+            escape(&d.failures.summary().unwrap_or_default())
+        );
+        for l in d.failures.lines() {
+            let _ = writeln!(out, "<li>{}</li>", escape(&l));
+        }
+        out.push_str("</ul></section>\n");
+    }
     out.push_str(
         "<table class=\"summary\">\n<thead><tr><th>benchmark</th><th>change</th><th>95% CI</th>\
          <th>p</th>",

@@ -105,4 +105,6 @@ pub struct ReportData<'a> {
     pub run: Option<&'a RunInfo>,
     /// Benchmarks measured on one side only: listed with a warning, not assessed.
     pub one_sided: &'a crate::compare::OneSided,
+    /// Jobs that failed, timed out, were interrupted or never ran: every format lists them.
+    pub failures: &'a crate::compare::failures::Failures,
 }

@@ -5,6 +5,7 @@
 //! `CLICOLOR_FORCE`).
 
 use crate::compare::OneSided;
+use crate::compare::failures::Failures;
 use crate::verdict::decide::{self, Assessment, Method, Options, SideSummary, Verdict};
 use comfy_table::{
     Attribute, Cell, CellAlignment, Color, ContentArrangement, LineStyle, Table, presets,
@@ -437,9 +438,10 @@ pub fn details(a: &[Assessment]) -> String {
 pub fn summary_line(a: &[Assessment], opts: &Options) -> String {
     let count = |f: fn(&Verdict) -> bool| a.iter().filter(|x| f(&x.verdict)).count();
     format!(
-        "{} comparisons: {} faster, {} slower, {} no change, {} inconclusive \
+        "{} comparison{}: {} faster, {} slower, {} no change, {} inconclusive \
          ({} correction, alpha {}, threshold ±{}%)",
         a.len(),
+        if a.len() == 1 { "" } else { "s" },
         count(|v| matches!(v, Verdict::Faster)),
         count(|v| matches!(v, Verdict::Slower)),
         count(|v| matches!(v, Verdict::NoChange)),
@@ -448,6 +450,42 @@ pub fn summary_line(a: &[Assessment], opts: &Options) -> String {
         opts.alpha,
         opts.threshold_pct
     )
+}
+
+/// [`summary_line`] followed by the failures, e.g. `…; FAILED: 1 benchmark with failed jobs (2
+/// jobs timed out)`.
+pub fn summary_line_with(a: &[Assessment], opts: &Options, f: &Failures) -> String {
+    let mut s = summary_line(a, opts);
+    if let Some(x) = f.summary() {
+        s.push_str("; FAILED: ");
+        s.push_str(&x);
+    }
+    s
+}
+
+/// The failures section of the terminal table (empty when nothing failed): a heading line and
+/// one line per failure ([`crate::compare::failures::Failure::describe`]).
+pub fn failures_section(f: &Failures) -> String {
+    let Some(sum) = f.summary() else {
+        return String::new();
+    };
+    let mut out = format!("\nFAILED: {sum}: not compared\n");
+    for l in f.lines() {
+        out.push_str("  ");
+        out.push_str(&super::escape_control(&l));
+        out.push('\n');
+    }
+    out
+}
+
+/// Adds the failures to a rendered table: the summary line says them and a section lists them.
+pub fn with_failures(mut text: String, a: &[Assessment], opts: &Options, f: &Failures) -> String {
+    if f.is_empty() {
+        return text;
+    }
+    text = text.replacen(&summary_line(a, opts), &summary_line_with(a, opts, f), 1);
+    text.push_str(&failures_section(f));
+    text
 }
 
 /// Renders assessments as a table. `color` turns on ANSI styling; `width` is the terminal

@@ -72,6 +72,7 @@ pub fn read_from<R: BufRead>(
         .collect();
     Ok(Imported {
         warnings,
+        failures: crate::compare::failures::Failures::from_loaded(&loaded),
         ..Imported::default()
     })
 }
