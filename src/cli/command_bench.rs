@@ -673,7 +673,7 @@ pub(crate) fn compare(
         if f.set.is_empty() && failures.is_empty() {
             writeln!(io.stderr, "benchdiff: no samples, no report")?;
         } else {
-            let gate = super::emit_analysis_with(&f.set, analysis, None, &failures, io)?;
+            let gate = super::emit_analysis_with(&f.set, analysis, None, None, &failures, io)?;
             code = code.max(gate);
         }
     }

@@ -675,7 +675,8 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
             writeln!(io.stderr, "benchdiff: no samples, no report")?;
         } else {
             let info = run_info(&plan);
-            let gate = super::emit_analysis_with(&set, &args.analysis, Some(&info), &failures, io)?;
+            let gate =
+                super::emit_analysis_with(&set, &args.analysis, Some(&info), None, &failures, io)?;
             code = code.max(gate);
         }
     }

@@ -315,6 +315,10 @@ struct Inputs {
     set: SampleSet,
     bench: render::benchstat::Options,
     failures: crate::compare::failures::Failures,
+    /// The run facts of a results file's plan record (the first one read).
+    run: Option<render::RunInfo>,
+    /// What the other inputs recorded ([`render::describe_input`]).
+    input: String,
 }
 
 /// Reads every input of `report`: compare.js CSV streamed and pooled as before; any other
@@ -373,6 +377,8 @@ fn read_inputs(
     let mut exact: BTreeSet<String> = BTreeSet::new();
     let mut failed = false;
     let mut failures = crate::compare::failures::Failures::default();
+    let mut run: Option<render::RunInfo> = None;
+    let mut input_format: Option<InputFormat> = None;
     let mut unsided = 0usize;
     // Inputs that name each sample's side (compare.js CSV, results files, Go with --sides-by)
     // and inputs that are one side each: mixing them would put samples on a guessed side.
@@ -443,6 +449,12 @@ fn read_inputs(
                     .items
                     .extend(imported.failures.items.iter().cloned());
                 failures.unused.merge(&imported.failures.unused);
+                if run.is_none() {
+                    run = imported.header.as_ref().map(render::RunInfo::from_header);
+                }
+                if input_format.is_none() {
+                    input_format = imported.format;
+                }
                 configs.push(imported.config.clone());
             }
             Ok(None) => {}
@@ -525,10 +537,22 @@ fn read_inputs(
             }
         }
     }
+    let names: Vec<String> = sided
+        .iter()
+        .map(|(f, _)| {
+            if f == "-" {
+                "standard input".to_owned()
+            } else {
+                f.clone()
+            }
+        })
+        .collect();
     Ok(Some(Inputs {
         set,
         bench,
         failures,
+        run,
+        input: render::describe_input(input_format, &names),
     }))
 }
 
@@ -595,7 +619,14 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         io.stdout.flush()?;
         return Ok(0);
     }
-    emit_analysis_with(&inputs.set, &args.analysis, None, &inputs.failures, io)
+    emit_analysis_with(
+        &inputs.set,
+        &args.analysis,
+        inputs.run.as_ref(),
+        Some(&inputs.input),
+        &inputs.failures,
+        io,
+    )
 }
 
 /// The failures recorded in the results file at `path` (none when there is no file or it
@@ -616,6 +647,7 @@ pub(crate) fn emit_analysis_with(
     set: &SampleSet,
     args: &AnalysisArgs,
     run: Option<&render::RunInfo>,
+    input: Option<&str>,
     failures: &crate::compare::failures::Failures,
     io: &mut Io<'_>,
 ) -> anyhow::Result<i32> {
@@ -767,6 +799,7 @@ pub(crate) fn emit_analysis_with(
             assessments: a,
             opts: &opts,
             run,
+            input,
             one_sided: &one_sided,
             failures,
         };

@@ -122,18 +122,33 @@ pub struct Failures {
 /// Longest cause kept (characters): one line in a table or a PR comment.
 const CAUSE_MAX: usize = 160;
 
+/// The cause of a failed job: its error text (`exit code 1`, `timed out after 3 s`) and the
+/// most telling stderr line: the first naming an error or exception (`Error: boom`, a Rust
+/// `panicked at`), else the last non-empty one.
 fn cause_of(error: Option<&String>, stderr_tail: &[String]) -> String {
-    let raw = error
-        .filter(|e| !e.trim().is_empty())
+    let err = error
         .map(|e| e.lines().next().unwrap_or("").trim().to_owned())
-        .or_else(|| {
-            stderr_tail
-                .iter()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .map(|l| format!("stderr: {}", l.trim()))
+        .filter(|e| !e.is_empty());
+    let lines = || {
+        stderr_tail
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty())
+    };
+    let telling = lines()
+        .find(|l| {
+            l.contains("Error:")
+                || l.contains("Exception")
+                || l.contains("panicked at")
+                || l.starts_with("error")
         })
-        .unwrap_or_default();
+        .or_else(|| lines().last());
+    let raw = match (err, telling) {
+        (Some(e), Some(t)) => format!("{e}; stderr: {t}"),
+        (Some(e), None) => e,
+        (None, Some(t)) => format!("stderr: {t}"),
+        (None, None) => String::new(),
+    };
     if raw.chars().count() > CAUSE_MAX {
         let mut s: String = raw.chars().take(CAUSE_MAX - 1).collect();
         s.push('…');

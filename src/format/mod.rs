@@ -146,6 +146,9 @@ pub struct Imported {
     /// Results files: the jobs that failed, timed out, were interrupted or never ran (every
     /// report lists them); empty for formats that record no jobs.
     pub failures: crate::compare::failures::Failures,
+    /// Results files: the plan record (binaries, runs, order, seed), for the report's run
+    /// section; `None` for formats that record no run.
+    pub header: Option<crate::format::results::Header>,
 }
 
 /// 1-based line number of byte offset `pos` in `text`.

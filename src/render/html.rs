@@ -139,7 +139,7 @@ pub fn render(d: &ReportData<'_>) -> String {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(line));
     }
     out.push_str("<h2>Run</h2>\n<dl>\n");
-    for (k, v) in run_facts(d.run) {
+    for (k, v) in run_facts(d.run, d.input) {
         let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), escape(&v));
     }
     out.push_str("</dl>\n<h2>Comparisons</h2>\n");

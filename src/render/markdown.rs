@@ -159,11 +159,18 @@ pub fn notes(a: &[Assessment]) -> String {
 
 /// The run facts as `(label, value)` pairs, for Markdown and HTML. Without run metadata
 /// (samples read from compare.js CSV or other result files) one pair says so.
-pub fn run_facts(run: Option<&RunInfo>) -> Vec<(&'static str, String)> {
+/// `input` says what a result file recorded ([`super::describe_input`]).
+pub fn run_facts(run: Option<&RunInfo>, input: Option<&str>) -> Vec<(&'static str, String)> {
     let Some(r) = run else {
         return vec![(
             "samples",
-            "read from result files (binaries, order and seed not recorded there)".to_owned(),
+            input.map_or_else(
+                || {
+                    "read from result files (binaries, order and seed not recorded there)"
+                        .to_owned()
+                },
+                |i| format!("read from {i}"),
+            ),
         )];
     };
     let bin = |given: &str, path: &str| {
@@ -269,7 +276,7 @@ pub fn render(d: &ReportData<'_>) -> String {
         out.push('\n');
     }
     out.push_str("**Run**\n\n");
-    for (k, v) in run_facts(d.run) {
+    for (k, v) in run_facts(d.run, d.input) {
         let _ = writeln!(out, "- {k}: {}", escape(&v));
     }
     out

@@ -492,7 +492,7 @@ pub struct Loaded {
 }
 
 /// The first record of a results file: which kind of run wrote it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Header {
     /// A Node-file run (`benchdiff compare --old BIN --new BIN CATEGORY`).
     Node(RunHeader),

@@ -73,6 +73,7 @@ pub fn read_from<R: BufRead>(
     Ok(Imported {
         warnings,
         failures: crate::compare::failures::Failures::from_loaded(&loaded),
+        header: Some(loaded.header.clone()),
         ..Imported::default()
     })
 }
