@@ -543,7 +543,10 @@ fn read_inputs(
             if f == "-" {
                 "standard input".to_owned()
             } else {
-                f.clone()
+                // The file name only: the report may be posted where the path means nothing.
+                std::path::Path::new(f)
+                    .file_name()
+                    .map_or_else(|| f.clone(), |n| n.to_string_lossy().into_owned())
             }
         })
         .collect();
