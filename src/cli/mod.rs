@@ -362,6 +362,16 @@ fn read_inputs(
     }
     sided.extend(files.iter().map(|f| (f.clone(), None)));
     if sided.is_empty() {
+        use std::io::IsTerminal as _;
+        if std::io::stdin().is_terminal() {
+            writeln!(
+                io.stderr,
+                "benchdiff: report: no input files, and standard input is a terminal; give \
+                 result files (benchdiff report OLD NEW, or a compare.js CSV / results file), \
+                 or pipe them in (benchdiff report - < results.csv). See benchdiff report --help."
+            )?;
+            return Ok(None);
+        }
         sided.push(("-".to_owned(), None));
     }
     if sided.iter().filter(|(f, _)| f == "-").count() > 1 {
@@ -632,6 +642,21 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     )
 }
 
+/// The metric `name` when some sample of `set` has it. Units the Go format converts are found
+/// by the name the input used: `MB/s` is `B/s`, `ns/op` is `sec/op`.
+fn find_present_metric(set: &SampleSet, name: &str) -> Option<crate::sample::MetricId> {
+    let alias = match name {
+        "MB/s" => "B/s",
+        "ns/op" | "time/op" => "sec/op",
+        "B/op" | "allocs/op" => name,
+        _ => name,
+    };
+    [name, alias]
+        .into_iter()
+        .filter_map(|n| set.find_metric(n))
+        .find(|id| set.samples().iter().any(|s| s.metric == *id))
+}
+
 /// The failures recorded in the results file at `path` (none when there is no file or it
 /// cannot be read: the run itself has reported that), for the live report of a run.
 pub(crate) fn failures_of(path: Option<&std::path::Path>) -> crate::compare::failures::Failures {
@@ -656,10 +681,21 @@ pub(crate) fn emit_analysis_with(
 ) -> anyhow::Result<i32> {
     let metric_id = match &args.metric {
         None => crate::compare::primary_metric(set),
-        Some(name) => match set.find_metric(name) {
+        Some(name) => match find_present_metric(set, name) {
             Some(id) => id,
             None => {
-                let names: Vec<&str> = set.metrics().iter().map(|m| m.name.as_str()).collect();
+                // Offer exactly the metrics some sample has.
+                let names: Vec<&str> = set
+                    .metrics()
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| {
+                        set.samples()
+                            .iter()
+                            .any(|s| s.metric == crate::sample::MetricId(*i as u32))
+                    })
+                    .map(|(_, m)| m.name.as_str())
+                    .collect();
                 writeln!(
                     io.stderr,
                     "benchdiff: --metric {name}: no such metric (these samples have: {})",
@@ -932,13 +968,19 @@ pub(crate) fn emit_analysis_with(
         a.len()
     )?;
     for f in failing {
-        let (_, hi) = f.change_ci_pct.unwrap_or((f64::NAN, f64::NAN));
+        let (lo, hi) = f.change_ci_pct.unwrap_or((f64::NAN, f64::NAN));
+        // The end of the interval nearest to no change: for a higher-is-better metric the
+        // upper end (the change is at most that), for a lower-is-better one the lower end.
+        let (end, bound) = match f.row.comparison.better {
+            crate::sample::Better::Higher => ("up to", hi),
+            crate::sample::Better::Lower => ("from", lo),
+        };
         writeln!(
             io.stderr,
-            "  {}  {} (95% CI up to {}, adjusted p={:.2e})",
+            "  {}  {} (95% CI {end} {}, adjusted p={:.2e})",
             f.row.comparison.name,
             render::table::signed_pct(f.change_pct),
-            render::table::signed_pct(hi),
+            render::table::signed_pct(bound),
             f.p_adjusted
         )?;
     }

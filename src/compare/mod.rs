@@ -11,7 +11,8 @@ use std::cmp::Ordering;
 pub struct Comparison {
     /// The benchmark compared.
     pub benchmark: BenchmarkId,
-    /// Row name as compare.R prints it: `file + ' ' + configuration`.
+    /// Row name: `file + ' ' + configuration`, or the file alone when there is no
+    /// configuration (compare.R's trailing space is added back by its renderer).
     pub name: String,
     /// The metric compared (its values are in `old` and `new`).
     pub metric: MetricId,
@@ -126,7 +127,12 @@ fn group_by_position(set: &SampleSet, metric: MetricId) -> Vec<Comparison> {
         let idx = *slot.get_or_insert_with(|| {
             out.push(Comparison {
                 benchmark: s.benchmark,
-                name: set.benchmark(s.benchmark).name(),
+                // No trailing space for a benchmark without configuration (Go, hyperfine, …).
+                name: {
+                    let mut n = set.benchmark(s.benchmark).name();
+                    n.truncate(n.trim_end_matches(' ').len());
+                    n
+                },
                 metric,
                 better,
                 metric_name: metric_name.clone(),

@@ -120,7 +120,17 @@ pub fn si(x: f64) -> String {
         a if a >= 1e6 => (x / 1e6, "M"),
         a if a >= 1e3 => (x / 1e3, "k"),
         a if a >= 1.0 || a == 0.0 => (x, ""),
-        a if a >= 1e-3 => (x * 1e3, "m"),
+        // No `m` (milli): "573m ops/s" beside "1.50M ops/s" is easily misread; write 0.573.
+        a if a >= 1e-3 => {
+            let digits = if a >= 0.1 {
+                3
+            } else if a >= 0.01 {
+                4
+            } else {
+                5
+            };
+            return format!("{x:.digits$}");
+        }
         a if a >= 1e-6 => (x * 1e6, "µ"),
         a if a >= 1e-9 => (x * 1e9, "n"),
         _ => (x * 1e12, "p"),
