@@ -49,6 +49,9 @@ pub fn p_cell(a: &Assessment, p: f64) -> String {
         )
     {
         "exact".to_owned()
+    } else if p == 0.0 {
+        // Only an exact difference (no spread at all) gives p = 0: the docs call it `exact`.
+        "exact".to_owned()
     } else {
         p_text(p)
     }
@@ -253,11 +256,25 @@ pub fn notes(a: &[Assessment]) -> String {
                 single.len()
             )
         };
+        // The hint fits the input, known by its metric: Go units, Node's rate, or the
+        // harnesses that print one figure per benchmark.
+        let c = &first.row.comparison;
+        let hint = match c.metric_name.as_str() {
+            "sec/op" | "B/op" | "allocs/op" | "B/s" => {
+                "run each side several times (go test -count 10) and give every line"
+            }
+            "rate" if c.unit == "ops/s" => {
+                "run more rounds (benchdiff compare --runs N, or compare.js --runs N)"
+            }
+            _ => {
+                "give the raw samples or repetitions (e.g. Google Benchmark's \
+                 --benchmark_repetitions, cargo-criterion's JSON, hyperfine --runs)"
+            }
+        };
         let _ = writeln!(
             out,
             "note: {which}: with n=1 there is no variance, so no test is possible and the \
-             verdict stays inconclusive; give the raw samples or repetitions (e.g. \
-             --benchmark_repetitions, cargo-criterion's JSON)"
+             verdict stays inconclusive; {hint}"
         );
     }
     out
@@ -405,26 +422,36 @@ pub fn details(a: &[Assessment]) -> String {
                 .median_ci
                 .map(|(lo, hi)| format!("[{}, {}]", si(lo), si(hi)))
                 .unwrap_or_else(|| "(needs 6 samples)".to_owned());
+            // An empty side has no median; one sample has no spread: say so, never NaN.
+            let median = if s.n == 0 || !s.median.is_finite() {
+                "— (no samples)".to_owned()
+            } else {
+                format!("{} {}", si(s.median), c.unit)
+            };
+            let cv = if s.cv_pct.is_finite() {
+                format!("{:.2}%", s.cv_pct)
+            } else if s.n < 2 {
+                "n/a (needs 2 samples)".to_owned()
+            } else {
+                "n/a (mean is 0)".to_owned()
+            };
             let _ = writeln!(
                 out,
-                "  {side}: n={} median {} {} 95% CI {ci}, CV {:.2}%",
-                s.n,
-                si(s.median),
-                c.unit,
-                s.cv_pct
+                "  {side}: n={} median {median} 95% CI {ci}, CV {cv}",
+                s.n
             );
         }
         if let Some(p) = &x.paired {
+            // Round ratios that do not vary make t infinite (or 0/0): the change is exact.
+            let test = if p.t.is_finite() && p.p_value.is_finite() {
+                format!("t={:.3}, df={}, p={}", p.t, p.df, p_text(p.p_value))
+            } else {
+                "t and p n/a (the round ratios do not vary: the change is exact)".to_owned()
+            };
             let _ = writeln!(
                 out,
-                "  paired ({} rounds): ratio {:.4} [{:.4}, {:.4}], t={:.3}, df={}, p={}",
-                p.n,
-                p.ratio,
-                p.ratio_ci.0,
-                p.ratio_ci.1,
-                p.t,
-                p.df,
-                p_text(p.p_value)
+                "  paired ({} rounds): ratio {:.4} [{:.4}, {:.4}], {test}",
+                p.n, p.ratio, p.ratio_ci.0, p.ratio_ci.1,
             );
         }
         if let Ok(w) = &x.row.welch {
