@@ -161,3 +161,35 @@ fn no_milli_prefix() {
     assert_eq!(si(0.0573), "0.0573");
     assert_eq!(si(1.5e6), "1.50M");
 }
+
+#[test]
+fn box_plot_draws_outliers() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n");
+    for (i, v) in [100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 99.8, 100.1, 250.0]
+        .iter()
+        .enumerate()
+    {
+        csv.push_str(&format!("\"old\",\"a/b.js\",\"n={}\",{v},0.1\n", 1));
+        csv.push_str(&format!(
+            "\"new\",\"a/b.js\",\"n=1\",{},0.1\n",
+            100.0 + (i as f64) * 0.3
+        ));
+    }
+    let input = dir.path().join("in.csv");
+    std::fs::write(&input, csv).unwrap();
+    let svg = dir.path().join("p.svg");
+    let r = benchdiff(&[
+        "report",
+        input.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", err(&r));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert_eq!(
+        text.matches("<circle").count(),
+        1,
+        "one outlier (250) drawn"
+    );
+}
