@@ -142,7 +142,7 @@ fn cause_of(error: Option<&String>, stderr_tail: &[String]) -> String {
                 || l.contains("panicked at")
                 || l.starts_with("error")
         })
-        .or_else(|| lines().last());
+        .or_else(|| lines().next_back());
     let raw = match (err, telling) {
         (Some(e), Some(t)) => format!("{e}; stderr: {t}"),
         (Some(e), None) => e,
