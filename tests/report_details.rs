@@ -193,3 +193,18 @@ fn box_plot_draws_outliers() {
         "one outlier (250) drawn"
     );
 }
+
+#[test]
+fn go_output_keeps_the_configuration_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let (old, new) = inputs(dir.path());
+    let g = out(&benchdiff(&["report", &old, &new, "--format", "go"]));
+    for l in [
+        "goos: linux",
+        "goarch: amd64",
+        "pkg: example.com/x",
+        "cpu: Test CPU",
+    ] {
+        assert!(g.lines().any(|x| x == l), "{l} in\n{g}");
+    }
+}

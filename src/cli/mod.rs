@@ -455,12 +455,13 @@ fn read_inputs(
                     labels[i] = f.clone();
                 }
                 exact.extend(imported.exact_units.iter().cloned());
-                failures
-                    .items
-                    .extend(imported.failures.items.iter().cloned());
-                failures.unused.merge(&imported.failures.unused);
-                if run.is_none() {
-                    run = imported.header.as_ref().map(render::RunInfo::from_header);
+                if let Some(loaded) = &imported.results {
+                    let f = crate::compare::failures::Failures::from_loaded(loaded);
+                    failures.items.extend(f.items);
+                    failures.unused.merge(&f.unused);
+                    if run.is_none() {
+                        run = Some(render::RunInfo::from_header(&loaded.header));
+                    }
                 }
                 if input_format.is_none() {
                     input_format = imported.format;
@@ -628,6 +629,25 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     if args.analysis.format == Format::Benchstat {
         let mut text = render::benchstat::render(&inputs.set, &inputs.bench);
         text.push_str(&render::table::failures_section(&inputs.failures));
+        io.stdout.write_all(text.as_bytes())?;
+        io.stdout.flush()?;
+        return Ok(0);
+    }
+    if args.analysis.format == Format::Go {
+        // The Go format keeps the configuration lines every input shared (goos, goarch, pkg,
+        // cpu), as benchstat prints them on top.
+        let mut text = String::new();
+        for (k, v) in &inputs.bench.config {
+            text.push_str(&format!("{k}: {v}\n"));
+        }
+        text.push_str(&format::go::write(&inputs.set));
+        if let Some(path) = &args.analysis.output {
+            if let Err(e) = std::fs::write(path, text.as_bytes()) {
+                writeln!(io.stderr, "benchdiff: -o {}: {e}", path.display())?;
+                return Ok(EXIT_USAGE);
+            }
+            return Ok(0);
+        }
         io.stdout.write_all(text.as_bytes())?;
         io.stdout.flush()?;
         return Ok(0);

@@ -468,7 +468,7 @@ impl ResultsWriter {
 
 /// A results file read back: a Node-file run (`run` first) or a command-benchmark run
 /// (`command-run` first), by the one loader [`load_from`].
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Loaded {
     /// Its plan (the first record).
     pub header: Header,
