@@ -194,3 +194,45 @@ fn timed_out_jobs_are_failures_not_one_sided_rows() {
         .expect(&md);
     assert!(f < md.find("| benchmark |").expect(&md), "{md}");
 }
+
+#[test]
+fn a_run_in_which_every_benchmark_failed_still_reports_the_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    suite(dir.path());
+    std::fs::remove_file(dir.path().join("bench/cat/ok.js")).unwrap();
+    let live = benchdiff(
+        dir.path(),
+        &[
+            "compare",
+            "--old",
+            "node",
+            "--new",
+            "node",
+            "--runs",
+            "1",
+            "--benchmark-dir",
+            "bench",
+            "--no-progress",
+            "--csv",
+            "out.csv",
+            "--results",
+            "r.jsonl",
+            "--format",
+            "markdown",
+            "cat",
+        ],
+    );
+    assert_eq!(live.status.code(), Some(1));
+    let md = text(&live.stdout);
+    assert!(md.contains("cat/throws.js: new: 1 of 1 job failed"), "{md}");
+    let rep = benchdiff(dir.path(), &["report", "r.jsonl", "--format", "json"]);
+    assert!(rep.status.success(), "{}", text(&rep.stderr));
+    assert!(
+        !text(&rep.stderr).contains("no samples"),
+        "{}",
+        text(&rep.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&rep.stdout).unwrap();
+    assert_eq!(doc["failures"].as_array().map(Vec::len), Some(2));
+    assert_eq!(doc["summary"]["comparisons"], 0);
+}

@@ -437,7 +437,12 @@ fn read_inputs(
                 for w in &imported.warnings {
                     writeln!(io.stderr, "benchdiff: warning: {w}")?;
                 }
-                if imported.samples == 0 {
+                // A results file whose jobs all failed has no samples for a reason the report
+                // lists; the format hint would mislead.
+                let all_failed = imported.results.as_ref().is_some_and(|l| {
+                    !crate::compare::failures::Failures::from_loaded(l).is_empty()
+                });
+                if imported.samples == 0 && !all_failed {
                     writeln!(
                         io.stderr,
                         "benchdiff: warning: {f}: no samples: nothing in it reads as {} \
