@@ -208,3 +208,20 @@ fn go_output_keeps_the_configuration_lines() {
         assert!(g.lines().any(|x| x == l), "{l} in\n{g}");
     }
 }
+
+#[test]
+fn html_with_correction_none_has_one_p_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let (old, new) = inputs(dir.path());
+    let h = out(&benchdiff(&[
+        "report",
+        &old,
+        &new,
+        "--format",
+        "html",
+        "--correction",
+        "none",
+    ]));
+    assert!(!h.contains("p (none)"), "redundant column");
+    assert!(h.contains("<th>p</th><th>verdict</th>"), "{h}");
+}

@@ -96,23 +96,36 @@ pub fn render(d: &ReportData<'_>) -> String {
         "<table class=\"summary\">\n<thead><tr><th>benchmark</th><th>change</th><th>95% CI</th>\
          <th>p</th>",
     );
+    // With --correction none the adjusted p is the p: one column, not two equal ones.
+    let two_p = d.opts.correction != crate::verdict::decide::Correction::None;
     let _ = write!(
         out,
-        "<th>p ({})</th><th>verdict</th><th>runs</th><th>flags</th></tr></thead>\n<tbody>\n",
-        escape(d.opts.correction.label())
+        "{}<th>verdict</th><th>runs</th><th>flags</th></tr></thead>\n<tbody>\n",
+        if two_p {
+            format!("<th>p ({})</th>", escape(d.opts.correction.label()))
+        } else {
+            String::new()
+        }
     );
     for (i, x) in a.iter().enumerate() {
         let c = &x.row.comparison;
         let _ = writeln!(
             out,
             "<tr><td><a href=\"#cmp-{i}\">{}</a></td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"{}\">{}</td>\
+             <td class=\"num\">{}</td>{}<td class=\"{}\">{}</td>\
              <td class=\"num\">{}/{}{}</td><td>{}</td></tr>",
             escape(&c.name),
             escape(&signed_pct(x.change_pct)),
             escape(&ci_text(x)),
             escape(&p_cell(x, x.p_value)),
-            escape(&p_cell(x, x.p_adjusted)),
+            if two_p {
+                format!(
+                    "<td class=\"num\">{}</td>",
+                    escape(&p_cell(x, x.p_adjusted))
+                )
+            } else {
+                String::new()
+            },
             verdict_class(x.verdict),
             escape(&verdict_cell(x)),
             c.old.len(),
@@ -129,8 +142,9 @@ pub fn render(d: &ReportData<'_>) -> String {
         let _ = writeln!(
             out,
             "<tr class=\"geomean\"><td>geomean</td><td class=\"num\">{}</td><td></td><td></td>\
-             <td></td><td></td><td></td><td></td></tr>",
-            escape(&g)
+             {}<td></td><td></td><td></td></tr>",
+            escape(&g),
+            if two_p { "<td></td>" } else { "" }
         );
     }
     out.push_str("</tbody>\n</table>\n");
