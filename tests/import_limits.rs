@@ -206,7 +206,7 @@ fn format_guessing_edge_cases() {
     std::fs::write(d.join("blank.txt"), "\n".repeat(70_000) + go).unwrap();
     let (code, out, err) = report(d, &["blank.txt", "new.txt"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("1 comparisons"), "{out}");
+    assert!(out.contains("1 comparison:"), "{out}");
     // JSON that is no known format: said so, not fed to the CSV reader.
     std::fs::write(d.join("u.json"), "{\"foo\": 1, \"bar\": 2}\n").unwrap();
     let (code, _, err) = report(d, &["u.json"]);

@@ -318,7 +318,8 @@ fn one_sample_per_side_gets_a_note() {
 fn si_prefixes_cover_small_values() {
     use benchdiff::render::table::si;
     assert_eq!(si(2.15e-7), "215n");
-    assert_eq!(si(4.56e-3), "4.56m");
+    // No milli prefix (issue 15): "4.56m" beside "1.80M" is easily misread.
+    assert_eq!(si(4.56e-3), "0.00456");
     assert_eq!(si(27.46e-6), "27.5µ");
     assert_eq!(si(1.8e6), "1.80M");
     assert_eq!(si(0.0), "0.00");

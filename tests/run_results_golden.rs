@@ -64,11 +64,18 @@ fn node_run_of_ipc_and_stdout_results_loads() {
 fn node_run_with_timed_out_jobs_loads() {
     let r = check("node-timeout");
     assert_eq!(runs_of(&r, "dgram/bind.js"), "2/2");
-    // The two new jobs timed out after printing their sample: those samples are not used.
-    // (Listed as measured on the old side only until failures get their own row.)
+    // The two new jobs timed out after printing their sample: those samples are not used, and
+    // the benchmark is listed as failed (not as "only in old"), in the summary line too.
+    assert!(!r.contains("only in old"), "{r}");
     assert!(
-        r.lines()
-            .any(|l| l.contains("only in old") && l.contains("dgram/array-vs-concat.js")),
+        r.contains("FAILED: 1 benchmark with failed jobs (2 jobs timed out)"),
+        "{r}"
+    );
+    assert!(
+        r.contains(
+            "dgram/array-vs-concat.js: new: 2 of 2 jobs timed out after reporting; their 2 \
+             samples are not used"
+        ),
         "{r}"
     );
 }
@@ -84,7 +91,18 @@ fn command_run_with_result_lines_and_failures_loads() {
     let r = check("cmd-lines");
     assert_eq!(runs_of(&r, "calc n=1 code=0"), "2/2");
     assert_eq!(runs_of(&r, "calc n=2 code=0"), "2/2");
-    assert!(!r.contains("code=1"), "failed jobs give no samples:\n{r}");
+    // Failed jobs give no samples: their benchmarks are no rows, but they are listed as failed.
+    assert!(
+        !r.lines().any(|l| l.contains("code=1")
+            && l.contains("/")
+            && l.split_whitespace().any(|w| w == "2/2")),
+        "failed jobs give no samples:\n{r}"
+    );
+    assert!(r.contains("n=1 code=1: new: 2 of 2 jobs failed"), "{r}");
+    assert!(
+        r.contains("FAILED: 2 benchmarks with failed jobs (8 jobs failed)"),
+        "{r}"
+    );
 }
 
 /// The one loader reads both kinds of golden file into the one record model (typed status

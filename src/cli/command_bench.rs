@@ -721,10 +721,11 @@ pub(crate) fn compare(
         for n in f.unused.notes() {
             writeln!(io.stderr, "benchdiff: warning: {n}")?;
         }
-        if f.set.is_empty() {
+        let failures = super::failures_of(f.results_path.as_deref());
+        if f.set.is_empty() && failures.is_empty() {
             writeln!(io.stderr, "benchdiff: no samples, no report")?;
         } else {
-            let gate = super::emit_analysis(&f.set, analysis, io)?;
+            let gate = super::emit_analysis_with(&f.set, analysis, None, None, &failures, io)?;
             code = code.max(gate);
         }
     }

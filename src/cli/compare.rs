@@ -784,11 +784,13 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         for n in unused.notes() {
             writeln!(io.stderr, "benchdiff: warning: {n}")?;
         }
-        if set.is_empty() {
+        let failures = super::failures_of(Some(&results_path));
+        if set.is_empty() && failures.is_empty() {
             writeln!(io.stderr, "benchdiff: no samples, no report")?;
         } else {
             let info = run_info(&plan);
-            let gate = super::emit_analysis_with(&set, &args.analysis, Some(&info), io)?;
+            let gate =
+                super::emit_analysis_with(&set, &args.analysis, Some(&info), None, &failures, io)?;
             code = code.max(gate);
         }
     }

@@ -320,6 +320,11 @@ pub(crate) fn check_output_paths(
 struct Inputs {
     set: SampleSet,
     bench: render::benchstat::Options,
+    failures: crate::compare::failures::Failures,
+    /// The run facts of a results file's plan record (the first one read).
+    run: Option<render::RunInfo>,
+    /// What the other inputs recorded ([`render::describe_input`]).
+    input: String,
 }
 
 /// Reads every input of `report`: compare.js CSV streamed and pooled as before; any other
@@ -363,6 +368,16 @@ fn read_inputs(
     }
     sided.extend(files.iter().map(|f| (f.clone(), None)));
     if sided.is_empty() {
+        use std::io::IsTerminal as _;
+        if std::io::stdin().is_terminal() {
+            writeln!(
+                io.stderr,
+                "benchdiff: report: no input files, and standard input is a terminal; give \
+                 result files (benchdiff report OLD NEW, or a compare.js CSV / results file), \
+                 or pipe them in (benchdiff report - < results.csv). See benchdiff report --help."
+            )?;
+            return Ok(None);
+        }
         sided.push(("-".to_owned(), None));
     }
     if sided.iter().filter(|(f, _)| f == "-").count() > 1 {
@@ -377,6 +392,9 @@ fn read_inputs(
     let mut configs: Vec<Vec<(String, String)>> = Vec::new();
     let mut exact: BTreeSet<String> = BTreeSet::new();
     let mut failed = false;
+    let mut failures = crate::compare::failures::Failures::default();
+    let mut run: Option<render::RunInfo> = None;
+    let mut input_format: Option<InputFormat> = None;
     let mut unsided = 0usize;
     // Inputs that name each sample's side (compare.js CSV, results files, Go with --sides-by)
     // and inputs that are one side each: mixing them would put samples on a guessed side.
@@ -425,7 +443,12 @@ fn read_inputs(
                 for w in &imported.warnings {
                     writeln!(io.stderr, "benchdiff: warning: {w}")?;
                 }
-                if imported.samples == 0 {
+                // A results file whose jobs all failed has no samples for a reason the report
+                // lists; the format hint would mislead.
+                let all_failed = imported.results.as_ref().is_some_and(|l| {
+                    !crate::compare::failures::Failures::from_loaded(l).is_empty()
+                });
+                if imported.samples == 0 && !all_failed {
                     writeln!(
                         io.stderr,
                         "benchdiff: warning: {f}: no samples: nothing in it reads as {} \
@@ -443,6 +466,17 @@ fn read_inputs(
                     labels[i] = f.clone();
                 }
                 exact.extend(imported.exact_units.iter().cloned());
+                if let Some(loaded) = &imported.results {
+                    let f = crate::compare::failures::Failures::from_loaded(loaded);
+                    failures.items.extend(f.items);
+                    failures.unused.merge(&f.unused);
+                    if run.is_none() {
+                        run = Some(render::RunInfo::from_header(&loaded.header));
+                    }
+                }
+                if input_format.is_none() {
+                    input_format = imported.format;
+                }
                 configs.push(imported.config.clone());
             }
             Ok(None) => {}
@@ -473,14 +507,14 @@ fn read_inputs(
         )?;
         return Ok(None);
     }
-    if set.is_empty() {
+    if set.is_empty() && failures.is_empty() {
         writeln!(
             io.stderr,
             "benchdiff: no samples: the input holds no benchmark results (a CSV header but no rows, or a run of 0 benchmarks)"
         )?;
         return Ok(None);
     }
-    if !one_side_ok && !has_both_sides(&set) {
+    if !one_side_ok && !has_both_sides(&set) && failures.is_empty() {
         let count = |side| set.samples().iter().filter(|s| s.side == side).count();
         writeln!(
             io.stderr,
@@ -525,7 +559,26 @@ fn read_inputs(
             }
         }
     }
-    Ok(Some(Inputs { set, bench }))
+    let names: Vec<String> = sided
+        .iter()
+        .map(|(f, _)| {
+            if f == "-" {
+                "standard input".to_owned()
+            } else {
+                // The file name only: the report may be posted where the path means nothing.
+                std::path::Path::new(f)
+                    .file_name()
+                    .map_or_else(|| f.clone(), |n| n.to_string_lossy().into_owned())
+            }
+        })
+        .collect();
+    Ok(Some(Inputs {
+        set,
+        bench,
+        failures,
+        run,
+        input: render::describe_input(input_format, &names),
+    }))
 }
 
 /// Why input `f` of `format` cannot be read with the given side options, if it cannot:
@@ -585,39 +638,95 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         return Ok(EXIT_USAGE);
     };
     if args.analysis.format == Format::Benchstat {
-        let text = render::benchstat::render(&inputs.set, &inputs.bench);
+        let mut text = render::benchstat::render(&inputs.set, &inputs.bench);
+        text.push_str(&render::table::failures_section(&inputs.failures));
         io.stdout.write_all(text.as_bytes())?;
         io.stdout.flush()?;
         return Ok(0);
     }
-    emit_analysis(&inputs.set, &args.analysis, io)
+    if args.analysis.format == Format::Go {
+        // The Go format keeps the configuration lines every input shared (goos, goarch, pkg,
+        // cpu), as benchstat prints them on top.
+        let mut text = String::new();
+        for (k, v) in &inputs.bench.config {
+            text.push_str(&format!("{k}: {v}\n"));
+        }
+        text.push_str(&format::go::write(&inputs.set));
+        if let Some(path) = &args.analysis.output {
+            if let Err(e) = std::fs::write(path, text.as_bytes()) {
+                writeln!(io.stderr, "benchdiff: -o {}: {e}", path.display())?;
+                return Ok(EXIT_USAGE);
+            }
+            return Ok(0);
+        }
+        io.stdout.write_all(text.as_bytes())?;
+        io.stdout.flush()?;
+        return Ok(0);
+    }
+    emit_analysis_with(
+        &inputs.set,
+        &args.analysis,
+        inputs.run.as_ref(),
+        Some(&inputs.input),
+        &inputs.failures,
+        io,
+    )
+}
+
+/// The metric `name` when some sample of `set` has it. Units the Go format converts are found
+/// by the name the input used: `MB/s` is `B/s`, `ns/op` is `sec/op`.
+fn find_present_metric(set: &SampleSet, name: &str) -> Option<crate::sample::MetricId> {
+    let alias = match name {
+        "MB/s" => "B/s",
+        "ns/op" | "time/op" => "sec/op",
+        "B/op" | "allocs/op" => name,
+        _ => name,
+    };
+    [name, alias]
+        .into_iter()
+        .filter_map(|n| set.find_metric(n))
+        .find(|id| set.samples().iter().any(|s| s.metric == *id))
+}
+
+/// The failures recorded in the results file at `path` (none when there is no file or it
+/// cannot be read: the run itself has reported that), for the live report of a run.
+pub(crate) fn failures_of(path: Option<&std::path::Path>) -> crate::compare::failures::Failures {
+    path.and_then(|p| format::results::load(p).ok())
+        .map(|l| crate::compare::failures::Failures::from_loaded(&l))
+        .unwrap_or_default()
 }
 
 /// Runs the analysis pipeline on `set` and writes the report to `io.stdout` (notes on rows
 /// without a test, and gate failures, go to `io.stderr`). Every command that ends in a report
 /// (`report`, `compare`) calls this. Returns the exit code: 1 when `--max-regression` failed.
-pub(crate) fn emit_analysis(
-    set: &SampleSet,
-    args: &AnalysisArgs,
-    io: &mut Io<'_>,
-) -> anyhow::Result<i32> {
-    emit_analysis_with(set, args, None, io)
-}
-
-/// [`emit_analysis`] with the run facts of a command that measured the samples itself
-/// (binaries, runs, order, seed), shown by the Markdown, JSON and HTML reports.
+/// Takes the run facts of a command that measured the samples itself
+/// (binaries, runs, order, seed), shown by the Markdown, JSON and HTML reports, and the
+/// `failures` of its jobs (every format lists them; `--max-regression` then exits 1).
 pub(crate) fn emit_analysis_with(
     set: &SampleSet,
     args: &AnalysisArgs,
     run: Option<&render::RunInfo>,
+    input: Option<&str>,
+    failures: &crate::compare::failures::Failures,
     io: &mut Io<'_>,
 ) -> anyhow::Result<i32> {
     let metric_id = match &args.metric {
         None => crate::compare::primary_metric(set),
-        Some(name) => match set.find_metric(name) {
+        Some(name) => match find_present_metric(set, name) {
             Some(id) => id,
             None => {
-                let names: Vec<&str> = set.metrics().iter().map(|m| m.name.as_str()).collect();
+                // Offer exactly the metrics some sample has.
+                let names: Vec<&str> = set
+                    .metrics()
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| {
+                        set.samples()
+                            .iter()
+                            .any(|s| s.metric == crate::sample::MetricId(*i as u32))
+                    })
+                    .map(|(_, m)| m.name.as_str())
+                    .collect();
                 writeln!(
                     io.stderr,
                     "benchdiff: --metric {name}: no such metric (these samples have: {})",
@@ -663,11 +772,17 @@ pub(crate) fn emit_analysis_with(
     } else {
         let (both, one) = crate::compare::split_one_sided(comparisons);
         comparisons = both;
-        one
+        one.without_failures(failures)
     };
     // The analyze layout has no place for it: say it on stderr.
     if let (Format::Analyze, Some(w)) = (args.format, one_sided.warning()) {
         writeln!(io.stderr, "benchdiff: warning: {w}")?;
+    }
+    // compare.R's layout has no place for failures either: say them on stderr.
+    if args.format == Format::R {
+        for l in failures.lines() {
+            writeln!(io.stderr, "benchdiff: warning: failed: {l}")?;
+        }
     }
     // compare.R's and compare.js's layouts show stars by their own rule: warn on stderr.
     if matches!(args.format, Format::R | Format::Analyze) {
@@ -754,7 +869,9 @@ pub(crate) fn emit_analysis_with(
             assessments: a,
             opts: &opts,
             run,
+            input,
             one_sided: &one_sided,
+            failures,
         };
         match args.format {
             Format::Analyze => render::analyze::render(&d, args.max_regression),
@@ -773,7 +890,8 @@ pub(crate) fn emit_analysis_with(
             } else {
                 (io.color, io.width)
             };
-            let mut t = render::table::render_with(&a, &one_sided, &opts, color, width);
+            let t = render::table::render_with(&a, &one_sided, &opts, color, width);
+            let mut t = render::table::with_failures(t, &a, &opts, failures);
             let m = set.metric(metric_id);
             if m.name != "rate" {
                 // Which figure the changes are of, and which way is better (issue 5).
@@ -799,7 +917,11 @@ pub(crate) fn emit_analysis_with(
             t
         }
         Format::Csv => render::csv::render_metric(set, metric_id),
-        Format::Benchstat => render::benchstat::render(set, &render::benchstat::Options::default()),
+        Format::Benchstat => {
+            let mut t = render::benchstat::render(set, &render::benchstat::Options::default());
+            t.push_str(&render::table::failures_section(failures));
+            t
+        }
         Format::Go => format::go::write(set),
         Format::Analyze | Format::Markdown | Format::Json | Format::Html => data(&assessed()),
     };
@@ -854,8 +976,19 @@ pub(crate) fn emit_analysis_with(
     };
     let a = decide::assess(rows, &opts);
     let failing = decide::regressions(&a, max, opts.alpha);
+    // A benchmark that failed cannot pass a regression gate: it measured nothing.
+    if !failures.is_empty() {
+        writeln!(
+            io.stderr,
+            "FAIL: {}:",
+            failures.summary().unwrap_or_default()
+        )?;
+        for l in failures.lines() {
+            writeln!(io.stderr, "  {l}")?;
+        }
+    }
     if failing.is_empty() {
-        return Ok(0);
+        return Ok(if failures.is_empty() { 0 } else { EXIT_FAILED });
     }
     writeln!(
         io.stderr,
@@ -866,13 +999,19 @@ pub(crate) fn emit_analysis_with(
         a.len()
     )?;
     for f in failing {
-        let (_, hi) = f.change_ci_pct.unwrap_or((f64::NAN, f64::NAN));
+        let (lo, hi) = f.change_ci_pct.unwrap_or((f64::NAN, f64::NAN));
+        // The end of the interval nearest to no change: for a higher-is-better metric the
+        // upper end (the change is at most that), for a lower-is-better one the lower end.
+        let (end, bound) = match f.row.comparison.better {
+            crate::sample::Better::Higher => ("up to", hi),
+            crate::sample::Better::Lower => ("from", lo),
+        };
         writeln!(
             io.stderr,
-            "  {}  {} (95% CI up to {}, adjusted p={:.2e})",
+            "  {}  {} (95% CI {end} {}, adjusted p={:.2e})",
             f.row.comparison.name,
             render::table::signed_pct(f.change_pct),
-            render::table::signed_pct(hi),
+            render::table::signed_pct(bound),
             f.p_adjusted
         )?;
     }

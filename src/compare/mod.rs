@@ -1,6 +1,8 @@
 //! Grouping samples into comparisons: one per benchmark (file + configuration), with the
 //! rates of the old and the new binary side by side, and the row order reports use.
 
+pub mod failures;
+
 use crate::sample::{BenchmarkId, Better, MetricId, RATE, SampleSet, Side};
 use std::cmp::Ordering;
 
@@ -9,7 +11,8 @@ use std::cmp::Ordering;
 pub struct Comparison {
     /// The benchmark compared.
     pub benchmark: BenchmarkId,
-    /// Row name as compare.R prints it: `file + ' ' + configuration`.
+    /// Row name: `file + ' ' + configuration`, or the file alone when there is no
+    /// configuration (compare.R's trailing space is added back by its renderer).
     pub name: String,
     /// The metric compared (its values are in `old` and `new`).
     pub metric: MetricId,
@@ -124,7 +127,12 @@ fn group_by_position(set: &SampleSet, metric: MetricId) -> Vec<Comparison> {
         let idx = *slot.get_or_insert_with(|| {
             out.push(Comparison {
                 benchmark: s.benchmark,
-                name: set.benchmark(s.benchmark).name(),
+                // No trailing space for a benchmark without configuration (Go, hyperfine, …).
+                name: {
+                    let mut n = set.benchmark(s.benchmark).name();
+                    n.truncate(n.trim_end_matches(' ').len());
+                    n
+                },
                 metric,
                 better,
                 metric_name: metric_name.clone(),
@@ -196,6 +204,16 @@ impl OneSided {
             "{}: not compared, and not in the counts or the geometric mean",
             parts.join(", ")
         ))
+    }
+}
+
+impl OneSided {
+    /// Removes the benchmarks whose missing side is explained by failed jobs (they are listed
+    /// as failures instead, see [`failures::Failures::explains`]).
+    pub fn without_failures(mut self, f: &failures::Failures) -> OneSided {
+        self.only_old.retain(|n| !f.explains(n, Side::New));
+        self.only_new.retain(|n| !f.explains(n, Side::Old));
+        self
     }
 }
 

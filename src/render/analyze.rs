@@ -257,6 +257,7 @@ pub fn render(d: &ReportData<'_>, max_regression: Option<f64>) -> String {
             shown.len()
         );
     }
+    out.push_str(&super::table::failures_section(d.failures));
     out
 }
 

@@ -86,7 +86,20 @@ pub fn cells(row: &Row) -> [String; 5] {
 /// Renders the table and paragraph for `rows` (already in report order) with print width
 /// `width` (R's is [`R_PRINT_WIDTH`]).
 pub fn render(rows: &[Row], width: usize) -> String {
-    let names: Vec<String> = rows.iter().map(|r| r_escape(&r.comparison.name)).collect();
+    // compare.R's row name is `paste0(filename, ' ', configuration)`: an empty configuration
+    // leaves a trailing space, which benchdiff's own names drop (a name without a space is a
+    // file without configuration).
+    let names: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            let n = &r.comparison.name;
+            if n.contains(' ') {
+                r_escape(n)
+            } else {
+                r_escape(&format!("{n} "))
+            }
+        })
+        .collect();
     let cells: Vec<[String; 5]> = rows.iter().map(cells).collect();
     let rlabw = names.iter().map(|n| n.width()).max().unwrap_or(0);
     let mut w = HEADERS.map(|h| h.width());

@@ -5,7 +5,7 @@
 //! [`escape`], so a benchmark named `<script>` stays text.
 
 use super::markdown::run_facts;
-use super::table::{flags, notes, p_cell, signed_pct, summary_line, verdict_cell};
+use super::table::{flags, notes, p_cell, signed_pct, verdict_cell};
 use super::{ReportData, plot};
 use crate::verdict::decide::{Assessment, Method, Verdict};
 use std::fmt::Write as _;
@@ -30,6 +30,7 @@ pub fn escape(s: &str) -> String {
 }
 
 const STYLE: &str = "\
+.failures{border:2px solid #c00;padding:0 1em;margin:1em 0;background:#fff4f4}\
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:1.5rem;color:#222;max-width:1250px}\
 h1{font-size:1.4rem}h2{font-size:1.2rem;margin-top:2rem}h3{font-size:1rem;margin:0 0 .3rem;word-break:break-all}\
 table{border-collapse:collapse;font-size:.85rem}th,td{padding:.2rem .6rem;border-bottom:1px solid #ddd;text-align:left}\
@@ -78,29 +79,53 @@ pub fn render(d: &ReportData<'_>) -> String {
          <title>benchdiff report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
          <h1>benchdiff report</h1>\n<p class=\"summary\">{}</p>\n\
          <p><span class=\"legend-old\">■ old</span> binary, <span class=\"legend-new\">■ new</span> binary.</p>\n",
-        escape(&summary_line(a, d.opts))
+        escape(&super::table::summary_line_with(a, d.opts, d.failures))
     );
+    if !d.failures.is_empty() {
+        let _ = writeln!(
+            out,
+            "<section class=\"failures\"><h2>Failed benchmarks</h2>\n<p>{}: not compared.</p>\n<ul>",
+            escape(&d.failures.summary().unwrap_or_default())
+        );
+        for l in d.failures.lines() {
+            let _ = writeln!(out, "<li>{}</li>", escape(&l));
+        }
+        out.push_str("</ul></section>\n");
+    }
     out.push_str(
         "<table class=\"summary\">\n<thead><tr><th>benchmark</th><th>change</th><th>95% CI</th>\
          <th>p</th>",
     );
+    // With --correction none the adjusted p is the p: one column, not two equal ones.
+    let two_p = d.opts.correction != crate::verdict::decide::Correction::None;
     let _ = write!(
         out,
-        "<th>p ({})</th><th>verdict</th><th>runs</th><th>flags</th></tr></thead>\n<tbody>\n",
-        escape(d.opts.correction.label())
+        "{}<th>verdict</th><th>runs</th><th>flags</th></tr></thead>\n<tbody>\n",
+        if two_p {
+            format!("<th>p ({})</th>", escape(d.opts.correction.label()))
+        } else {
+            String::new()
+        }
     );
     for (i, x) in a.iter().enumerate() {
         let c = &x.row.comparison;
         let _ = writeln!(
             out,
             "<tr><td><a href=\"#cmp-{i}\">{}</a></td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"{}\">{}</td>\
+             <td class=\"num\">{}</td>{}<td class=\"{}\">{}</td>\
              <td class=\"num\">{}/{}{}</td><td>{}</td></tr>",
             escape(&c.name),
             escape(&signed_pct(x.change_pct)),
             escape(&ci_text(x)),
             escape(&p_cell(x, x.p_value)),
-            escape(&p_cell(x, x.p_adjusted)),
+            if two_p {
+                format!(
+                    "<td class=\"num\">{}</td>",
+                    escape(&p_cell(x, x.p_adjusted))
+                )
+            } else {
+                String::new()
+            },
             verdict_class(x.verdict),
             escape(&verdict_cell(x)),
             c.old.len(),
@@ -117,8 +142,9 @@ pub fn render(d: &ReportData<'_>) -> String {
         let _ = writeln!(
             out,
             "<tr class=\"geomean\"><td>geomean</td><td class=\"num\">{}</td><td></td><td></td>\
-             <td></td><td></td><td></td><td></td></tr>",
-            escape(&g)
+             {}<td></td><td></td><td></td></tr>",
+            escape(&g),
+            if two_p { "<td></td>" } else { "" }
         );
     }
     out.push_str("</tbody>\n</table>\n");
@@ -127,7 +153,7 @@ pub fn render(d: &ReportData<'_>) -> String {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(line));
     }
     out.push_str("<h2>Run</h2>\n<dl>\n");
-    for (k, v) in run_facts(d.run) {
+    for (k, v) in run_facts(d.run, d.input) {
         let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), escape(&v));
     }
     out.push_str("</dl>\n<h2>Comparisons</h2>\n");

@@ -263,6 +263,7 @@ pub fn render(d: &ReportData<'_>) -> String {
             "slower": count("slower"),
             "no_change": count("no_change"),
             "inconclusive": count("inconclusive"),
+            "failed_benchmarks": d.failures.benchmarks(),
         }),
     );
     let geomean = crate::verdict::decide::geomean(a);
@@ -281,6 +282,7 @@ pub fn render(d: &ReportData<'_>) -> String {
             }),
         },
     );
+    top.insert("failures".into(), failures(d.failures));
     top.insert("only_old".into(), json!(d.one_sided.only_old));
     top.insert("only_new".into(), json!(d.one_sided.only_new));
     top.insert(
@@ -299,4 +301,26 @@ pub fn render(d: &ReportData<'_>) -> String {
         .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     s.push('\n');
     s
+}
+
+/// The `failures` array: one object per benchmark, side and kind of failure (schema
+/// `failure`).
+fn failures(f: &crate::compare::failures::Failures) -> Value {
+    Value::Array(
+        f.items
+            .iter()
+            .map(|x| {
+                json!({
+                    "benchmark": x.benchmark,
+                    "side": x.side.label(),
+                    "status": x.kind.key(),
+                    "jobs": x.jobs,
+                    "of_jobs": x.of_jobs,
+                    "unused_samples": x.unused_samples,
+                    "cause": x.cause,
+                    "text": x.describe(),
+                })
+            })
+            .collect(),
+    )
 }

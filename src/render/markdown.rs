@@ -39,9 +39,13 @@ pub fn escape(s: &str) -> String {
 pub fn summary(d: &ReportData<'_>) -> String {
     let a = d.assessments;
     let count = |f: fn(&Verdict) -> bool| a.iter().filter(|x| f(&x.verdict)).count();
+    let failed = d
+        .failures
+        .summary()
+        .map_or_else(String::new, |s| format!("; **FAILED: {}**", escape(&s)));
     format!(
         "**benchdiff**: {} faster, {} slower, {} no change, {} inconclusive of {} comparison{} \
-         ({} correction, α = {}, threshold ±{}%)",
+         ({} correction, α = {}, threshold ±{}%){failed}",
         count(|v| matches!(v, Verdict::Faster)),
         count(|v| matches!(v, Verdict::Slower)),
         count(|v| matches!(v, Verdict::NoChange)),
@@ -52,6 +56,23 @@ pub fn summary(d: &ReportData<'_>) -> String {
         d.opts.alpha,
         d.opts.threshold_pct
     )
+}
+
+/// The failures block at the top of the comment (empty when nothing failed): a bold warning
+/// with the counts and one list item per failure, so a PR comment never hides one.
+pub fn failures(f: &crate::compare::failures::Failures) -> String {
+    let Some(sum) = f.summary() else {
+        return String::new();
+    };
+    let mut out = format!(
+        "> [!WARNING]\n> **FAILED: {}** — these were not compared, so the result is incomplete.\n>\n",
+        escape(&sum)
+    );
+    for l in f.lines() {
+        let _ = writeln!(out, "> - {}", escape(&l));
+    }
+    out.push('\n');
+    out
 }
 
 fn table(rows: &[&Assessment], d: &ReportData<'_>) -> String {
@@ -138,11 +159,18 @@ pub fn notes(a: &[Assessment]) -> String {
 
 /// The run facts as `(label, value)` pairs, for Markdown and HTML. Without run metadata
 /// (samples read from compare.js CSV or other result files) one pair says so.
-pub fn run_facts(run: Option<&RunInfo>) -> Vec<(&'static str, String)> {
+/// `input` says what a result file recorded ([`super::describe_input`]).
+pub fn run_facts(run: Option<&RunInfo>, input: Option<&str>) -> Vec<(&'static str, String)> {
     let Some(r) = run else {
         return vec![(
             "samples",
-            "read from result files (binaries, order and seed not recorded there)".to_owned(),
+            input.map_or_else(
+                || {
+                    "read from result files (binaries, order and seed not recorded there)"
+                        .to_owned()
+                },
+                |i| format!("read from {i}"),
+            ),
         )];
     };
     let bin = |given: &str, path: &str| {
@@ -190,6 +218,7 @@ pub fn render(d: &ReportData<'_>) -> String {
         .partition(|x| matches!(x.verdict, Verdict::Faster | Verdict::Slower));
     let mut out = summary(d);
     out.push_str("\n\n");
+    out.push_str(&failures(d.failures));
     if let Some(g) = crate::verdict::decide::geomean(d.assessments) {
         let _ = writeln!(
             out,
@@ -204,7 +233,12 @@ pub fn render(d: &ReportData<'_>) -> String {
             )
         );
     }
-    if changed.is_empty() {
+    if changed.is_empty() && !d.failures.is_empty() {
+        out.push_str(
+            "No compared benchmark changed significantly; the failed benchmarks above were not \
+             compared.\n\n",
+        );
+    } else if changed.is_empty() {
         out.push_str("No benchmark changed significantly.\n\n");
     } else {
         out.push_str(&table(&changed, d));
@@ -242,7 +276,7 @@ pub fn render(d: &ReportData<'_>) -> String {
         out.push('\n');
     }
     out.push_str("**Run**\n\n");
-    for (k, v) in run_facts(d.run) {
+    for (k, v) in run_facts(d.run, d.input) {
         let _ = writeln!(out, "- {k}: {}", escape(&v));
     }
     out

@@ -90,6 +90,102 @@ pub struct RunInfo {
     pub cpus: Option<String>,
 }
 
+impl RunInfo {
+    /// The run facts of a benchdiff results file's plan record.
+    pub fn from_header(h: &crate::format::results::Header) -> RunInfo {
+        use crate::format::results::{Header, plan::Order};
+        let order = |o: Order| match o {
+            Order::Node => "node",
+            Order::Random => "random",
+        };
+        match h {
+            Header::Node(h) => RunInfo {
+                old: h.old.clone(),
+                new: h.new.clone(),
+                old_path: h.old_exec.display().to_string(),
+                new_path: h.new_exec.display().to_string(),
+                runs: h.runs,
+                order: order(h.order).to_owned(),
+                seed: (h.order == Order::Random).then_some(h.seed),
+                files: h.files.len(),
+                set: h.set.clone(),
+                cpus: h.cpus.clone(),
+            },
+            Header::Command(h) => {
+                let target = |side: crate::sample::Side| {
+                    h.targets
+                        .iter()
+                        .find(|t| t.side == side)
+                        .map(|t| (t.label.clone(), t.argv.join(" ")))
+                        .unwrap_or_default()
+                };
+                let (old, old_path) = target(crate::sample::Side::Old);
+                let (new, new_path) = target(crate::sample::Side::New);
+                RunInfo {
+                    old,
+                    new,
+                    old_path,
+                    new_path,
+                    runs: h.runs,
+                    order: order(h.order).to_owned(),
+                    seed: (h.order == Order::Random).then_some(h.seed),
+                    files: h.benchmarks.len(),
+                    set: Vec::new(),
+                    cpus: h.cpus.clone(),
+                }
+            }
+        }
+    }
+}
+
+/// What an input of `format` read from `files` records, for the run section of a report on
+/// it (benchdiff did not run the samples itself): what is there and what is not.
+pub fn describe_input(format: Option<crate::format::InputFormat>, files: &[String]) -> String {
+    use crate::format::InputFormat as F;
+    let what = match format {
+        Some(F::NodeCompareCsv) => {
+            "compare.js CSV: the binary (old/new), file, configuration, rate and time of each \
+             sample in the order written; the binaries' paths, runs and seed are not recorded"
+        }
+        Some(F::NodeRunCsv) => {
+            "run.js CSV, one build per file: file, configuration, rate and time of each sample; \
+             the binaries, run order and seed are not recorded"
+        }
+        Some(F::Go) => {
+            "Go benchmark text: one line per sample with its iterations and units, and the \
+             goos/goarch/pkg/cpu lines; which run each line came from, the order across builds \
+             and a seed are not recorded"
+        }
+        Some(F::Hyperfine) => {
+            "hyperfine JSON: the command and the time of each of its runs; the order of runs \
+             across the two files and a seed are not recorded"
+        }
+        Some(F::GoogleBenchmark) => {
+            "Google Benchmark JSON: the context (host, CPUs, build type) and each repetition's \
+             times; the order across the two files and a seed are not recorded"
+        }
+        Some(F::Libtest) => {
+            "libtest `cargo bench` text: one mean and deviation per benchmark (no per-run \
+             samples); order and seed are not recorded"
+        }
+        Some(F::Criterion) => {
+            "criterion text: a central estimate with its interval per benchmark (no per-run \
+             samples); order and seed are not recorded"
+        }
+        Some(F::PytestBenchmark) => {
+            "pytest-benchmark JSON: machine info and each round's time; the order across the \
+             two files and a seed are not recorded"
+        }
+        Some(F::ResultsJsonl) => "benchdiff results file",
+        None => "result files",
+    };
+    if files.is_empty() {
+        what.to_owned()
+    } else {
+        format!("{} — {what}", files.join(", "))
+    }
+}
+
 /// Everything a renderer may show: the samples, their assessed comparisons (report order), the
 /// verdict options and the run facts. Renderers only read it; none computes statistics of its
 /// own beyond what is needed to draw (density curves, quartiles of a box).
@@ -105,4 +201,10 @@ pub struct ReportData<'a> {
     pub run: Option<&'a RunInfo>,
     /// Benchmarks measured on one side only: listed with a warning, not assessed.
     pub one_sided: &'a crate::compare::OneSided,
+    /// What the input recorded, when benchdiff did not run the samples itself (`run` is None),
+    /// e.g. `Go benchmark text (old.txt, new.txt): …; binaries, run order and seed not
+    /// recorded`. Shown in the run section of Markdown and HTML.
+    pub input: Option<&'a str>,
+    /// Jobs that failed, timed out, were interrupted or never ran: every format lists them.
+    pub failures: &'a crate::compare::failures::Failures,
 }

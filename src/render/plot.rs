@@ -117,6 +117,18 @@ fn draw_box(
             PathElement::new(vec![(x, q1), (x, lo)], line),
         ])
         .map_err(err)?;
+    if !points {
+        // Values beyond the whiskers, one dot each (as compare.R's ggplot box plot draws them;
+        // the value axis is scaled to include them).
+        chart
+            .draw_series(
+                values
+                    .iter()
+                    .filter(|v| v.is_finite() && (**v < lo || **v > hi))
+                    .map(|v| Circle::new((x, *v), 2, BLACK.filled())),
+            )
+            .map_err(err)?;
+    }
     if points {
         chart
             .draw_series(
@@ -365,6 +377,7 @@ pub fn drift(c: &Comparison, unit: &str, size: (u32, u32)) -> Result<String, Plo
             (&c.old, &c.old_runs, OLD_COLOR, "old"),
             (&c.new, &c.new_runs, NEW_COLOR, "new"),
         ] {
+            let _ = name; // the legend is drawn below, outside the plot area
             let pts: Vec<(f64, f64)> = runs
                 .iter()
                 .zip(values)
@@ -373,22 +386,25 @@ pub fn drift(c: &Comparison, unit: &str, size: (u32, u32)) -> Result<String, Plo
                 .collect();
             chart
                 .draw_series(LineSeries::new(pts.iter().copied(), color.mix(0.6)))
-                .map_err(err)?
-                .label(name)
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
-                });
+                .map_err(err)?;
             chart
                 .draw_series(pts.iter().map(|p| Circle::new(*p, 3, color.filled())))
                 .map_err(err)?;
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
+        // The legend sits in the caption row, outside the plot area, so it never covers a
+        // data point.
+        let (w, _) = size;
+        for (k, (name, color)) in [("old", OLD_COLOR), ("new", NEW_COLOR)].iter().enumerate() {
+            let x = w as i32 - 110 + 50 * k as i32;
+            root.draw(&Rectangle::new([(x, 8), (x + 12, 18)], color.filled()))
+                .map_err(err)?;
+            root.draw(&Text::new(
+                *name,
+                (x + 16, 7),
+                ("sans-serif", 12).into_font(),
+            ))
             .map_err(err)?;
+        }
         finish(root)?;
     }
     Ok(svg)

@@ -5,6 +5,7 @@
 //! `CLICOLOR_FORCE`).
 
 use crate::compare::OneSided;
+use crate::compare::failures::Failures;
 use crate::verdict::decide::{self, Assessment, Method, Options, SideSummary, Verdict};
 use comfy_table::{
     Attribute, Cell, CellAlignment, Color, ContentArrangement, LineStyle, Table, presets,
@@ -47,6 +48,9 @@ pub fn p_cell(a: &Assessment, p: f64) -> String {
             Err(crate::stats::welch::WelchError::EssentiallyConstant)
         )
     {
+        "exact".to_owned()
+    } else if p == 0.0 {
+        // Only an exact difference (no spread at all) gives p = 0: the docs call it `exact`.
         "exact".to_owned()
     } else {
         p_text(p)
@@ -119,7 +123,17 @@ pub fn si(x: f64) -> String {
         a if a >= 1e6 => (x / 1e6, "M"),
         a if a >= 1e3 => (x / 1e3, "k"),
         a if a >= 1.0 || a == 0.0 => (x, ""),
-        a if a >= 1e-3 => (x * 1e3, "m"),
+        // No `m` (milli): "573m ops/s" beside "1.50M ops/s" is easily misread; write 0.573.
+        a if a >= 1e-3 => {
+            let digits = if a >= 0.1 {
+                3
+            } else if a >= 0.01 {
+                4
+            } else {
+                5
+            };
+            return format!("{x:.digits$}");
+        }
         a if a >= 1e-6 => (x * 1e6, "µ"),
         a if a >= 1e-9 => (x * 1e9, "n"),
         _ => (x * 1e12, "p"),
@@ -242,11 +256,25 @@ pub fn notes(a: &[Assessment]) -> String {
                 single.len()
             )
         };
+        // The hint fits the input, known by its metric: Go units, Node's rate, or the
+        // harnesses that print one figure per benchmark.
+        let c = &first.row.comparison;
+        let hint = match c.metric_name.as_str() {
+            "sec/op" | "B/op" | "allocs/op" | "B/s" => {
+                "run each side several times (go test -count 10) and give every line"
+            }
+            "rate" if c.unit == "ops/s" => {
+                "run more rounds (benchdiff compare --runs N, or compare.js --runs N)"
+            }
+            _ => {
+                "give the raw samples or repetitions (e.g. Google Benchmark's \
+                 --benchmark_repetitions, cargo-criterion's JSON, hyperfine --runs)"
+            }
+        };
         let _ = writeln!(
             out,
             "note: {which}: with n=1 there is no variance, so no test is possible and the \
-             verdict stays inconclusive; give the raw samples or repetitions (e.g. \
-             --benchmark_repetitions, cargo-criterion's JSON)"
+             verdict stays inconclusive; {hint}"
         );
     }
     out
@@ -394,26 +422,36 @@ pub fn details(a: &[Assessment]) -> String {
                 .median_ci
                 .map(|(lo, hi)| format!("[{}, {}]", si(lo), si(hi)))
                 .unwrap_or_else(|| "(needs 6 samples)".to_owned());
+            // An empty side has no median; one sample has no spread: say so, never NaN.
+            let median = if s.n == 0 || !s.median.is_finite() {
+                "— (no samples)".to_owned()
+            } else {
+                format!("{} {}", si(s.median), c.unit)
+            };
+            let cv = if s.cv_pct.is_finite() {
+                format!("{:.2}%", s.cv_pct)
+            } else if s.n < 2 {
+                "n/a (needs 2 samples)".to_owned()
+            } else {
+                "n/a (mean is 0)".to_owned()
+            };
             let _ = writeln!(
                 out,
-                "  {side}: n={} median {} {} 95% CI {ci}, CV {:.2}%",
-                s.n,
-                si(s.median),
-                c.unit,
-                s.cv_pct
+                "  {side}: n={} median {median} 95% CI {ci}, CV {cv}",
+                s.n
             );
         }
         if let Some(p) = &x.paired {
+            // Round ratios that do not vary make t infinite (or 0/0): the change is exact.
+            let test = if p.t.is_finite() && p.p_value.is_finite() {
+                format!("t={:.3}, df={}, p={}", p.t, p.df, p_text(p.p_value))
+            } else {
+                "t and p n/a (the round ratios do not vary: the change is exact)".to_owned()
+            };
             let _ = writeln!(
                 out,
-                "  paired ({} rounds): ratio {:.4} [{:.4}, {:.4}], t={:.3}, df={}, p={}",
-                p.n,
-                p.ratio,
-                p.ratio_ci.0,
-                p.ratio_ci.1,
-                p.t,
-                p.df,
-                p_text(p.p_value)
+                "  paired ({} rounds): ratio {:.4} [{:.4}, {:.4}], {test}",
+                p.n, p.ratio, p.ratio_ci.0, p.ratio_ci.1,
             );
         }
         if let Ok(w) = &x.row.welch {
@@ -437,9 +475,10 @@ pub fn details(a: &[Assessment]) -> String {
 pub fn summary_line(a: &[Assessment], opts: &Options) -> String {
     let count = |f: fn(&Verdict) -> bool| a.iter().filter(|x| f(&x.verdict)).count();
     format!(
-        "{} comparisons: {} faster, {} slower, {} no change, {} inconclusive \
+        "{} comparison{}: {} faster, {} slower, {} no change, {} inconclusive \
          ({} correction, alpha {}, threshold ±{}%)",
         a.len(),
+        if a.len() == 1 { "" } else { "s" },
         count(|v| matches!(v, Verdict::Faster)),
         count(|v| matches!(v, Verdict::Slower)),
         count(|v| matches!(v, Verdict::NoChange)),
@@ -448,6 +487,42 @@ pub fn summary_line(a: &[Assessment], opts: &Options) -> String {
         opts.alpha,
         opts.threshold_pct
     )
+}
+
+/// [`summary_line`] followed by the failures, e.g. `…; FAILED: 1 benchmark with failed jobs (2
+/// jobs timed out)`.
+pub fn summary_line_with(a: &[Assessment], opts: &Options, f: &Failures) -> String {
+    let mut s = summary_line(a, opts);
+    if let Some(x) = f.summary() {
+        s.push_str("; FAILED: ");
+        s.push_str(&x);
+    }
+    s
+}
+
+/// The failures section of the terminal table (empty when nothing failed): a heading line and
+/// one line per failure ([`crate::compare::failures::Failure::describe`]).
+pub fn failures_section(f: &Failures) -> String {
+    let Some(sum) = f.summary() else {
+        return String::new();
+    };
+    let mut out = format!("\nFAILED: {sum}: not compared\n");
+    for l in f.lines() {
+        out.push_str("  ");
+        out.push_str(&super::escape_control(&l));
+        out.push('\n');
+    }
+    out
+}
+
+/// Adds the failures to a rendered table: the summary line says them and a section lists them.
+pub fn with_failures(mut text: String, a: &[Assessment], opts: &Options, f: &Failures) -> String {
+    if f.is_empty() {
+        return text;
+    }
+    text = text.replacen(&summary_line(a, opts), &summary_line_with(a, opts, f), 1);
+    text.push_str(&failures_section(f));
+    text
 }
 
 /// Renders assessments as a table. `color` turns on ANSI styling; `width` is the terminal

@@ -471,7 +471,7 @@ impl ResultsWriter {
 
 /// A results file read back: a Node-file run (`run` first) or a command-benchmark run
 /// (`command-run` first), by the one loader [`load_from`].
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Loaded {
     /// Its plan (the first record).
     pub header: Header,
@@ -487,10 +487,15 @@ pub struct Loaded {
     pub adaptive: Option<plan::Rule>,
     /// Samples of the jobs that did not end `ok` (see [`UnusedSamples`]).
     pub unused: UnusedSamples,
+    /// Node-file runs: job records that did not end `ok` (failed, timed out, interrupted), in
+    /// file order, for the failures every report lists.
+    pub failed: Vec<JobRecord>,
+    /// Command runs: job records that did not end `ok`, in file order.
+    pub command_failed: Vec<CommandJobRecord>,
 }
 
 /// The first record of a results file: which kind of run wrote it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Header {
     /// A Node-file run (`benchdiff compare --old BIN --new BIN CATEGORY`).
     Node(RunHeader),
@@ -616,6 +621,8 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, ResultsErro
     let mut warnings = Vec::new();
     let mut adaptive = None;
     let mut unused = UnusedSamples::default();
+    let mut failed = Vec::new();
+    let mut command_failed = Vec::new();
     let mut lines = LineReader::with_limit(input, name, MAX_RECORD_BYTES);
     let mut last = 0u64;
     loop {
@@ -691,12 +698,17 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, ResultsErro
                 unused.add(&j);
                 if j.status == JobStatus::Ok && seen.insert((j.file.clone(), j.side, j.run)) {
                     done.push(j);
+                } else if j.status != JobStatus::Ok {
+                    failed.push(j);
                 }
             }
             (Record::CommandJob(j), Some(Header::Command(_)))
                 if !j.ok() || !seen_positions.insert(j.position) =>
             {
                 unused.add_command(&j);
+                if !j.ok() {
+                    command_failed.push(j);
+                }
             }
             (Record::CommandJob(j), Some(Header::Command(_))) => {
                 command_done.push(j);
@@ -734,6 +746,8 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, ResultsErro
         warnings,
         adaptive,
         unused,
+        failed,
+        command_failed,
     })
 }
 

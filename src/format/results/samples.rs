@@ -72,8 +72,22 @@ pub fn read_from<R: BufRead>(
         .collect();
     Ok(Imported {
         warnings,
+        results: Some(Box::new(without_ok_samples(loaded))),
         ..Imported::default()
     })
+}
+
+/// `loaded` without the samples of its `ok` job records (they are in the sample set by now).
+fn without_ok_samples(
+    mut loaded: crate::format::results::Loaded,
+) -> crate::format::results::Loaded {
+    for j in &mut loaded.done {
+        j.samples = Vec::new();
+    }
+    for j in &mut loaded.command_done {
+        j.samples = Vec::new();
+    }
+    loaded
 }
 
 /// Adds the samples of a counted, `ok` command job to `set`: the rate (with time) and every
