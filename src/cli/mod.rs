@@ -795,9 +795,35 @@ pub(crate) fn emit_analysis_with(
         Format::Csv => render::csv::render_metric(set, metric_id),
         Format::Benchstat => render::benchstat::render(set, &render::benchstat::Options::default()),
         Format::Go => format::go::write(set),
-        Format::Analyze | Format::Markdown | Format::Json | Format::Html => data(&assessed()),
+        // Streamed below, one comparison at a time (a million rows are over 100 MB of JSON).
+        Format::Json => String::new(),
+        Format::Analyze | Format::Markdown | Format::Html => data(&assessed()),
+    };
+    let json = |out: &mut dyn Write| -> std::io::Result<()> {
+        let a = assessed();
+        let d = render::ReportData {
+            set,
+            assessments: &a,
+            opts: &opts,
+            run,
+            one_sided: &one_sided,
+        };
+        render::json::write(&d, out)?;
+        out.flush()
     };
     match &args.output {
+        Some(path) if args.format == Format::Json => {
+            let written = std::fs::File::create(path)
+                .and_then(|f| json(&mut std::io::BufWriter::with_capacity(1 << 16, f)));
+            if let Err(e) = written {
+                writeln!(io.stderr, "benchdiff: -o {}: {e}", path.display())?;
+                return Ok(EXIT_USAGE);
+            }
+        }
+        None if args.format == Format::Json => {
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut *io.stdout);
+            json(&mut w)?;
+        }
         Some(path) => {
             if let Err(e) = std::fs::write(path, text.as_bytes()) {
                 writeln!(io.stderr, "benchdiff: -o {}: {e}", path.display())?;
