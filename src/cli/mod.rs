@@ -795,9 +795,10 @@ pub(crate) fn emit_analysis_with(
         Format::Csv => render::csv::render_metric(set, metric_id),
         Format::Benchstat => render::benchstat::render(set, &render::benchstat::Options::default()),
         Format::Go => format::go::write(set),
-        // Streamed below, one comparison at a time (a million rows are over 100 MB of JSON).
-        Format::Json => String::new(),
-        Format::Analyze | Format::Markdown | Format::Html => data(&assessed()),
+        // Streamed below, one comparison (or chunk of HTML sections) at a time: a million rows
+        // are over 100 MB of JSON and over 1 GB of HTML.
+        Format::Json | Format::Html => String::new(),
+        Format::Analyze | Format::Markdown => data(&assessed()),
     };
     let json = |out: &mut dyn Write| -> std::io::Result<()> {
         let a = assessed();
@@ -808,11 +809,16 @@ pub(crate) fn emit_analysis_with(
             run,
             one_sided: &one_sided,
         };
-        render::json::write(&d, out)?;
+        if args.format == Format::Html {
+            render::html::write(&d, out)?;
+        } else {
+            render::json::write(&d, out)?;
+        }
         out.flush()
     };
+    let streamed = matches!(args.format, Format::Json | Format::Html);
     match &args.output {
-        Some(path) if args.format == Format::Json => {
+        Some(path) if streamed => {
             let written = std::fs::File::create(path)
                 .and_then(|f| json(&mut std::io::BufWriter::with_capacity(1 << 16, f)));
             if let Err(e) = written {
@@ -820,7 +826,7 @@ pub(crate) fn emit_analysis_with(
                 return Ok(EXIT_USAGE);
             }
         }
-        None if args.format == Format::Json => {
+        None if streamed => {
             let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut *io.stdout);
             json(&mut w)?;
         }
