@@ -923,9 +923,41 @@ pub(crate) fn emit_analysis_with(
             t
         }
         Format::Go => format::go::write(set),
-        Format::Analyze | Format::Markdown | Format::Json | Format::Html => data(&assessed()),
+        // Streamed below, one comparison (or chunk of HTML sections) at a time: a million rows
+        // are over 100 MB of JSON and over 1 GB of HTML.
+        Format::Json | Format::Html => String::new(),
+        Format::Analyze | Format::Markdown => data(&assessed()),
     };
+    let json = |out: &mut dyn Write| -> std::io::Result<()> {
+        let a = assessed();
+        let d = render::ReportData {
+            set,
+            assessments: &a,
+            opts: &opts,
+            run,
+            one_sided: &one_sided,
+        };
+        if args.format == Format::Html {
+            render::html::write(&d, out)?;
+        } else {
+            render::json::write(&d, out)?;
+        }
+        out.flush()
+    };
+    let streamed = matches!(args.format, Format::Json | Format::Html);
     match &args.output {
+        Some(path) if streamed => {
+            let written = std::fs::File::create(path)
+                .and_then(|f| json(&mut std::io::BufWriter::with_capacity(1 << 16, f)));
+            if let Err(e) = written {
+                writeln!(io.stderr, "benchdiff: -o {}: {e}", path.display())?;
+                return Ok(EXIT_USAGE);
+            }
+        }
+        None if streamed => {
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut *io.stdout);
+            json(&mut w)?;
+        }
         Some(path) => {
             if let Err(e) = std::fs::write(path, text.as_bytes()) {
                 writeln!(io.stderr, "benchdiff: -o {}: {e}", path.display())?;

@@ -356,16 +356,33 @@ fn table(set: &SampleSet, metric: MetricId, opts: &Options, two: bool, only_new:
     let mut aggregate_rows = false;
     let mut col_centers: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
     let ncols = if two { 2 } else { 1 };
-    for c in &comps {
-        let sides: [&[f64]; 2] = if only_new {
-            [&c.new, &[]]
-        } else {
-            [&c.old, &c.new]
-        };
-        let sums: Vec<Option<Summary>> = sides
-            .iter()
-            .map(|v| (!v.is_empty()).then(|| summarize(v, exact, opts.confidence)))
-            .collect();
+    // The statistics of each row (summaries and U test) are independent: computed in parallel,
+    // in row order; the cells and notes are then laid out one row after the other.
+    let stats: Vec<(Vec<Option<Summary>>, Option<Delta>)> = {
+        use rayon::prelude::*;
+        comps
+            .par_iter()
+            .map(|c| {
+                let sides: [&[f64]; 2] = if only_new {
+                    [&c.new, &[]]
+                } else {
+                    [&c.old, &c.new]
+                };
+                let sums: Vec<Option<Summary>> = sides
+                    .iter()
+                    .map(|v| (!v.is_empty()).then(|| summarize(v, exact, opts.confidence)))
+                    .collect();
+                let d = match (two, &sums[0], &sums[1]) {
+                    (true, Some(so), Some(sn)) => {
+                        Some(delta(sides[0], sides[1], so, sn, exact, opts.alpha))
+                    }
+                    _ => None,
+                };
+                (sums, d)
+            })
+            .collect()
+    };
+    for (c, (sums, d)) in comps.iter().zip(stats) {
         let min = sums
             .iter()
             .flatten()
@@ -393,10 +410,9 @@ fn table(set: &SampleSet, metric: MetricId, opts: &Options, two: bool, only_new:
                 None => sets_differ = true,
             }
         }
-        if two && let (Some(so), Some(sn)) = (&sums[0], &sums[1]) {
-            let d = delta(sides[0], sides[1], so, sn, exact, opts.alpha);
-            row.delta[0] = d.text.clone();
-            row.delta[1] = d.detail.clone();
+        if let (Some(d), Some(so), Some(sn)) = (d, &sums[0], &sums[1]) {
+            row.delta[0] = d.text;
+            row.delta[1] = d.detail;
             for n in &d.notes {
                 let m = notes.mark(n);
                 add_mark(&mut row.delta[2], m);

@@ -68,10 +68,25 @@ fn plot_or_error(r: Result<String, plot::PlotError>, kind: &str) -> String {
     }
 }
 
-/// Renders the page.
+/// Renders the page (the text [`write`] streams).
 pub fn render(d: &ReportData<'_>) -> String {
+    let mut out = Vec::new();
+    match write(d, &mut out) {
+        Ok(()) => String::from_utf8(out).unwrap_or_default(),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Writes the page of [`render`] to `w`: the head and summary table, then the comparisons'
+/// sections (three plots each) built in parallel a chunk at a time and written in order, so
+/// memory holds one chunk of sections instead of the whole page.
+///
+/// # Errors
+/// Returns the error of writing to `w`.
+pub fn write(d: &ReportData<'_>, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    use rayon::prelude::*;
     let a = d.assessments;
-    let mut out = String::with_capacity(64 * 1024 + a.len() * 60 * 1024);
+    let mut out = String::with_capacity(64 * 1024 + a.len() * 1024);
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -157,7 +172,25 @@ pub fn render(d: &ReportData<'_>) -> String {
         let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), escape(&v));
     }
     out.push_str("</dl>\n<h2>Comparisons</h2>\n");
-    for (i, x) in a.iter().enumerate() {
+    w.write_all(out.as_bytes())?;
+    const CHUNK: usize = 256;
+    for (k, chunk) in a.chunks(CHUNK).enumerate() {
+        let parts: Vec<String> = chunk
+            .par_iter()
+            .enumerate()
+            .map(|(j, x)| section(d, k * CHUNK + j, x))
+            .collect();
+        for p in parts {
+            w.write_all(p.as_bytes())?;
+        }
+    }
+    w.write_all(b"</body>\n</html>\n")
+}
+
+/// The section of comparison `i`: heading, figures, notes and its three plots.
+fn section(d: &ReportData<'_>, i: usize, x: &Assessment) -> String {
+    let mut out = String::with_capacity(64 * 1024);
+    {
         let c = &x.row.comparison;
         let unit = d.set.metric(c.metric).unit.clone();
         let _ = write!(
@@ -191,6 +224,5 @@ pub fn render(d: &ReportData<'_>) -> String {
         out.push_str(&plot_or_error(plot::drift(c, &unit, PLOT_SIZE), "drift"));
         out.push_str("\n</div>\n</section>\n");
     }
-    out.push_str("</body>\n</html>\n");
     out
 }

@@ -235,8 +235,24 @@ fn run_info(r: &RunInfo) -> Value {
     })
 }
 
-/// Renders the report as pretty-printed JSON (one document, ending in a newline).
+/// Renders the report as pretty-printed JSON (one document, ending in a newline); the text
+/// [`write`] streams.
 pub fn render(d: &ReportData<'_>) -> String {
+    let mut out = Vec::new();
+    match write(d, &mut out) {
+        Ok(()) => String::from_utf8(out).unwrap_or_default(),
+        Err(e) => format!("{{\"error\": \"{e}\"}}\n"),
+    }
+}
+
+/// Writes the report of [`render`] to `out`, one comparison at a time: memory stays that of
+/// one comparison's JSON tree instead of the whole document's (a million-row report is over
+/// 100 MB of JSON). Keys are in serde_json's sorted order, so `comparisons` comes first and
+/// the other top-level keys follow it; the bytes are those of pretty-printing the whole tree.
+///
+/// # Errors
+/// Returns the error of writing to `out`.
+pub fn write(d: &ReportData<'_>, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let a = d.assessments;
     let count = |k: &str| a.iter().filter(|x| verdict_key(x.verdict) == k).count();
     let mut top = Map::new();
@@ -293,14 +309,34 @@ pub fn render(d: &ReportData<'_>) -> String {
                 .collect::<Vec<_>>()
         ),
     );
-    top.insert(
-        "comparisons".into(),
-        Value::Array(a.iter().map(|x| comparison(d, x)).collect()),
-    );
-    let mut s = serde_json::to_string_pretty(&Value::Object(top))
-        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-    s.push('\n');
-    s
+    // `comparisons` sorts before every other top-level key: streamed first, element by element,
+    // each pretty-printed on its own and indented to its depth (4 spaces; JSON strings hold no
+    // raw line feeds, so indenting line by line is exact).
+    debug_assert!(top.keys().all(|k| k.as_str() > "comparisons"));
+    out.write_all(b"{\n  \"comparisons\": ")?;
+    if a.is_empty() {
+        out.write_all(b"[]")?;
+    } else {
+        out.write_all(b"[\n")?;
+        let mut buf = Vec::with_capacity(16 * 1024);
+        for (i, x) in a.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",\n")?;
+            }
+            buf.clear();
+            serde_json::to_writer_pretty(&mut buf, &comparison(d, x))?;
+            for (j, line) in buf.split(|&b| b == b'\n').enumerate() {
+                out.write_all(if j == 0 { b"    " } else { b"\n    " })?;
+                out.write_all(line)?;
+            }
+        }
+        out.write_all(b"\n  ]")?;
+    }
+    let rest = serde_json::to_string_pretty(&Value::Object(top))?;
+    // `rest` is `{\n  "geomean": …\n}`: the other keys, after the comparisons.
+    out.write_all(b",\n")?;
+    out.write_all(rest.strip_prefix("{\n").unwrap_or(&rest).as_bytes())?;
+    out.write_all(b"\n")
 }
 
 /// The `failures` array: one object per benchmark, side and kind of failure (schema

@@ -137,7 +137,29 @@ fn tie_sums(mut v: Vec<f64>) -> (f64, f64, f64) {
 /// `P(D ≤ d)` for `D` the number of inversions of a uniformly random permutation of `n`
 /// (`D` = the discordant pairs under no trend). Probabilities by the recurrence
 /// `P_m(k) = (1/m) Σ_{i<m} P_{m−1}(k − i)`.
+///
+/// The probabilities depend on `n` only: each thread keeps those of the sizes it has seen
+/// (a report asks for the same few sizes thousands of times), computed as below, so the sum is
+/// the same as without the cache.
 fn inversions_cdf(n: usize, d: usize) -> f64 {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    thread_local! {
+        static PMF: RefCell<Vec<Option<Rc<Vec<f64>>>>> = const { RefCell::new(Vec::new()) };
+    }
+    let p = PMF.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.len() <= n {
+            cache.resize(n + 1, None);
+        }
+        Rc::clone(cache[n].get_or_insert_with(|| Rc::new(inversions_pmf(n))))
+    });
+    let max = p.len() - 1;
+    p[..=d.min(max)].iter().sum::<f64>().min(1.0)
+}
+
+/// `P(D = k)` for `k = 0..=n(n−1)/2` (see [`inversions_cdf`]).
+fn inversions_pmf(n: usize) -> Vec<f64> {
     let max = n * n.saturating_sub(1) / 2;
     let mut p = vec![0.0f64; max + 1];
     p[0] = 1.0;
@@ -154,7 +176,7 @@ fn inversions_cdf(n: usize, d: usize) -> f64 {
             p[k] = window / m as f64;
         }
     }
-    p[..=d.min(max)].iter().sum::<f64>().min(1.0)
+    p
 }
 
 /// Drift of `points = (run index, value)` (module notes). Points with a NaN or infinite index

@@ -10,8 +10,9 @@
 //! probability `Π C(t_j, a_j) / C(N, n₁)` and gives `R₁ = Σ a_j·m_j` (Mann & Whitney 1947;
 //! Klotz 1966 for the tied case). This module sums that distribution exactly by dynamic
 //! programming over the groups when n₁, n₂ ≤ 50 without ties or n₁, n₂ ≤ 25 with ties
-//! (benchstat's limits); otherwise it uses the normal approximation with continuity
-//! correction and the tie-corrected variance
+//! (benchstat's limits; without ties and with every count below 2⁵³, as for 28 + 28, the same
+//! integers come from the generating function of U, see `no_ties_below`); otherwise it uses
+//! the normal approximation with continuity correction and the tie-corrected variance
 //! `σ² = n₁n₂/12 · (N + 1 − Σ(t³ − t)/(N(N − 1)))`.
 //! The null distribution is symmetric about n₁n₂/2, so the two-sided p-value is
 //! `min(1, 2·P(U ≤ min(U₁, n₁n₂ − U₁)))`. When every value is the same, p = 1.
@@ -102,10 +103,27 @@ pub fn u_test(x: &[f64], y: &[f64]) -> Option<UTest> {
     } else {
         n1 <= EXACT_MAX_N && n2 <= EXACT_MAX_N
     };
-    let p = if exact {
+    // P(U ≤ u_small): doubled U = s − n1(n1+1); compare in doubled integers.
+    let limit = (2.0 * u_small).round() as i64 + (n1 * (n1 + 1)) as i64;
+    // Whether every count of the distribution below is an integer below 2⁵³, so that the f64
+    // sums are exact and any exact method gives the very same p (see `exact_counts`).
+    let counts_exact = exact_counts(n1, n2).is_some();
+    let p = if exact && !ties && counts_exact {
+        // Same integers as the dynamic programme below, in O(n₁·U) instead of O(N²·n₁²).
+        let below = no_ties_below(n1, n2, u_small as usize) as f64;
+        let total = exact_counts(n1, n2).unwrap_or(u64::MAX) as f64;
+        (2.0 * below / total).min(1.0)
+    } else if exact {
         // dist[k][s]: weight of choosing k values into x with doubled rank sum s.
         let max_s = 2 * n * (n + 1);
-        let mut dist = vec![vec![0.0f64; max_s + 1]; n1 + 1];
+        // A state's rank sum only grows as groups are added, so sums above `limit` never reach
+        // the tail summed below: with exact counts they are not kept (the total is known).
+        let top_s = if counts_exact {
+            (limit.max(0) as usize).min(max_s)
+        } else {
+            max_s
+        };
+        let mut dist = vec![vec![0.0f64; top_s + 1]; n1 + 1];
         dist[0][0] = 1.0;
         // Positions (ranks) placed so far: k values among the first `placed` ranks have a
         // doubled rank sum in [k(k + 1), k(2·placed − k + 1)], so only that band is visited.
@@ -117,7 +135,7 @@ pub fn u_test(x: &[f64], y: &[f64]) -> Option<UTest> {
             // read before anything is added to it (a = 0 keeps the weight where it is).
             for k in (0..=n1.min(placed)).rev() {
                 let lo = k * (k + 1);
-                let hi = (k * (2 * placed + 1 - k)).min(max_s);
+                let hi = (k * (2 * placed + 1 - k)).min(top_s);
                 let (below, above) = dist.split_at_mut(k + 1);
                 let row = &below[k];
                 for (s, &w) in row.iter().enumerate().take(hi + 1).skip(lo) {
@@ -126,7 +144,7 @@ pub fn u_test(x: &[f64], y: &[f64]) -> Option<UTest> {
                     }
                     for (a, &c) in binom.iter().enumerate().take((n1 - k).min(t) + 1).skip(1) {
                         let ns = s + a * m2;
-                        if ns <= max_s {
+                        if ns <= top_s {
                             above[a - 1][ns] += w * c;
                         }
                     }
@@ -134,9 +152,10 @@ pub fn u_test(x: &[f64], y: &[f64]) -> Option<UTest> {
             }
             placed += t;
         }
-        let total: f64 = dist[n1].iter().sum();
-        // P(U ≤ u_small): doubled U = s − n1(n1+1); compare in doubled integers.
-        let limit = (2.0 * u_small).round() as i64 + (n1 * (n1 + 1)) as i64;
+        let total: f64 = match exact_counts(n1, n2) {
+            Some(c) => c as f64,
+            None => dist[n1].iter().sum(),
+        };
         let below: f64 = dist[n1]
             .iter()
             .enumerate()
@@ -171,6 +190,44 @@ pub fn u_test(x: &[f64], y: &[f64]) -> Option<UTest> {
         all_equal,
         ties,
     })
+}
+
+/// `C(n₁ + n₂, n₁)` when it and every count the dynamic programme of [`u_test`] meets (at most
+/// `C(N, min(n₁, ⌊N/2⌋))`) is below 2⁵³, so that f64 holds each of them, and each sum of them,
+/// exactly; `None` otherwise.
+fn exact_counts(n1: usize, n2: usize) -> Option<u64> {
+    let n = n1 + n2;
+    let choose_u = |k: usize| -> Option<u128> {
+        let mut c: u128 = 1;
+        for i in 0..k {
+            c = c.checked_mul((n - i) as u128)? / (i as u128 + 1);
+        }
+        Some(c)
+    };
+    let widest = choose_u(n1.min(n / 2))?;
+    let total = choose_u(n1.min(n2))?;
+    (widest < 1u128 << 53).then_some(total as u64)
+}
+
+/// Number of splits of the ranks 1..N (no ties) into x (n₁) and y (n₂) whose U of x is at most
+/// `u_max`: the sum of the first `u_max + 1` coefficients of the Gaussian binomial
+/// `[N choose n₁]_q = Π_{i=1..n₁} (1 − q^{n₂+i}) / (1 − q^i)` (the generating function of U;
+/// Mann & Whitney 1947), built one factor at a time as power series truncated at `u_max`. Each
+/// partial product is `[n₂+i choose i]_q`, a polynomial with integer coefficients, so the
+/// integers are exact (callers check with [`exact_counts`] that they fit).
+fn no_ties_below(n1: usize, n2: usize, u_max: usize) -> u64 {
+    let mut c = vec![0i64; u_max + 1];
+    c[0] = 1;
+    for i in 1..=n1 {
+        let a = n2 + i;
+        for j in (a..=u_max).rev() {
+            c[j] -= c[j - a];
+        }
+        for j in i..=u_max {
+            c[j] += c[j - i];
+        }
+    }
+    c.iter().sum::<i64>() as u64
 }
 
 /// The smallest two-sided p-value [`u_test`] can give for sample sizes n₁, n₂ (all of one
@@ -253,6 +310,37 @@ mod tests {
                 r.p_value
             );
         }
+    }
+
+    /// The Gaussian-binomial tail of the no-ties fast path against a plain count of subsets by
+    /// size and rank sum, for every U of every size pair up to 12 + 12, and the exactness bound.
+    #[test]
+    fn no_ties_counts_match_subset_count() {
+        for n1 in 1..=12usize {
+            for n2 in 1..=12usize {
+                let n = n1 + n2;
+                let max_r = n * (n + 1) / 2;
+                // cnt[k][r]: subsets of size k of the ranks seen so far with rank sum r.
+                let mut cnt = vec![vec![0u64; max_r + 1]; n1 + 1];
+                cnt[0][0] = 1;
+                for rank in 1..=n {
+                    for k in (1..=n1.min(rank)).rev() {
+                        for r in (rank..=max_r).rev() {
+                            cnt[k][r] += cnt[k - 1][r - rank];
+                        }
+                    }
+                }
+                let base = n1 * (n1 + 1) / 2;
+                let mut acc = 0u64;
+                for u in 0..=n1 * n2 {
+                    acc += cnt[n1][base + u];
+                    assert_eq!(no_ties_below(n1, n2, u), acc, "{n1}+{n2} U<={u}");
+                }
+                assert_eq!(exact_counts(n1, n2), Some(acc));
+            }
+        }
+        assert!(exact_counts(28, 28).is_some());
+        assert!(exact_counts(29, 29).is_none());
     }
 
     #[test]

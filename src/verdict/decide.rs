@@ -343,8 +343,11 @@ impl SideSummary {
 }
 
 /// Assesses every row (order kept) with one correction across all of them.
+/// Comparisons are estimated in parallel (each on its own; the order is kept), so the result
+/// is the same as one by one.
 pub fn assess(rows: Vec<Row>, opts: &Options) -> Vec<Assessment> {
-    let mut out: Vec<Assessment> = rows.into_iter().map(|r| estimate(r, opts)).collect();
+    use rayon::prelude::*;
+    let mut out: Vec<Assessment> = rows.into_par_iter().map(|r| estimate(r, opts)).collect();
     let p: Vec<f64> = out.iter().map(|a| a.p_value).collect();
     let adj = opts.correction.adjust(&p);
     let m = p.iter().filter(|p| !p.is_nan()).count().max(1);

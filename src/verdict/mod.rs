@@ -94,9 +94,11 @@ impl Row {
     }
 }
 
-/// Computes a row for every comparison, keeping their order.
+/// Computes a row for every comparison, keeping their order (in parallel: each row is
+/// independent, so the result is the same as one by one).
 pub fn rows(comparisons: Vec<Comparison>) -> Vec<Row> {
-    comparisons.into_iter().map(Row::new).collect()
+    use rayon::prelude::*;
+    comparisons.into_par_iter().map(Row::new).collect()
 }
 
 #[cfg(test)]
