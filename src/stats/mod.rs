@@ -15,6 +15,7 @@
 //! - [`welch`]: Welch's t-test and compare.R's improvement/accuracy figures.
 //! - [`paired`]: per-round log-ratio test for interleaved runs.
 //! - [`precision`]: CV, the t interval of a mean, Welch half-width and runs needed for it.
+//! - [`sequential`]: anytime-valid confidence sequences of a paired log ratio (`--stop decided`).
 //! - [`ratio`]: Fieller's interval for a ratio of means.
 //! - [`proportion`]: Wilson's score interval of a binomial proportion.
 //! - [`utest`]: benchstat's Mann–Whitney U test (exact with ties for small samples).
@@ -33,6 +34,7 @@ pub mod quantile;
 pub mod rank;
 pub mod ratio;
 pub mod regimes;
+pub mod sequential;
 pub mod shape;
 pub mod tdist;
 pub mod utest;

@@ -1,0 +1,289 @@
+//! Simulation tests of `--stop decided` (issue 17 "Must show"), fixed seeds, no processes:
+//! `drive` below applies exactly what the sequential policy applies after each round
+//! (`benchdiff::stats::sequential::check` on the paired log ratios at the row's Bonferroni
+//! level, from `--min-runs` on, to `--max-runs`).
+//!
+//! - A/A, one row at α = 5%: the share of rows wrongly decided faster/slower stays ≤ 5%
+//!   (within 2 standard errors) at CV 1–10%, normal and log-normal noise, although every row
+//!   is looked at after every round. The contrast: "stop once p < 0.05" on the same samples.
+//! - 20-row suites (α/20 per row): the share of suites with any wrong decision (family-wise)
+//!   stays ≤ 5%, with a true change in some rows.
+//! - Runs to a decision for effects of 2, 5, 10 and 20% at CV 5%, against the fixed 30.
+//! - `#[ignore]` `long_run`: more comparisons, and the asymptotic confidence sequence of
+//!   Waudby-Smith et al. (2021) on the same samples, which the module docs compare against.
+
+use benchdiff::stats::sequential::{self, Decision};
+use benchdiff::stats::tdist;
+use rand::RngExt;
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+
+fn normal(rng: &mut ChaCha8Rng) -> f64 {
+    let u1: f64 = 1.0 - rng.random::<f64>();
+    let u2: f64 = rng.random::<f64>();
+    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+#[derive(Clone, Copy)]
+enum Noise {
+    Normal,
+    LogNormal,
+}
+
+/// One rate with mean `mean` and coefficient of variation `cv`.
+fn draw(rng: &mut ChaCha8Rng, noise: Noise, mean: f64, cv: f64) -> f64 {
+    match noise {
+        Noise::Normal => mean * (1.0 + cv * normal(rng)).max(1e-6),
+        Noise::LogNormal => mean * (cv * normal(rng)).exp(),
+    }
+}
+
+const MIN_RUNS: usize = 5;
+const MAX_RUNS: usize = 60;
+const THRESHOLD_PCT: f64 = 1.0;
+
+/// Outcome of one simulated row: rounds run and the decision (None: ran to the maximum).
+struct Row {
+    runs: usize,
+    decision: Option<Decision>,
+}
+
+/// Runs one row: a round adds one old and one new sample; the rule checks from MIN_RUNS on.
+fn drive(rng: &mut ChaCha8Rng, noise: Noise, cv: f64, effect: f64, alpha: f64) -> Row {
+    let (mut old, mut new) = (Vec::new(), Vec::new());
+    for round in 1..=MAX_RUNS {
+        old.push(draw(rng, noise, 100.0, cv));
+        new.push(draw(rng, noise, 100.0 * (1.0 + effect), cv));
+        if round >= MIN_RUNS
+            && let Some((_, Some(d))) = sequential::check(&old, &new, alpha, THRESHOLD_PCT)
+        {
+            return Row {
+                runs: round,
+                decision: Some(d),
+            };
+        }
+    }
+    Row {
+        runs: MAX_RUNS,
+        decision: None,
+    }
+}
+
+/// Whether a decision is wrong for a true change of `effect` (fraction).
+fn wrong(d: Option<Decision>, effect: f64) -> bool {
+    let pct = effect * 100.0;
+    match d {
+        None => false,
+        Some(Decision::Faster) => pct <= THRESHOLD_PCT,
+        Some(Decision::Slower) => pct >= -THRESHOLD_PCT,
+        Some(Decision::NoChange) => pct.abs() > THRESHOLD_PCT,
+    }
+}
+
+const CVS: [f64; 4] = [0.01, 0.03, 0.05, 0.10];
+
+/// A/A false-positive share over `n` rows at α = 5%.
+fn aa_rate(seed: u64, noise: Noise, n: usize) -> f64 {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut fp = 0;
+    for i in 0..n {
+        let r = drive(&mut rng, noise, CVS[i % CVS.len()], 0.0, 0.05);
+        fp += usize::from(wrong(r.decision, 0.0));
+    }
+    fp as f64 / n as f64
+}
+
+fn se(p: f64, n: usize) -> f64 {
+    (p * (1.0 - p) / n as f64).sqrt()
+}
+
+#[test]
+fn aa_false_positives_stay_at_most_5_percent_normal_and_lognormal() {
+    let n = 2000;
+    for (seed, noise) in [(17, Noise::Normal), (18, Noise::LogNormal)] {
+        let rate = aa_rate(seed, noise, n);
+        eprintln!(
+            "A/A one row, {n} rows: {:.2}% wrongly decided",
+            100.0 * rate
+        );
+        assert!(rate <= 0.05 + 2.0 * se(0.05, n), "{rate}");
+    }
+}
+
+/// The contrast: stopping as soon as the paired t-test has p < 0.05 (after MIN_RUNS).
+#[test]
+fn stopping_at_p_below_5_percent_inflates_false_positives() {
+    let mut rng = ChaCha8Rng::seed_from_u64(19);
+    let n = 1000;
+    let mut fp = 0;
+    for i in 0..n {
+        let cv = CVS[i % CVS.len()];
+        let mut d = Vec::new();
+        for round in 1..=MAX_RUNS {
+            let o = draw(&mut rng, Noise::Normal, 100.0, cv);
+            let w = draw(&mut rng, Noise::Normal, 100.0, cv);
+            d.push((w / o).ln());
+            if round >= MIN_RUNS {
+                let m = d.len() as f64;
+                let mean = d.iter().sum::<f64>() / m;
+                let sd = (d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (m - 1.0)).sqrt();
+                let t = mean / (sd / m.sqrt());
+                let p = 2.0 * tdist::pt(-t.abs(), m - 1.0);
+                if p < 0.05 {
+                    fp += 1;
+                    break;
+                }
+            }
+        }
+    }
+    let rate = fp as f64 / n as f64;
+    eprintln!(
+        "A/A, stop at p < 0.05: {:.1}% false positives",
+        100.0 * rate
+    );
+    assert!(rate > 0.15, "{rate}");
+}
+
+/// Family-wise: 20-row suites, α/20 per row; rows 0..4 carry a true 10% change, the rest none.
+fn suite_fwer(seed: u64, noise: Noise, suites: usize) -> (f64, f64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let rows = 20;
+    let alpha = sequential::row_alpha(0.05, rows);
+    let mut any_wrong = 0;
+    let mut decided_real = 0;
+    for s in 0..suites {
+        let cv = CVS[s % CVS.len()];
+        let mut bad = false;
+        for r in 0..rows {
+            let effect = if r < 4 { 0.10 } else { 0.0 };
+            let row = drive(&mut rng, noise, cv, effect, alpha);
+            bad |= wrong(row.decision, effect);
+            if r < 4 && row.decision == Some(Decision::Faster) {
+                decided_real += 1;
+            }
+        }
+        any_wrong += usize::from(bad);
+    }
+    (
+        any_wrong as f64 / suites as f64,
+        decided_real as f64 / (4 * suites) as f64,
+    )
+}
+
+#[test]
+fn twenty_row_suites_keep_the_family_wise_error_at_5_percent() {
+    let suites = 200;
+    for (seed, noise) in [(20, Noise::Normal), (21, Noise::LogNormal)] {
+        let (fwer, power) = suite_fwer(seed, noise, suites);
+        eprintln!(
+            "20-row suites: {:.1}% with a wrong decision; {:.0}% of the 10% changes decided",
+            100.0 * fwer,
+            100.0 * power
+        );
+        assert!(fwer <= 0.05 + 2.0 * se(0.05, suites), "{fwer}");
+        assert!(power > 0.5, "{power}");
+    }
+}
+
+/// Mean rounds (runs a side) to a decision at CV 5%, one row at α = 5%.
+fn mean_runs(seed: u64, effect: f64, n: usize) -> (f64, f64, f64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (mut runs, mut decided, mut right) = (0usize, 0usize, 0usize);
+    for _ in 0..n {
+        let r = drive(&mut rng, Noise::Normal, 0.05, effect, 0.05);
+        runs += r.runs;
+        decided += usize::from(r.decision.is_some());
+        right += usize::from(r.decision == Some(Decision::Faster));
+    }
+    (
+        runs as f64 / n as f64,
+        decided as f64 / n as f64,
+        right as f64 / n as f64,
+    )
+}
+
+#[test]
+fn runs_to_a_decision_at_cv_5_percent() {
+    let mut table = Vec::new();
+    for (i, effect) in [0.02, 0.05, 0.10, 0.20].into_iter().enumerate() {
+        let (runs, decided, right) = mean_runs(30 + i as u64, effect, 400);
+        eprintln!(
+            "effect {:>2.0}%: mean {runs:.1} runs a side (fixed: 30), {:.0}% decided faster",
+            effect * 100.0,
+            100.0 * right
+        );
+        assert!(decided >= right);
+        table.push((effect, runs, right));
+    }
+    // 10% and 20%: decided (rightly) well before the fixed 30 runs.
+    assert!(table[2].1 < 15.0 && table[2].2 > 0.95, "{:?}", table[2]);
+    assert!(table[3].1 < 8.0 && table[3].2 > 0.99, "{:?}", table[3]);
+    // Larger effects stop sooner.
+    assert!(table[3].1 < table[2].1 && table[2].1 < table[1].1);
+}
+
+/// Waudby-Smith et al. (2021) asymptotic confidence sequence (their Gaussian-mixture
+/// boundary with the sample standard deviation plugged in), tuned for n* = 10.
+fn asymptotic_cs(d: &[f64], alpha: f64) -> (f64, f64) {
+    let n = d.len() as f64;
+    let mean = d.iter().sum::<f64>() / n;
+    let sd = (d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let rho2 = (-2.0 * alpha.ln() + (-2.0 * alpha.ln() + 1.0).ln()) / 10.0;
+    let h = sd
+        * (2.0 * (n * rho2 + 1.0) / (n * n * rho2) * ((n * rho2 + 1.0).sqrt() / alpha).ln()).sqrt();
+    (mean - h, mean + h)
+}
+
+#[test]
+#[ignore = "long: 20,000 A/A rows and the asymptotic sequence for comparison"]
+fn long_run() {
+    let n = 20_000;
+    for (seed, noise) in [(40, Noise::Normal), (41, Noise::LogNormal)] {
+        let rate = aa_rate(seed, noise, n);
+        eprintln!("long A/A: {:.2}% wrongly decided", 100.0 * rate);
+        assert!(rate <= 0.05 + 2.0 * se(0.05, n));
+    }
+    let (fwer, power) = suite_fwer(42, Noise::Normal, 2000);
+    eprintln!(
+        "long 20-row suites: FWER {:.2}%, power {:.1}%",
+        100.0 * fwer,
+        100.0 * power
+    );
+    assert!(fwer <= 0.05 + 2.0 * se(0.05, 2000));
+    // The asymptotic sequence, same rule otherwise.
+    let mut rng = ChaCha8Rng::seed_from_u64(43);
+    let (mut fp, mut runs10) = (0usize, 0usize);
+    let rows = 4000;
+    for i in 0..rows {
+        let cv = CVS[i % CVS.len()];
+        let effect = if i % 2 == 0 { 0.0 } else { 0.10 };
+        let mut d = Vec::new();
+        let mut stopped = MAX_RUNS;
+        let mut dec = None;
+        for round in 1..=MAX_RUNS {
+            let o = draw(&mut rng, Noise::Normal, 100.0, cv);
+            let w = draw(&mut rng, Noise::Normal, 100.0 * (1.0 + effect), cv);
+            d.push((w / o).ln());
+            if round >= MIN_RUNS {
+                let (lo, hi) = asymptotic_cs(&d, 0.05);
+                let lo = (lo.exp() - 1.0) * 100.0;
+                let hi = (hi.exp() - 1.0) * 100.0;
+                if let Some(x) = sequential::decide(lo, hi, THRESHOLD_PCT) {
+                    dec = Some(x);
+                    stopped = round;
+                    break;
+                }
+            }
+        }
+        if effect == 0.0 {
+            fp += usize::from(wrong(dec, 0.0));
+        } else if cv == 0.05 {
+            runs10 += stopped;
+        }
+    }
+    eprintln!(
+        "asymptotic CS: A/A {:.2}% wrongly decided; mean runs for 10% at CV 5%: {:.1}",
+        100.0 * fp as f64 / (rows / 2) as f64,
+        runs10 as f64 / (rows / 8) as f64
+    );
+}
