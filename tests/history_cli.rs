@@ -223,7 +223,7 @@ fn run_results_file_with_machine_record() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let show = text(&bd(db, &["show", "--metric", "wall"]));
     assert!(
-        show.contains("x n=1  [wall s, lower is better]  1 commits, 3 samples"),
+        show.contains("true n=1  [wall s, lower is better]  1 commits, 3 samples"),
         "{show}"
     );
     let conn = rusqlite::Connection::open(db).expect("open");

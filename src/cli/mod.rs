@@ -935,7 +935,9 @@ pub(crate) fn emit_analysis_with(
             assessments: &a,
             opts: &opts,
             run,
+            input,
             one_sided: &one_sided,
+            failures,
         };
         if args.format == Format::Html {
             render::html::write(&d, out)?;

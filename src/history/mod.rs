@@ -113,19 +113,10 @@ pub fn parse_rfc3339(text: &str) -> Result<i64, String> {
     Ok(days * 86_400 + secs)
 }
 
-/// Formats Unix seconds as `YYYY-MM-DDTHH:MM:SSZ` (Hinnant's `civil_from_days`).
+/// Formats Unix seconds as `YYYY-MM-DDTHH:MM:SSZ` (the date from [`crate::run::clock::civil_from_days`]).
 pub fn format_rfc3339(unix_s: i64) -> String {
-    let days = unix_s.div_euclid(86_400);
+    let (y, m, d) = crate::run::clock::civil_from_days(unix_s.div_euclid(86_400));
     let rem = unix_s.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
     format!(
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
         rem / 3600,

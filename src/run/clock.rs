@@ -28,11 +28,9 @@ pub fn default_seed() -> u64 {
     (z ^ (z >> 31)) >> 11
 }
 
-/// `YYYYMMDD-HHMMSS` in UTC of `unix_s` seconds since the epoch (civil date from days, Howard
-/// Hinnant's `civil_from_days` algorithm).
-pub fn utc_stamp(unix_s: u64) -> String {
-    let days = (unix_s / 86_400) as i64;
-    let secs = unix_s % 86_400;
+/// The civil date `(year, month 1–12, day 1–31)` of `days` since 1970-01-01 (proleptic
+/// Gregorian; Howard Hinnant's `civil_from_days` algorithm).
+pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -41,7 +39,13 @@ pub fn utc_stamp(unix_s: u64) -> String {
     let mp = (5 * doy + 2) / 153;
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// `YYYYMMDD-HHMMSS` in UTC of `unix_s` seconds since the epoch.
+pub fn utc_stamp(unix_s: u64) -> String {
+    let (y, m, d) = civil_from_days((unix_s / 86_400) as i64);
+    let secs = unix_s % 86_400;
     format!(
         "{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
         secs / 3600,

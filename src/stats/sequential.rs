@@ -60,7 +60,7 @@ pub fn paired_log_ratios(old: &[f64], new: &[f64]) -> Vec<f64> {
 /// for `n ≥ 2` observations at level `alpha` with prior scale `c`; `f64::INFINITY` while the
 /// sequence is still the whole line, `NaN` for `n < 2` or a level outside (0, 1).
 pub fn t_mixture_half_width(n: usize, alpha: f64, c: f64) -> f64 {
-    if n < 2 || !(alpha > 0.0 && alpha < 1.0) || !(c > 0.0) {
+    if n < 2 || !(alpha > 0.0 && alpha < 1.0) || c.is_nan() || c <= 0.0 {
         return f64::NAN;
     }
     let nf = n as f64;
