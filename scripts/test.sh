@@ -2,7 +2,7 @@
 # The one test command (README "Set-up: two commands", and what .ci/run calls).
 # On a fresh Debian/Ubuntu machine with only Rust it first installs what the tests need:
 #   - nodejs    the Node-format benchmarks run real `node` processes (compare, calibrate, run)
-#   - chromium  tests/render_html.rs loads the HTML report in a real headless Chromium
+#   - chromium  tests/report_html.rs loads the HTML report in a real headless Chromium
 #   - postgresql  tests/history_*.rs start their own server (initdb/pg_ctl in a temp folder)
 #   - cargo-machete  .ci/run's unused-dependency check (installed here so one script sets up all)
 # apt-get runs only for what is missing (as root, or through sudo when that exists). Then it

@@ -1,5 +1,5 @@
 //! The history dashboard in a real headless Chromium (Debian's `chromium`, as
-//! tests/render_html.rs): the overview and a series page load with no script, no external
+//! tests/report_html.rs): the overview and a series page load with no script, no external
 //! resource, and plots that are drawn (inline SVG with the samples, the median line and the
 //! change point marked).
 

@@ -4,9 +4,9 @@
 //! refused over their size limit. Each case pipes a generated input of 128 MB into
 //! `benchdiff report` on standard input and measures the real process's peak RSS (`wait4`).
 
-mod runner_common;
+mod common;
 
-use runner_common::wait_with_peak_rss;
+use common::wait_with_peak_rss;
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;
