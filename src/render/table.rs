@@ -739,8 +739,9 @@ fn dw(s: &str) -> usize {
     unicode_width::UnicodeWidthStr::width(s)
 }
 
-/// Width of a column with its padding (one space each side in the table's style).
-const PAD: usize = 2;
+/// Width a column adds besides its text: one space of padding each side and the one-space
+/// separator between columns (one column too many at the edge: a safe bound).
+const PAD: usize = 3;
 
 /// Fits the columns into `width` terminal columns: drops low-value columns while even the
 /// narrowest wrapping does not fit (the raw `p` beside the corrected one first, then the
@@ -783,10 +784,10 @@ fn fit(cols: &mut Vec<Col>, width: usize) -> Vec<String> {
         spare -= more;
     }
     for (c, &cw) in cols.iter_mut().zip(&w) {
+        c.header = wrap(&c.header, cw, Kind::Text);
         if c.kind == Kind::Number {
             continue;
         }
-        c.header = wrap(&c.header, cw, Kind::Text);
         for s in &mut c.cells {
             *s = wrap(s, cw, c.kind);
         }
