@@ -628,7 +628,7 @@ pub fn render_with(
         cols.iter()
             .map(|c| Cell::new(&c.header).add_attribute(Attribute::Bold)),
     );
-    for r in 0..colors.len() {
+    for (r, row_color) in colors.iter().enumerate() {
         t.add_row(cols.iter().map(|c| {
             let mut cell = Cell::new(&c.cells[r]);
             if c.right {
@@ -637,7 +637,7 @@ pub fn render_with(
             if color
                 && c.kind == Kind::Text
                 && c.header == "verdict"
-                && let Some(col) = colors[r]
+                && let Some(col) = *row_color
             {
                 cell = cell.fg(col);
             }
