@@ -551,43 +551,37 @@ pub fn render_with(
     } else {
         t.force_no_tty();
     }
-    match width {
-        Some(w) => {
-            t.set_width(w);
-            t.set_content_arrangement(ContentArrangement::Dynamic);
-        }
-        None => {
-            t.set_content_arrangement(ContentArrangement::Disabled);
-        }
-    }
-    let adj = format!("p ({})", opts.correction.label());
-    t.set_header(
-        [
-            "benchmark",
-            "change",
-            "95% CI",
-            "p",
-            adj.as_str(),
-            "verdict",
-            "runs",
-            "flags",
-        ]
-        .map(|h| Cell::new(h).add_attribute(Attribute::Bold)),
-    );
+    // Any wrapping is done here (`fit`), at `/` and spaces, never inside a word.
+    t.set_content_arrangement(ContentArrangement::Disabled);
+    // The columns as text first, so that a width limit can drop or wrap them before drawing.
+    let one_p = opts.correction == decide::Correction::None;
+    let adj = if one_p {
+        "p".to_owned()
+    } else {
+        format!("p ({})", opts.correction.label())
+    };
+    let mut cols: Vec<Col> = vec![
+        Col::new("benchmark", Kind::Name, false),
+        Col::new("change", Kind::Number, true),
+        Col::new("95% CI", Kind::Text, true),
+        Col::new("p", Kind::Number, true),
+        Col::new(&adj, Kind::Number, true),
+        Col::new("verdict", Kind::Text, false),
+        Col::new("runs", Kind::Text, true),
+        Col::new("flags", Kind::Text, false),
+    ];
+    let mut colors: Vec<Option<Color>> = Vec::new();
     for x in a {
         let ci = match x.change_ci_pct {
             Some((lo, hi)) => format!("[{}, {}]", signed_pct(lo), signed_pct(hi)),
             None => "NA".to_owned(),
         };
-        let mut verdict = Cell::new(verdict_cell(x));
-        if color {
-            verdict = match x.verdict {
-                Verdict::Faster => verdict.fg(Color::Green),
-                Verdict::Slower => verdict.fg(Color::Red),
-                Verdict::Inconclusive { .. } => verdict.fg(Color::Yellow),
-                Verdict::NoChange => verdict,
-            };
-        }
+        colors.push(match x.verdict {
+            Verdict::Faster => Some(Color::Green),
+            Verdict::Slower => Some(Color::Red),
+            Verdict::Inconclusive { .. } => Some(Color::Yellow),
+            Verdict::NoChange => None,
+        });
         let runs = format!(
             "{}/{}{}",
             x.row.comparison.old.len(),
@@ -598,42 +592,72 @@ pub fn render_with(
                 ""
             }
         );
-        t.add_row(vec![
-            Cell::new(super::escape_control(&x.row.comparison.name)),
-            Cell::new(signed_pct(x.change_pct)).set_alignment(CellAlignment::Right),
-            Cell::new(ci).set_alignment(CellAlignment::Right),
-            Cell::new(p_cell(x, x.p_value)).set_alignment(CellAlignment::Right),
-            Cell::new(p_cell(x, x.p_adjusted)).set_alignment(CellAlignment::Right),
-            verdict,
-            Cell::new(runs).set_alignment(CellAlignment::Right),
-            Cell::new(flags(x)),
-        ]);
+        let row = [
+            super::escape_control(&x.row.comparison.name).into_owned(),
+            signed_pct(x.change_pct),
+            ci,
+            p_cell(x, x.p_value),
+            p_cell(x, x.p_adjusted),
+            verdict_cell(x),
+            runs,
+            flags(x),
+        ];
+        for (c, v) in cols.iter_mut().zip(row) {
+            c.cells.push(v);
+        }
     }
     if let Some(g) = geomean_text(a) {
-        let mut row = vec![
-            Cell::new("geomean"),
-            Cell::new(g).set_alignment(CellAlignment::Right),
-        ];
-        row.extend((0..5).map(|_| Cell::new("")));
-        row.push(Cell::new(""));
-        t.add_row(row);
+        colors.push(None);
+        for (i, c) in cols.iter_mut().enumerate() {
+            c.cells.push(match i {
+                0 => "geomean".to_owned(),
+                1 => g.clone(),
+                _ => String::new(),
+            });
+        }
     }
-    if width.is_some() {
-        // Fitting a narrow terminal wraps names, verdicts and flags; numbers are never split.
-        use comfy_table::{ColumnConstraint, Width};
-        for i in [1, 2, 3, 4, 6] {
-            if let Some(c) = t.column_mut(i) {
-                c.set_constraint(ColumnConstraint::ContentWidth);
+    if one_p {
+        // With no correction the adjusted p equals the raw p: one column.
+        cols.remove(3);
+    }
+    let hidden = match width {
+        Some(w) => fit(&mut cols, usize::from(w)),
+        None => Vec::new(),
+    };
+    t.set_header(
+        cols.iter()
+            .map(|c| Cell::new(&c.header).add_attribute(Attribute::Bold)),
+    );
+    for (r, row_color) in colors.iter().enumerate() {
+        t.add_row(cols.iter().map(|c| {
+            let mut cell = Cell::new(&c.cells[r]);
+            if c.right {
+                cell = cell.set_alignment(CellAlignment::Right);
             }
-        }
-        // Below these widths the table overflows rather than shredding words.
-        for (i, w) in [(0, 12), (5, 8), (7, 5)] {
-            if let Some(c) = t.column_mut(i) {
-                c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(w)));
+            if color
+                && c.kind == Kind::Text
+                && c.header == "verdict"
+                && let Some(col) = *row_color
+            {
+                cell = cell.fg(col);
             }
-        }
+            cell
+        }));
     }
     let mut out = t.to_string();
+    if !hidden.is_empty() {
+        let note = format!(
+            "columns left out to fit {} columns: {}; see them with --format json or a wider COLUMNS",
+            width.unwrap_or(0),
+            hidden.join(", ")
+        );
+        out.push('\n');
+        out.push_str(&wrap(
+            &note,
+            usize::from(width.unwrap_or(0)).max(20),
+            Kind::Text,
+        ));
+    }
     out.push_str("\n\n");
     out.push_str(&summary_line(a, opts));
     out.push('\n');
@@ -644,4 +668,181 @@ pub fn render_with(
         out.push_str(&n);
     }
     out
+}
+
+/// How a column's text may be wrapped to fit a width.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    /// A benchmark name: wraps after `/` and at spaces; a longer piece is broken as a last resort.
+    Name,
+    /// Words (verdict, flags, interval, runs): wraps at spaces only.
+    Text,
+    /// A number: never wrapped.
+    Number,
+}
+
+/// One column of the table as text.
+struct Col {
+    header: String,
+    kind: Kind,
+    right: bool,
+    cells: Vec<String>,
+}
+
+impl Col {
+    fn new(header: &str, kind: Kind, right: bool) -> Col {
+        Col {
+            header: header.to_owned(),
+            kind,
+            right,
+            cells: Vec::new(),
+        }
+    }
+
+    /// The width (terminal columns) of the widest line, header included.
+    fn natural(&self) -> usize {
+        std::iter::once(&self.header)
+            .chain(&self.cells)
+            .flat_map(|s| s.lines())
+            .map(dw)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The narrowest width that wraps no word: the widest unbreakable piece (a name's pieces
+    /// count up to 16 columns, beyond which they may be broken).
+    fn min(&self) -> usize {
+        let head = self.header.split(' ').map(dw).max().unwrap_or(0);
+        let body = match self.kind {
+            Kind::Number => self.cells.iter().map(|s| dw(s)).max().unwrap_or(0),
+            Kind::Text => self
+                .cells
+                .iter()
+                .flat_map(|s| s.split(' '))
+                .map(dw)
+                .max()
+                .unwrap_or(0),
+            Kind::Name => self
+                .cells
+                .iter()
+                .flat_map(|s| pieces(s, Kind::Name))
+                .map(|(_, p)| dw(&p).min(16))
+                .max()
+                .unwrap_or(0),
+        };
+        head.max(body)
+    }
+}
+
+/// Display width in terminal columns.
+fn dw(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
+}
+
+/// Width a column adds besides its text: one space of padding each side and the one-space
+/// separator between columns (one column too many at the edge: a safe bound).
+const PAD: usize = 3;
+
+/// Fits the columns into `width` terminal columns: drops low-value columns while even the
+/// narrowest wrapping does not fit (the raw `p` beside the corrected one first, then the
+/// interval, runs and flags), gives the spare width to the columns that need it and wraps
+/// their cells. Returns the headers of the dropped columns.
+fn fit(cols: &mut Vec<Col>, width: usize) -> Vec<String> {
+    let total =
+        |cs: &[Col], f: &dyn Fn(&Col) -> usize| cs.iter().map(|c| f(c) + PAD).sum::<usize>();
+    if total(cols, &Col::natural) <= width {
+        return Vec::new();
+    }
+    let mut hidden = Vec::new();
+    let mut drop = |cols: &mut Vec<Col>, h: &str| {
+        if let Some(i) = cols.iter().position(|c| c.header == h) {
+            hidden.push(cols.remove(i).header);
+        }
+    };
+    // The uncorrected p when a corrected one is shown: the verdict rests on the corrected one.
+    if cols.iter().filter(|c| c.header.starts_with('p')).count() == 2 {
+        drop(cols, "p");
+    }
+    for h in ["95% CI", "runs", "flags"] {
+        if total(cols, &Col::natural) > width && total(cols, &Col::min) > width {
+            drop(cols, h);
+        }
+    }
+    let mut w: Vec<usize> = cols.iter().map(Col::min).collect();
+    let nat: Vec<usize> = cols.iter().map(Col::natural).collect();
+    let mut spare = width.saturating_sub(w.iter().map(|x| x + PAD).sum());
+    // Short columns first (they then take one line), then the name, then the flags.
+    let mut order: Vec<usize> = (0..cols.len()).collect();
+    order.sort_by_key(|&i| match (cols[i].kind, cols[i].header.as_str()) {
+        (_, "flags") => 3,
+        (Kind::Name, _) => 2,
+        _ => 1,
+    });
+    for i in order {
+        let more = (nat[i] - w[i]).min(spare);
+        w[i] += more;
+        spare -= more;
+    }
+    for (c, &cw) in cols.iter_mut().zip(&w) {
+        c.header = wrap(&c.header, cw, Kind::Text);
+        if c.kind == Kind::Number {
+            continue;
+        }
+        for s in &mut c.cells {
+            *s = wrap(s, cw, c.kind);
+        }
+    }
+    hidden
+}
+
+/// Splits text into the pieces a line may break between, each with the text that joins it to
+/// the previous piece on the same line: a space, or nothing after a name's `/`.
+fn pieces(s: &str, kind: Kind) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    for (wi, word) in s.split(' ').enumerate() {
+        let join = if wi == 0 { "" } else { " " };
+        if kind == Kind::Name {
+            let mut first = true;
+            for part in word.split_inclusive('/') {
+                out.push((if first { join } else { "" }, part.to_owned()));
+                first = false;
+            }
+            if word.is_empty() {
+                out.push((join, String::new()));
+            }
+        } else {
+            out.push((join, word.to_owned()));
+        }
+    }
+    out
+}
+
+/// Wraps text to `width` columns at the breaks [`pieces`] allows, breaking a piece only when
+/// it alone is wider than the line.
+fn wrap(s: &str, width: usize, kind: Kind) -> String {
+    if dw(s) <= width || width == 0 {
+        return s.to_owned();
+    }
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for (join, p) in pieces(s, kind) {
+        if !cur.is_empty() && dw(&cur) + dw(join) + dw(&p) <= width {
+            cur.push_str(join);
+            cur.push_str(&p);
+            continue;
+        }
+        if !cur.is_empty() {
+            lines.push(std::mem::take(&mut cur));
+        }
+        // The last resort: a piece wider than the line is cut at the width.
+        for ch in p.chars() {
+            let cw = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
+            if dw(&cur) + cw > width && !cur.is_empty() {
+                lines.push(std::mem::take(&mut cur));
+            }
+            cur.push(ch);
+        }
+    }
+    lines.push(cur);
+    lines.join("\n")
 }
