@@ -225,3 +225,27 @@ fn html_with_correction_none_has_one_p_column() {
     assert!(!h.contains("p (none)"), "redundant column");
     assert!(h.contains("<th>p</th><th>verdict</th>"), "{h}");
 }
+
+/// Two rounds of a rate whose new side is very spread: Fieller's interval of the ratio of
+/// means reaches below zero, so the interval is taken on the log-ratio scale and stays above
+/// −100 % (a rate cannot fall below zero).
+#[test]
+fn rate_interval_with_two_rounds_stays_above_minus_100_percent() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let csv = dir.path().join("two.csv");
+    std::fs::write(
+        &csv,
+        "\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n\
+         \"old\",\"a/b.js\",\"n=1\",100,1\n\"new\",\"a/b.js\",\"n=1\",50,1\n\
+         \"old\",\"a/b.js\",\"n=1\",101,1\n\"new\",\"a/b.js\",\"n=1\",400,1\n",
+    )
+    .expect("write");
+    let o = benchdiff(&["report", "--format", "json", csv.to_str().expect("path")]);
+    assert!(o.status.success(), "{}", err(&o));
+    let v: serde_json::Value = serde_json::from_str(&out(&o)).expect("JSON");
+    let c = &v["comparisons"][0];
+    let lo = c["change_ci_pct"]["lower"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no interval in {c}"));
+    assert!(lo > -100.0, "lower bound {lo} in {c}");
+}

@@ -24,6 +24,47 @@ pub struct RatioCi {
     pub hi: f64,
 }
 
+/// Interval of the ratio of geometric means `exp(mean(ln new) − mean(ln old))` at
+/// `conf_level`: Welch's interval of the difference of the mean logarithms (Welch 1947,
+/// Welch–Satterthwaite degrees of freedom), exponentiated. Its bounds are always positive, so
+/// as a change in percent it never falls below −100 % — the scale for rates (ops/s) when
+/// Fieller's interval is unbounded or reaches below zero, which happens with very few and
+/// very spread samples. `ratio` is the ratio of geometric means.
+///
+/// Returns `None` unless both sides have at least 2 samples, all finite and positive.
+pub fn log_ratio(old: &[f64], new: &[f64], conf_level: f64) -> Option<RatioCi> {
+    if old.len() < 2 || new.len() < 2 || old.iter().chain(new).any(|v| !(v.is_finite() && *v > 0.0))
+    {
+        return None;
+    }
+    let stats = |x: &[f64]| {
+        let n = x.len() as f64;
+        let m = x.iter().map(|v| v.ln()).sum::<f64>() / n;
+        let v = x.iter().map(|v| (v.ln() - m).powi(2)).sum::<f64>() / (n - 1.0);
+        (m, v / n, n)
+    };
+    let (mo, so, no) = stats(old);
+    let (mn, sn, nn) = stats(new);
+    let d = mn - mo;
+    let se2 = so + sn;
+    if se2 == 0.0 {
+        let r = d.exp();
+        return Some(RatioCi {
+            ratio: r,
+            lo: r,
+            hi: r,
+        });
+    }
+    let df = se2.powi(2) / (so.powi(2) / (no - 1.0) + sn.powi(2) / (nn - 1.0));
+    let q = tdist::qt(1.0 - (1.0 - conf_level) / 2.0, df);
+    let h = q * se2.sqrt();
+    Some(RatioCi {
+        ratio: d.exp(),
+        lo: (d - h).exp(),
+        hi: (d + h).exp(),
+    })
+}
+
 /// Fieller interval of `mean(new)/mean(old)` at `conf_level` (e.g. 0.95).
 ///
 /// Returns `None` when a side has fewer than 2 samples, a value is not finite, or the
@@ -86,5 +127,16 @@ mod tests {
         assert!((r2.lo - r.lo).abs() < 1e-12 && (r2.hi - r.hi).abs() < 1e-12);
         // A noisy old mean near zero: no bounded interval.
         assert!(fieller(&[-1.0, 1.0, 0.5], &[1.0, 2.0, 3.0], 0.95).is_none());
+    }
+
+    #[test]
+    fn log_ratio_stays_above_minus_100_percent_where_fieller_does_not() {
+        let (old, new) = ([100.0, 101.0], [1.0, 1000.0]);
+        let f = fieller(&old, &new, 0.95);
+        assert!(f.is_none_or(|r| r.lo <= 0.0), "{f:?}");
+        let l = log_ratio(&old, &new, 0.95).unwrap();
+        assert!(l.lo > 0.0 && l.lo < l.ratio && l.ratio < l.hi, "{l:?}");
+        assert!((l.ratio - (1000.0f64.sqrt() / (100.0f64 * 101.0).sqrt())).abs() < 1e-12);
+        assert!(log_ratio(&[1.0, 0.0], &[1.0, 2.0], 0.95).is_none());
     }
 }

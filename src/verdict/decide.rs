@@ -455,6 +455,13 @@ fn unpaired(row: &Row, confidence: f64) -> (f64, Option<(f64, f64)>, f64) {
         return (row.improvement_pct, ci, welch_p);
     }
     let r = ratio::fieller(&c.old, &c.new, confidence).filter(|_| non_negative);
+    // With few, spread samples Fieller's interval can be unbounded or reach below a ratio of
+    // zero (a change below −100 %, impossible for a rate): then the interval is taken on the
+    // log-ratio scale, whose bounds stay above −100 % (issue 15).
+    let r = match r {
+        Some(f) if f.lo > 0.0 => Some(f),
+        other => ratio::log_ratio(&c.old, &c.new, confidence).or(other),
+    };
     (
         row.improvement_pct,
         r.map(|r| ((r.lo - 1.0) * 100.0, (r.hi - 1.0) * 100.0)),
