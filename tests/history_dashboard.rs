@@ -3,75 +3,22 @@
 //! resource, and plots that are drawn (inline SVG with the samples, the median line and the
 //! change point marked).
 
+mod common;
+
 use assert_cmd::Command;
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use common::chromium::run_chromium;
+use std::path::Path;
+use std::time::Duration;
 
-fn chromium() -> PathBuf {
-    for c in ["chromium", "chromium-browser", "google-chrome"] {
-        if let Some(p) = std::env::var_os("PATH").and_then(|paths| {
-            std::env::split_paths(&paths)
-                .map(|d| d.join(c))
-                .find(|p| p.is_file())
-        }) {
-            return p;
-        }
-    }
-    panic!(
-        "chromium is required for the dashboard test and was not found in PATH \
-         (Debian: apt-get install -y chromium; scripts/test.sh installs it)"
-    );
-}
-
-/// `chromium --headless --dump-dom URL`, killed after `limit`; returns the DOM.
+/// `chromium --headless --dump-dom URL` (window 1280×1000), killed after `limit`; returns
+/// the DOM.
 fn dump_dom(url: &str, profile: &Path, limit: Duration) -> String {
-    let mut child = std::process::Command::new(chromium())
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-extensions",
-            "--window-size=1280,1000",
-            "--dump-dom",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(url)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("chromium starts");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let mut stderr = child.stderr.take().expect("stderr");
-    let out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut stdout, &mut s);
-        s
-    });
-    let err = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
-        s
-    });
-    let start = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            let (o, e) = (out.join().expect("out"), err.join().expect("err"));
-            assert!(status.success(), "chromium failed ({status}):\n{e}");
-            return o;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("chromium did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let args = [
+        "--window-size=1280,1000".to_owned(),
+        "--dump-dom".to_owned(),
+        url.to_owned(),
+    ];
+    run_chromium(&args, profile, limit).0
 }
 
 /// Appended to a copy of each page: measures what Chromium laid out and writes the result
