@@ -119,6 +119,8 @@ pub(crate) struct CompareArgs {
     no_progress: bool,
     #[command(flatten)]
     analysis: AnalysisArgs,
+    #[command(flatten)]
+    history: super::history_cmd::HistoryTarget,
     /// Categories (sub-folders of the benchmark folder), or `all`.
     #[arg(value_name = "CATEGORY",
           required_unless_present_any = ["resume", "bench", "suite", "old_rev"])]
@@ -396,15 +398,40 @@ pub(crate) fn compare(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32>
         writeln!(io.stderr, "benchdiff: {e}")?;
         return Ok(EXIT_USAGE);
     }
-    if args.command.active() {
-        return compare_commands(args, io);
-    }
-    match prepare(&args) {
-        Ok(prep) => run(args, prep, io),
+    let mut history = match args.history.open() {
+        Ok(h) => h,
         Err(e) => {
             writeln!(io.stderr, "benchdiff: {e}")?;
-            Ok(EXIT_USAGE)
+            return Ok(EXIT_USAGE);
         }
+    };
+    // The results file this run writes (or continues): what `--history` stores at the end.
+    let results_path = args.resume.clone().unwrap_or_else(|| {
+        args.results
+            .clone()
+            .unwrap_or_else(|| default_results_path(args.csv.as_deref()))
+    });
+    let code = if args.command.active() {
+        compare_commands(args, io)?
+    } else {
+        match prepare(&args) {
+            Ok(prep) => run(args, prep, io)?,
+            Err(e) => {
+                writeln!(io.stderr, "benchdiff: {e}")?;
+                return Ok(EXIT_USAGE);
+            }
+        }
+    };
+    match &mut history {
+        Some(h) if code != EXIT_USAGE => {
+            let stored = h.store_run(&results_path, io)?;
+            Ok(if !stored && code == 0 {
+                EXIT_FAILED
+            } else {
+                code
+            })
+        }
+        _ => Ok(code),
     }
 }
 

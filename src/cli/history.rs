@@ -218,43 +218,173 @@ fn add(a: AddArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
             return Ok(EXIT_USAGE);
         }
     };
-    let mut date = match a.date.as_deref().map(hist::parse_rfc3339).transpose() {
+    let date = match a.date.as_deref().map(hist::parse_rfc3339).transpose() {
         Ok(d) => d,
         Err(e) => {
             writeln!(io.stderr, "benchdiff: --date: {e}")?;
             return Ok(EXIT_USAGE);
         }
     };
-    let sha = match a.commit.clone().or_else(|| git(&["rev-parse", "HEAD"])) {
-        Some(s) => s,
-        None => {
-            writeln!(
-                io.stderr,
-                "benchdiff: --commit is required outside a git checkout"
-            )?;
-            return Ok(EXIT_USAGE);
-        }
+    let Some(commit) = commit_info(a.commit.clone(), a.branch.clone(), date, a.order) else {
+        writeln!(
+            io.stderr,
+            "benchdiff: --commit is required outside a git checkout"
+        )?;
+        return Ok(EXIT_USAGE);
     };
-    if date.is_none() {
-        date =
-            git(&["show", "-s", "--format=%cI", &sha]).and_then(|d| hist::parse_rfc3339(&d).ok());
-    }
-    let mut store = Store::open(&a.db.db)?;
-    let machine = MachineRecord::this_machine(a.machine.as_deref());
-    let opts = ReadOptions {
-        side: Side::New,
-        sides_by: None,
+    let mut recorder = Recorder {
+        store: Store::open(&a.db.db)?,
+        commit,
+        machine: MachineRecord::this_machine(a.machine.as_deref()),
+        tags,
+        input_format: a.input_format,
     };
-    let now = hist::now_unix_s();
     for file in &a.files {
-        let bytes = std::fs::read(file).with_context(|| file.clone())?;
-        let mut set = SampleSet::new();
-        let imported = match format::read_bytes(&bytes, file, a.input_format, &opts, &mut set) {
-            Ok(i) => i,
+        match recorder.store_file(std::path::Path::new(file), io)? {
+            Ok(line) => writeln!(io.stdout, "{line}")?,
             Err(e) => {
                 writeln!(io.stderr, "benchdiff: {e}")?;
                 return Ok(EXIT_USAGE);
             }
+        }
+    }
+    Ok(0)
+}
+
+/// The commit a stored file belongs to: `sha` or `git rev-parse HEAD`, the date given or the
+/// commit's date from git (`None` when neither is known: then the time of adding counts).
+/// `None` when there is no SHA and no git checkout.
+fn commit_info(
+    sha: Option<String>,
+    branch: Option<String>,
+    date_unix_s: Option<i64>,
+    order: Option<i64>,
+) -> Option<CommitInfo> {
+    let sha = sha.or_else(|| git(&["rev-parse", "HEAD"]))?;
+    let date_unix_s = date_unix_s.or_else(|| {
+        git(&["show", "-s", "--format=%cI", &sha]).and_then(|d| hist::parse_rfc3339(&d).ok())
+    });
+    Some(CommitInfo {
+        sha,
+        branch,
+        date_unix_s,
+        order,
+    })
+}
+
+/// An open history database and the commit, machine and tags that files are stored under:
+/// `history add`, and `compare`/`run --history URL` at the end of their run.
+pub(crate) struct Recorder {
+    store: Store,
+    commit: CommitInfo,
+    machine: MachineRecord,
+    tags: Vec<(String, String)>,
+    input_format: Option<format::InputFormat>,
+}
+
+/// `--history URL` of `compare` and `run`: store the run's samples in a history database.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub(crate) struct HistoryTarget {
+    /// Store every sample of this run in the history database URL (a SQLite file, or
+    /// postgres://…; as `history add --db`) when the run ends, also after Ctrl-C or failed
+    /// jobs. The database is opened (and migrated) before anything runs, so a bad URL costs
+    /// no run. The results file is stored whole, by content hash, so a later `history add`
+    /// of the same file is a no-op.
+    #[arg(long, value_name = "URL")]
+    pub(crate) history: Option<String>,
+    /// With --history: the commit to store the run under (default: `git rev-parse HEAD`).
+    #[arg(long, value_name = "SHA", requires = "history")]
+    pub(crate) history_commit: Option<String>,
+    /// With --history: the branch of that commit.
+    #[arg(long, value_name = "B", requires = "history")]
+    pub(crate) history_branch: Option<String>,
+}
+
+impl HistoryTarget {
+    /// Opens the database named by `--history`, before the run: `Ok(None)` without
+    /// `--history`, `Err` with the message to print (exit 2) when the URL cannot be opened
+    /// or no commit is known.
+    pub(crate) fn open(&self) -> Result<Option<Recorder>, String> {
+        let Some(url) = &self.history else {
+            return Ok(None);
+        };
+        let commit = commit_info(
+            self.history_commit.clone(),
+            self.history_branch.clone(),
+            None,
+            None,
+        )
+        .ok_or("--history: no commit known (not in a git checkout): give --history-commit SHA")?;
+        let store = Store::open(url).map_err(|e| format!("--history {url}: {e}"))?;
+        Ok(Some(Recorder {
+            store,
+            commit,
+            machine: MachineRecord::this_machine(None),
+            tags: Vec::new(),
+            input_format: None,
+        }))
+    }
+}
+
+impl Recorder {
+    /// After a run (`compare`/`run --history`): stores the run's results file, saying so on
+    /// stderr (stdout carries the report). A missing file (nothing ran) stores nothing.
+    /// Returns `false` when storing failed (the message is printed; the results file is
+    /// kept, so `history add` can store it later).
+    ///
+    /// # Errors
+    /// stderr cannot be written.
+    pub(crate) fn store_run(
+        &mut self,
+        results: &std::path::Path,
+        io: &mut Io<'_>,
+    ) -> anyhow::Result<bool> {
+        if !results.exists() {
+            return Ok(true);
+        }
+        let outcome = match self.store_file(results, io) {
+            Ok(Ok(line)) => Ok(line),
+            Ok(Err(e)) => Err(e),
+            Err(e) => Err(format!("{e:#}")),
+        };
+        match outcome {
+            Ok(line) => {
+                writeln!(io.stderr, "benchdiff: history: {line}")?;
+                Ok(true)
+            }
+            Err(e) => {
+                writeln!(
+                    io.stderr,
+                    "benchdiff: history: could not store {}: {e} (store it later with \
+                     `benchdiff history add`)",
+                    results.display()
+                )?;
+                Ok(false)
+            }
+        }
+    }
+
+    /// Reads one results file (any format `report` reads) and stores its samples under the
+    /// recorder's commit; returns the line saying what was stored (warnings go to stderr).
+    /// `Ok(Err(msg))`: the file could not be read as a results file.
+    ///
+    /// # Errors
+    /// The file cannot be opened, the database fails, or the output cannot be written.
+    pub(crate) fn store_file(
+        &mut self,
+        file: &std::path::Path,
+        io: &mut Io<'_>,
+    ) -> anyhow::Result<Result<String, String>> {
+        let name = file.display().to_string();
+        let bytes = std::fs::read(file).with_context(|| name.clone())?;
+        let opts = ReadOptions {
+            side: Side::New,
+            sides_by: None,
+        };
+        let mut set = SampleSet::new();
+        let imported = match format::read_bytes(&bytes, &name, self.input_format, &opts, &mut set) {
+            Ok(i) => i,
+            Err(e) => return Ok(Err(e.to_string())),
         };
         for w in &imported.warnings {
             writeln!(io.stderr, "benchdiff: warning: {w}")?;
@@ -266,34 +396,28 @@ fn add(a: AddArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
                 .map(|b| format!("{b:02x}"))
                 .collect::<String>()
         };
-        let mut m = machine.clone();
+        let mut m = self.machine.clone();
         m.record = machine_record(&bytes);
-        let added = store.add(&NewFile {
+        let sha = self.commit.sha.clone();
+        let added = self.store.add(&NewFile {
             sha256: hash,
-            name: file.clone(),
+            name: name.clone(),
             format: imported.format.map_or("unknown", |f| f.name()).to_owned(),
-            commit: CommitInfo {
-                sha: sha.clone(),
-                branch: a.branch.clone(),
-                date_unix_s: date,
-                order: a.order,
-            },
+            commit: self.commit.clone(),
             machine: m,
-            tags: tags.clone(),
+            tags: self.tags.clone(),
             set: &set,
-            now_unix_s: now,
+            now_unix_s: hist::now_unix_s(),
         })?;
-        match added {
+        Ok(Ok(match added {
             Added::Stored { samples, .. } => {
-                writeln!(io.stdout, "{file}: stored {samples} samples under {sha}")?
+                format!("{name}: stored {samples} samples under {sha}")
             }
-            Added::Duplicate { file_id } => writeln!(
-                io.stdout,
-                "{file}: already stored (same content as file #{file_id}); skipped"
-            )?,
-        }
+            Added::Duplicate { file_id } => {
+                format!("{name}: already stored (same content as file #{file_id}); skipped")
+            }
+        }))
     }
-    Ok(0)
 }
 
 fn load(db: &str, f: &FilterArgs) -> anyhow::Result<Result<History, String>> {

@@ -91,31 +91,61 @@ pub(crate) struct RunArgs {
     runs: u32,
     #[command(flatten)]
     single: SingleArgs,
+    #[command(flatten)]
+    history: super::history_cmd::HistoryTarget,
 }
 
 /// Runs `benchdiff run`; returns the exit code (0, 1 a run failed, 2 usage).
 pub(crate) fn run(args: RunArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    let mut history = match args.history.open() {
+        Ok(h) => h,
+        Err(e) => {
+            writeln!(io.stderr, "benchdiff: {e}")?;
+            return Ok(EXIT_USAGE);
+        }
+    };
     let prepared = match args.single.plan(Some(args.runs), io)? {
         Ok(p) => p,
         Err(code) => return Ok(code),
     };
+    // --history without --results: the results file lives in a temporary folder until stored.
+    let scratch = match (&history, &args.single.results) {
+        (Some(_), None) => Some(tempfile::tempdir()?),
+        _ => None,
+    };
+    let results = args
+        .single
+        .results
+        .clone()
+        .or_else(|| scratch.as_ref().map(|d| d.path().join("run.results.jsonl")));
     let (stdout, stderr) = (&mut *io.stdout, &mut *io.stderr);
     let finished = command_bench::execute(
         &prepared.plan,
         args.single.fail_fast,
         Outputs {
             csv: None,
-            results: args.single.results.clone(),
+            results: results.clone(),
             echo: Some(stdout),
             progress: false,
         },
         stderr,
     )?;
-    match finished {
-        Ok(f) => Ok(command_bench::summarise(&f, true, io.stderr)?),
+    let code = match finished {
+        Ok(f) => command_bench::summarise(&f, true, io.stderr)?,
         Err(e) => {
             writeln!(io.stderr, "benchdiff: {e}")?;
-            Ok(EXIT_USAGE)
+            return Ok(EXIT_USAGE);
         }
+    };
+    match (&mut history, &results) {
+        (Some(h), Some(path)) => {
+            let stored = h.store_run(path, io)?;
+            Ok(if !stored && code == 0 {
+                EXIT_FAILED
+            } else {
+                code
+            })
+        }
+        _ => Ok(code),
     }
 }
