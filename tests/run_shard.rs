@@ -171,7 +171,15 @@ fn json_report(dir: &Path, files: &[&Path]) -> serde_json::Value {
     }
     let out = c.output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The combined rows' fields are in the schema.
+    let schema_path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/report.schema.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = v.iter_errors(&doc).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    doc
 }
 
 #[test]
@@ -389,4 +397,60 @@ fn shard_auto_reads_slurm_and_kubernetes_environments() {
     let e = text(&out.stderr);
     assert!(e.contains("SLURM_ARRAY_TASK_ID") && e.contains("JOB_COMPLETION_INDEX"), "{e}");
     assert!(!dir.join("none.jsonl").exists(), "no results file on a usage error");
+}
+
+mod common;
+
+/// (file, side, run, position) of every Node job record.
+fn node_job_keys(path: &Path) -> BTreeSet<(String, String, u64, u64)> {
+    common::jobs(path)
+        .into_iter()
+        .map(|r| {
+            (
+                r["file"].as_str().unwrap().to_owned(),
+                r["side"].as_str().unwrap().to_owned(),
+                r["run"].as_u64().unwrap(),
+                r["position"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn node_file_runs_shard_and_merge_to_the_unsharded_plan() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let base = ["--runs", "4", "--seed", "3", "--no-progress", "ipc", "stdout"];
+    let out = common::compare(dir, &base).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let whole = node_job_keys(&dir.join("results.jsonl"));
+    assert_eq!(whole.len(), 2 * 4 * 2);
+    for split in ["runs", "benchmarks"] {
+        let mut files = Vec::new();
+        for k in 1..=2 {
+            let f = dir.join(format!("node-{split}-{k}.jsonl"));
+            let shard = format!("{k}/2");
+            let mut c = common::compare(dir, &base);
+            // The helper writes results.jsonl in the current folder: one folder per shard.
+            let sub = dir.join(format!("{split}{k}"));
+            std::fs::create_dir_all(&sub).unwrap();
+            c.current_dir(&sub).args(["--shard", &shard, "--split", split]);
+            let out = c.output().unwrap();
+            assert!(out.status.success(), "{}", text(&out.stderr));
+            std::fs::rename(sub.join("results.jsonl"), &f).unwrap();
+            files.push(f);
+        }
+        let merged = dir.join(format!("node-{split}-merged.jsonl"));
+        let m = merge(dir, &files, &merged, &[]);
+        assert!(m.status.success(), "{}", text(&m.stderr));
+        assert_eq!(node_job_keys(&merged), whole, "split {split}");
+        let r = json_report(dir, &[merged.as_path()]);
+        let rows = r["comparisons"].as_array().unwrap();
+        // ipc/basic.js: 4 configurations, stdout/plain.js: its own.
+        assert!(rows.len() >= 5, "{r}");
+        for c in rows {
+            assert_eq!(c["runs"], 4, "{}", c["name"]);
+            assert_eq!(c.get("combined").is_some(), split == "runs", "{c}");
+        }
+    }
 }
