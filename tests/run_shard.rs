@@ -116,8 +116,20 @@ const RUNS: &str = "6";
 /// The small command benchmark: 3 configurations of `sleep`, 6 runs, seed 7.
 fn plan_args(extra: &[&str]) -> Vec<String> {
     let mut v: Vec<String> = [
-        "compare", "--old", "sleep", "--new", "sleep", "--bench", "{t}", "-L",
-        "t=0.001,0.002,0.003", "--runs", RUNS, "--seed", "7", "--no-progress",
+        "compare",
+        "--old",
+        "sleep",
+        "--new",
+        "sleep",
+        "--bench",
+        "{t}",
+        "-L",
+        "t=0.001,0.002,0.003",
+        "--runs",
+        RUNS,
+        "--seed",
+        "7",
+        "--no-progress",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -215,13 +227,18 @@ fn three_shards_in_both_split_modes_merge_to_the_unsharded_plan() {
         let union: BTreeSet<_> = shards.iter().flat_map(|f| job_keys(f)).collect();
         assert_eq!(union, want);
         // The report has every configuration with the runs of the unsharded plan.
-        for files in [vec![merged.as_path()], shards.iter().map(PathBuf::as_path).collect()] {
+        for files in [
+            vec![merged.as_path()],
+            shards.iter().map(PathBuf::as_path).collect(),
+        ] {
             let r = json_report(dir, &files);
             let rows = r["comparisons"].as_array().unwrap();
             let names: BTreeSet<&str> = rows.iter().map(|c| c["name"].as_str().unwrap()).collect();
             assert_eq!(
                 names,
-                ["sleep t=0.001", "sleep t=0.002", "sleep t=0.003"].into_iter().collect()
+                ["sleep t=0.001", "sleep t=0.002", "sleep t=0.003"]
+                    .into_iter()
+                    .collect()
             );
             for c in rows {
                 assert_eq!(c["runs"], 6, "{}", c["name"]);
@@ -245,10 +262,17 @@ fn three_shards_in_both_split_modes_merge_to_the_unsharded_plan() {
         .arg(&merged)
         .output()
         .unwrap();
-    assert!(text(&md.stdout).contains("combined over 3 machines"), "{}", text(&md.stdout));
+    assert!(
+        text(&md.stdout).contains("combined over 3 machines"),
+        "{}",
+        text(&md.stdout)
+    );
     let table = benchdiff(dir).arg("report").arg(&merged).output().unwrap();
     let t = text(&table.stdout);
-    assert!(t.contains("combined(3 machines)") && t.contains("combined over 3 machines"), "{t}");
+    assert!(
+        t.contains("combined(3 machines)") && t.contains("combined over 3 machines"),
+        "{t}"
+    );
 }
 
 #[test]
@@ -260,21 +284,41 @@ fn merge_refuses_a_mix_and_reports_missing_and_duplicate_shards() {
     let odd = dir.join("odd3.jsonl");
     let out = benchdiff(dir)
         .args(
-            plan_args(&["--shard", "3/3", "--split", "runs", "--results", odd.to_str().unwrap()])
-                .into_iter()
-                .map(|a| if a == "7" { "8".to_owned() } else { a }),
+            plan_args(&[
+                "--shard",
+                "3/3",
+                "--split",
+                "runs",
+                "--results",
+                odd.to_str().unwrap(),
+            ])
+            .into_iter()
+            .map(|a| if a == "7" { "8".to_owned() } else { a }),
         )
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let m = merge(dir, &[shards[0].clone(), shards[1].clone(), odd.clone()], &dir.join("x.jsonl"), &[]);
+    let m = merge(
+        dir,
+        &[shards[0].clone(), shards[1].clone(), odd.clone()],
+        &dir.join("x.jsonl"),
+        &[],
+    );
     assert_eq!(m.status.code(), Some(2));
     let e = text(&m.stderr);
-    assert!(e.contains("odd3.jsonl") && e.contains("seed differs"), "{e}");
+    assert!(
+        e.contains("odd3.jsonl") && e.contains("seed differs"),
+        "{e}"
+    );
     assert!(!dir.join("x.jsonl").exists());
     // A shard of another split.
     let other = run_shards(dir, "benchmarks", 3, "b");
-    let m = merge(dir, &[shards[0].clone(), other[1].clone()], &dir.join("x.jsonl"), &[]);
+    let m = merge(
+        dir,
+        &[shards[0].clone(), other[1].clone()],
+        &dir.join("x.jsonl"),
+        &[],
+    );
     assert_eq!(m.status.code(), Some(2));
     let e = text(&m.stderr);
     assert!(e.contains("b2.jsonl") && e.contains("split differs"), "{e}");
@@ -282,15 +326,28 @@ fn merge_refuses_a_mix_and_reports_missing_and_duplicate_shards() {
     let two = [shards[0].clone(), shards[2].clone()];
     let m = merge(dir, &two, &dir.join("x.jsonl"), &[]);
     assert_eq!(m.status.code(), Some(2));
-    assert!(text(&m.stderr).contains("missing shard(s) 2 of 3"), "{}", text(&m.stderr));
+    assert!(
+        text(&m.stderr).contains("missing shard(s) 2 of 3"),
+        "{}",
+        text(&m.stderr)
+    );
     let m = merge(dir, &two, &dir.join("x.jsonl"), &["--allow-missing"]);
     assert!(m.status.success(), "{}", text(&m.stderr));
     assert!(text(&m.stderr).contains("warning: missing shard(s) 2 of 3"));
     // Duplicate.
-    let dup = [shards[0].clone(), shards[1].clone(), shards[1].clone(), shards[2].clone()];
+    let dup = [
+        shards[0].clone(),
+        shards[1].clone(),
+        shards[1].clone(),
+        shards[2].clone(),
+    ];
     let m = merge(dir, &dup, &dir.join("y.jsonl"), &[]);
     assert_eq!(m.status.code(), Some(2));
-    assert!(text(&m.stderr).contains("shard 2/3 is given twice"), "{}", text(&m.stderr));
+    assert!(
+        text(&m.stderr).contains("shard 2/3 is given twice"),
+        "{}",
+        text(&m.stderr)
+    );
 }
 
 #[test]
@@ -305,7 +362,10 @@ fn report_refuses_old_and_new_from_different_machines() {
         .map(str::to_owned)
         .collect();
     let job = |l: &str| serde_json::from_str::<serde_json::Value>(l).unwrap();
-    let first = lines.iter().position(|l| l.contains("\"type\":\"command-job\"")).unwrap();
+    let first = lines
+        .iter()
+        .position(|l| l.contains("\"type\":\"command-job\""))
+        .unwrap();
     let j = job(&lines[first]);
     let partner = lines
         .iter()
@@ -320,7 +380,10 @@ fn report_refuses_old_and_new_from_different_machines() {
         })
         .map(|(i, _)| i)
         .unwrap();
-    let mut machine = job(lines.iter().find(|l| l.contains("\"type\":\"machine\"")).unwrap());
+    let mut machine = job(lines
+        .iter()
+        .find(|l| l.contains("\"type\":\"machine\""))
+        .unwrap());
     machine["host"] = "other-host".into();
     let mut edited = lines.clone();
     edited.insert(partner, machine.to_string());
@@ -328,7 +391,10 @@ fn report_refuses_old_and_new_from_different_machines() {
     let out = benchdiff(dir).arg("report").args(&shards).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let e = text(&out.stderr);
-    assert!(e.contains("other-host") && e.contains("same machine") && e.contains("does not compare"), "{e}");
+    assert!(
+        e.contains("other-host") && e.contains("same machine") && e.contains("does not compare"),
+        "{e}"
+    );
     // Merging is allowed (one plan); its report refuses the same way.
     let merged = dir.join("merged.jsonl");
     assert!(merge(dir, &shards, &merged, &[]).status.success());
@@ -337,7 +403,12 @@ fn report_refuses_old_and_new_from_different_machines() {
     assert!(text(&out.stderr).contains("other-host"));
 }
 
-fn shard_record_with_env(dir: &Path, name: &str, env: &[(&str, &str)], extra: &[&str]) -> std::process::Output {
+fn shard_record_with_env(
+    dir: &Path,
+    name: &str,
+    env: &[(&str, &str)],
+    extra: &[&str],
+) -> std::process::Output {
     let f = dir.join(name);
     let mut args = vec!["--shard", "auto", "--results", f.to_str().unwrap()];
     args.extend(extra);
@@ -357,7 +428,11 @@ fn shard_auto_reads_slurm_and_kubernetes_environments() {
     let out = shard_record_with_env(
         dir,
         "slurm.jsonl",
-        &[("SLURM_ARRAY_TASK_ID", "5"), ("SLURM_ARRAY_TASK_MIN", "4"), ("SLURM_ARRAY_TASK_MAX", "6")],
+        &[
+            ("SLURM_ARRAY_TASK_ID", "5"),
+            ("SLURM_ARRAY_TASK_MIN", "4"),
+            ("SLURM_ARRAY_TASK_MAX", "6"),
+        ],
         &[],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -367,14 +442,22 @@ fn shard_auto_reads_slurm_and_kubernetes_environments() {
     let out = shard_record_with_env(
         dir,
         "slurm-count.jsonl",
-        &[("SLURM_ARRAY_TASK_ID", "2"), ("SLURM_ARRAY_TASK_COUNT", "4")],
+        &[
+            ("SLURM_ARRAY_TASK_ID", "2"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+        ],
         &[],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let r = &records(&dir.join("slurm-count.jsonl"))[1];
     assert_eq!((r["shard"].as_u64(), r["of"].as_u64()), (Some(3), Some(4)));
     // Kubernetes Indexed Job, 0-based index with --shard-count.
-    let out = shard_record_with_env(dir, "k8s.jsonl", &[("JOB_COMPLETION_INDEX", "0")], &["--shard-count", "2"]);
+    let out = shard_record_with_env(
+        dir,
+        "k8s.jsonl",
+        &[("JOB_COMPLETION_INDEX", "0")],
+        &["--shard-count", "2"],
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let r = &records(&dir.join("k8s.jsonl"))[1];
     assert_eq!((r["shard"].as_u64(), r["of"].as_u64()), (Some(1), Some(2)));
@@ -382,7 +465,10 @@ fn shard_auto_reads_slurm_and_kubernetes_environments() {
     let out = shard_record_with_env(
         dir,
         "k8s-env.jsonl",
-        &[("JOB_COMPLETION_INDEX", "1"), ("BENCHDIFF_SHARD_COUNT", "2")],
+        &[
+            ("JOB_COMPLETION_INDEX", "1"),
+            ("BENCHDIFF_SHARD_COUNT", "2"),
+        ],
         &[],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -391,12 +477,22 @@ fn shard_auto_reads_slurm_and_kubernetes_environments() {
     // The index without a count, and no engine at all: clear errors naming the variables.
     let out = shard_record_with_env(dir, "k8s-bad.jsonl", &[("JOB_COMPLETION_INDEX", "1")], &[]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("--shard-count"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--shard-count"),
+        "{}",
+        text(&out.stderr)
+    );
     let out = shard_record_with_env(dir, "none.jsonl", &[], &[]);
     assert_eq!(out.status.code(), Some(2));
     let e = text(&out.stderr);
-    assert!(e.contains("SLURM_ARRAY_TASK_ID") && e.contains("JOB_COMPLETION_INDEX"), "{e}");
-    assert!(!dir.join("none.jsonl").exists(), "no results file on a usage error");
+    assert!(
+        e.contains("SLURM_ARRAY_TASK_ID") && e.contains("JOB_COMPLETION_INDEX"),
+        "{e}"
+    );
+    assert!(
+        !dir.join("none.jsonl").exists(),
+        "no results file on a usage error"
+    );
 }
 
 mod common;
@@ -420,7 +516,15 @@ fn node_job_keys(path: &Path) -> BTreeSet<(String, String, u64, u64)> {
 fn node_file_runs_shard_and_merge_to_the_unsharded_plan() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let base = ["--runs", "4", "--seed", "3", "--no-progress", "ipc", "stdout"];
+    let base = [
+        "--runs",
+        "4",
+        "--seed",
+        "3",
+        "--no-progress",
+        "ipc",
+        "stdout",
+    ];
     let out = common::compare(dir, &base).output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let whole = node_job_keys(&dir.join("results.jsonl"));
@@ -434,7 +538,8 @@ fn node_file_runs_shard_and_merge_to_the_unsharded_plan() {
             // The helper writes results.jsonl in the current folder: one folder per shard.
             let sub = dir.join(format!("{split}{k}"));
             std::fs::create_dir_all(&sub).unwrap();
-            c.current_dir(&sub).args(["--shard", &shard, "--split", split]);
+            c.current_dir(&sub)
+                .args(["--shard", &shard, "--split", split]);
             let out = c.output().unwrap();
             assert!(out.status.success(), "{}", text(&out.stderr));
             std::fs::rename(sub.join("results.jsonl"), &f).unwrap();

@@ -64,9 +64,19 @@ fn dersimonian_laird_matches_metafor_on_dat_bcg() {
     // ... and the hand calculation to 1e-10.
     close(m.tau2, 0.308_760_262_862_376_5, 1e-10, "tau2 (hand)");
     close(m.q, 152.233_008_082_373_4, 1e-8, "Q (hand)");
-    close(m.random.estimate, -0.714_117_222_073_227_1, 1e-10, "RE (hand)");
+    close(
+        m.random.estimate,
+        -0.714_117_222_073_227_1,
+        1e-10,
+        "RE (hand)",
+    );
     close(m.random.se, 0.178_742_089_535_403_2, 1e-10, "RE se (hand)");
-    close(m.fixed.estimate, -0.430_285_163_654_090_6, 1e-10, "FE (hand)");
+    close(
+        m.fixed.estimate,
+        -0.430_285_163_654_090_6,
+        1e-10,
+        "FE (hand)",
+    );
     close(m.fixed.se, 0.040_498_751_710_863_81, 1e-10, "FE se (hand)");
     assert!(m.heterogeneous());
 }
@@ -81,11 +91,22 @@ fn homogeneous_estimates_have_tau2_zero_and_re_equals_fe() {
     assert_eq!(m.i2_pct, 0.0);
     assert_eq!(m.random, m.fixed);
     // Hand: w = 100, 50, 66.67; Σw = 216.67; μ = (10 + 5.5 + 6)/216.67 = 0.099231.
-    close(m.fixed.estimate, 21.5 / (100.0 + 50.0 + 200.0 / 3.0), 1e-12, "FE");
-    close(m.fixed.se, (1.0f64 / (100.0 + 50.0 + 200.0 / 3.0)).sqrt(), 1e-12, "se");
+    close(
+        m.fixed.estimate,
+        21.5 / (100.0 + 50.0 + 200.0 / 3.0),
+        1e-12,
+        "FE",
+    );
+    close(
+        m.fixed.se,
+        (1.0f64 / (100.0 + 50.0 + 200.0 / 3.0)).sqrt(),
+        1e-12,
+        "se",
+    );
     // Q = Σ w (y − μ)²; χ²₂ p = exp(−Q/2).
     let mu = m.fixed.estimate;
-    let q = 100.0 * (0.10 - mu).powi(2) + 50.0 * (0.11 - mu).powi(2)
+    let q = 100.0 * (0.10 - mu).powi(2)
+        + 50.0 * (0.11 - mu).powi(2)
         + 200.0 / 3.0 * (0.09 - mu).powi(2);
     close(m.q, q, 1e-12, "Q");
     close(m.q_p_value, (-q / 2.0).exp(), 1e-9, "Q p (chi2, 2 df)");
@@ -95,7 +116,10 @@ fn homogeneous_estimates_have_tau2_zero_and_re_equals_fe() {
 
 #[test]
 fn i_squared_is_higgins_thompson() {
-    assert_eq!(meta::i_squared(152.233, 13), (152.233 - 12.0) / 152.233 * 100.0);
+    assert_eq!(
+        meta::i_squared(152.233, 13),
+        (152.233 - 12.0) / 152.233 * 100.0
+    );
     assert_eq!(meta::i_squared(5.0, 13), 0.0);
     assert_eq!(meta::i_squared(0.0, 4), 0.0);
 }

@@ -101,7 +101,9 @@ fn assess(run: &Run) -> decide::Assessment {
 /// Fieller's interval of the ratio of means over the raw samples of all machines pooled, as
 /// an unpaired t-test over pooled samples would give it (percent).
 fn pooled_interval(run: &Run) -> (f64, f64) {
-    let c = group_metric(&run.pooled, RATE).pop().expect("one comparison");
+    let c = group_metric(&run.pooled, RATE)
+        .pop()
+        .expect("one comparison");
     let r = ratio::fieller(&c.old, &c.new, 0.95).expect("bounded");
     ((r.lo - 1.0) * 100.0, (r.hi - 1.0) * 100.0)
 }
@@ -176,6 +178,9 @@ fn a_merged_a_a_run_keeps_the_nominal_false_positive_rate() {
     let rate = false_positives as f64 / SEEDS as f64;
     // Nominal 5%; allow three binomial standard errors of sampling noise.
     let limit = 0.05 + 3.0 * (0.05f64 * 0.95 / SEEDS as f64).sqrt();
-    println!("A/A over {MACHINES} machines: false positives {:.1}% of {SEEDS} seeds (nominal 5%)", rate * 100.0);
+    println!(
+        "A/A over {MACHINES} machines: false positives {:.1}% of {SEEDS} seeds (nominal 5%)",
+        rate * 100.0
+    );
     assert!(rate <= limit, "false-positive rate {rate}");
 }

@@ -19,7 +19,12 @@ pub(crate) struct ShardArgs {
           help_heading = "Sharded runs")]
     pub(crate) shard: Option<ShardArg>,
     /// With --shard auto and JOB_COMPLETION_INDEX: the number of shards N.
-    #[arg(long, value_name = "N", requires = "shard", help_heading = "Sharded runs")]
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "shard",
+        help_heading = "Sharded runs"
+    )]
     pub(crate) shard_count: Option<u32>,
     /// How the plan is split: `benchmarks` (each shard runs whole benchmarks, every round) or
     /// `runs` (each shard runs every benchmark for its share of the rounds; each machine is
@@ -29,7 +34,12 @@ pub(crate) struct ShardArgs {
     pub(crate) split: Split,
     /// With --split benchmarks: balance the shards by the job times of this earlier results
     /// file (else by count). Every shard must be given the same file.
-    #[arg(long, value_name = "RESULTS_FILE", requires = "shard", help_heading = "Sharded runs")]
+    #[arg(
+        long,
+        value_name = "RESULTS_FILE",
+        requires = "shard",
+        help_heading = "Sharded runs"
+    )]
     pub(crate) balance_from: Option<PathBuf>,
 }
 
@@ -92,7 +102,13 @@ impl ShardPlan {
             ),
             None => (None, None),
         };
-        let a = shard::assign(self.shard, self.split, names.len(), runs, weights.as_deref());
+        let a = shard::assign(
+            self.shard,
+            self.split,
+            names.len(),
+            runs,
+            weights.as_deref(),
+        );
         let jobs = jobs_of(&a);
         Ok(ShardRun {
             record: shard::record(
@@ -214,9 +230,12 @@ pub(crate) struct MergeArgs {
     force: bool,
 }
 
+/// Segments of one plan and the missing shard numbers.
+type Checked = (Vec<Segment>, Vec<u32>);
+
 /// Reads and checks the segments of `files` (one plan, no duplicate); returns them and the
 /// missing shard numbers, or the exit code after printing the error.
-fn checked_segments(files: &[PathBuf], io: &mut Io<'_>) -> anyhow::Result<Result<(Vec<Segment>, Vec<u32>), i32>> {
+fn checked_segments(files: &[PathBuf], io: &mut Io<'_>) -> anyhow::Result<Result<Checked, i32>> {
     let mut segments = Vec::new();
     for f in files {
         match fshard::read_segments(f) {
@@ -251,7 +270,10 @@ pub(crate) fn merge(args: MergeArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
             writeln!(io.stderr, "benchdiff: {e}")?;
             return Ok(EXIT_USAGE);
         }
-        writeln!(io.stderr, "benchdiff: warning: {e}; merged anyway (--allow-missing)")?;
+        writeln!(
+            io.stderr,
+            "benchdiff: warning: {e}; merged anyway (--allow-missing)"
+        )?;
     }
     if args.output.exists() && !args.force {
         writeln!(
@@ -283,7 +305,9 @@ pub(crate) fn merge(args: MergeArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         .map(|s| {
             s.lines
                 .iter()
-                .filter(|(_, l)| l.contains("\"type\":\"job\"") || l.contains("\"type\":\"command-job\""))
+                .filter(|(_, l)| {
+                    l.contains("\"type\":\"job\"") || l.contains("\"type\":\"command-job\"")
+                })
                 .count()
         })
         .sum();
@@ -315,7 +339,11 @@ pub(crate) fn any_sharded(files: &[String]) -> bool {
 
 /// `report` of shard files or a merged file: checks the shards (one plan; old and new of a
 /// comparison on one machine), analyses each machine on its own and combines them.
-pub(crate) fn report(files: &[String], analysis: &AnalysisArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+pub(crate) fn report(
+    files: &[String],
+    analysis: &AnalysisArgs,
+    io: &mut Io<'_>,
+) -> anyhow::Result<i32> {
     let paths: Vec<PathBuf> = files.iter().map(PathBuf::from).collect();
     let (segments, missing) = match checked_segments(&paths, io)? {
         Ok(x) => x,
@@ -326,7 +354,10 @@ pub(crate) fn report(files: &[String], analysis: &AnalysisArgs, io: &mut Io<'_>)
             missing,
             of: segments.first().map_or(0, |s| s.shard.of),
         };
-        writeln!(io.stderr, "benchdiff: warning: {e}; reporting the shards there are")?;
+        writeln!(
+            io.stderr,
+            "benchdiff: warning: {e}; reporting the shards there are"
+        )?;
     }
     if let Err(e) = fshard::check_machines(&segments) {
         writeln!(io.stderr, "benchdiff: {e}")?;

@@ -144,11 +144,13 @@ pub fn from_env(env: &dyn Fn(&str) -> Option<String>, count: Option<u32>) -> Res
         };
         return checked(i + 1, n, "JOB_COMPLETION_INDEX (0-based) + --shard-count");
     }
-    Err("--shard auto: no shard in the environment: looked for SLURM_ARRAY_TASK_ID (with \
+    Err(
+        "--shard auto: no shard in the environment: looked for SLURM_ARRAY_TASK_ID (with \
          SLURM_ARRAY_TASK_MIN/SLURM_ARRAY_TASK_MAX or SLURM_ARRAY_TASK_COUNT; a Slurm job array) \
          and JOB_COMPLETION_INDEX (with --shard-count N or BENCHDIFF_SHARD_COUNT; a Kubernetes \
          Indexed Job). In a CI matrix pass --shard K/N explicitly"
-        .to_owned())
+            .to_owned(),
+    )
 }
 
 /// Which part of the plan a shard runs.
@@ -200,7 +202,13 @@ pub fn deal(units: usize, n: u32, weights: Option<&[f64]>) -> Vec<Vec<usize>> {
 }
 
 /// Shard `s`'s assignment for a plan of `units` benchmarks and `runs` counted rounds.
-pub fn assign(s: Shard, split: Split, units: usize, runs: u32, weights: Option<&[f64]>) -> Assignment {
+pub fn assign(
+    s: Shard,
+    split: Split,
+    units: usize,
+    runs: u32,
+    weights: Option<&[f64]>,
+) -> Assignment {
     match split {
         Split::Runs => {
             let (a, b) = rounds_of(s, runs);
@@ -221,7 +229,10 @@ pub fn slice(jobs: &[Job], a: &Assignment, warmup: u32) -> Vec<Job> {
     match a {
         Assignment::Units(units) => {
             let keep: std::collections::HashSet<usize> = units.iter().copied().collect();
-            jobs.iter().filter(|j| keep.contains(&j.file)).copied().collect()
+            jobs.iter()
+                .filter(|j| keep.contains(&j.file))
+                .copied()
+                .collect()
         }
         Assignment::Rounds(from, to) => jobs
             .iter()

@@ -81,7 +81,7 @@ pub fn fixed_effect(y: &[f64], v: &[f64]) -> Option<Pooled> {
 /// The random-effects summary for a given `tau2` (weights `1/(vᵢ + τ²)`); `tau2 = 0` is the
 /// fixed effect. `None` for unusable input (see [`fixed_effect`]).
 pub fn with_tau2(y: &[f64], v: &[f64], tau2: f64) -> Option<Pooled> {
-    if y.is_empty() || y.len() != v.len() || !valid(y, v) || !(tau2 >= 0.0) {
+    if y.is_empty() || y.len() != v.len() || !valid(y, v) || tau2.is_nan() || tau2 < 0.0 {
         return None;
     }
     let mut sw = 0.0;

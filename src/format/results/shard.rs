@@ -20,9 +20,7 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 
 /// How a plan is split over shards (`--split`).
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Split {
     /// Each shard runs whole benchmarks (Node files, or command configurations), all rounds.
@@ -110,7 +108,9 @@ struct TypeOnly {
 }
 
 fn kind_of(line: &str) -> Option<String> {
-    serde_json::from_str::<TypeOnly>(line).ok().and_then(|t| t.kind)
+    serde_json::from_str::<TypeOnly>(line)
+        .ok()
+        .and_then(|t| t.kind)
 }
 
 /// True when the results file at `path` holds `shard` records (a shard's file or a merged
@@ -355,7 +355,11 @@ pub fn check_plan(segments: &[Segment]) -> Result<Vec<u32>, ShardError> {
         let fields: [(&'static str, String, String); 7] = [
             ("plan kind", s.kind.clone(), first.kind.clone()),
             ("shard count N", r.of.to_string(), f.of.to_string()),
-            ("split", r.split.label().to_owned(), f.split.label().to_owned()),
+            (
+                "split",
+                r.split.label().to_owned(),
+                f.split.label().to_owned(),
+            ),
             ("seed", r.seed.to_string(), f.seed.to_string()),
             ("runs", r.runs.to_string(), f.runs.to_string()),
             ("balance file", opt(&r.balance), opt(&f.balance)),
@@ -384,6 +388,9 @@ pub fn check_plan(segments: &[Segment]) -> Result<Vec<u32>, ShardError> {
     Ok((1..=f.of).filter(|k| !seen.contains_key(k)).collect())
 }
 
+/// A host and where a job on it was recorded (`file:line`).
+type HostAt = (String, String);
+
 #[derive(Deserialize)]
 struct JobKey {
     #[serde(rename = "type")]
@@ -409,7 +416,7 @@ struct JobKey {
 /// [`ShardError::DifferentMachines`] for the first such pair.
 pub fn check_machines(segments: &[Segment]) -> Result<(), ShardError> {
     // (unit, run) → (old host, new host, file)
-    let mut seen: BTreeMap<(String, u32), [Option<(String, String)>; 2]> = BTreeMap::new();
+    let mut seen: BTreeMap<(String, u32), [Option<HostAt>; 2]> = BTreeMap::new();
     for s in segments {
         let mut host = s.shard.host.clone();
         for (n, l) in &s.lines {
@@ -430,8 +437,11 @@ pub fn check_machines(segments: &[Segment]) -> Result<(), ShardError> {
                     let unit = if j.kind == "job" {
                         j.file.unwrap_or_default()
                     } else {
-                        let combo: Vec<String> =
-                            j.combination.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                        let combo: Vec<String> = j
+                            .combination
+                            .iter()
+                            .map(|(k, v)| format!("{k}={v}"))
+                            .collect();
                         format!("{} {}", j.benchmark.unwrap_or_default(), combo.join(" "))
                             .trim_end()
                             .to_owned()
