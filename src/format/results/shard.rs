@@ -114,8 +114,12 @@ fn kind_of(line: &str) -> Option<String> {
 }
 
 /// True when the results file at `path` holds `shard` records (a shard's file or a merged
-/// file): its second record is one. False for anything unreadable.
+/// file): its second record is one. False for anything unreadable, and for anything but a
+/// regular file (a pipe read here would be consumed).
 pub fn is_sharded(path: &Path) -> bool {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     let Ok(f) = std::fs::File::open(path) else {
         return false;
     };
