@@ -542,6 +542,39 @@ fn node_file_runs_shard_and_merge_to_the_unsharded_plan() {
                 .args(["--shard", &shard, "--split", split]);
             let out = c.output().unwrap();
             assert!(out.status.success(), "{}", text(&out.stderr));
+            if split == "runs" && k == 2 {
+                // Interrupted: the last two jobs lost; --resume runs only the shard's missing jobs.
+                let r = sub.join("results.jsonl");
+                let lines: Vec<String> = std::fs::read_to_string(&r)
+                    .unwrap()
+                    .lines()
+                    .map(str::to_owned)
+                    .collect();
+                let jobs: Vec<usize> = (0..lines.len())
+                    .filter(|&i| lines[i].contains("\"type\":\"job\""))
+                    .collect();
+                let kept: Vec<&String> = (0..lines.len())
+                    .filter(|i| !jobs[jobs.len() - 2..].contains(i))
+                    .map(|i| &lines[i])
+                    .collect();
+                std::fs::write(
+                    &r,
+                    kept.iter().map(|l| format!("{l}\n")).collect::<String>(),
+                )
+                .unwrap();
+                let out = assert_cmd::Command::cargo_bin("benchdiff")
+                    .unwrap()
+                    .current_dir(&sub)
+                    .args(["compare", "--resume", "results.jsonl", "--no-progress"])
+                    .output()
+                    .unwrap();
+                assert!(out.status.success(), "{}", text(&out.stderr));
+                assert!(
+                    text(&out.stderr).contains("2 to run"),
+                    "{}",
+                    text(&out.stderr)
+                );
+            }
             std::fs::rename(sub.join("results.jsonl"), &f).unwrap();
             files.push(f);
         }
@@ -558,4 +591,71 @@ fn node_file_runs_shard_and_merge_to_the_unsharded_plan() {
             assert_eq!(c.get("combined").is_some(), split == "runs", "{c}");
         }
     }
+}
+
+#[test]
+fn balance_from_deals_benchmarks_by_previous_job_times() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let whole = dir.join("whole.jsonl");
+    let out = benchdiff(dir)
+        .args(plan_args(&["--results", whole.to_str().unwrap()]))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // A previous run in which t=0.001 took 100 s a job and the others 1 s.
+    let previous = dir.join("previous.jsonl");
+    let lines: Vec<String> = records(&whole)
+        .into_iter()
+        .map(|mut r| {
+            if r["type"] == "command-job" {
+                let slow = r["combination"][0][1] == "0.001";
+                r["wall_s"] = if slow { 100.0 } else { 1.0 }.into();
+            }
+            r.to_string()
+        })
+        .collect();
+    std::fs::write(&previous, lines.join("\n") + "\n").unwrap();
+    let units = |f: &Path| records(f)[1]["units"].clone();
+    let mut files = Vec::new();
+    for k in 1..=2 {
+        let f = dir.join(format!("bal{k}.jsonl"));
+        let shard = format!("{k}/2");
+        let out = benchdiff(dir)
+            .args(plan_args(&[
+                "--shard",
+                &shard,
+                "--balance-from",
+                previous.to_str().unwrap(),
+                "--results",
+                f.to_str().unwrap(),
+            ]))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        files.push(f);
+    }
+    // The long benchmark alone on shard 1, the two short ones on shard 2 (by count it would
+    // be 0 and 2 against 1).
+    assert_eq!(units(&files[0]), serde_json::json!([0]));
+    assert_eq!(units(&files[1]), serde_json::json!([1, 2]));
+    let merged = dir.join("bal-merged.jsonl");
+    let m = merge(dir, &files, &merged, &[]);
+    assert!(m.status.success(), "{}", text(&m.stderr));
+    assert_eq!(job_keys(&merged), job_keys(&whole));
+    // A shard dealt by count does not belong to the balanced plan.
+    let count = run_shards(dir, "benchmarks", 2, "cnt");
+    assert_eq!(units(&count[0]), serde_json::json!([0, 2]));
+    let m = merge(
+        dir,
+        &[files[0].clone(), count[1].clone()],
+        &dir.join("x.jsonl"),
+        &[],
+    );
+    assert_eq!(m.status.code(), Some(2));
+    assert!(
+        text(&m.stderr).contains("balance file differs"),
+        "{}",
+        text(&m.stderr)
+    );
 }
