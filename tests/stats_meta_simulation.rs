@@ -159,6 +159,17 @@ fn the_machine_that_disagrees_is_named() {
         }
         if seed == 0 {
             println!("one machine at −20%: {}", c.note());
+            // The table's flags and the Markdown notes name it too.
+            let flags = benchdiff::render::table::flags(&a);
+            assert!(
+                flags.contains("combined(4 machines)") && flags.contains("heterogeneous(machine3)"),
+                "{flags}"
+            );
+            let md = benchdiff::render::markdown::notes(std::slice::from_ref(&a));
+            assert!(
+                md.contains("combined over 4 machines") && md.contains("outlying: machine3"),
+                "{md}"
+            );
         }
     }
     println!("the heterogeneity flag names machine3 alone in {named} of 200 seeds");

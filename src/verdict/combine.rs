@@ -8,10 +8,13 @@
 //! Cochran's Q / I² naming the outlying machine(s). A t-test over raw samples pooled across
 //! machines would count the machines' different speeds as noise; it is never used.
 //!
-//! **The interval.** `μ̂ ± q·SE` on the log scale, exponentiated, with `q` Student's quantile at
-//! `Σ dfᵢ` degrees of freedom (the per-machine variances are estimates with `dfᵢ` = pairs − 1,
-//! or Welch–Satterthwaite's): with few runs per machine the normal quantile of metafor's
-//! default would be too narrow. The p-value is the same t at those degrees of freedom.
+//! **Small samples.** A machine's variance is an estimate with few degrees of freedom `dfᵢ`
+//! (pairs − 1, or Welch–Satterthwaite's), so its weight uses the variance of a t-distributed
+//! estimate, `vᵢ·dfᵢ/(dfᵢ − 2)` ([`MachineEstimate::t_variance`]), and the interval
+//! `μ̂ ± q·SE` (log scale, exponentiated) takes `q` from Student's t at `Σ dfᵢ` degrees of
+//! freedom instead of metafor's default normal quantile; the p-value is the same t. Without
+//! these the combined interval covers 93% instead of 95% with 7 rounds per machine
+//! (`tests/stats_meta_simulation.rs`; with them 95.1%).
 
 use crate::compare::Comparison;
 use crate::stats::{meta, tdist};
