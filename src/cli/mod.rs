@@ -640,7 +640,13 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         return Ok(EXIT_USAGE);
     }
     // Shard files or a merged file of a sharded run: per machine, combined (issue 19).
-    if args.inputs.input_format.is_none() && shard_cmd::any_sharded(&args.files) {
+    if args
+        .inputs
+        .input_format
+        .is_none_or(|f| f == format::InputFormat::ResultsJsonl)
+        && args.inputs.label.is_empty()
+        && shard_cmd::any_sharded(&args.files)
+    {
         return shard_cmd::report(&args.files, &args.analysis, io);
     }
     // benchstat summarises a single file as one column; every other report compares sides.
