@@ -79,8 +79,9 @@ pub fn parse_shard(s: &str) -> Result<ShardArg, String> {
 /// K and N from the environment of a cluster or CI engine (`--shard auto`), looked up through
 /// `env`:
 /// - Slurm job arrays: `SLURM_ARRAY_TASK_ID` with `SLURM_ARRAY_TASK_MIN` and
-///   `SLURM_ARRAY_TASK_MAX` (K = ID − MIN + 1, N = MAX − MIN + 1), or with
-///   `SLURM_ARRAY_TASK_COUNT` (N; MIN taken as `SLURM_ARRAY_TASK_MIN` or 0);
+///   `SLURM_ARRAY_TASK_MAX` (K = ID − MIN + 1, N = MAX − MIN + 1; for a stepped array such as
+///   `--array=0-6:2`, whose `SLURM_ARRAY_TASK_COUNT` says 4, K = (ID − MIN)/step + 1, N = 4), or
+///   with `SLURM_ARRAY_TASK_COUNT` alone (N; MIN taken as 0);
 /// - Kubernetes Indexed Jobs: `JOB_COMPLETION_INDEX` (0-based; K = index + 1) with N from
 ///   `count` (`--shard-count N`) or `BENCHDIFF_SHARD_COUNT`.
 ///
@@ -115,6 +116,17 @@ pub fn from_env(env: &dyn Fn(&str) -> Option<String>, count: Option<u32>) -> Res
         let count_env = num("SLURM_ARRAY_TASK_COUNT")?;
         let from = "SLURM_ARRAY_TASK_ID/MIN/MAX/COUNT";
         return match (min, max, count_env) {
+            // A stepped array (`--array=0-6:2`): MAX − MIN + 1 is not the task count.
+            (Some(min), Some(max), Some(c))
+                if max >= min
+                    && id >= min
+                    && c > 1
+                    && max - min + 1 != c
+                    && (max - min) % (c - 1) == 0
+                    && (id - min) % ((max - min) / (c - 1)) == 0 =>
+            {
+                checked((id - min) / ((max - min) / (c - 1)) + 1, c, from)
+            }
             (Some(min), Some(max), _) if max >= min && id >= min => {
                 checked(id - min + 1, max - min + 1, from)
             }
@@ -461,6 +473,57 @@ mod tests {
         for bad in ["0/4", "5/4", "1/0", "x", "1/", "/2", "-1/2"] {
             assert!(parse_shard(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn slurm_and_kubernetes_environments() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| (*v).to_owned())
+            }
+        };
+        let got = |pairs: &'static [(&'static str, &'static str)], c| from_env(&env(pairs), c);
+        let s = |k, n| Ok(Shard { k, n });
+        assert_eq!(
+            got(
+                &[
+                    ("SLURM_ARRAY_TASK_ID", "5"),
+                    ("SLURM_ARRAY_TASK_MIN", "4"),
+                    ("SLURM_ARRAY_TASK_MAX", "6")
+                ],
+                None
+            ),
+            s(2, 3)
+        );
+        // --array=0-6:2: tasks 0, 2, 4, 6.
+        assert_eq!(
+            got(
+                &[
+                    ("SLURM_ARRAY_TASK_ID", "4"),
+                    ("SLURM_ARRAY_TASK_MIN", "0"),
+                    ("SLURM_ARRAY_TASK_MAX", "6"),
+                    ("SLURM_ARRAY_TASK_COUNT", "4")
+                ],
+                None
+            ),
+            s(3, 4)
+        );
+        assert_eq!(
+            got(
+                &[
+                    ("SLURM_ARRAY_TASK_ID", "0"),
+                    ("SLURM_ARRAY_TASK_COUNT", "4")
+                ],
+                None
+            ),
+            s(1, 4)
+        );
+        assert_eq!(got(&[("JOB_COMPLETION_INDEX", "3")], Some(4)), s(4, 4));
+        assert!(got(&[("JOB_COMPLETION_INDEX", "4")], Some(4)).is_err());
+        assert!(got(&[], None).unwrap_err().contains("SLURM_ARRAY_TASK_ID"));
     }
 
     #[test]
