@@ -185,7 +185,7 @@ pub fn read_segments_from<R: BufRead>(input: R, name: &str) -> Result<Vec<Segmen
             (Some((k, h)), "shard") => {
                 let shard = match serde_json::from_str::<Record>(t) {
                     Ok(Record::Shard(s)) => s,
-                    Ok(_) => unreachable_shard(),
+                    Ok(_) => return Err(ResultsError::new(name, n, "bad shard record")),
                     Err(e) => {
                         return Err(ResultsError::new(name, n, format!("bad shard record: {e}")));
                     }
@@ -227,25 +227,6 @@ pub fn read_segments_from<R: BufRead>(input: R, name: &str) -> Result<Vec<Segmen
         ));
     }
     Ok(segments)
-}
-
-fn unreachable_shard() -> ShardRecord {
-    // `type` was "shard", so serde can only give `Record::Shard`; an impossible default keeps
-    // this panic-free.
-    ShardRecord {
-        shard: 0,
-        of: 0,
-        split: Split::Benchmarks,
-        plan: String::new(),
-        seed: 0,
-        runs: 0,
-        balance: None,
-        units: None,
-        rounds: None,
-        jobs: 0,
-        host: None,
-        source: None,
-    }
 }
 
 impl Segment {
