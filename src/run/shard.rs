@@ -213,6 +213,31 @@ pub fn deal(units: usize, n: u32, weights: Option<&[f64]>) -> Vec<Vec<usize>> {
     out
 }
 
+/// The predicted wall time of a run split over `n` shards running at once (seconds): the
+/// largest shard's work, where `weights` are each benchmark's seconds for the whole unsharded
+/// plan (all its rounds, both sides; e.g. from a previous results file, see
+/// [`balance_weights`]). `--split benchmarks` deals them as [`deal`] does; `--split runs` gives
+/// every shard its share of the `runs` rounds of every benchmark. Start-up and merge time are
+/// not included.
+pub fn predicted_wall_s(weights: &[f64], n: u32, split: Split, runs: u32) -> f64 {
+    let n = n.max(1);
+    match split {
+        Split::Benchmarks => deal(weights.len(), n, Some(weights))
+            .iter()
+            .map(|units| units.iter().map(|&i| weights[i]).sum::<f64>())
+            .fold(0.0, f64::max),
+        Split::Runs => {
+            let total: f64 = weights.iter().sum();
+            (1..=n)
+                .map(|k| {
+                    let (a, b) = rounds_of(Shard { k, n }, runs);
+                    total * f64::from(b - a) / f64::from(runs.max(1))
+                })
+                .fold(0.0, f64::max)
+        }
+    }
+}
+
 /// Shard `s`'s assignment for a plan of `units` benchmarks and `runs` counted rounds.
 pub fn assign(
     s: Shard,
@@ -534,6 +559,16 @@ mod tests {
             deal(4, 2, Some(&[10.0, 3.0, 3.0, 3.0])),
             vec![vec![0], vec![1, 2, 3]]
         );
+    }
+
+    #[test]
+    fn predicted_wall_time_is_the_largest_shard() {
+        let w = [10.0, 3.0, 3.0, 3.0];
+        assert_eq!(predicted_wall_s(&w, 1, Split::Benchmarks, 30), 19.0);
+        assert_eq!(predicted_wall_s(&w, 2, Split::Benchmarks, 30), 10.0);
+        // 30 rounds over 4 shards: 7 or 8 rounds each, the largest 8/30 of 19 s.
+        let r = predicted_wall_s(&w, 4, Split::Runs, 30);
+        assert!((r - 19.0 * 8.0 / 30.0).abs() < 1e-12, "{r}");
     }
 
     #[test]
