@@ -510,8 +510,27 @@ pub(crate) fn execute(
     out: Outputs<'_>,
     stderr: &mut dyn Write,
 ) -> anyhow::Result<Result<Finished, String>> {
+    execute_sharded(plan, fail_fast, out, None, stderr)
+}
+
+/// [`execute`] of one shard of the plan (`--shard K/N`, issue 19): its record follows the plan
+/// record, and only its jobs run.
+///
+/// # Errors
+/// As [`execute`].
+pub(crate) fn execute_sharded(
+    plan: &CommandPlan,
+    fail_fast: bool,
+    out: Outputs<'_>,
+    shard: Option<&super::shard_cmd::ShardRun>,
+    stderr: &mut dyn Write,
+) -> anyhow::Result<Result<Finished, String>> {
     let instances = plan.instances();
-    let jobs = plan.schedule(instances.len());
+    let full = plan.schedule(instances.len());
+    let jobs = match shard {
+        Some(s) => crate::run::shard::slice(&full, &s.assignment, plan.warmup),
+        None => full.clone(),
+    };
     let mut results = match &out.results {
         Some(p) => match ResultsWriter::create(p) {
             Ok(w) => Some(w),
@@ -528,7 +547,11 @@ pub(crate) fn execute(
     let machine = crate::run::machine::check(cpus.as_ref());
     if let Some(w) = &mut results {
         let written = w
-            .write(&Record::CommandRun(plan.header(now_unix_s(), jobs.len())))
+            .write(&Record::CommandRun(plan.header(now_unix_s(), full.len())))
+            .and_then(|()| match shard {
+                Some(s) => w.write(&Record::Shard(s.record.clone())),
+                None => Ok(()),
+            })
             .and_then(|()| w.write(&Record::Machine(machine.clone())));
         if let Err(e) = written {
             return Ok(Err(format!("results file {}: {e}", w.path().display())));
@@ -557,6 +580,9 @@ pub(crate) fn execute(
         },
         if plan.shell { ", through sh -c" } else { "" }
     )?;
+    if let Some(s) = shard {
+        writeln!(stderr, "{}", super::shard_cmd::describe(s, full.len()))?;
+    }
     let csv = match out.csv {
         Some(w) => Some(CsvWriter::new(w)?),
         None => None,
@@ -649,14 +675,16 @@ pub(crate) fn summarise(
 }
 
 /// `benchdiff compare` with command benchmarks: plan, builds, runs, CSV and results file, and
-/// the report (on `--metric`) when stdout is a terminal or `--csv FILE` is given.
-pub(crate) fn compare(
+/// the report (on `--metric`) when stdout is a terminal or `--csv FILE` is given; with
+/// `shard`, only that shard of the plan (`--shard K/N`, issue 19).
+pub(crate) fn compare_sharded(
     common: Common,
     cmd: &CommandArgs,
     analysis: &AnalysisArgs,
+    shard: Option<super::shard_cmd::ShardPlan>,
     io: &mut Io<'_>,
 ) -> anyhow::Result<i32> {
-    let prepared = match make_plan(&common, cmd, 2, None, io.stderr) {
+    let mut prepared = match make_plan(&common, cmd, 2, None, io.stderr) {
         Ok(p) => p,
         Err(PlanError::Usage(e)) => {
             writeln!(io.stderr, "benchdiff: {e}")?;
@@ -666,6 +694,25 @@ pub(crate) fn compare(
             writeln!(io.stderr, "benchdiff: {e}")?;
             return Ok(EXIT_FAILED);
         }
+    };
+    let shard = match shard {
+        Some(sp) => {
+            // Without --seed (and a suite seed) every shard derives the same seed from the plan.
+            let suite_seed = cmd
+                .suite
+                .as_ref()
+                .and_then(|p| suite::load(p).ok())
+                .and_then(|s| s.toml.seed);
+            let given = common.seed.is_some() || suite_seed.is_some();
+            match super::shard_cmd::command_shard(&sp, &mut prepared.plan, given) {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    writeln!(io.stderr, "benchdiff: {e}")?;
+                    return Ok(EXIT_USAGE);
+                }
+            }
+        }
+        None => None,
     };
     let csv_to_stdout = match &common.csv {
         Some(p) => p.as_os_str() == "-",
@@ -693,7 +740,7 @@ pub(crate) fn compare(
     } else {
         None
     };
-    let finished = execute(
+    let finished = execute_sharded(
         &prepared.plan,
         common.fail_fast,
         Outputs {
@@ -702,6 +749,7 @@ pub(crate) fn compare(
             echo: None,
             progress,
         },
+        shard.as_ref(),
         stderr,
     )?;
     let f = match finished {

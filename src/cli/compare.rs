@@ -129,6 +129,9 @@ pub(crate) struct CompareArgs {
     /// src/cli/command_bench.rs); with any of them, --old/--new are commands, not Node.
     #[command(flatten)]
     command: super::command_bench::CommandArgs,
+    /// Sharded runs (issue 19): `--shard K/N|auto`, `--split`, `--balance-from`.
+    #[command(flatten)]
+    shard: super::shard_cmd::ShardArgs,
 }
 
 /// The longest `--timeout` (and suite `timeout`) accepted: one year, in seconds.
@@ -448,6 +451,8 @@ struct Prepared {
     adaptive: Option<runner::adaptive::Rule>,
     /// A resumed run's recorded `--csv` file (appended to when no --csv is given).
     recorded_csv: Option<PathBuf>,
+    /// `--shard K/N`: the shard's record and the jobs it keeps.
+    shard: Option<super::shard_cmd::ShardRun>,
 }
 
 fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
@@ -481,6 +486,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
         };
         let results = ResultsWriter::append(path)?;
         let recorded_csv = header.csv.clone();
+        let shard = super::shard_cmd::resumed(path).map_err(RunnerError::Io)?;
         return Ok(Prepared {
             plan,
             timeout,
@@ -491,6 +497,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
             unused: loaded.unused,
             adaptive: loaded.adaptive,
             recorded_csv,
+            shard,
         });
     }
     let cwd = std::env::current_dir().map_err(|e| RunnerError::Io(e.to_string()))?;
@@ -524,7 +531,13 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
             super::command_bench::MAX_JOBS
         )));
     }
-    let plan = Plan {
+    let shard_plan = args.shard.resolve().map_err(RunnerError::Io)?;
+    if shard_plan.is_some() && adaptive.is_some() {
+        return Err(RunnerError::Io(
+            "--shard with --runs auto: a sharded run needs a fixed number of runs".to_owned(),
+        ));
+    }
+    let mut plan = Plan {
         old: old.display().to_string(),
         new: new.display().to_string(),
         old_exec,
@@ -537,6 +550,10 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
         seed: args.seed.unwrap_or_else(default_seed),
         cpus,
     };
+    let shard = shard_plan
+        .map(|sp| super::shard_cmd::node_shard(&sp, &mut plan, args.seed.is_some()))
+        .transpose()
+        .map_err(RunnerError::Io)?;
     let path = args
         .results
         .clone()
@@ -559,6 +576,11 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
     results
         .write(&Record::Run(header))
         .map_err(|e| RunnerError::Results(format!("{}: {e}", path.display())))?;
+    if let Some(s) = &shard {
+        results
+            .write(&Record::Shard(s.record.clone()))
+            .map_err(|e| RunnerError::Results(format!("{}: {e}", path.display())))?;
+    }
     Ok(Prepared {
         plan,
         timeout,
@@ -569,6 +591,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
         unused: UnusedSamples::default(),
         adaptive,
         recorded_csv: None,
+        shard,
     })
 }
 
@@ -583,6 +606,7 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         unused,
         adaptive: rule,
         recorded_csv,
+        shard,
     } = prep;
     // `--resume` without --csv keeps appending to the run's own CSV (recorded in its header).
     let append_csv = recorded_csv.filter(|_| args.csv.is_none());
@@ -614,6 +638,11 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         .filter(|j| !done_keys.contains(&(plan.files[j.file].clone(), j.side, j.run)))
         .copied()
         .collect();
+    // `--shard K/N`: only this shard's jobs (issue 19).
+    let todo = match &shard {
+        Some(s) => runner::shard::slice(&todo, &s.assignment, 0),
+        None => todo,
+    };
     if resumed {
         results.write(&Record::Resume(ResumeMark {
             at_unix_s: now_unix_s(),
@@ -658,6 +687,13 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
             String::new()
         }
     )?;
+    if let Some(s) = &shard {
+        writeln!(
+            io.stderr,
+            "{}",
+            super::shard_cmd::describe(s, all_jobs.len())
+        )?;
+    }
     if !csv_to_stdout && csv_file.is_none() {
         writeln!(
             io.stderr,
@@ -811,7 +847,13 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         for n in unused.notes() {
             writeln!(io.stderr, "benchdiff: warning: {n}")?;
         }
-        let failures = super::failures_of(Some(&results_path));
+        let mut failures = super::failures_of(Some(&results_path));
+        if shard.is_some() {
+            // The other shards' jobs are not "not run" here.
+            failures
+                .items
+                .retain(|f| f.kind != crate::compare::failures::FailureKind::NotRun);
+        }
         if set.is_empty() && failures.is_empty() {
             writeln!(io.stderr, "benchdiff: no samples, no report")?;
         } else {
@@ -851,7 +893,7 @@ fn run_info(plan: &Plan) -> crate::render::RunInfo {
 }
 
 /// `compare` with command benchmarks: hands the shared options to
-/// [`super::command_bench::compare`].
+/// [`super::command_bench::compare_sharded`].
 fn compare_commands(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     use super::calibrate_cmd::RunsArg;
     let mut node_only = Vec::new();
@@ -902,5 +944,12 @@ fn compare_commands(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         no_progress: args.no_progress,
         node_only,
     };
-    super::command_bench::compare(common, &args.command, &args.analysis, io)
+    let shard = match args.shard.resolve() {
+        Ok(s) => s,
+        Err(e) => {
+            writeln!(io.stderr, "benchdiff: {e}")?;
+            return Ok(EXIT_USAGE);
+        }
+    };
+    super::command_bench::compare_sharded(common, &args.command, &args.analysis, shard, io)
 }

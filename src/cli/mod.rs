@@ -14,6 +14,8 @@ mod compare_cmd;
 mod history_cmd;
 #[path = "run.rs"]
 mod run_cmd;
+#[path = "shard.rs"]
+pub(crate) mod shard_cmd;
 #[path = "sweep.rs"]
 mod sweep_cmd;
 
@@ -87,6 +89,10 @@ enum Command {
     /// Samples over many commits in a database (SQLite file or PostgreSQL): add, show change
     /// points, check the newest commit in CI, build a static dashboard, prune.
     History(Box<history_cmd::HistoryArgs>),
+    /// Merge the results files of a sharded run (`compare --shard K/N`) into one that
+    /// `report` reads: checks that every shard belongs to one plan (exit 2 naming the odd file
+    /// and field), and that no shard is missing (unless --allow-missing) or given twice.
+    Merge(Box<shard_cmd::MergeArgs>),
 }
 
 #[derive(clap::Args, Debug)]
@@ -235,6 +241,7 @@ pub fn run(args: Vec<OsString>, io: &mut Io<'_>) -> i32 {
         Command::Run(a) => run_cmd::run(*a, io),
         Command::Sweep(a) => sweep_cmd::sweep(*a, io),
         Command::History(a) => history_cmd::history(*a, io),
+        Command::Merge(a) => shard_cmd::merge(*a, io),
     };
     match result {
         Ok(code) => code,
@@ -632,6 +639,16 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         writeln!(io.stderr, "benchdiff: {e}")?;
         return Ok(EXIT_USAGE);
     }
+    // Shard files or a merged file of a sharded run: per machine, combined (issue 19).
+    if args
+        .inputs
+        .input_format
+        .is_none_or(|f| f == format::InputFormat::ResultsJsonl)
+        && args.inputs.label.is_empty()
+        && shard_cmd::any_sharded(&args.files)
+    {
+        return shard_cmd::report(&args.files, &args.analysis, io);
+    }
     // benchstat summarises a single file as one column; every other report compares sides.
     let one_side_ok = args.analysis.format == Format::Benchstat;
     let Some(inputs) = read_inputs(&args.files, &args.inputs, one_side_ok, io)? else {
@@ -704,6 +721,22 @@ pub(crate) fn failures_of(path: Option<&std::path::Path>) -> crate::compare::fai
 /// `failures` of its jobs (every format lists them; `--max-regression` then exits 1).
 pub(crate) fn emit_analysis_with(
     set: &SampleSet,
+    args: &AnalysisArgs,
+    run: Option<&render::RunInfo>,
+    input: Option<&str>,
+    failures: &crate::compare::failures::Failures,
+    io: &mut Io<'_>,
+) -> anyhow::Result<i32> {
+    emit_analysis_blocks(set, None, args, run, input, failures, io)
+}
+
+/// [`emit_analysis_with`] for a run sharded over machines: `blocks` are the machines (label,
+/// that machine's samples); a comparison measured on several of them takes its change,
+/// interval and p-value from the combination of the per-machine estimates
+/// ([`crate::verdict::combine`]), never from the samples pooled in `set`.
+pub(crate) fn emit_analysis_blocks(
+    set: &SampleSet,
+    blocks: Option<&[(String, SampleSet)]>,
     args: &AnalysisArgs,
     run: Option<&render::RunInfo>,
     input: Option<&str>,
@@ -862,7 +895,30 @@ pub(crate) fn emit_analysis_with(
         threshold_pct: args.threshold,
         ..Options::default()
     };
-    let assessed = || decide::assess(rows.clone(), &opts);
+    let combined = match blocks {
+        Some(b) => {
+            let name = set.metric(metric_id).name.clone();
+            let per: Vec<(String, Vec<crate::compare::Comparison>)> = b
+                .iter()
+                .map(|(label, s)| {
+                    let comps = s
+                        .find_metric(&name)
+                        .map(|id| crate::compare::group_metric(s, id))
+                        .unwrap_or_default();
+                    (label.clone(), comps)
+                })
+                .collect();
+            verdict::combine::combine_blocks(&per, opts.confidence)
+        }
+        None => Default::default(),
+    };
+    let assessed = || {
+        if combined.is_empty() {
+            decide::assess(rows.clone(), &opts)
+        } else {
+            decide::assess_combined(rows.clone(), &combined, &opts)
+        }
+    };
     let data = |a: &[decide::Assessment]| -> String {
         let d = render::ReportData {
             set,

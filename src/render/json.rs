@@ -183,6 +183,34 @@ fn comparison(d: &ReportData<'_>, a: &Assessment) -> Value {
             "all_equal": u.all_equal,
         })),
     });
+    // Only on rows combined over machines (a sharded run; optional in the schema).
+    if let (Some(c), Some(obj)) = (&a.combined, v.as_object_mut()) {
+        obj.insert(
+            "combined".to_owned(),
+            json!({
+                "machines": c.k(),
+                "model": if c.random_effects() { "random_effects_dl" } else { "fixed_effect" },
+                "df": num(c.df),
+                "fixed_change_pct": num((c.meta.fixed.estimate.exp() - 1.0) * 100.0),
+                "tau2": num(c.meta.tau2),
+                "q": num(c.meta.q),
+                "q_p_value": num(c.meta.q_p_value),
+                "i2_pct": num(c.meta.i2_pct),
+                "heterogeneous": c.heterogeneous(),
+                "outliers": c.outliers(),
+                "per_machine": c.machines.iter().map(|m| json!({
+                    "machine": m.machine,
+                    "change_pct": num(m.change_pct()),
+                    "log_ratio": num(m.log_ratio),
+                    "variance": num(m.variance),
+                    "df": num(m.df),
+                    "method": if m.paired { "paired" } else { "unpaired" },
+                    "n_old": m.n.0,
+                    "n_new": m.n.1,
+                })).collect::<Vec<_>>(),
+            }),
+        );
+    }
     // Only on rows where a side has two regimes (the key is optional in the schema).
     let changes = a.regime_changes();
     if let (false, Some(obj)) = (changes.is_empty(), v.as_object_mut()) {

@@ -145,6 +145,9 @@ pub fn notes(a: &[Assessment]) -> String {
         if let Some(t) = super::table::regime_change_text(x) {
             let _ = writeln!(out, "- {name}: {}.", escape(&t));
         }
+        if let Some(t) = super::table::combined_text(x) {
+            let _ = writeln!(out, "- {name}: {}.", escape(&t));
+        }
         for (side, v) in [
             ("old", &x.row.comparison.old),
             ("new", &x.row.comparison.new),

@@ -179,7 +179,19 @@ pub fn flags(a: &Assessment) -> String {
     if !o.is_empty() {
         f.push(format!("outliers({})", o.join(",")));
     }
+    if let Some(c) = &a.combined {
+        f.push(format!("combined({} machines)", c.k()));
+        if c.heterogeneous() {
+            f.push(format!("heterogeneous({})", c.outliers().join(",")));
+        }
+    }
     f.join(" ")
+}
+
+/// The note on a comparison combined over machines (a sharded run, issue 19): the machines,
+/// their changes, the method, and the heterogeneity flag naming the outlying machine(s).
+pub fn combined_text(a: &Assessment) -> Option<String> {
+    a.combined.as_ref().map(|c| c.note())
 }
 
 /// Notes for flagged comparisons: the modes of a multimodal side (centre, share) with the
@@ -224,6 +236,9 @@ pub fn notes(a: &[Assessment]) -> String {
         }
         if let Some(t) = regime_change_text(x) {
             let _ = writeln!(out, "note: {name}: {t}");
+        }
+        if let Some(t) = combined_text(x) {
+            let _ = writeln!(out, "note: {name}: {}", super::escape_control(&t));
         }
         for (side, v) in [
             ("old", &x.row.comparison.old),

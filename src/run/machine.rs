@@ -161,9 +161,23 @@ pub fn check(pinned: Option<&CpuList>) -> MachineInfo {
         turbo,
         turbo_source,
         warnings: Vec::new(),
+        host: host_name(),
     };
     info.warnings = warnings(&info);
     info
+}
+
+/// This machine's host name (`gethostname(2)`), `None` when it cannot be read or is empty.
+pub fn host_name() -> Option<String> {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer is valid for its length; gethostname writes at most that many bytes.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if rc != 0 {
+        return None;
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    let name = String::from_utf8_lossy(&buf[..end]).trim().to_owned();
+    (!name.is_empty()).then_some(name)
 }
 
 /// The warnings for `info` (pure; [`check`] fills them in).
@@ -270,6 +284,7 @@ mod tests {
             turbo: Some(true),
             turbo_source: None,
             warnings: vec![],
+            host: None,
         };
         let w = warnings(&info);
         assert_eq!(w.len(), 5, "{w:?}");

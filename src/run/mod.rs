@@ -17,6 +17,7 @@
 //! - [`machine`]: machine checks (governor, load, busy processes, pinning, turbo);
 //! - [`command_run`]: running command benchmarks (any program) and their samples; their plan
 //!   is [`plan::command`];
+//! - [`shard`]: `--shard K/N` — a shard's slice of the schedule, its fingerprint and balance;
 //! - [`outputs`]: `--csv`/`--results` checked before the run (same file, folder, overwrite rule);
 //! - [`signals`], [`clock`]: the Ctrl-C guard, the clock, the default seed and results path.
 //!
@@ -37,6 +38,7 @@ pub mod machine;
 pub mod outputs;
 pub mod plan;
 pub mod schedule;
+pub mod shard;
 pub mod signals;
 
 use crate::format::results;

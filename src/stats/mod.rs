@@ -14,6 +14,7 @@
 //! - [`tdist`]: Student's t CDF and quantile (R's `pt`/`qt`).
 //! - [`welch`]: Welch's t-test and compare.R's improvement/accuracy figures.
 //! - [`paired`]: per-round log-ratio test for interleaved runs.
+//! - [`meta`]: combining per-machine estimates (inverse variance, DerSimonian–Laird, Cochran's Q, I²).
 //! - [`precision`]: CV, the t interval of a mean, Welch half-width and runs needed for it.
 //! - [`sequential`]: anytime-valid confidence sequences of a paired log ratio (`--stop decided`).
 //! - [`ratio`]: Fieller's interval for a ratio of means.
@@ -25,6 +26,7 @@ pub mod changepoint;
 pub mod dip;
 pub mod dip_table;
 pub mod drift;
+pub mod meta;
 pub mod modes;
 pub mod outliers;
 pub mod paired;

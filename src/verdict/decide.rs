@@ -191,6 +191,10 @@ pub struct Assessment {
     /// True when `min_attainable_p` is above α: too few samples for any verdict but
     /// inconclusive (see the module doc).
     pub too_few_samples: bool,
+    /// A sharded run's comparison measured on several machines: the per-machine estimates and
+    /// their combination, which the change, interval and p-value above then come from
+    /// ([`crate::verdict::combine`]); `None` for a comparison from one machine.
+    pub combined: Option<crate::verdict::combine::Combined>,
 }
 
 /// The change between the builds within one pair of regimes, when a side has two regimes
@@ -358,6 +362,45 @@ pub fn assess(rows: Vec<Row>, opts: &Options) -> Vec<Assessment> {
     out
 }
 
+/// As [`assess`], for a sharded run: a row whose name has a combination over machines in
+/// `combined` takes its change, interval and p-value from it (never from the raw samples
+/// pooled across machines); the distribution checks stay those of the pooled samples. One
+/// correction across all rows, as [`assess`].
+pub fn assess_combined(
+    rows: Vec<Row>,
+    combined: &std::collections::HashMap<String, crate::verdict::combine::Combined>,
+    opts: &Options,
+) -> Vec<Assessment> {
+    use rayon::prelude::*;
+    let mut out: Vec<Assessment> = rows
+        .into_par_iter()
+        .map(|r| {
+            let mut a = estimate(r, opts);
+            if let Some(c) = combined.get(&a.row.comparison.name) {
+                a.method = if c.machines.iter().all(|m| m.paired) {
+                    Method::Paired
+                } else {
+                    Method::Unpaired
+                };
+                a.change_pct = c.change_pct;
+                a.change_ci_pct = Some(c.change_ci_pct);
+                a.p_value = c.p_value;
+                a.paired = None;
+                a.combined = Some(c.clone());
+            }
+            a
+        })
+        .collect();
+    let p: Vec<f64> = out.iter().map(|a| a.p_value).collect();
+    let adj = opts.correction.adjust(&p);
+    let m = p.iter().filter(|p| !p.is_nan()).count().max(1);
+    for (a, pa) in out.iter_mut().zip(adj) {
+        a.p_adjusted = pa;
+        a.verdict = decide(a, opts, m);
+    }
+    out
+}
+
 fn estimate(row: Row, opts: &Options) -> Assessment {
     let c = &row.comparison;
     let runs = c.old.len().min(c.new.len());
@@ -414,6 +457,7 @@ fn estimate(row: Row, opts: &Options) -> Assessment {
         paired,
         runs,
         verdict: Verdict::Inconclusive { runs_needed: None },
+        combined: None,
     }
 }
 

@@ -7,6 +7,7 @@
 //! `benchmark/compare.R`), and the three accuracy columns at the matching risks.
 
 pub mod calibrate;
+pub mod combine;
 pub mod decide;
 
 use crate::compare::Comparison;

@@ -36,4 +36,8 @@ pub struct MachineInfo {
     pub turbo_source: Option<String>,
     /// Warnings for settings that make results noisy.
     pub warnings: Vec<String>,
+    /// The machine's host name (`gethostname`), which names it in sharded reports; absent in
+    /// files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }

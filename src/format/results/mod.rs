@@ -13,6 +13,8 @@
 //! - `machine`: the machine checks at the start; `adaptive`: a `--runs auto` round.
 //! - `command-run` / `command-job`: the plan and the jobs of a command-benchmark run
 //!   ([`command`]); such a file starts with `command-run` instead of `run`.
+//! - `shard`: a sharded run's part of the plan (`compare --shard K/N`, [`shard`]); a merged
+//!   file holds one per shard, each followed by that shard's records.
 //!
 //! One [`Record`] enum covers every record of both kinds of run (status and side typed for
 //! both), and one loader ([`load_from`]) reads either kind, with one error type
@@ -28,6 +30,7 @@ pub mod command;
 pub mod machine;
 pub mod plan;
 pub mod samples;
+pub mod shard;
 
 use crate::format::node_ipc::{Channel, Report};
 use crate::sample::{ConfValue, Configuration, Side};
@@ -386,6 +389,8 @@ pub enum Record {
     /// A finished command-benchmark job.
     #[serde(rename = "command-job")]
     CommandJob(CommandJobRecord),
+    /// The part of a sharded plan this file holds (after the plan record; see [`shard`]).
+    Shard(shard::ShardRecord),
 }
 
 /// Appends records to a results file, one flushed line each.
