@@ -103,6 +103,21 @@ impl JobState {
         }
     }
 
+    /// One line for failure messages: id, array task, state, reason and exit code.
+    pub fn summary(&self) -> String {
+        format!(
+            "job {}{} {} (reason {}, exit code {})",
+            self.id,
+            self.array_task
+                .as_deref()
+                .map(|t| format!(" (array {}_{t})", self.array_job.as_deref().unwrap_or("?")))
+                .unwrap_or_default(),
+            self.state,
+            self.reason,
+            self.exit_code
+        )
+    }
+
     /// Whether the job ended with state `COMPLETED` (exit code 0).
     pub fn completed(&self) -> bool {
         self.state == "COMPLETED"
@@ -139,7 +154,13 @@ impl StartLock {
         use std::os::fd::AsRawFd;
         // SAFETY: flock on a file descriptor we own; released when the file is closed.
         let r = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
-        assert_eq!(r, 0, "flock {}: {}", path.display(), std::io::Error::last_os_error());
+        assert_eq!(
+            r,
+            0,
+            "flock {}: {}",
+            path.display(),
+            std::io::Error::last_os_error()
+        );
         StartLock(f)
     }
 }
@@ -157,7 +178,10 @@ fn text(b: &[u8]) -> String {
 fn short_hostname() -> String {
     let o = run(&mut Command::new("hostname").arg("-s"));
     let name = text(&o.stdout).trim().to_owned();
-    assert!(o.status.success() && !name.is_empty(), "hostname -s failed: {o:?}");
+    assert!(
+        o.status.success() && !name.is_empty(),
+        "hostname -s failed: {o:?}"
+    );
     name
 }
 
@@ -166,15 +190,19 @@ fn short_hostname() -> String {
 fn node_resources() -> (u32, u64) {
     let o = run(Command::new(program("slurmd")).arg("-C"));
     let out = text(&o.stdout);
-    assert!(o.status.success(), "slurmd -C failed: {}{}", out, text(&o.stderr));
+    assert!(
+        o.status.success(),
+        "slurmd -C failed: {}{}",
+        out,
+        text(&o.stderr)
+    );
     let value = |key: &str| {
         out.split_whitespace()
             .find_map(|t| t.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
             .and_then(|v| v.parse::<u64>().ok())
     };
-    let cpus = value("CPUs").unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, |n| n.get() as u64)
-    });
+    let cpus = value("CPUs")
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u64));
     let mem = value("RealMemory").unwrap_or_else(|| panic!("no RealMemory in `slurmd -C`: {out}"));
     (cpus as u32, mem)
 }
@@ -194,7 +222,9 @@ pub fn is_gone(pid: i32) -> bool {
     match fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
         Ok(s) => {
-            let state = s.rsplit_once(')').and_then(|(_, r)| r.trim_start().chars().next());
+            let state = s
+                .rsplit_once(')')
+                .and_then(|(_, r)| r.trim_start().chars().next());
             matches!(state, Some('Z') | Some('X') | None)
         }
     }
@@ -202,7 +232,12 @@ pub fn is_gone(pid: i32) -> bool {
 
 fn parent_of(pid: i32) -> Option<i32> {
     let s = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    s.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()
+    s.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
 }
 
 fn all_pids() -> Vec<i32> {
@@ -370,7 +405,10 @@ impl Cluster {
             .arg(format!("--socket={}", self.socket.display()))
             .arg(format!("--key-file={}", key.display()))
             .arg(format!("--pid-file={}", m.join("munged.pid").display()))
-            .arg(format!("--log-file={}", self.dir().join("log/munged.log").display()))
+            .arg(format!(
+                "--log-file={}",
+                self.dir().join("log/munged.log").display()
+            ))
             .arg(format!("--seed-file={}", m.join("munged.seed").display()))
             .stdin(Stdio::null()));
         if let Ok(pid) = fs::read_to_string(m.join("munged.pid")) {
@@ -493,7 +531,10 @@ impl Cluster {
     /// Panics with the logs when a daemon has exited.
     fn check_daemons(&mut self, what: &str) {
         let mut died = None;
-        for (name, child) in [("slurmctld", &mut self.slurmctld), ("slurmd", &mut self.slurmd)] {
+        for (name, child) in [
+            ("slurmctld", &mut self.slurmctld),
+            ("slurmd", &mut self.slurmd),
+        ] {
             if let Some(Ok(Some(status))) = child.as_mut().map(|c| c.try_wait()) {
                 died = Some((name, status));
             }
@@ -513,7 +554,9 @@ impl Cluster {
         let mut last = String::new();
         while t.elapsed() < START_TIMEOUT {
             self.check_daemons("while the cluster was starting");
-            let o = run(self.command("sinfo").args(["-h", "-n", &self.node, "-o", "%T"]));
+            let o = run(self
+                .command("sinfo")
+                .args(["-h", "-n", &self.node, "-o", "%T"]));
             last = format!("{}{}", text(&o.stdout), text(&o.stderr));
             if o.status.success() && text(&o.stdout).trim() == "idle" {
                 return;
@@ -577,13 +620,14 @@ impl Cluster {
     pub fn wait(&self, ids: &[&str], limit: Duration) -> Vec<JobState> {
         let t = Instant::now();
         loop {
-            let o = run(self
-                .command("squeue")
-                .args(["-h", "-o", "%i %T %r", "-j", &ids.join(",")]));
+            let o =
+                run(self
+                    .command("squeue")
+                    .args(["-h", "-o", "%i %T %r", "-j", &ids.join(",")]));
             let out = text(&o.stdout);
             let err = text(&o.stderr);
-            let empty = out.trim().is_empty()
-                && (o.status.success() || err.contains("Invalid job id"));
+            let empty =
+                out.trim().is_empty() && (o.status.success() || err.contains("Invalid job id"));
             if empty {
                 break;
             }
