@@ -76,7 +76,12 @@ fn read(path: &Path) -> String {
 fn github_actions_workflow_passes_actionlint() {
     let wf = examples().join("github-actions/benchmark.yml");
     let o = run(Command::new(actionlint()).arg("-no-color").arg(&wf));
-    assert!(o.status.success(), "actionlint {}:\n{}", wf.display(), out(&o));
+    assert!(
+        o.status.success(),
+        "actionlint {}:\n{}",
+        wf.display(),
+        out(&o)
+    );
 
     // The shape the issue asks for: a matrix of shards, artifacts, a merge job that needs it
     // and posts the Markdown report.
@@ -100,7 +105,11 @@ fn github_actions_workflow_passes_actionlint() {
     let bad = d.path().join("bad.yml");
     std::fs::write(&bad, text.replace("needs: shard", "needs: shards")).expect("write");
     let o = run(Command::new(actionlint()).arg("-no-color").arg(&bad));
-    assert!(!o.status.success(), "actionlint accepted a broken workflow:\n{}", out(&o));
+    assert!(
+        !o.status.success(),
+        "actionlint accepted a broken workflow:\n{}",
+        out(&o)
+    );
     assert!(out(&o).contains("shards"), "{}", out(&o));
 }
 
@@ -110,9 +119,22 @@ fn kubernetes_manifest_passes_the_schema() {
     let o = run(Command::new(kubernetes_validate())
         .args(["--strict", "--kubernetes-version", "1.37.0"])
         .arg(&manifest));
-    assert!(o.status.success(), "kubernetes-validate {}:\n{}", manifest.display(), out(&o));
-    for kind in ["persistentvolumeclaim/benchdiff-results", "job/benchdiff-shards", "job/benchdiff-merge"] {
-        assert!(out(&o).contains(&format!("passed for resource {kind}")), "{}", out(&o));
+    assert!(
+        o.status.success(),
+        "kubernetes-validate {}:\n{}",
+        manifest.display(),
+        out(&o)
+    );
+    for kind in [
+        "persistentvolumeclaim/benchdiff-results",
+        "job/benchdiff-shards",
+        "job/benchdiff-merge",
+    ] {
+        assert!(
+            out(&o).contains(&format!("passed for resource {kind}")),
+            "{}",
+            out(&o)
+        );
     }
 
     // An Indexed Job whose completion count, parallelism and shard count agree.
@@ -139,7 +161,12 @@ fn kubernetes_manifest_passes_the_schema() {
             "{var} must equal completions"
         );
     }
-    for want in ["--shard auto", "$JOB_COMPLETION_INDEX", "benchdiff merge", "--format markdown"] {
+    for want in [
+        "--shard auto",
+        "$JOB_COMPLETION_INDEX",
+        "benchdiff merge",
+        "--format markdown",
+    ] {
         assert!(text.contains(want), "the manifest lacks {want:?}");
     }
 
@@ -151,7 +178,9 @@ fn kubernetes_manifest_passes_the_schema() {
     ] {
         let bad = d.path().join("bad.yaml");
         std::fs::write(&bad, text.replace(from, to)).expect("write");
-        let o = run(Command::new(kubernetes_validate()).arg("--strict").arg(&bad));
+        let o = run(Command::new(kubernetes_validate())
+            .arg("--strict")
+            .arg(&bad));
         assert!(!o.status.success(), "accepted {to:?}:\n{}", out(&o));
     }
 }
@@ -185,8 +214,17 @@ fn slurm_scripts_parse_and_pass_sbatch_test_only() {
     let merge = slurm.join("merge.sbatch");
     let output = format!("--output={}/shard-%a.out", jobs.display());
     let cases: [Vec<&str>; 3] = [
-        vec!["--array=1-4", "--export=ALL", &output, array.to_str().expect("utf-8")],
-        vec!["--array=1-4%2", "--exclusive", array.to_str().expect("utf-8")],
+        vec![
+            "--array=1-4",
+            "--export=ALL",
+            &output,
+            array.to_str().expect("utf-8"),
+        ],
+        vec![
+            "--array=1-4%2",
+            "--exclusive",
+            array.to_str().expect("utf-8"),
+        ],
         vec!["--dependency=afterok:1", merge.to_str().expect("utf-8")],
     ];
     for args in cases {
@@ -195,8 +233,17 @@ fn slurm_scripts_parse_and_pass_sbatch_test_only() {
             .arg("--test-only")
             .args(&args)
             .current_dir(&jobs));
-        assert!(o.status.success(), "sbatch --test-only {args:?}:\n{}\n{}", out(&o), c.logs());
-        assert!(out(&o).contains("to start at"), "sbatch --test-only {args:?}: {}", out(&o));
+        assert!(
+            o.status.success(),
+            "sbatch --test-only {args:?}:\n{}\n{}",
+            out(&o),
+            c.logs()
+        );
+        assert!(
+            out(&o).contains("to start at"),
+            "sbatch --test-only {args:?}: {}",
+            out(&o)
+        );
     }
     // And it does refuse what cannot run (more CPUs than the node has).
     let o = run(c
@@ -204,5 +251,9 @@ fn slurm_scripts_parse_and_pass_sbatch_test_only() {
         .args(["--test-only", "--cpus-per-task=4096"])
         .arg(&array)
         .current_dir(&jobs));
-    assert!(!o.status.success(), "sbatch --test-only accepted 4096 CPUs: {}", out(&o));
+    assert!(
+        !o.status.success(),
+        "sbatch --test-only accepted 4096 CPUs: {}",
+        out(&o)
+    );
 }

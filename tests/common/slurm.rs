@@ -176,7 +176,7 @@ fn text(b: &[u8]) -> String {
 
 /// The short host name (`hostname -s`): the node's name, as `slurmd` checks it.
 fn short_hostname() -> String {
-    let o = run(&mut Command::new("hostname").arg("-s"));
+    let o = run(Command::new("hostname").arg("-s"));
     let name = text(&o.stdout).trim().to_owned();
     assert!(
         o.status.success() && !name.is_empty(),
@@ -542,10 +542,8 @@ impl Cluster {
         if let Some((name, status)) = died {
             panic!("{name} died ({status}) {what}\n{}", self.logs());
         }
-        if let Some(pid) = self.munged {
-            if is_gone(pid) {
-                panic!("munged (pid {pid}) died {what}\n{}", self.logs());
-            }
+        if let Some(pid) = self.munged.filter(|&p| is_gone(p)) {
+            panic!("munged (pid {pid}) died {what}\n{}", self.logs());
         }
     }
 
@@ -691,14 +689,12 @@ impl Cluster {
         if let Some(c) = self.slurmctld.as_mut() {
             stop_child(c, "slurmctld");
         }
-        if let Some(pid) = self.munged {
-            if !is_gone(pid) {
-                signal(pid, libc::SIGTERM);
-                if !wait_gone(pid, STOP_TIMEOUT) {
-                    eprintln!("slurm harness: munged ignored SIGTERM; sending SIGKILL");
-                    signal(pid, libc::SIGKILL);
-                    wait_gone(pid, STOP_TIMEOUT);
-                }
+        if let Some(pid) = self.munged.filter(|&p| !is_gone(p)) {
+            signal(pid, libc::SIGTERM);
+            if !wait_gone(pid, STOP_TIMEOUT) {
+                eprintln!("slurm harness: munged ignored SIGTERM; sending SIGKILL");
+                signal(pid, libc::SIGKILL);
+                wait_gone(pid, STOP_TIMEOUT);
             }
         }
         for _ in 0..3 {
