@@ -76,6 +76,95 @@ fn cluster_starts_runs_an_array_and_stops() {
     eprintln!("cluster: start {started:?}, start+array+dependent {ran:?}, stop {stopped:?}");
 }
 
+#[test]
+fn a_failed_task_cancels_the_dependent_job_instead_of_hanging() {
+    // DependencyParameters=kill_invalid_depend: without it the afterok job stays PENDING forever.
+    let c = Cluster::start();
+    let jobs = c.dir().join("jobs");
+    let jobs_s = jobs.to_str().expect("utf-8 temp path");
+    let array = c.sbatch(&[
+        "--array=1-2",
+        "--chdir",
+        jobs_s,
+        "--output",
+        "task-%a.out",
+        "--wrap",
+        "exit $((SLURM_ARRAY_TASK_ID - 1))",
+    ]);
+    let after = c.sbatch(&[
+        &format!("--dependency=afterok:{array}"),
+        "--chdir",
+        jobs_s,
+        "--wrap",
+        "true",
+    ]);
+    let states = c.wait(&[&array, &after], Duration::from_secs(60));
+    let summary: Vec<String> = states.iter().map(|s| s.summary()).collect();
+    let task = |k: &str| {
+        states
+            .iter()
+            .find(|s| s.array_task.as_deref() == Some(k))
+            .unwrap_or_else(|| panic!("no task {k}: {summary:#?}"))
+    };
+    assert!(task("1").completed(), "{summary:#?}");
+    assert_eq!(task("2").state, "FAILED", "{summary:#?}");
+    assert_eq!(task("2").exit_code, "1:0", "{summary:#?}");
+    let dep = states
+        .iter()
+        .find(|s| s.id == after)
+        .expect("dependent job");
+    assert_eq!(dep.state, "CANCELLED", "{summary:#?}");
+    assert_eq!(dep.reason, "DependencyNeverSatisfied", "{summary:#?}");
+}
+
+#[test]
+fn a_daemon_that_cannot_start_fails_the_test_with_its_log() {
+    // The daemons exit at once on an unknown plugin: the start must panic naming the daemon and
+    // showing the logs, and the guard must still stop munged and leave nothing running.
+    let failure = std::panic::catch_unwind(|| {
+        Cluster::start_with(&["SelectType=select/no-such-plugin"]);
+    })
+    .expect_err("the cluster started with a broken configuration");
+    let msg = failure
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| failure.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default();
+    assert!(
+        msg.contains("slurmctld died") || msg.contains("slurmd died"),
+        "{msg}"
+    );
+    assert!(msg.contains("slurmctld.log"), "no slurmctld log in: {msg}");
+    assert!(
+        msg.contains("no-such-plugin"),
+        "the logs do not name the bad plugin: {msg}"
+    );
+    // The failed cluster's folder, from the log headers (`== DIR/log/NAME ==`).
+    let dir = msg
+        .lines()
+        .find_map(|l| l.strip_prefix("== ")?.split("/log/").next())
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| panic!("no log path in: {msg}"));
+    let left = processes_using(&dir);
+    assert!(
+        left.is_empty(),
+        "processes left under {}: {left:?}",
+        dir.display()
+    );
+    let munged_left: Vec<_> = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&p| !is_gone(p))
+        .filter(|p| {
+            std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&*dir.to_string_lossy()))
+        })
+        .collect();
+    assert!(munged_left.is_empty(), "left running: {munged_left:?}");
+    assert!(!dir.exists(), "{} not removed", dir.display());
+}
+
 /// The benchdiff binary under test.
 const BENCHDIFF: &str = env!("CARGO_BIN_EXE_benchdiff");
 const SHARDS: usize = 4;

@@ -327,6 +327,12 @@ impl Cluster {
     /// `idle`. Panics (with the daemons' logs) when a program is missing, a daemon dies or the node
     /// is not idle within a minute; whatever was started is stopped by the guard's drop then.
     pub fn start() -> Cluster {
+        Cluster::start_with(&[])
+    }
+
+    /// [`Cluster::start`] with `slurm.conf` lines changed: each `Key=Value` of `settings`
+    /// replaces the generated line of that key, or is added when there is none.
+    pub fn start_with(settings: &[&str]) -> Cluster {
         require_slurm();
         let dir = tempfile::Builder::new()
             .prefix("benchdiff-slurm-")
@@ -351,7 +357,7 @@ impl Cluster {
         c.start_munge();
         let lock = StartLock::take();
         c.port = free_port_pair();
-        c.write_config();
+        c.write_config(settings);
         c.start_daemons();
         c.wait_idle();
         drop(lock);
@@ -446,7 +452,7 @@ impl Cluster {
         );
     }
 
-    fn write_config(&self) {
+    fn write_config(&self, settings: &[&str]) {
         let d = self.dir();
         let (cpus, mem) = node_resources();
         let user = run(Command::new("id").arg("-un"));
@@ -493,7 +499,15 @@ impl Cluster {
             sock = self.socket.display(),
             d = d.display(),
         );
-        fs::write(&self.conf, conf).expect("slurm.conf");
+        let mut lines: Vec<String> = conf.lines().map(str::to_owned).collect();
+        for setting in settings {
+            let key = setting.split('=').next().unwrap_or_default();
+            match lines.iter_mut().find(|l| l.split('=').next() == Some(key)) {
+                Some(line) => *line = (*setting).to_owned(),
+                None => lines.push((*setting).to_owned()),
+            }
+        }
+        fs::write(&self.conf, lines.join("\n") + "\n").expect("slurm.conf");
         fs::write(d.join("etc/plugstack.conf"), "").expect("plugstack.conf");
     }
 
