@@ -145,11 +145,13 @@ struct StartLock(#[allow(dead_code)] File);
 impl StartLock {
     fn take() -> StartLock {
         let path = std::env::temp_dir().join("benchdiff-slurm-start.lock");
+        // Read-only when another user created it (flock works on any open file).
         let f = OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .open(&path)
+            .or_else(|_| File::open(&path))
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         use std::os::fd::AsRawFd;
         // SAFETY: flock on a file descriptor we own; released when the file is closed.
