@@ -568,12 +568,26 @@ impl Cluster {
         let mut last = String::new();
         while t.elapsed() < START_TIMEOUT {
             self.check_daemons("while the cluster was starting");
-            let o = run(self
+            // sinfo retries for seconds while the controller does not answer: cut it short so a
+            // daemon that died is reported at once.
+            let mut sinfo = self
                 .command("sinfo")
-                .args(["-h", "-n", &self.node, "-o", "%T"]));
-            last = format!("{}{}", text(&o.stdout), text(&o.stderr));
-            if o.status.success() && text(&o.stdout).trim() == "idle" {
-                return;
+                .args(["-h", "-n", &self.node, "-o", "%T"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap_or_else(|e| panic!("cannot run sinfo: {e}"));
+            let asked = Instant::now();
+            while matches!(sinfo.try_wait(), Ok(None)) && asked.elapsed() < Duration::from_secs(2) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = sinfo.kill();
+            if let Ok(o) = sinfo.wait_with_output() {
+                last = format!("{}{}", text(&o.stdout), text(&o.stderr));
+                if o.status.success() && text(&o.stdout).trim() == "idle" {
+                    return;
+                }
             }
             std::thread::sleep(Duration::from_millis(100));
         }
