@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod chromium;
+pub mod slurm;
 
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
