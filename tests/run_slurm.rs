@@ -342,7 +342,6 @@ fn node_folder(dir: &std::path::Path) -> std::path::PathBuf {
 }
 
 #[test]
-#[ignore = "needs --shard/merge from h19a; lead un-ignores after merging"]
 fn sharded_example_runs_and_merges() {
     common::require_node();
     let c = Cluster::start();
@@ -399,9 +398,8 @@ fn sharded_example_runs_and_merges() {
 }
 
 /// Wall time of a fixed small workload on the local cluster as 1, 2 and 4 array tasks (for the
-/// README's scaling section). Until `--shard` lands, task K of N runs the whole plan with
-/// `--runs R/N` (the same job count as `--split runs` gives each shard); the merge step is not
-/// timed. Two workloads: CPU-bound (`awk` loops: the 2 cores are the limit) and waiting
+/// README's scaling section). Task K of N runs `--shard auto --split runs` (its share of the
+/// R rounds); the merge step is not timed. Two workloads: CPU-bound (`awk` loops: the 2 cores are the limit) and waiting
 /// (`sleep`: the cores are not). Prints a table; run by hand:
 /// `cargo test --test run_slurm wall_time -- --ignored --nocapture`.
 #[test]
@@ -457,10 +455,10 @@ fn wall_time_by_shard_count() {
                 (0..REPS)
                     .map(|rep| {
                         let wrap = format!(
-                            "exec '{BENCHDIFF}' compare {bench} --runs {runs} --seed 1 --no-progress \
+                            "exec '{BENCHDIFF}' compare {bench} --runs {R} --seed 1 --no-progress \
+                             --shard auto --split runs \
                              --force --results s-{wi}-{n}-{rep}-$SLURM_ARRAY_TASK_ID.jsonl \
-                             --csv s-{wi}-{n}-{rep}-$SLURM_ARRAY_TASK_ID.csv",
-                            runs = R / n
+                             --csv s-{wi}-{n}-{rep}-$SLURM_ARRAY_TASK_ID.csv"
                         );
                         let t = Instant::now();
                         let id = c.sbatch(&[
