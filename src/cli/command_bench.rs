@@ -141,6 +141,12 @@ pub(crate) struct Common {
     pub(crate) no_progress: bool,
     /// Node-only options that were given (an error in command mode).
     pub(crate) node_only: Vec<&'static str>,
+    /// `--runs auto`: the run limits and, under `--stop decided`, its settings (`runs` is
+    /// then `--max-runs`).
+    pub(crate) auto: Option<(
+        crate::run::adaptive::Rule,
+        Option<crate::run::adaptive::DecideRule>,
+    )>,
 }
 
 /// Builds the plan of a command-benchmark run. `sides` is 2 for `compare`, 1 for `run` and
@@ -408,6 +414,8 @@ pub(crate) struct Finished {
     pub(crate) results_path: Option<PathBuf>,
     /// Samples of jobs that did not end `ok`: left out of the report, noted per row.
     pub(crate) unused: UnusedSamples,
+    /// `--runs auto`: what the run did, for the closing summary.
+    pub(crate) outcome: Option<crate::run::adaptive::Outcome>,
 }
 
 struct Obs<'a> {
@@ -510,6 +518,24 @@ pub(crate) fn execute(
     out: Outputs<'_>,
     stderr: &mut dyn Write,
 ) -> anyhow::Result<Result<Finished, String>> {
+    execute_auto(plan, None, fail_fast, out, stderr)
+}
+
+/// [`execute`], under `--runs auto` when `auto` is given (the plan's `runs` is then
+/// `--max-runs`): [`crate::run::sequential::CommandAuto`] picks each round's jobs.
+///
+/// # Errors
+/// As [`execute`].
+pub(crate) fn execute_auto(
+    plan: &CommandPlan,
+    auto: Option<&(
+        crate::run::adaptive::Rule,
+        Option<crate::run::adaptive::DecideRule>,
+    )>,
+    fail_fast: bool,
+    out: Outputs<'_>,
+    stderr: &mut dyn Write,
+) -> anyhow::Result<Result<Finished, String>> {
     let instances = plan.instances();
     let jobs = plan.schedule(instances.len());
     let mut results = match &out.results {
@@ -582,9 +608,35 @@ pub(crate) fn execute(
         stderr_lines: Vec::new(),
         unused: UnusedSamples::default(),
     };
+    let mut outcome = None;
     let summary = {
         let _guard = SignalGuard::install();
-        command_run::execute(plan, &instances, &jobs, fail_fast, &INTERRUPTED, &mut obs)
+        match auto {
+            None => {
+                command_run::execute(plan, &instances, &jobs, fail_fast, &INTERRUPTED, &mut obs)
+            }
+            Some((rule, decided)) => {
+                use crate::run::sequential::{CommandAuto, Decider, StopRule};
+                let stop_rule = match decided {
+                    Some(d) => {
+                        StopRule::Decided(*rule, Decider::new(*d, rule.min_runs, rule.max_runs))
+                    }
+                    None => StopRule::Precision(*rule),
+                };
+                let mut policy =
+                    CommandAuto::new(stop_rule, jobs.clone(), instances.len(), plan.warmup);
+                let s = command_run::execute_policy(
+                    plan,
+                    &instances,
+                    &mut policy,
+                    fail_fast,
+                    &INTERRUPTED,
+                    &mut obs,
+                );
+                outcome = Some(policy.outcome(s.jobs_run));
+                s
+            }
+        }
     };
     if let Some(b) = &obs.bar {
         b.finish_and_clear();
@@ -597,6 +649,7 @@ pub(crate) fn execute(
         results_path: obs.results.as_ref().map(|w| w.path().to_path_buf()),
         unused: std::mem::take(&mut obs.unused),
         summary,
+        outcome,
     }))
 }
 
@@ -667,6 +720,19 @@ pub(crate) fn compare(
             return Ok(EXIT_FAILED);
         }
     };
+    if let Some((rule, Some(d))) = &common.auto {
+        writeln!(
+            io.stderr,
+            "benchdiff: --runs auto --stop decided: a configuration stops once its anytime-valid \
+             interval ({} boundary, family-wise α {} split over the rows) lies beyond or within \
+             ±{}% (at least {} runs, at most {})",
+            d.method.name(),
+            d.alpha,
+            d.threshold_pct,
+            rule.min_runs,
+            rule.max_runs
+        )?;
+    }
     let csv_to_stdout = match &common.csv {
         Some(p) => p.as_os_str() == "-",
         None => !io.stdout_is_terminal,
@@ -693,8 +759,9 @@ pub(crate) fn compare(
     } else {
         None
     };
-    let finished = execute(
+    let finished = execute_auto(
         &prepared.plan,
+        common.auto.as_ref(),
         common.fail_fast,
         Outputs {
             csv: csv_sink,
@@ -727,7 +794,13 @@ pub(crate) fn compare(
         } else {
             let gate = super::emit_analysis_with(&f.set, analysis, None, None, &failures, io)?;
             code = code.max(gate);
+            if let Some(o) = &f.outcome {
+                super::sequential_note(o, analysis, io)?;
+            }
         }
+    }
+    if let Some(o) = &f.outcome {
+        write!(io.stderr, "{}", o.summary_text())?;
     }
     Ok(code)
 }
