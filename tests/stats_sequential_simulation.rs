@@ -340,7 +340,8 @@ fn long_run() {
     let rows = 4000;
     for i in 0..rows {
         let cv = CVS[i % CVS.len()];
-        let effect = if i % 2 == 0 { 0.0 } else { 0.10 };
+        // Rows 4k..4k+3 cover the CVs; every other block carries the 10% change.
+        let effect = if (i / CVS.len()) % 2 == 0 { 0.0 } else { 0.10 };
         let mut d = Vec::new();
         let mut stopped = 60;
         let mut dec = None;
