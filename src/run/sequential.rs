@@ -308,7 +308,7 @@ impl Policy<CommandJobRecord> for CommandAuto {
 pub fn describe(settled: Option<(u32, Status)>) -> String {
     match settled {
         Some((r, Status::Precise { half_width_pct })) => {
-            format!("precise after round {r} (±{half_width_pct:.2}%)")
+            format!("settled after round {r} at ±{half_width_pct:.2}% (precision)")
         }
         Some((r, Status::OneSided)) => format!("one binary only; stopped after round {r}"),
         Some((
