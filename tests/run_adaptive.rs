@@ -283,7 +283,15 @@ fn usage_errors_of_runs_auto() {
             "--runs auto needs --target-accuracy",
         ),
         (
-            vec!["--runs", "auto", "--stop", "decided", "--target-accuracy", "2", "noise"],
+            vec![
+                "--runs",
+                "auto",
+                "--stop",
+                "decided",
+                "--target-accuracy",
+                "2",
+                "noise",
+            ],
             "--target-accuracy belongs to --stop precision",
         ),
         (

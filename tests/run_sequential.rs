@@ -1,5 +1,5 @@
 //! `--runs auto --stop decided` (issue 17) on real processes: command benchmarks whose two
-//! "builds" are `sh` scripts that sleep 40 ms and 50 ms (the new one about 20% slower in
+//! "builds" are `sh` scripts that sleep 300 ms and 375 ms (one 20% slower in
 //! rate), and Node files (real `node`, the fixture folder tests/fixtures/adaptive) with
 //! `--resume`.
 
@@ -60,8 +60,8 @@ fn command_run(dir: &Path, old: &str, new: &str) -> (String, String, Vec<serde_j
 #[test]
 fn command_benchmark_20_percent_apart_is_decided_before_max_runs() {
     let d = tempfile::tempdir().unwrap();
-    script(d.path(), "fast", "sleep 0.04");
-    script(d.path(), "slow", "sleep 0.05");
+    script(d.path(), "fast", "sleep 0.3");
+    script(d.path(), "slow", "sleep 0.375");
     for (old, new, verdict) in [("fast", "slow", "slower"), ("slow", "fast", "faster")] {
         let (stdout, stderr, jobs) = command_run(d.path(), old, new);
         assert!(stderr.contains("--runs auto --stop decided"), "{stderr}");
@@ -213,6 +213,13 @@ fn node_files_stop_when_decided_and_resume_decides_the_same() {
             .any(|s| s["status"] == "decided" && s["decision"] == "no_change" && s["rows"] == 6),
         "{settled:?}"
     );
+    // The table is followed by the settled rows' anytime-valid intervals.
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("† settled by --stop decided"), "{stdout}");
+    assert!(
+        stdout.contains("† noise/levels.js noise=0 size=1 n=7: no change after 3 runs a side"),
+        "{stdout}"
+    );
     let full = std::fs::read_to_string(dir.path().join("results.jsonl")).unwrap();
     let summary = |s: &str| -> Vec<String> {
         s.lines()
@@ -248,4 +255,32 @@ fn node_files_stop_when_decided_and_resume_decides_the_same() {
             assert!(got.contains(l), "keep {keep}: {l}\n{resumed}");
         }
     }
+}
+
+#[test]
+fn json_report_of_a_decided_run_carries_the_anytime_valid_intervals() {
+    let dir = tempfile::tempdir().unwrap();
+    node_run(dir.path())
+        .args(["--format", "json", "-o", "report.json"])
+        .assert()
+        .success();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
+            .unwrap();
+    let seq = doc["run"]["sequential"].as_array().expect("run.sequential");
+    let row = seq
+        .iter()
+        .find(|s| s["configuration"] == "noise=0 size=2 n=7")
+        .expect("the constant row settled");
+    assert_eq!(row["file"], "noise/levels.js");
+    assert_eq!(row["decision"], "no_change");
+    assert_eq!(row["interval_pct"], serde_json::json!([0.0, 0.0]));
+    assert_eq!(row["runs"], serde_json::json!([3, 3]));
+    assert_eq!(row["rows"], 6);
+    let schema_path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/report.schema.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = v.iter_errors(&doc).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
 }

@@ -813,7 +813,10 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         if set.is_empty() && failures.is_empty() {
             writeln!(io.stderr, "benchdiff: no samples, no report")?;
         } else {
-            let info = run_info(&plan);
+            let mut info = run_info(&plan);
+            if let Some(a) = &adaptive {
+                info.sequential = a.settled_rows.clone();
+            }
             let gate =
                 super::emit_analysis_with(&set, &args.analysis, Some(&info), None, &failures, io)?;
             code = code.max(gate);
@@ -848,6 +851,7 @@ fn run_info(plan: &Plan) -> crate::render::RunInfo {
         files: plan.files.len(),
         set: plan.set.clone(),
         cpus: plan.cpus.as_ref().map(|c| c.text.clone()),
+        sequential: Vec::new(),
     }
 }
 

@@ -376,6 +376,8 @@ pub struct Outcome {
     pub fixed_wall_estimate_s: f64,
     /// Every configuration, in the order first seen.
     pub configs: Vec<ConfigRuns>,
+    /// The configurations that settled, by file and configuration (the report's run facts).
+    pub settled_rows: Vec<Settled>,
 }
 
 impl Outcome {
@@ -518,6 +520,23 @@ impl<'a> Adaptive<'a> {
             })
             .sum::<f64>()
             .max(self.wall_s);
+        let settled_rows = self
+            .tracker
+            .files
+            .iter()
+            .enumerate()
+            .flat_map(|(fi, f)| {
+                let file = self.plan.files.get(fi).cloned().unwrap_or_default();
+                f.confs.iter().filter_map(move |c| {
+                    c.settled.map(|(_, status)| Settled {
+                        file: file.clone(),
+                        configuration: c.text.clone(),
+                        runs: [c.samples[0].len(), c.samples[1].len()],
+                        status,
+                    })
+                })
+            })
+            .collect();
         let configs = self
             .tracker
             .files
@@ -541,6 +560,7 @@ impl<'a> Adaptive<'a> {
             wall_s: self.wall_s,
             fixed_wall_estimate_s,
             configs,
+            settled_rows,
         }
     }
 }

@@ -135,6 +135,8 @@ impl StopRule {
 #[derive(Clone, Debug)]
 struct RowState {
     name: String,
+    bench: String,
+    configuration: String,
     samples: [Vec<f64>; 2],
     settled: Option<(u32, Status)>,
 }
@@ -213,6 +215,19 @@ impl CommandAuto {
                     settled: r.settled,
                 })
                 .collect(),
+            settled_rows: self
+                .rows
+                .iter()
+                .filter_map(|r| {
+                    r.settled
+                        .map(|(_, status)| crate::format::results::plan::Settled {
+                            file: r.bench.clone(),
+                            configuration: r.configuration.clone(),
+                            runs: [r.samples[0].len(), r.samples[1].len()],
+                            status,
+                        })
+                })
+                .collect(),
         }
     }
 }
@@ -265,6 +280,8 @@ impl Policy<CommandJobRecord> for CommandAuto {
                         name: format!("{} {}", s.name, s.configuration)
                             .trim_end()
                             .to_owned(),
+                        bench: s.name.clone(),
+                        configuration: s.configuration.clone(),
                         samples: [Vec::new(), Vec::new()],
                         settled: None,
                     });
