@@ -50,6 +50,11 @@ fn command_run(dir: &Path, old: &str, new: &str) -> (String, String, Vec<serde_j
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", text(&o.stderr));
+    // The run record says which rule ran.
+    let head = &records(&results)[0];
+    assert_eq!(head["decided"]["stop"], "decided", "{head}");
+    assert_eq!(head["decided"]["threshold_pct"], 1.0, "{head}");
+    assert_eq!(head["adaptive"]["max_runs"], 20, "{head}");
     let jobs = records(&results)
         .into_iter()
         .filter(|r| r["type"] == "command-job")

@@ -554,7 +554,11 @@ pub(crate) fn execute_auto(
     let machine = crate::run::machine::check(cpus.as_ref());
     if let Some(w) = &mut results {
         let written = w
-            .write(&Record::CommandRun(plan.header(now_unix_s(), jobs.len())))
+            .write(&Record::CommandRun(command_run::CommandRunHeader {
+                adaptive: auto.map(|a| a.0),
+                decided: auto.and_then(|a| a.1),
+                ..plan.header(now_unix_s(), jobs.len())
+            }))
             .and_then(|()| w.write(&Record::Machine(machine.clone())));
         if let Err(e) = written {
             return Ok(Err(format!("results file {}: {e}", w.path().display())));
