@@ -1,6 +1,10 @@
 //! Adaptive run counts (`benchdiff compare --runs auto --target-accuracy PCT`): stop measuring a
 //! configuration once its result is precise enough.
 //!
+//! This is `--stop precision`. The default of `--runs auto`, `--stop decided`, runs through
+//! the same [`Adaptive`] policy (restriction, replay on `--resume`, summary) with the rule of
+//! [`crate::run::sequential`] in place of [`Rule::status`].
+//!
 //! # The stopping rule
 //! After every round (every active file measured once under each binary), each configuration
 //! with at least `--min-runs` samples on both sides is checked: when the half-width of the 95%
