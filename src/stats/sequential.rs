@@ -383,7 +383,7 @@ pub fn z_boundaries(method: Method, alpha: f64, looks: &[usize]) -> Vec<f64> {
 
 /// Most looks a group-sequential boundary is computed for; beyond, [`Boundary`] falls back
 /// to the mixture (the recursion costs `looks × GRID²`).
-pub const MAX_LOOKS: usize = 2000;
+pub const MAX_LOOKS: usize = 1000;
 
 /// The half-width factors of one row's sequential interval, in units of the standard error
 /// `s/√n`, for every sample size from `min_runs` to `max_runs` (computed once per run).
