@@ -345,7 +345,11 @@ fn long_run() {
     for i in 0..rows {
         let cv = CVS[i % CVS.len()];
         // Rows 4k..4k+3 cover the CVs; every other block carries the 10% change.
-        let effect = if (i / CVS.len()).is_multiple_of(2) { 0.0 } else { 0.10 };
+        let effect = if (i / CVS.len()).is_multiple_of(2) {
+            0.0
+        } else {
+            0.10
+        };
         let mut d = Vec::new();
         let mut stopped = 60;
         let mut dec = None;
