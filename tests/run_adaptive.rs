@@ -277,9 +277,22 @@ fn example_suite_with_a_loose_target_stops_at_min_runs() {
 fn usage_errors_of_runs_auto() {
     let dir = tempfile::tempdir().unwrap();
     for (args, msg) in [
+        // --stop decided is the default of --runs auto; the precision rule needs a target.
         (
-            vec!["--runs", "auto", "noise"],
+            vec!["--runs", "auto", "--stop", "precision", "noise"],
             "--runs auto needs --target-accuracy",
+        ),
+        (
+            vec![
+                "--runs",
+                "auto",
+                "--stop",
+                "decided",
+                "--target-accuracy",
+                "2",
+                "noise",
+            ],
+            "--target-accuracy belongs to --stop precision",
         ),
         (
             vec!["--runs", "5", "--target-accuracy", "2", "noise"],

@@ -1,7 +1,8 @@
 //! Simulation tests of `--stop decided` (issue 17 "Must show"), fixed seeds, no processes:
 //! `drive` below applies exactly what the sequential policy applies after each round
-//! (`benchdiff::stats::sequential::check` on the paired log ratios at the row's Bonferroni
-//! level, from `--min-runs` on, to `--max-runs`).
+//! (`benchdiff::stats::sequential::Boundary::check` on the paired log ratios at the row's
+//! Bonferroni level, from `--min-runs` on, to `--max-runs`), for each method the module
+//! compares (`Method::Pocock`, the default; `Method::ObrienFleming`; `Method::Mixture`).
 //!
 //! - A/A, one row at α = 5%: the share of rows wrongly decided faster/slower stays ≤ 5%
 //!   (within 2 standard errors) at CV 1–10%, normal and log-normal noise, although every row
@@ -12,7 +13,7 @@
 //! - `#[ignore]` `long_run`: more comparisons, and the asymptotic confidence sequence of
 //!   Waudby-Smith et al. (2021) on the same samples, which the module docs compare against.
 
-use benchdiff::stats::sequential::{self, Decision};
+use benchdiff::stats::sequential::{self, Boundary, Decision, Method};
 use benchdiff::stats::tdist;
 use rand::RngExt;
 use rand::SeedableRng;
@@ -39,7 +40,8 @@ fn draw(rng: &mut ChaCha8Rng, noise: Noise, mean: f64, cv: f64) -> f64 {
 }
 
 const MIN_RUNS: usize = 5;
-const MAX_RUNS: usize = 60;
+/// `--max-runs` of the simulations: the fixed run count the savings are measured against.
+const MAX_RUNS: usize = 30;
 const THRESHOLD_PCT: f64 = 1.0;
 
 /// Outcome of one simulated row: rounds run and the decision (None: ran to the maximum).
@@ -49,13 +51,13 @@ struct Row {
 }
 
 /// Runs one row: a round adds one old and one new sample; the rule checks from MIN_RUNS on.
-fn drive(rng: &mut ChaCha8Rng, noise: Noise, cv: f64, effect: f64, alpha: f64) -> Row {
+fn drive(rng: &mut ChaCha8Rng, noise: Noise, cv: f64, effect: f64, b: &Boundary) -> Row {
     let (mut old, mut new) = (Vec::new(), Vec::new());
-    for round in 1..=MAX_RUNS {
+    for round in 1..=b.max_runs {
         old.push(draw(rng, noise, 100.0, cv));
         new.push(draw(rng, noise, 100.0 * (1.0 + effect), cv));
         if round >= MIN_RUNS
-            && let Some((_, Some(d))) = sequential::check(&old, &new, alpha, THRESHOLD_PCT)
+            && let Some((_, Some(d))) = b.check(&old, &new, THRESHOLD_PCT)
         {
             return Row {
                 runs: round,
@@ -64,10 +66,17 @@ fn drive(rng: &mut ChaCha8Rng, noise: Noise, cv: f64, effect: f64, alpha: f64) -
         }
     }
     Row {
-        runs: MAX_RUNS,
+        runs: b.max_runs,
         decision: None,
     }
 }
+
+/// The boundary of `method` for one row at level `alpha`, looks `MIN_RUNS..=max`.
+fn boundary(method: Method, alpha: f64, max: usize) -> Boundary {
+    Boundary::new(method, alpha, MIN_RUNS, max)
+}
+
+const METHODS: [Method; 3] = [Method::Pocock, Method::ObrienFleming, Method::Mixture];
 
 /// Whether a decision is wrong for a true change of `effect` (fraction).
 fn wrong(d: Option<Decision>, effect: f64) -> bool {
@@ -83,11 +92,11 @@ fn wrong(d: Option<Decision>, effect: f64) -> bool {
 const CVS: [f64; 4] = [0.01, 0.03, 0.05, 0.10];
 
 /// A/A false-positive share over `n` rows at α = 5%.
-fn aa_rate(seed: u64, noise: Noise, n: usize) -> f64 {
+fn aa_rate(seed: u64, noise: Noise, n: usize, b: &Boundary) -> f64 {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut fp = 0;
     for i in 0..n {
-        let r = drive(&mut rng, noise, CVS[i % CVS.len()], 0.0, 0.05);
+        let r = drive(&mut rng, noise, CVS[i % CVS.len()], 0.0, b);
         fp += usize::from(wrong(r.decision, 0.0));
     }
     fp as f64 / n as f64
@@ -100,13 +109,17 @@ fn se(p: f64, n: usize) -> f64 {
 #[test]
 fn aa_false_positives_stay_at_most_5_percent_normal_and_lognormal() {
     let n = 2000;
-    for (seed, noise) in [(17, Noise::Normal), (18, Noise::LogNormal)] {
-        let rate = aa_rate(seed, noise, n);
-        eprintln!(
-            "A/A one row, {n} rows: {:.2}% wrongly decided",
-            100.0 * rate
-        );
-        assert!(rate <= 0.05 + 2.0 * se(0.05, n), "{rate}");
+    for method in METHODS {
+        let b = boundary(method, 0.05, MAX_RUNS);
+        for (seed, noise) in [(17, Noise::Normal), (18, Noise::LogNormal)] {
+            let rate = aa_rate(seed, noise, n, &b);
+            eprintln!(
+                "A/A one row, {}, {n} rows: {:.2}% wrongly decided",
+                method.name(),
+                100.0 * rate
+            );
+            assert!(rate <= 0.05 + 2.0 * se(0.05, n), "{rate}");
+        }
     }
 }
 
@@ -145,10 +158,10 @@ fn stopping_at_p_below_5_percent_inflates_false_positives() {
 }
 
 /// Family-wise: 20-row suites, α/20 per row; rows 0..4 carry a true 10% change, the rest none.
-fn suite_fwer(seed: u64, noise: Noise, suites: usize) -> (f64, f64) {
+fn suite_fwer(seed: u64, noise: Noise, suites: usize, method: Method) -> (f64, f64) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let rows = 20;
-    let alpha = sequential::row_alpha(0.05, rows);
+    let b = boundary(method, sequential::row_alpha(0.05, rows), MAX_RUNS);
     let mut any_wrong = 0;
     let mut decided_real = 0;
     for s in 0..suites {
@@ -156,7 +169,7 @@ fn suite_fwer(seed: u64, noise: Noise, suites: usize) -> (f64, f64) {
         let mut bad = false;
         for r in 0..rows {
             let effect = if r < 4 { 0.10 } else { 0.0 };
-            let row = drive(&mut rng, noise, cv, effect, alpha);
+            let row = drive(&mut rng, noise, cv, effect, &b);
             bad |= wrong(row.decision, effect);
             if r < 4 && row.decision == Some(Decision::Faster) {
                 decided_real += 1;
@@ -174,9 +187,10 @@ fn suite_fwer(seed: u64, noise: Noise, suites: usize) -> (f64, f64) {
 fn twenty_row_suites_keep_the_family_wise_error_at_5_percent() {
     let suites = 200;
     for (seed, noise) in [(20, Noise::Normal), (21, Noise::LogNormal)] {
-        let (fwer, power) = suite_fwer(seed, noise, suites);
+        let (fwer, power) = suite_fwer(seed, noise, suites, Method::Pocock);
         eprintln!(
-            "20-row suites: {:.1}% with a wrong decision; {:.0}% of the 10% changes decided",
+            "20-row suites, pocock: {:.1}% with a wrong decision; {:.0}% of the 10% changes \
+             decided",
             100.0 * fwer,
             100.0 * power
         );
@@ -186,11 +200,11 @@ fn twenty_row_suites_keep_the_family_wise_error_at_5_percent() {
 }
 
 /// Mean rounds (runs a side) to a decision at CV 5%, one row at α = 5%.
-fn mean_runs(seed: u64, effect: f64, n: usize) -> (f64, f64, f64) {
+fn mean_runs(seed: u64, effect: f64, n: usize, b: &Boundary) -> (f64, f64, f64) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (mut runs, mut decided, mut right) = (0usize, 0usize, 0usize);
     for _ in 0..n {
-        let r = drive(&mut rng, Noise::Normal, 0.05, effect, 0.05);
+        let r = drive(&mut rng, Noise::Normal, 0.05, effect, b);
         runs += r.runs;
         decided += usize::from(r.decision.is_some());
         right += usize::from(r.decision == Some(Decision::Faster));
@@ -202,24 +216,59 @@ fn mean_runs(seed: u64, effect: f64, n: usize) -> (f64, f64, f64) {
     )
 }
 
+/// One line of [`runs_table`]: method, level, and per effect (mean runs, share decided,
+/// share decided faster).
+type TableLine = (Method, f64, Vec<(f64, f64, f64)>);
+
+/// The table of the module docs: per method, mean runs a side to a decision at CV 5% for
+/// effects of 2, 5, 10 and 20% (one row at α = 5%, and one row of a 20-row suite at α/20),
+/// against the fixed `MAX_RUNS`.
+fn runs_table(rows: usize, max: usize) -> Vec<TableLine> {
+    let mut out = Vec::new();
+    for method in METHODS {
+        for alpha in [0.05, sequential::row_alpha(0.05, 20)] {
+            let b = boundary(method, alpha, max);
+            let mut line = Vec::new();
+            for (i, effect) in [0.02, 0.05, 0.10, 0.20].into_iter().enumerate() {
+                let (runs, decided, right) = mean_runs(30 + i as u64, effect, rows, &b);
+                assert!(decided >= right);
+                line.push((runs, decided, right));
+            }
+            eprintln!(
+                "{:<15} alpha {alpha:<6}: mean runs a side (fixed {max}) for 2% {:.1}, 5% {:.1}, \
+                 10% {:.1} ({:.0}% decided faster), 20% {:.1}",
+                method.name(),
+                line[0].0,
+                line[1].0,
+                line[2].0,
+                100.0 * line[2].2,
+                line[3].0
+            );
+            out.push((method, alpha, line));
+        }
+    }
+    out
+}
+
 #[test]
 fn runs_to_a_decision_at_cv_5_percent() {
-    let mut table = Vec::new();
-    for (i, effect) in [0.02, 0.05, 0.10, 0.20].into_iter().enumerate() {
-        let (runs, decided, right) = mean_runs(30 + i as u64, effect, 400);
-        eprintln!(
-            "effect {:>2.0}%: mean {runs:.1} runs a side (fixed: 30), {:.0}% decided faster",
-            effect * 100.0,
-            100.0 * right
-        );
-        assert!(decided >= right);
-        table.push((effect, runs, right));
-    }
+    let table = runs_table(400, MAX_RUNS);
+    let get = |m: Method, alpha: f64| {
+        table
+            .iter()
+            .find(|(mm, a, _)| *mm == m && *a == alpha)
+            .map(|(_, _, l)| l.clone())
+            .unwrap_or_default()
+    };
+    let pocock = get(Method::Pocock, 0.05);
     // 10% and 20%: decided (rightly) well before the fixed 30 runs.
-    assert!(table[2].1 < 15.0 && table[2].2 > 0.95, "{:?}", table[2]);
-    assert!(table[3].1 < 8.0 && table[3].2 > 0.99, "{:?}", table[3]);
+    assert!(pocock[2].0 < 11.0 && pocock[2].2 > 0.95, "{:?}", pocock[2]);
+    assert!(pocock[3].0 < 7.0 && pocock[3].2 > 0.99, "{:?}", pocock[3]);
     // Larger effects stop sooner.
-    assert!(table[3].1 < table[2].1 && table[2].1 < table[1].1);
+    assert!(pocock[3].0 < pocock[2].0 && pocock[2].0 < pocock[1].0);
+    // The default (Pocock) needs no more runs than the mixture at 5% and 10%.
+    let mixture = get(Method::Mixture, 0.05);
+    assert!(pocock[1].0 <= mixture[1].0 && pocock[2].0 <= mixture[2].0);
 }
 
 /// Waudby-Smith et al. (2021) asymptotic confidence sequence (their Gaussian-mixture
@@ -238,29 +287,73 @@ fn asymptotic_cs(d: &[f64], alpha: f64) -> (f64, f64) {
 #[ignore = "long: 20,000 A/A rows and the asymptotic sequence for comparison"]
 fn long_run() {
     let n = 20_000;
-    for (seed, noise) in [(40, Noise::Normal), (41, Noise::LogNormal)] {
-        let rate = aa_rate(seed, noise, n);
-        eprintln!("long A/A: {:.2}% wrongly decided", 100.0 * rate);
-        assert!(rate <= 0.05 + 2.0 * se(0.05, n));
+    for method in METHODS {
+        let b = boundary(method, 0.05, MAX_RUNS);
+        for (seed, noise) in [(40, Noise::Normal), (41, Noise::LogNormal)] {
+            let rate = aa_rate(seed, noise, n, &b);
+            eprintln!(
+                "long A/A, {}: {:.2}% wrongly decided",
+                method.name(),
+                100.0 * rate
+            );
+            assert!(rate <= 0.05 + 2.0 * se(0.05, n));
+        }
+        for (seed, noise) in [(42, Noise::Normal), (44, Noise::LogNormal)] {
+            let (fwer, power) = suite_fwer(seed, noise, 2000, method);
+            eprintln!(
+                "long 20-row suites, {}: FWER {:.2}%, power {:.1}%",
+                method.name(),
+                100.0 * fwer,
+                100.0 * power
+            );
+            assert!(fwer <= 0.05 + 2.0 * se(0.05, 2000));
+        }
     }
-    let (fwer, power) = suite_fwer(42, Noise::Normal, 2000);
-    eprintln!(
-        "long 20-row suites: FWER {:.2}%, power {:.1}%",
-        100.0 * fwer,
-        100.0 * power
-    );
-    assert!(fwer <= 0.05 + 2.0 * se(0.05, 2000));
+    // Coverage of the interval itself (threshold 0): the share of A/A rows whose interval
+    // ever excludes 0 within MAX_RUNS looks.
+    for method in METHODS {
+        let b = boundary(method, 0.05, MAX_RUNS);
+        let mut rng = ChaCha8Rng::seed_from_u64(45);
+        let rows = 20_000;
+        let mut miss = 0;
+        for _ in 0..rows {
+            let (mut old, mut new) = (Vec::new(), Vec::new());
+            for round in 1..=MAX_RUNS {
+                old.push(draw(&mut rng, Noise::LogNormal, 100.0, 0.05));
+                new.push(draw(&mut rng, Noise::LogNormal, 100.0, 0.05));
+                if round >= MIN_RUNS
+                    && let Some((cs, _)) = b.check(&old, &new, 0.0)
+                    && (cs.lo > 0.0 || cs.hi < 0.0)
+                {
+                    miss += 1;
+                    break;
+                }
+            }
+        }
+        eprintln!(
+            "long coverage, {}: the interval missed 0 in {:.2}% of A/A rows",
+            method.name(),
+            100.0 * miss as f64 / rows as f64
+        );
+    }
+    // The default --max-runs 60.
+    runs_table(2000, 60);
     // The asymptotic sequence, same rule otherwise.
     let mut rng = ChaCha8Rng::seed_from_u64(43);
     let (mut fp, mut runs10) = (0usize, 0usize);
     let rows = 4000;
     for i in 0..rows {
         let cv = CVS[i % CVS.len()];
-        let effect = if i % 2 == 0 { 0.0 } else { 0.10 };
+        // Rows 4k..4k+3 cover the CVs; every other block carries the 10% change.
+        let effect = if (i / CVS.len()).is_multiple_of(2) {
+            0.0
+        } else {
+            0.10
+        };
         let mut d = Vec::new();
-        let mut stopped = MAX_RUNS;
+        let mut stopped = 60;
         let mut dec = None;
-        for round in 1..=MAX_RUNS {
+        for round in 1..=60 {
             let o = draw(&mut rng, Noise::Normal, 100.0, cv);
             let w = draw(&mut rng, Noise::Normal, 100.0 * (1.0 + effect), cv);
             d.push((w / o).ln());

@@ -22,7 +22,7 @@
 use super::{EXIT_FAILED, EXIT_USAGE, Io, parse_percent};
 use crate::format::results::{JobRecord, JobStatus, Record, ResultsWriter};
 use crate::render;
-use crate::run::adaptive::Rule;
+use crate::run::adaptive::{DecideRule, Rule, Stop};
 use crate::run::affinity::{CpuList, cpuset_from_set_values};
 use crate::run::machine;
 use crate::run::plan::discover;
@@ -74,9 +74,63 @@ pub(crate) struct AdaptiveArgs {
     #[arg(long, value_name = "N", default_value_t = 60,
           value_parser = clap::value_parser!(u32).range(2..))]
     pub(crate) max_runs: u32,
+    /// With --runs auto: what stops a configuration. `decided` (the default): as soon as its
+    /// anytime-valid interval lies wholly beyond ±--threshold (faster/slower) or wholly inside
+    /// it (no change), with the 5% family-wise error split over the rows; `precision`: once
+    /// its 95% interval is within --target-accuracy (the default when --target-accuracy is
+    /// given).
+    #[arg(long, value_enum, value_name = "RULE")]
+    pub(crate) stop: Option<Stop>,
 }
 
 impl AdaptiveArgs {
+    /// The rules of `--runs auto`: the run limits, and the decided rule's settings under
+    /// `--stop decided` (`threshold_pct`: the report's `--threshold`). `None` for a fixed
+    /// count.
+    ///
+    /// # Errors
+    /// A usage message: `--stop` with a fixed count, `--stop decided` with
+    /// `--target-accuracy`, or what [`AdaptiveArgs::rule`] refuses.
+    pub(crate) fn rules(
+        &self,
+        runs: RunsArg,
+        threshold_pct: f64,
+    ) -> Result<Option<(Rule, Option<DecideRule>)>, String> {
+        let stop = match (runs, self.stop, self.target_accuracy) {
+            (RunsArg::Fixed(_), Some(_), _) => {
+                return Err("--stop needs --runs auto (it decides when to stop)".to_owned());
+            }
+            (RunsArg::Fixed(_), None, _) => return self.rule(runs).map(|r| r.map(|r| (r, None))),
+            (RunsArg::Auto, Some(s), _) => s,
+            (RunsArg::Auto, None, Some(_)) => Stop::Precision,
+            (RunsArg::Auto, None, None) => Stop::Decided,
+        };
+        match stop {
+            Stop::Precision => self.rule(runs).map(|r| r.map(|r| (r, None))),
+            Stop::Decided if self.target_accuracy.is_some() => Err(
+                "--target-accuracy belongs to --stop precision; --stop decided stops on                  --threshold"
+                    .to_owned(),
+            ),
+            Stop::Decided if self.min_runs > self.max_runs => Err(format!(
+                "--min-runs {} is above --max-runs {}",
+                self.min_runs, self.max_runs
+            )),
+            Stop::Decided => Ok(Some((
+                Rule {
+                    target_pct: 0.0,
+                    min_runs: self.min_runs,
+                    max_runs: self.max_runs,
+                },
+                Some(DecideRule {
+                    stop: Stop::Decided,
+                    threshold_pct,
+                    alpha: crate::run::sequential::ALPHA,
+                    method: crate::stats::sequential::Method::default(),
+                }),
+            ))),
+        }
+    }
+
     /// The stopping rule for `--runs auto` (`None` for a fixed count).
     ///
     /// # Errors

@@ -141,6 +141,12 @@ pub(crate) struct Common {
     pub(crate) no_progress: bool,
     /// Node-only options that were given (an error in command mode).
     pub(crate) node_only: Vec<&'static str>,
+    /// `--runs auto`: the run limits and, under `--stop decided`, its settings (`runs` is
+    /// then `--max-runs`).
+    pub(crate) auto: Option<(
+        crate::run::adaptive::Rule,
+        Option<crate::run::adaptive::DecideRule>,
+    )>,
 }
 
 /// Builds the plan of a command-benchmark run. `sides` is 2 for `compare`, 1 for `run` and
@@ -408,6 +414,8 @@ pub(crate) struct Finished {
     pub(crate) results_path: Option<PathBuf>,
     /// Samples of jobs that did not end `ok`: left out of the report, noted per row.
     pub(crate) unused: UnusedSamples,
+    /// `--runs auto`: what the run did, for the closing summary.
+    pub(crate) outcome: Option<crate::run::adaptive::Outcome>,
 }
 
 struct Obs<'a> {
@@ -510,19 +518,25 @@ pub(crate) fn execute(
     out: Outputs<'_>,
     stderr: &mut dyn Write,
 ) -> anyhow::Result<Result<Finished, String>> {
-    execute_sharded(plan, fail_fast, out, None, stderr)
+    execute_with(plan, None, None, fail_fast, out, stderr)
 }
 
-/// [`execute`] of one shard of the plan (`--shard K/N`, issue 19): its record follows the plan
-/// record, and only its jobs run.
+/// [`execute`] under `--runs auto` when `auto` is given (the plan's `runs` is then
+/// `--max-runs`: [`crate::run::sequential::CommandAuto`] picks each round's jobs), and of one
+/// shard of the plan when `shard` is given (`--shard K/N`, issue 19: its record follows the
+/// plan record, and only its jobs run).
 ///
 /// # Errors
 /// As [`execute`].
-pub(crate) fn execute_sharded(
+pub(crate) fn execute_with(
     plan: &CommandPlan,
+    auto: Option<&(
+        crate::run::adaptive::Rule,
+        Option<crate::run::adaptive::DecideRule>,
+    )>,
+    shard: Option<&super::shard_cmd::ShardRun>,
     fail_fast: bool,
     out: Outputs<'_>,
-    shard: Option<&super::shard_cmd::ShardRun>,
     stderr: &mut dyn Write,
 ) -> anyhow::Result<Result<Finished, String>> {
     let instances = plan.instances();
@@ -547,7 +561,11 @@ pub(crate) fn execute_sharded(
     let machine = crate::run::machine::check(cpus.as_ref());
     if let Some(w) = &mut results {
         let written = w
-            .write(&Record::CommandRun(plan.header(now_unix_s(), full.len())))
+            .write(&Record::CommandRun(command_run::CommandRunHeader {
+                adaptive: auto.map(|a| a.0),
+                decided: auto.and_then(|a| a.1),
+                ..plan.header(now_unix_s(), full.len())
+            }))
             .and_then(|()| match shard {
                 Some(s) => w.write(&Record::Shard(s.record.clone())),
                 None => Ok(()),
@@ -608,9 +626,35 @@ pub(crate) fn execute_sharded(
         stderr_lines: Vec::new(),
         unused: UnusedSamples::default(),
     };
+    let mut outcome = None;
     let summary = {
         let _guard = SignalGuard::install();
-        command_run::execute(plan, &instances, &jobs, fail_fast, &INTERRUPTED, &mut obs)
+        match auto {
+            None => {
+                command_run::execute(plan, &instances, &jobs, fail_fast, &INTERRUPTED, &mut obs)
+            }
+            Some((rule, decided)) => {
+                use crate::run::sequential::{CommandAuto, Decider, StopRule};
+                let stop_rule = match decided {
+                    Some(d) => {
+                        StopRule::Decided(*rule, Decider::new(*d, rule.min_runs, rule.max_runs))
+                    }
+                    None => StopRule::Precision(*rule),
+                };
+                let mut policy =
+                    CommandAuto::new(stop_rule, jobs.clone(), instances.len(), plan.warmup);
+                let s = command_run::execute_policy(
+                    plan,
+                    &instances,
+                    &mut policy,
+                    fail_fast,
+                    &INTERRUPTED,
+                    &mut obs,
+                );
+                outcome = Some(policy.outcome(s.jobs_run));
+                s
+            }
+        }
     };
     if let Some(b) = &obs.bar {
         b.finish_and_clear();
@@ -623,6 +667,7 @@ pub(crate) fn execute_sharded(
         results_path: obs.results.as_ref().map(|w| w.path().to_path_buf()),
         unused: std::mem::take(&mut obs.unused),
         summary,
+        outcome,
     }))
 }
 
@@ -714,6 +759,19 @@ pub(crate) fn compare_sharded(
         }
         None => None,
     };
+    if let Some((rule, Some(d))) = &common.auto {
+        writeln!(
+            io.stderr,
+            "benchdiff: --runs auto --stop decided: a configuration stops once its anytime-valid \
+             interval ({} boundary, family-wise α {} split over the rows) lies beyond or within \
+             ±{}% (at least {} runs, at most {})",
+            d.method.name(),
+            d.alpha,
+            d.threshold_pct,
+            rule.min_runs,
+            rule.max_runs
+        )?;
+    }
     let csv_to_stdout = match &common.csv {
         Some(p) => p.as_os_str() == "-",
         None => !io.stdout_is_terminal,
@@ -740,8 +798,10 @@ pub(crate) fn compare_sharded(
     } else {
         None
     };
-    let finished = execute_sharded(
+    let finished = execute_with(
         &prepared.plan,
+        common.auto.as_ref(),
+        shard.as_ref(),
         common.fail_fast,
         Outputs {
             csv: csv_sink,
@@ -749,7 +809,6 @@ pub(crate) fn compare_sharded(
             echo: None,
             progress,
         },
-        shard.as_ref(),
         stderr,
     )?;
     let f = match finished {
@@ -775,7 +834,13 @@ pub(crate) fn compare_sharded(
         } else {
             let gate = super::emit_analysis_with(&f.set, analysis, None, None, &failures, io)?;
             code = code.max(gate);
+            if let Some(o) = &f.outcome {
+                super::sequential_note(o, analysis, io)?;
+            }
         }
+    }
+    if let Some(o) = &f.outcome {
+        write!(io.stderr, "{}", o.summary_text())?;
     }
     Ok(code)
 }

@@ -51,7 +51,8 @@ pub(crate) struct CompareArgs {
     #[arg(long, value_name = "BIN", required_unless_present_any = ["resume", "suite", "old_rev"])]
     new: Option<PathBuf>,
     /// Samples per binary: each file runs this many times under each binary; `auto` stops
-    /// each configuration once --target-accuracy is reached (between --min-runs and --max-runs).
+    /// each configuration once it is decided (--stop decided, the default) or precise enough
+    /// (--stop precision / --target-accuracy), between --min-runs and --max-runs.
     #[arg(long, value_name = "N|auto", default_value = "30",
           value_parser = super::calibrate_cmd::parse_runs)]
     runs: super::calibrate_cmd::RunsArg,
@@ -401,6 +402,14 @@ pub(crate) fn compare(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32>
         writeln!(io.stderr, "benchdiff: {e}")?;
         return Ok(EXIT_USAGE);
     }
+    if args.shard.shard.is_some() && args.runs == super::calibrate_cmd::RunsArg::Auto {
+        writeln!(
+            io.stderr,
+            "benchdiff: --shard with --runs auto is not supported: a shard's rows would stop on \
+             that machine's samples alone; give a fixed --runs N"
+        )?;
+        return Ok(EXIT_USAGE);
+    }
     let mut history = match args.history.open() {
         Ok(h) => h,
         Err(e) => {
@@ -449,6 +458,8 @@ struct Prepared {
     unused: UnusedSamples,
     /// `--runs auto`'s rule (a resumed run: the one recorded in its results file).
     adaptive: Option<runner::adaptive::Rule>,
+    /// `--stop decided`'s settings (a resumed run: recorded in its results file).
+    decided: Option<runner::adaptive::DecideRule>,
     /// A resumed run's recorded `--csv` file (appended to when no --csv is given).
     recorded_csv: Option<PathBuf>,
     /// `--shard K/N`: the shard's record and the jobs it keeps.
@@ -456,7 +467,11 @@ struct Prepared {
 }
 
 fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
-    let adaptive = args.adaptive.rule(args.runs).map_err(RunnerError::Io)?;
+    let rules = args
+        .adaptive
+        .rules(args.runs, args.analysis.threshold)
+        .map_err(RunnerError::Io)?;
+    let (adaptive, decided) = (rules.map(|r| r.0), rules.and_then(|r| r.1));
     for s in &args.set {
         if s.split_once('=').is_none_or(|(k, _)| k.is_empty()) {
             return Err(RunnerError::Io(format!(
@@ -487,6 +502,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
         let results = ResultsWriter::append(path)?;
         let recorded_csv = header.csv.clone();
         let shard = super::shard_cmd::resumed(path).map_err(RunnerError::Io)?;
+        let decided = header.decided;
         return Ok(Prepared {
             plan,
             timeout,
@@ -496,6 +512,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
             resumed: true,
             unused: loaded.unused,
             adaptive: loaded.adaptive,
+            decided,
             recorded_csv,
             shard,
         });
@@ -566,6 +583,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
     let mut results = ResultsWriter::create(&path)?;
     let header = RunHeader {
         adaptive,
+        decided,
         csv: args
             .csv
             .as_deref()
@@ -590,6 +608,7 @@ fn prepare(args: &CompareArgs) -> Result<Prepared, RunnerError> {
         resumed: false,
         unused: UnusedSamples::default(),
         adaptive,
+        decided,
         recorded_csv: None,
         shard,
     })
@@ -605,6 +624,7 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         resumed,
         unused,
         adaptive: rule,
+        decided,
         recorded_csv,
         shard,
     } = prep;
@@ -658,7 +678,19 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         "benchdiff: results file: {}",
         results.path().display()
     )?;
-    if let Some(rule) = rule {
+    if let (Some(rule), Some(d)) = (rule, decided) {
+        writeln!(
+            io.stderr,
+            "benchdiff: --runs auto --stop decided: a configuration stops once its anytime-valid \
+             interval ({} boundary, family-wise α {} split over the rows) lies beyond or within \
+             ±{}% (at least {} runs, at most {}; the job count below is the most)",
+            d.method.name(),
+            d.alpha,
+            d.threshold_pct,
+            rule.min_runs,
+            rule.max_runs
+        )?;
+    } else if let Some(rule) = rule {
         writeln!(
             io.stderr,
             "benchdiff: --runs auto: a configuration stops once its 95% interval is within ±{}% \
@@ -783,6 +815,7 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
                 let (s, o) = runner::adaptive::execute_adaptive(
                     &plan,
                     rule,
+                    decided,
                     &done,
                     opts,
                     &INTERRUPTED,
@@ -857,10 +890,16 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         if set.is_empty() && failures.is_empty() {
             writeln!(io.stderr, "benchdiff: no samples, no report")?;
         } else {
-            let info = run_info(&plan);
+            let mut info = run_info(&plan);
+            if let Some(a) = &adaptive {
+                info.sequential = a.settled_rows.clone();
+            }
             let gate =
                 super::emit_analysis_with(&set, &args.analysis, Some(&info), None, &failures, io)?;
             code = code.max(gate);
+            if let Some(a) = &adaptive {
+                super::sequential_note(a, &args.analysis, io)?;
+            }
         }
     }
     if let Some(a) = &adaptive {
@@ -889,6 +928,7 @@ fn run_info(plan: &Plan) -> crate::render::RunInfo {
         files: plan.files.len(),
         set: plan.set.clone(),
         cpus: plan.cpus.as_ref().map(|c| c.text.clone()),
+        sequential: Vec::new(),
     }
 }
 
@@ -912,20 +952,19 @@ fn compare_commands(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     if !args.categories.is_empty() {
         node_only.push("CATEGORY");
     }
-    if args.runs != RunsArg::Auto
-        && let Err(e) = args.adaptive.rule(args.runs)
-    {
-        writeln!(io.stderr, "benchdiff: {e}")?;
-        return Ok(EXIT_USAGE);
-    }
+    let auto = match args.adaptive.rules(args.runs, args.analysis.threshold) {
+        Ok(a) => a,
+        Err(e) => {
+            writeln!(io.stderr, "benchdiff: {e}")?;
+            return Ok(EXIT_USAGE);
+        }
+    };
     let runs = match args.runs {
         // The default (30) gives way to a suite's `runs`.
         RunsArg::Fixed(n) if n != super::command_bench::DEFAULT_RUNS => Some(n),
         RunsArg::Fixed(_) => None,
-        RunsArg::Auto => {
-            node_only.push("--runs auto");
-            None
-        }
+        // The schedule's rounds: --max-runs.
+        RunsArg::Auto => Some(args.adaptive.max_runs),
     };
     let common = super::command_bench::Common {
         old: args.old.as_ref().map(|p| p.to_string_lossy().into_owned()),
@@ -943,6 +982,7 @@ fn compare_commands(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         cpus: args.cpus.clone(),
         no_progress: args.no_progress,
         node_only,
+        auto,
     };
     let shard = match args.shard.resolve() {
         Ok(s) => s,

@@ -705,6 +705,28 @@ fn find_present_metric(set: &SampleSet, name: &str) -> Option<crate::sample::Met
         .find(|id| set.samples().iter().any(|s| s.metric == *id))
 }
 
+/// After the table of a `--runs auto --stop decided` run: the settled rows with their
+/// anytime-valid intervals ([`render::table::sequential_section`]), on stdout after the
+/// table (with `--format table` and no `-o`).
+pub(crate) fn sequential_note(
+    outcome: &crate::run::adaptive::Outcome,
+    args: &AnalysisArgs,
+    io: &mut Io<'_>,
+) -> std::io::Result<()> {
+    if outcome.decided.is_none() || args.format != Format::Table || args.output.is_some() {
+        return Ok(());
+    }
+    let settled: Vec<(String, u32, format::results::plan::Status)> = outcome
+        .configs
+        .iter()
+        .filter_map(|c| {
+            c.settled
+                .map(|(_, st)| (c.name.clone(), c.runs[0].min(c.runs[1]) as u32, st))
+        })
+        .collect();
+    write!(io.stdout, "{}", render::table::sequential_section(&settled))
+}
+
 /// The failures recorded in the results file at `path` (none when there is no file or it
 /// cannot be read: the run itself has reported that), for the live report of a run.
 pub(crate) fn failures_of(path: Option<&std::path::Path>) -> crate::compare::failures::Failures {

@@ -249,7 +249,7 @@ fn change_kind(c: f64) -> &'static str {
 }
 
 fn run_info(r: &RunInfo) -> Value {
-    json!({
+    let mut v = json!({
         "old": r.old,
         "new": r.new,
         "old_path": r.old_path,
@@ -260,7 +260,35 @@ fn run_info(r: &RunInfo) -> Value {
         "files": r.files,
         "set": r.set,
         "cpus": r.cpus,
-    })
+    });
+    let settled: Vec<Value> = r
+        .sequential
+        .iter()
+        .filter_map(|s| match s.status {
+            crate::format::results::plan::Status::Decided {
+                decision,
+                lo_pct,
+                hi_pct,
+                row_alpha,
+                rows,
+            } => Some(json!({
+                "file": s.file,
+                "configuration": s.configuration,
+                "runs": s.runs,
+                "decision": decision,
+                "interval_pct": [num(lo_pct), num(hi_pct)],
+                "row_alpha": num(row_alpha),
+                "rows": rows,
+            })),
+            _ => None,
+        })
+        .collect();
+    if !settled.is_empty()
+        && let Value::Object(m) = &mut v
+    {
+        m.insert("sequential".into(), Value::Array(settled));
+    }
+    v
 }
 
 /// Renders the report as pretty-printed JSON (one document, ending in a newline); the text

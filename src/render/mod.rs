@@ -66,7 +66,7 @@ pub fn escape_control_lines(s: &str) -> Cow<'_, str> {
 
 /// Facts about how the samples were measured. Only `benchdiff compare` knows them (it ran the
 /// binaries itself); a report on CSV files has none (`None` wherever a `RunInfo` is optional).
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct RunInfo {
     /// `--old` as the user gave it (a path or a name looked up in PATH).
     pub old: String,
@@ -88,6 +88,10 @@ pub struct RunInfo {
     pub set: Vec<String>,
     /// CPUs the children were pinned to (taskset list such as `0-2`), if any.
     pub cpus: Option<String>,
+    /// `--runs auto --stop decided`: the configurations its sequential rule settled, with
+    /// their anytime-valid intervals (JSON: `run.sequential`; the table prints them after
+    /// itself). Empty otherwise.
+    pub sequential: Vec<crate::format::results::plan::Settled>,
 }
 
 impl RunInfo {
@@ -110,6 +114,7 @@ impl RunInfo {
                 files: h.files.len(),
                 set: h.set.clone(),
                 cpus: h.cpus.clone(),
+                sequential: Vec::new(),
             },
             Header::Command(h) => {
                 let target = |side: crate::sample::Side| {
@@ -132,6 +137,7 @@ impl RunInfo {
                     files: h.benchmarks.len(),
                     set: Vec::new(),
                     cpus: h.cpus.clone(),
+                    sequential: Vec::new(),
                 }
             }
         }

@@ -861,3 +861,51 @@ fn wrap(s: &str, width: usize, kind: Kind) -> String {
     lines.push(cur);
     lines.join("\n")
 }
+
+/// The section printed after the table of a `--runs auto --stop decided` run: every
+/// configuration its sequential rule settled, marked `†`, with the anytime-valid interval it
+/// settled on (percent change of new against old, the run's family-wise α split over
+/// `rows` rows) and its decision. The table above shows the fixed-sample statistics of all
+/// samples; for a settled row the interval to quote is this one, as it is valid however
+/// the run stopped. Empty when nothing was decided.
+pub fn sequential_section(
+    settled: &[(String, u32, crate::format::results::plan::Status)],
+) -> String {
+    use crate::format::results::plan::Status;
+    use crate::stats::sequential::Decision;
+    let mut lines = Vec::new();
+    let mut rows = 0;
+    let mut alpha = 0.0;
+    for (name, round, st) in settled {
+        if let Status::Decided {
+            decision,
+            lo_pct,
+            hi_pct,
+            row_alpha,
+            rows: m,
+        } = st
+        {
+            rows = *m;
+            alpha = *row_alpha;
+            lines.push(format!(
+                "  † {name}: {} after {round} runs a side, anytime-valid interval [{lo_pct:+.2}%, \
+                 {hi_pct:+.2}%]",
+                match decision {
+                    Decision::Faster => "faster",
+                    Decision::Slower => "slower",
+                    Decision::NoChange => "no change",
+                }
+            ));
+        }
+    }
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n† settled by --stop decided: the run stopped these rows when their anytime-valid \
+         interval (level {:.2}% per row = 5% family-wise over {rows} rows, Bonferroni) was \
+         decided; quote this interval, not the fixed-sample one above:\n{}\n",
+        100.0 * (1.0 - alpha),
+        lines.join("\n")
+    )
+}

@@ -1,6 +1,10 @@
 //! Adaptive run counts (`benchdiff compare --runs auto --target-accuracy PCT`): stop measuring a
 //! configuration once its result is precise enough.
 //!
+//! This is `--stop precision`. The default of `--runs auto`, `--stop decided`, runs through
+//! the same [`Adaptive`] policy (restriction, replay on `--resume`, summary) with the rule of
+//! [`crate::run::sequential`] in place of [`Rule::status`].
+//!
 //! # The stopping rule
 //! After every round (every active file measured once under each binary), each configuration
 //! with at least `--min-runs` samples on both sides is checked: when the half-width of the 95%
@@ -59,7 +63,9 @@ use crate::stats::welch::{self, WelchError};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 
-pub use crate::format::results::plan::{RoundFile, RoundRecord, Rule, Settled, Status};
+pub use crate::format::results::plan::{
+    DecideRule, RoundFile, RoundRecord, Rule, Settled, Status, Stop,
+};
 
 /// Risk of the interval the rule looks at: 0.05, i.e. the 95% interval.
 pub const RISK: f64 = 0.05;
@@ -233,6 +239,8 @@ pub struct Tracker {
     rule: Rule,
     files: Vec<FileState>,
     rounds_done: u32,
+    /// `--stop decided`: the rule that settles configurations instead of [`Rule::status`].
+    decider: Option<crate::run::sequential::Decider>,
 }
 
 impl Tracker {
@@ -242,6 +250,19 @@ impl Tracker {
             rule,
             files: vec![FileState::default(); files],
             rounds_done: 0,
+            decider: None,
+        }
+    }
+
+    /// The tracker of `--stop decided` (see [`crate::run::sequential`]).
+    pub fn decided(rule: Rule, decided: DecideRule, files: usize) -> Tracker {
+        Tracker {
+            decider: Some(crate::run::sequential::Decider::new(
+                decided,
+                rule.min_runs,
+                rule.max_runs,
+            )),
+            ..Tracker::new(rule, files)
         }
     }
 
@@ -270,13 +291,25 @@ impl Tracker {
     /// Applies the rule after a round; returns the configurations that settled now.
     pub fn settle(&mut self, files: &[String]) -> Vec<Settled> {
         self.rounds_done += 1;
+        // The decided rule splits its level over the configurations known when it first
+        // looks (after --min-runs rounds): see `run::sequential`.
+        if let Some(d) = &mut self.decider
+            && !d.rows_fixed()
+            && self.rounds_done >= self.rule.min_runs
+        {
+            d.fix_rows(self.files.iter().map(|f| f.confs.len()).sum());
+        }
+        let decider = self.decider.as_ref();
         let mut out = Vec::new();
         for (fi, f) in self.files.iter_mut().enumerate() {
             if f.confs.is_empty() && f.rounds >= self.rule.min_runs.max(1) {
                 f.stopped_empty = true;
             }
             for c in f.confs.iter_mut().filter(|c| c.settled.is_none()) {
-                let st = self.rule.status(&c.samples[0], &c.samples[1]);
+                let st = match decider {
+                    Some(d) => d.status(&c.samples[0], &c.samples[1]),
+                    None => self.rule.status(&c.samples[0], &c.samples[1]),
+                };
                 if st != Status::Open {
                     c.settled = Some((self.rounds_done, st));
                     out.push(Settled {
@@ -332,6 +365,8 @@ pub struct ConfigRuns {
 pub struct Outcome {
     /// The rule.
     pub rule: Rule,
+    /// `--stop decided`: its settings (`None`: the precision rule).
+    pub decided: Option<DecideRule>,
     /// Rounds started.
     pub rounds: u32,
     /// Jobs run (after `--resume`: including the finished jobs replayed from the results file).
@@ -345,26 +380,31 @@ pub struct Outcome {
     pub fixed_wall_estimate_s: f64,
     /// Every configuration, in the order first seen.
     pub configs: Vec<ConfigRuns>,
+    /// The configurations that settled, by file and configuration (the report's run facts).
+    pub settled_rows: Vec<Settled>,
 }
 
 impl Outcome {
     /// The closing lines printed on stderr after the report: per configuration the runs it got
     /// and when it settled, then the totals saved against `--max-runs`.
     pub fn summary_text(&self) -> String {
-        let mut s = format!(
-            "benchdiff: adaptive runs (target ±{}% at 95%, min {} / max {} runs):\n",
-            self.rule.target_pct, self.rule.min_runs, self.rule.max_runs
-        );
+        let mut s = match &self.decided {
+            Some(d) => format!(
+                "benchdiff: adaptive runs (--stop decided: {} boundary, threshold ±{}%, family-wise \
+                 α {}, Bonferroni over the rows; min {} / max {} runs):\n",
+                d.method.name(),
+                d.threshold_pct,
+                d.alpha,
+                self.rule.min_runs,
+                self.rule.max_runs
+            ),
+            None => format!(
+                "benchdiff: adaptive runs (target ±{}% at 95%, min {} / max {} runs):\n",
+                self.rule.target_pct, self.rule.min_runs, self.rule.max_runs
+            ),
+        };
         for c in &self.configs {
-            let how = match c.settled {
-                Some((r, Status::Precise { half_width_pct })) => {
-                    format!("settled after round {r} at ±{half_width_pct:.2}%")
-                }
-                Some((r, Status::OneSided)) => {
-                    format!("one binary only; stopped after round {r}")
-                }
-                Some((_, Status::Open)) | None => "ran to --max-runs".to_owned(),
-            };
+            let how = crate::run::sequential::describe(c.settled);
             s.push_str(&format!(
                 "  {}: {}/{} runs, {how}\n",
                 c.name, c.runs[0], c.runs[1]
@@ -425,9 +465,23 @@ pub struct Adaptive<'a> {
     rounds: u32,
     replayed: usize,
     wall_s: f64,
+    decided: Option<DecideRule>,
 }
 
 impl<'a> Adaptive<'a> {
+    /// The policy of `--stop decided` for `plan` (see [`crate::run::sequential`]).
+    pub fn decided(
+        plan: &'a Plan,
+        rule: Rule,
+        decided: DecideRule,
+        done: &'a [JobRecord],
+    ) -> Adaptive<'a> {
+        let mut a = Adaptive::new(plan, rule, done);
+        a.tracker = Tracker::decided(rule, decided, plan.files.len());
+        a.decided = Some(decided);
+        a
+    }
+
     /// The policy for `plan` under `rule`; `done` are a resumed run's `ok` records.
     pub fn new(plan: &'a Plan, rule: Rule, done: &'a [JobRecord]) -> Adaptive<'a> {
         let done = done
@@ -449,6 +503,7 @@ impl<'a> Adaptive<'a> {
             rounds: 0,
             replayed: 0,
             wall_s: 0.0,
+            decided: None,
         }
     }
 
@@ -469,6 +524,23 @@ impl<'a> Adaptive<'a> {
             })
             .sum::<f64>()
             .max(self.wall_s);
+        let settled_rows = self
+            .tracker
+            .files
+            .iter()
+            .enumerate()
+            .flat_map(|(fi, f)| {
+                let file = self.plan.files.get(fi).cloned().unwrap_or_default();
+                f.confs.iter().filter_map(move |c| {
+                    c.settled.map(|(_, status)| Settled {
+                        file: file.clone(),
+                        configuration: c.text.clone(),
+                        runs: [c.samples[0].len(), c.samples[1].len()],
+                        status,
+                    })
+                })
+            })
+            .collect();
         let configs = self
             .tracker
             .files
@@ -485,12 +557,14 @@ impl<'a> Adaptive<'a> {
             .collect();
         Outcome {
             rule: self.rule,
+            decided: self.decided,
             rounds: self.rounds,
             jobs_run: jobs_run + self.replayed,
             jobs_max: self.full.len(),
             wall_s: self.wall_s,
             fixed_wall_estimate_s,
             configs,
+            settled_rows,
         }
     }
 }
@@ -539,6 +613,7 @@ impl Policy<JobRecord> for Adaptive<'_> {
             target_accuracy_pct: self.rule.target_pct,
             min_runs: self.rule.min_runs,
             max_runs: self.rule.max_runs,
+            decided: self.decided,
             settled: std::mem::take(&mut self.settled_prev),
             files: self
                 .plans
@@ -589,7 +664,8 @@ impl Policy<JobRecord> for Adaptive<'_> {
     }
 }
 
-/// Runs `plan` adaptively under `rule` through the one driver with the [`Adaptive`] policy.
+/// Runs `plan` adaptively under `rule` (with `decided`: `--stop decided`) through the one
+/// driver with the [`Adaptive`] policy.
 /// Jobs in `done` (a resumed run's `ok` records) are not run: their samples are replayed into
 /// the rule at their place in the schedule (the caller has already passed them to `obs`).
 /// Writes an `adaptive` record (see [`RoundRecord`]) through [`Observer::record`] before every
@@ -598,12 +674,16 @@ impl Policy<JobRecord> for Adaptive<'_> {
 pub fn execute_adaptive(
     plan: &Plan,
     rule: Rule,
+    decided: Option<DecideRule>,
     done: &[JobRecord],
     opts: RunOptions,
     stop: &AtomicBool,
     obs: &mut dyn Observer,
 ) -> (Summary, Outcome) {
-    let mut policy = Adaptive::new(plan, rule, done);
+    let mut policy = match decided {
+        Some(d) => Adaptive::decided(plan, rule, d, done),
+        None => Adaptive::new(plan, rule, done),
+    };
     let mut runner = NodeRunner::new(plan, opts, obs);
     let summary = drive(&mut policy, &mut runner, opts.fail_fast, stop);
     let outcome = policy.outcome(summary.jobs_run);

@@ -145,6 +145,29 @@ pub fn helper_failure(what: &str, o: &Outcome, timeout: Option<Duration>) -> Str
     s
 }
 
+/// A policy's rounds without the jobs a plan cannot run (an instance or target it lacks).
+struct Checked<'a> {
+    inner: &'a mut dyn driver::Policy<CommandJobRecord>,
+    instances: usize,
+    targets: usize,
+}
+
+impl driver::Policy<CommandJobRecord> for Checked<'_> {
+    fn next_round(&mut self) -> Option<driver::Round> {
+        let mut round = self.inner.next_round()?;
+        round.jobs.retain(|p| {
+            p.job.file < self.instances && usize::from(p.job.side == Side::New) < self.targets
+        });
+        Some(round)
+    }
+    fn job_ended(&mut self, planned: &Planned, record: &CommandJobRecord) {
+        self.inner.job_ended(planned, record);
+    }
+    fn round_ended(&mut self) {
+        self.inner.round_ended();
+    }
+}
+
 /// The command [`driver::JobRunner`]: one job is `--prepare` (if any), then the target's argv
 /// for one instance through [`crate::run::child::command`], reported to a [`Observer`].
 struct CommandRunner<'a> {
@@ -303,6 +326,35 @@ pub fn execute(
     stop: &AtomicBool,
     obs: &mut dyn Observer,
 ) -> CommandSummary {
+    let jobs: Vec<Job> = jobs
+        .iter()
+        .filter(|j| {
+            instances.get(j.file).is_some()
+                && plan.targets.get(usize::from(j.side == Side::New)).is_some()
+        })
+        .copied()
+        .collect();
+    execute_policy(
+        plan,
+        instances,
+        &mut Fixed::new(&jobs),
+        fail_fast,
+        stop,
+        obs,
+    )
+}
+
+/// Runs the jobs `policy` plans (`--runs auto`: [`crate::run::sequential::CommandAuto`]),
+/// as [`execute`] does: setup before, cleanup after, every job reported to `obs`. Jobs whose
+/// instance or target the plan does not have are skipped.
+pub fn execute_policy(
+    plan: &CommandPlan,
+    instances: &[Instance],
+    policy: &mut dyn driver::Policy<CommandJobRecord>,
+    fail_fast: bool,
+    stop: &AtomicBool,
+    obs: &mut dyn Observer,
+) -> CommandSummary {
     let mut summary = CommandSummary::default();
     let cpu_set = plan
         .cpus
@@ -328,21 +380,18 @@ pub fn execute(
             }
         }
     }
-    let jobs: Vec<Job> = jobs
-        .iter()
-        .filter(|j| {
-            instances.get(j.file).is_some()
-                && plan.targets.get(usize::from(j.side == Side::New)).is_some()
-        })
-        .copied()
-        .collect();
     let mut runner = CommandRunner {
         plan,
         instances,
         cpu_set,
         obs,
     };
-    let run = driver::drive(&mut Fixed::new(&jobs), &mut runner, fail_fast, stop);
+    let mut checked = Checked {
+        inner: policy,
+        instances: instances.len(),
+        targets: plan.targets.len(),
+    };
+    let run = driver::drive(&mut checked, &mut runner, fail_fast, stop);
     let obs = runner.obs;
     summary.jobs_run = run.jobs_run;
     summary.interrupted = run.interrupted;

@@ -38,6 +38,7 @@ pub mod machine;
 pub mod outputs;
 pub mod plan;
 pub mod schedule;
+pub mod sequential;
 pub mod shard;
 pub mod signals;
 
@@ -153,6 +154,7 @@ impl Plan {
             timeout_s: timeout.map(|t| t.as_secs_f64()),
             jobs: self.files.len() * self.runs as usize * 2,
             adaptive: None,
+            decided: None,
             csv: None,
         }
     }

@@ -78,8 +78,15 @@ pub struct CommandRunHeader {
     pub cleanup: Option<String>,
     /// CPU list.
     pub cpus: Option<String>,
-    /// Jobs in the schedule.
+    /// Jobs in the schedule (with `--runs auto`: at most, for `--max-runs`).
     pub jobs: usize,
+    /// `--runs auto`: the run limits (and `--target-accuracy` under `--stop precision`);
+    /// absent for a fixed run count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adaptive: Option<super::plan::Rule>,
+    /// `--runs auto --stop decided`: the decided rule's settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided: Option<super::plan::DecideRule>,
 }
 
 /// One sample of a command job.

@@ -81,6 +81,10 @@ pub struct RunHeader {
     /// a fixed run count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adaptive: Option<plan::Rule>,
+    /// `--runs auto --stop decided`: the decided rule's settings (absent: the precision rule,
+    /// or a fixed run count).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided: Option<plan::DecideRule>,
     /// The `--csv FILE` of the run (absolute), so `--resume` keeps appending to it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub csv: Option<PathBuf>,

@@ -29,6 +29,33 @@ pub struct Rule {
     pub max_runs: u32,
 }
 
+/// What stops a configuration under `--runs auto` (`--stop`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stop {
+    /// As soon as its anytime-valid interval lies wholly beyond ±`--threshold` (faster,
+    /// slower) or wholly inside it (no change): [`crate::stats::sequential`].
+    #[default]
+    Decided,
+    /// Once its 95% interval is narrow enough (`--target-accuracy`), whatever it says.
+    Precision,
+}
+
+/// The settings of `--stop decided` (recorded in the results file's `run` record as
+/// `decided`, and in every `adaptive` round record).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DecideRule {
+    /// Always [`Stop::Decided`]; written so that the record says which rule ran.
+    pub stop: Stop,
+    /// `--threshold`: the no-change band ±PCT, percent.
+    pub threshold_pct: f64,
+    /// Family-wise level of the whole run (0.05), split over the rows by Bonferroni.
+    pub alpha: f64,
+    /// The boundary family (older files: the default).
+    #[serde(default)]
+    pub method: crate::stats::sequential::Method,
+}
+
 /// One file's part of a round, as recorded in the results file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RoundFile {
@@ -67,6 +94,9 @@ pub struct RoundRecord {
     pub min_runs: u32,
     /// `--max-runs`.
     pub max_runs: u32,
+    /// `--stop decided`: its settings (absent for the precision rule).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided: Option<DecideRule>,
     /// Configurations settled after the previous round.
     pub settled: Vec<Settled>,
     /// Files that run in this round.
@@ -86,6 +116,20 @@ pub enum Status {
     },
     /// Only one binary reports this configuration.
     OneSided,
+    /// `--stop decided`: its anytime-valid interval settled it.
+    Decided {
+        /// Faster, slower or no change.
+        decision: crate::stats::sequential::Decision,
+        /// The interval's bounds when it settled, percent change of new against old
+        /// (rates: positive = faster).
+        lo_pct: f64,
+        /// Upper bound, percent.
+        hi_pct: f64,
+        /// The row's level (the run's α split over its rows).
+        row_alpha: f64,
+        /// Rows the run's α was split over.
+        rows: usize,
+    },
 }
 
 /// One parameter and its values, in listed order.

@@ -140,6 +140,8 @@ impl CommandPlan {
             cleanup: self.cleanup.clone(),
             cpus: self.cpus.clone(),
             jobs,
+            adaptive: None,
+            decided: None,
         }
     }
 }
