@@ -6,7 +6,13 @@
 //! folder, never committed) and `Rscript` on PATH, it also times compare.R on the same file in
 //! the same run and prints the ratios. Goals (issue 16): ≤ 0.3 s wall and ≤ 120 MB per format (HTML ≤ 1 s).
 //!
-//! Run: `cargo bench --bench report_large [-- --compare-r /path/to/compare.R]`
+//! Then the importers at scale (goal: ≤ 0.5 s and ≤ 150 MB): the same samples as a 1M-line Go
+//! benchmark file (written by `--format go`), and a generated ~217 MB results JSON Lines file
+//! (1,000 command benchmarks × 2 sides × 160 runs). With `--big`, also a ~2 GB compare.js CSV
+//! (the 1M-row file's pattern 24 times under other names), generated under the temporary folder
+//! and deleted afterwards, read by `--format r`: its peak RSS shows whether reading is bounded.
+//!
+//! Run: `cargo bench --bench report_large [-- [--compare-r /path/to/compare.R] [--big]]`
 //! (or `scripts/bench-report.sh [/path/to/compare.R]`).
 
 use std::io::Write;
@@ -147,6 +153,7 @@ fn main() {
             rss as f64 / 1e6
         );
     }
+    importers(exe, &dir, &csv, args.iter().any(|a| a == "--big"));
     if let Some(r) = compare_r {
         let mut c = Command::new("Rscript");
         c.arg(&r).env("LC_ALL", "C.UTF-8");
@@ -167,5 +174,138 @@ fn main() {
             b_wall / m.wall_s,
             m.wall_s / b_wall,
         );
+    }
+}
+
+/// Times `benchdiff report ARGS… FILE` once (wall, peak RSS) and prints it under `what`.
+fn time_report(exe: &str, what: &str, file: &Path, extra: &[&str]) {
+    let mut c = Command::new(exe);
+    c.arg("report").args(extra).arg(file);
+    let m = measure(c, None);
+    println!(
+        "{what:<44}: wall {:.3} s, peak RSS {:.1} MB{}",
+        m.wall_s,
+        m.max_rss_bytes as f64 / 1e6,
+        if m.ok { "" } else { " (FAILED)" }
+    );
+}
+
+/// A results JSON Lines file of command jobs: `benches` benchmarks × 2 sides × `runs` runs.
+fn generate_results(path: &Path, benches: usize, runs: usize) -> std::io::Result<()> {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let list: Vec<String> = (0..benches)
+        .map(|b| {
+            format!("{{\"name\":\"bench{b}\",\"template\":\"\",\"params\":[],\"exclusions\":[]}}")
+        })
+        .collect();
+    writeln!(
+        w,
+        "{{\"type\":\"command-run\",\"benchdiff\":\"0.1.0\",\"started_unix_s\":1796079974.3,\
+         \"targets\":[{{\"side\":\"old\",\"label\":\"/bin/true\",\"argv\":[\"/bin/true\"]}},\
+         {{\"side\":\"new\",\"label\":\"/bin/true\",\"argv\":[\"/bin/true\"]}}],\"benchmarks\":[{}],\
+         \"runs\":{runs},\"warmup\":0,\"order\":\"node\",\"seed\":1,\"shell\":false,\"timeout_s\":null,\
+         \"prepare\":null,\"setup\":null,\"cleanup\":null,\"cpus\":null,\"jobs\":{}}}",
+        list.join(","),
+        benches * runs * 2
+    )?;
+    writeln!(
+        w,
+        "{{\"type\":\"machine\",\"cpus_online\":2,\"cpus_allowed\":2,\"governors\":{{}},\
+         \"load_avg\":[0.1,0.1,0.1],\"busy\":[],\"pinned\":null,\"turbo\":null,\"turbo_source\":null,\"warnings\":[]}}"
+    )?;
+    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut pos = 0usize;
+    for run in 0..runs {
+        for b in 0..benches {
+            for side in ["old", "new"] {
+                s ^= s >> 12;
+                s ^= s << 25;
+                s ^= s >> 27;
+                let u = (s.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64;
+                let shift = if side == "new" && b % 3 == 0 {
+                    1.03
+                } else {
+                    1.0
+                };
+                let wall = 0.001 * (1 + b % 7) as f64 * shift * (1.0 + 0.05 * u);
+                writeln!(
+                    w,
+                    "{{\"type\":\"command-job\",\"position\":{pos},\"benchmark\":\"bench{b}\",\"combination\":[],\
+                     \"side\":\"{side}\",\"run\":{run},\"warmup\":false,\"argv\":[\"/bin/true\"],\"status\":\"ok\",\
+                     \"exit_code\":0,\"signal\":null,\"wall_s\":{wall},\"user_s\":0.001,\"sys_s\":0.0,\
+                     \"max_rss_bytes\":6623232,\"samples\":[{{\"name\":\"bench{b}\",\"configuration\":\"\",\
+                     \"params\":[],\"rate\":{},\"time_s\":{wall},\"source\":\"whole-process\",\"metrics\":[\
+                     {{\"name\":\"wall\",\"unit\":\"s\",\"better\":\"lower\",\"value\":{wall}}},\
+                     {{\"name\":\"user\",\"unit\":\"s\",\"better\":\"lower\",\"value\":0.001}},\
+                     {{\"name\":\"sys\",\"unit\":\"s\",\"better\":\"lower\",\"value\":0.0}},\
+                     {{\"name\":\"max_rss\",\"unit\":\"bytes\",\"better\":\"lower\",\"value\":6623232.0}}]}}]}}",
+                    1.0 / wall
+                )?;
+                pos += 1;
+            }
+        }
+    }
+    w.flush()
+}
+
+/// The importers at scale (see the module notes).
+fn importers(exe: &str, dir: &Path, csv: &Path, big: bool) {
+    let go = dir.join("report-1m.go");
+    if !go.exists() {
+        let out = std::fs::File::create(&go).expect("Go file");
+        let ok = Command::new(exe)
+            .args(["report", "--format", "go"])
+            .arg(csv)
+            .stdout(out)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "benchdiff report --format go failed");
+    }
+    time_report(exe, "1M-line Go file, table", &go, &[]);
+    time_report(
+        exe,
+        "1M-line Go file, --format benchstat",
+        &go,
+        &["--format", "benchstat"],
+    );
+    let jsonl = dir.join("results-217mb.jsonl");
+    if !jsonl.exists() {
+        generate_results(&jsonl, 1000, 160).expect("results file");
+    }
+    let mb = std::fs::metadata(&jsonl).map_or(0, |m| m.len()) as f64 / 1e6;
+    time_report(
+        exe,
+        &format!("{mb:.0} MB results JSONL, --format r"),
+        &jsonl,
+        &["--format", "r"],
+    );
+    time_report(
+        exe,
+        &format!("{mb:.0} MB results JSONL, table"),
+        &jsonl,
+        &[],
+    );
+    if big {
+        let path = std::env::temp_dir().join(format!("benchdiff-2gb-{}.csv", std::process::id()));
+        let one = std::fs::read(csv).expect("1M-row CSV");
+        let body = &one[one.iter().position(|&b| b == b'\n').map_or(0, |i| i + 1)..];
+        {
+            let mut w = std::io::BufWriter::new(std::fs::File::create(&path).expect("2 GB CSV"));
+            w.write_all(&one[..one.len() - body.len()]).expect("write");
+            for k in 0..24 {
+                // The same rows under other file names: 24 x 20,000 configurations.
+                let text = String::from_utf8_lossy(body).replace("\"cat", &format!("\"c{k}at"));
+                w.write_all(text.as_bytes()).expect("write");
+            }
+            w.flush().expect("flush");
+        }
+        let gb = std::fs::metadata(&path).map_or(0, |m| m.len()) as f64 / 1e9;
+        time_report(
+            exe,
+            &format!("{gb:.1} GB compare.js CSV, --format r"),
+            &path,
+            &["--format", "r"],
+        );
+        let _ = std::fs::remove_file(&path);
     }
 }

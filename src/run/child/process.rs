@@ -8,6 +8,11 @@
 //! - everything is read on the calling thread with `poll(2)` over the pipes and a pidfd
 //!   (Linux ≥ 5.3); the wait is at most [`POLL_WITH_PIDFD`], or [`POLL_WITHOUT_PIDFD`] when there
 //!   is no pidfd and the exit must be polled for;
+//! - benchdiff keeps a copy of the write end of the stdout and stderr pipes until the child
+//!   has exited (when there is a pidfd), so the child's exit wakes the supervisor once (on the
+//!   pidfd) rather than once per closed pipe and again for the exit: on a loaded machine each
+//!   wake-up waits for a CPU, and this is most of the runner's per-run cost on a trivial
+//!   command (`scripts/overhead-vs-hyperfine.sh`);
 //! - an interrupt (`stop` becomes true, or the line handler returns `Break`) sends `SIGTERM` to
 //!   the group and `SIGKILL` after [`TERM_GRACE`];
 //! - the timeout is honoured in every state, also after an interrupt: when it expires first,
@@ -26,7 +31,7 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Read};
 use std::ops::ControlFlow;
-use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -215,6 +220,33 @@ pub fn tail_push(tail: &mut VecDeque<String>, cap: usize, line: &[u8]) {
     tail.push_back(s);
 }
 
+/// A pipe for one of the child's output streams (see [`run`]).
+struct OutPipe {
+    /// The read end, ours.
+    ours: OwnedFd,
+    /// The write end handed to the child (closed in the parent by the spawn).
+    child_end: OwnedFd,
+    /// A copy of the write end kept until the child has exited, so that the child closing its
+    /// end wakes nobody: the exit is seen on the pidfd, the data on the read end.
+    kept_writer: OwnedFd,
+}
+
+fn pipe_keeping_writer() -> io::Result<OutPipe> {
+    let mut fds = [0 as RawFd; 2];
+    // SAFETY: pipe2 fills a two-element array with two new descriptors.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors are fresh and ours.
+    let (ours, child_end) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let kept_writer = child_end.try_clone()?;
+    Ok(OutPipe {
+        ours,
+        child_end,
+        kept_writer,
+    })
+}
+
 fn set_nonblocking(fd: RawFd) {
     // SAFETY: fcntl on a descriptor we own.
     unsafe {
@@ -260,15 +292,43 @@ pub fn run(
         out.spawn_error = Some("empty command".to_owned());
         return out;
     };
+    // Our own pipes, so that we keep a copy of each write end while the child runs: its exit
+    // then wakes us once (the pidfd) instead of once per closed pipe plus the exit.
+    let stdout_pipe = if spec.stdout {
+        match pipe_keeping_writer() {
+            Ok(p) => Some(p),
+            Err(e) => {
+                out.spawn_error = Some(format!("cannot create a pipe: {e}"));
+                return out;
+            }
+        }
+    } else {
+        None
+    };
+    let stderr_pipe = match pipe_keeping_writer() {
+        Ok(p) => p,
+        Err(e) => {
+            out.spawn_error = Some(format!("cannot create a pipe: {e}"));
+            return out;
+        }
+    };
     let mut cmd = Command::new(program);
-    cmd.args(args)
-        .stdin(Stdio::null())
-        .stdout(if spec.stdout {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stderr(Stdio::piped());
+    cmd.args(args).stdin(Stdio::null());
+    let mut kept_writers: Vec<OwnedFd> = Vec::with_capacity(2);
+    let mut readers: Vec<(Stream, OwnedFd)> = Vec::with_capacity(2);
+    match stdout_pipe {
+        Some(p) => {
+            cmd.stdout(Stdio::from(p.child_end));
+            kept_writers.push(p.kept_writer);
+            readers.push((Stream::Stdout, p.ours));
+        }
+        None => {
+            cmd.stdout(Stdio::null());
+        }
+    }
+    cmd.stderr(Stdio::from(stderr_pipe.child_end));
+    kept_writers.push(stderr_pipe.kept_writer);
+    readers.push((Stream::Stderr, stderr_pipe.ours));
     for k in &spec.env_remove {
         cmd.env_remove(k);
     }
@@ -321,7 +381,7 @@ pub fn run(
             });
         }
     }
-    let mut child = match cmd.spawn() {
+    let child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
             out.spawn_error = Some(format!(
@@ -340,15 +400,8 @@ pub fn run(
         drop(e.theirs);
         streams.push((Stream::Extra, Some(File::from(e.ours)), Lines::new(e.limit)));
     }
-    if let Some(o) = child.stdout.take() {
-        // SAFETY: into_raw_fd hands over ownership of an open descriptor.
-        let f = unsafe { File::from_raw_fd(o.into_raw_fd()) };
-        streams.push((Stream::Stdout, Some(f), Lines::new(MAX_LINE_BYTES)));
-    }
-    if let Some(e) = child.stderr.take() {
-        // SAFETY: as above.
-        let f = unsafe { File::from_raw_fd(e.into_raw_fd()) };
-        streams.push((Stream::Stderr, Some(f), Lines::new(MAX_LINE_BYTES)));
+    for (kind, fd) in readers {
+        streams.push((kind, Some(File::from(fd)), Lines::new(MAX_LINE_BYTES)));
     }
     // The std handle must never wait or kill: the pid is reaped by wait4 below.
     drop(child);
@@ -358,6 +411,10 @@ pub fn run(
         }
     }
     let pidfd = pidfd_open(pid);
+    if pidfd.is_none() {
+        // Without a pidfd only the pipes' hang-up wakes us early at the exit.
+        kept_writers.clear();
+    }
     let deadline = timeout.map(|t| start + t);
     let mut kill_at: Option<Instant> = None;
     let mut caller_stopped = false;
@@ -435,6 +492,8 @@ pub fn run(
             kill_at = None;
         }
         if rusage::has_exited(pid).unwrap_or(true) {
+            // Only descendants can hold the pipes open now: drain what they wrote so far.
+            kept_writers.clear();
             for i in 0..streams.len() {
                 read_some(i, &mut streams, &mut caller_stopped, true);
             }
