@@ -659,3 +659,37 @@ fn balance_from_deals_benchmarks_by_previous_job_times() {
         text(&m.stderr)
     );
 }
+
+/// `--runs auto` stops rows on the samples it has; a shard has one machine's only, so the
+/// combination is refused before anything runs (exit 2).
+#[test]
+fn shard_with_runs_auto_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let o = assert_cmd::Command::cargo_bin("benchdiff")
+        .expect("binary")
+        .current_dir(dir.path())
+        .args([
+            "compare",
+            "--old",
+            "true",
+            "--new",
+            "true",
+            "--bench",
+            "x",
+            "--runs",
+            "auto",
+            "--shard",
+            "1/2",
+            "--results",
+            "r.jsonl",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--shard with --runs auto is not supported"),
+        "{err}"
+    );
+    assert!(!dir.path().join("r.jsonl").exists());
+}
