@@ -34,10 +34,13 @@ fn bd(db: &str, args: &[&str]) -> std::process::Output {
         .expect("runs")
 }
 
-fn node_history(db: &str) {
-    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/history/node");
+/// Adds `tests/data/history/FOLDER/RELEASE.csv` of every release as a "commit" in release
+/// order (`--order`), checking that each stored `samples` samples.
+fn add_releases(db: &str, folder: &str, samples: usize) {
+    let data = format!("{}/tests/data/history/{folder}", env!("CARGO_MANIFEST_DIR"));
     for (i, v) in RELEASES.iter().enumerate() {
         let file = format!("{data}/{v}.csv");
+        let order = i.to_string();
         let o = bd(
             db,
             &[
@@ -46,14 +49,21 @@ fn node_history(db: &str) {
                 "--commit",
                 v,
                 "--order",
-                &i.to_string(),
+                &order,
                 "--machine",
                 "vm",
             ],
         );
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        assert!(String::from_utf8_lossy(&o.stdout).contains("stored 20 samples"));
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains(&format!("stored {samples} samples")),
+            "{v}"
+        );
     }
+}
+
+fn node_history(db: &str) {
+    add_releases(db, "node", 20);
     // With 11 commits a split 8 | 3 cannot reach p ≤ 0.01 in a permutation test of the
     // per-commit medians (the 3 lowest medians last, or first, is 2 of C(11,3) = 165
     // arrangements: p ≥ 0.012), so this short history is read at the 5 % level.
@@ -120,28 +130,7 @@ fn node_releases_on_postgres() {
 /// changelog entry explains and which six series at the 5 % level make likely (0.3 false
 /// alarms expected).
 fn timers_history(db: &str) {
-    let data = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/history/node-timers"
-    );
-    for (i, v) in RELEASES.iter().enumerate() {
-        let file = format!("{data}/{v}.csv");
-        let o = bd(
-            db,
-            &[
-                "add",
-                &file,
-                "--commit",
-                v,
-                "--order",
-                &i.to_string(),
-                "--machine",
-                "vm",
-            ],
-        );
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        assert!(String::from_utf8_lossy(&o.stdout).contains("stored 30 samples"));
-    }
+    add_releases(db, "node-timers", 30);
     let o = bd(db, &["show", "--benchmark", "timers/"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8_lossy(&o.stdout).into_owned();

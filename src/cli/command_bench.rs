@@ -762,14 +762,8 @@ pub(crate) fn compare_sharded(
     if let Some((rule, Some(d))) = &common.auto {
         writeln!(
             io.stderr,
-            "benchdiff: --runs auto --stop decided: a configuration stops once its anytime-valid \
-             interval ({} boundary, family-wise α {} split over the rows) lies beyond or within \
-             ±{}% (at least {} runs, at most {})",
-            d.method.name(),
-            d.alpha,
-            d.threshold_pct,
-            rule.min_runs,
-            rule.max_runs
+            "{}",
+            super::decided_rule_line(d, rule.min_runs, rule.max_runs)
         )?;
     }
     let csv_to_stdout = match &common.csv {

@@ -681,14 +681,8 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
     if let (Some(rule), Some(d)) = (rule, decided) {
         writeln!(
             io.stderr,
-            "benchdiff: --runs auto --stop decided: a configuration stops once its anytime-valid \
-             interval ({} boundary, family-wise α {} split over the rows) lies beyond or within \
-             ±{}% (at least {} runs, at most {}; the job count below is the most)",
-            d.method.name(),
-            d.alpha,
-            d.threshold_pct,
-            rule.min_runs,
-            rule.max_runs
+            "{}",
+            super::decided_rule_line(&d, rule.min_runs, rule.max_runs)
         )?;
     } else if let Some(rule) = rule {
         writeln!(
