@@ -130,24 +130,6 @@ fn quiet_configurations_stop_and_noisy_ones_run_restricted_with_set() {
     assert_eq!(jobs(&dir.path().join("results.jsonl")).len(), 24);
 }
 
-/// A run killed after `keep` jobs: the results file as it was at that moment (records are
-/// written in order, each as its job ends).
-fn cut_after_jobs(full: &str, keep: usize) -> String {
-    let mut out = String::new();
-    let mut jobs = 0;
-    for l in full.lines() {
-        if l.contains("\"type\":\"job\"") {
-            if jobs == keep {
-                break;
-            }
-            jobs += 1;
-        }
-        out.push_str(l);
-        out.push('\n');
-    }
-    out
-}
-
 #[test]
 fn resume_of_an_adaptive_run_continues_adaptively() {
     let dir = tempfile::tempdir().unwrap();

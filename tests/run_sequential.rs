@@ -169,23 +169,6 @@ fn node_run(dir: &Path) -> assert_cmd::Command {
     c
 }
 
-/// A run killed after `keep` jobs: the results file as it was then.
-fn cut_after_jobs(full: &str, keep: usize) -> String {
-    let mut out = String::new();
-    let mut jobs = 0;
-    for l in full.lines() {
-        if l.contains("\"type\":\"job\"") {
-            if jobs == keep {
-                break;
-            }
-            jobs += 1;
-        }
-        out.push_str(l);
-        out.push('\n');
-    }
-    out
-}
-
 #[test]
 fn node_files_stop_when_decided_and_resume_decides_the_same() {
     let dir = tempfile::tempdir().unwrap();

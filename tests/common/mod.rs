@@ -107,3 +107,21 @@ pub fn wait_with_peak_rss(child: std::process::Child) -> (i32, f64) {
     std::mem::forget(child); // reaped above
     (status, ru.ru_maxrss as f64 / 1024.0)
 }
+
+/// A run killed after `keep` jobs: the results file as it was at that moment (records are
+/// written in order, each as its job ends).
+pub fn cut_after_jobs(full: &str, keep: usize) -> String {
+    let mut out = String::new();
+    let mut jobs = 0;
+    for l in full.lines() {
+        if l.contains("\"type\":\"job\"") {
+            if jobs == keep {
+                break;
+            }
+            jobs += 1;
+        }
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
