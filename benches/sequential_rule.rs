@@ -40,6 +40,8 @@ fn main() {
                 threshold_pct: 1.0,
                 alpha: ALPHA,
                 method: Method::Pocock,
+                // On: the worst case, the predictive power is computed for open rows too.
+                futility: true,
             },
             5,
             30,

@@ -93,8 +93,14 @@ fn quiet_configurations_stop_and_noisy_ones_run_restricted_with_set() {
         .expect("machine record");
     assert!(machine["cpus_online"].as_u64().unwrap() >= 1);
     assert!(machine["warnings"].is_array());
-    let rounds: Vec<&serde_json::Value> = recs.iter().filter(|r| r["type"] == "adaptive").collect();
-    assert_eq!(rounds.len(), 6);
+    let adaptive: Vec<&serde_json::Value> =
+        recs.iter().filter(|r| r["type"] == "adaptive").collect();
+    // One record before each of the 6 rounds, then the final one listing every settled row.
+    assert_eq!(adaptive.len(), 7);
+    let last = adaptive[6];
+    assert_eq!(last["files"], serde_json::json!([]), "{last}");
+    assert_eq!(last["settled"].as_array().map(Vec::len), Some(2), "{last}");
+    let rounds = &adaptive[..6];
     // Rounds 0-2: the whole file (no restriction yet). Round 3 on: levels.js runs with the
     // noisy values only; the user's n=7 stays, non-varying keys are not passed.
     for r in &rounds[..3] {

@@ -265,10 +265,94 @@ fn json_report_of_a_decided_run_carries_the_anytime_valid_intervals() {
     assert_eq!(row["interval_pct"], serde_json::json!([0.0, 0.0]));
     assert_eq!(row["runs"], serde_json::json!([3, 3]));
     assert_eq!(row["rows"], 6);
+    assert_eq!(row["stopped"], "decided");
+    assert!(
+        seq.iter()
+            .any(|s| s["stopped"] == "futile" && s["conditional_power"].as_f64() < Some(0.1)),
+        "{seq:?}"
+    );
     let schema_path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/report.schema.json");
     let schema: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
     let v = jsonschema::validator_for(&schema).unwrap();
     let errors: Vec<String> = v.iter_errors(&doc).map(|e| e.to_string()).collect();
     assert!(errors.is_empty(), "{errors:#?}");
+}
+
+#[test]
+fn a_later_report_of_the_results_file_shows_how_each_row_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = node_run(dir.path()).assert().success().get_output().clone();
+    let live = text(&out.stdout);
+    // Same binary on both sides: the ±40% rows can neither be decided faster/slower nor
+    // within ±1% by 8 runs, so futility stops them undecided (from round 3 = 8/3 rounded up).
+    assert!(live.contains("‡ stopped for futility"), "{live}");
+    assert!(
+        live.contains("‡ noise/levels.js noise=40 size=1 n=7: stopped after"),
+        "{live}"
+    );
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("undecided:"), "{stderr}");
+    // `report` of the results file: the same sections, and the same verdicts.
+    let later = assert_cmd::Command::cargo_bin("benchdiff")
+        .unwrap()
+        .current_dir(dir.path())
+        .env_remove("NO_COLOR")
+        .args(["report", "results.jsonl"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let later = text(&later.stdout);
+    assert!(later.contains("† settled by --stop decided"), "{later}");
+    assert!(later.contains("‡ stopped for futility"), "{later}");
+    assert_eq!(
+        later.lines().filter(|l| l.contains('‡')).count(),
+        live.lines().filter(|l| l.contains('‡')).count()
+    );
+    // A row stopped for futility is inconclusive in the table, whatever its fixed-sample test.
+    for l in later
+        .lines()
+        .filter(|l| l.starts_with(" noise/levels.js noise=40"))
+    {
+        assert!(l.contains("inconclusive"), "{l}");
+    }
+    // The final adaptive record lists every settled row.
+    let recs = records(&dir.path().join("results.jsonl"));
+    let last = recs
+        .iter()
+        .rev()
+        .find(|r| r["type"] == "adaptive")
+        .expect("an adaptive record");
+    assert_eq!(last["files"], serde_json::json!([]));
+    assert_eq!(last["settled"].as_array().map(Vec::len), Some(6), "{last}");
+}
+
+#[test]
+fn no_futility_runs_undecided_rows_to_max_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = node_run(dir.path())
+        .arg("--no-futility")
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("noise/levels.js noise=40 size=1 n=7: 8/8 runs, ran to --max-runs"),
+        "{stderr}"
+    );
+    assert!(!text(&out.stdout).contains('‡'));
+    let recs = records(&dir.path().join("results.jsonl"));
+    assert_eq!(recs[0]["decided"]["futility"], false, "{}", recs[0]);
+    // Refused where it means nothing.
+    assert_cmd::Command::cargo_bin("benchdiff")
+        .unwrap()
+        .args(["compare", "--old", "true", "--new", "true", "--bench", ""])
+        .args(["--runs", "5", "--no-futility"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--no-futility belongs to --runs auto",
+        ));
 }

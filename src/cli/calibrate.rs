@@ -81,6 +81,13 @@ pub(crate) struct AdaptiveArgs {
     /// given).
     #[arg(long, value_enum, value_name = "RULE")]
     pub(crate) stop: Option<Stop>,
+    /// With --stop decided: run every undecided configuration to --max-runs. By default a
+    /// configuration also stops, reported inconclusive, once it has run a third of
+    /// --max-runs and its chance of being decided by --max-runs (conditional power at its
+    /// current estimate) is below 10%; that never decides anything wrongly, it only saves
+    /// the runs that could not settle it.
+    #[arg(long)]
+    pub(crate) no_futility: bool,
 }
 
 impl AdaptiveArgs {
@@ -96,6 +103,9 @@ impl AdaptiveArgs {
         runs: RunsArg,
         threshold_pct: f64,
     ) -> Result<Option<(Rule, Option<DecideRule>)>, String> {
+        if self.no_futility && runs != RunsArg::Auto {
+            return Err("--no-futility belongs to --runs auto --stop decided".to_owned());
+        }
         let stop = match (runs, self.stop, self.target_accuracy) {
             (RunsArg::Fixed(_), Some(_), _) => {
                 return Err("--stop needs --runs auto (it decides when to stop)".to_owned());
@@ -105,10 +115,13 @@ impl AdaptiveArgs {
             (RunsArg::Auto, None, Some(_)) => Stop::Precision,
             (RunsArg::Auto, None, None) => Stop::Decided,
         };
+        if self.no_futility && stop == Stop::Precision {
+            return Err("--no-futility belongs to --stop decided".to_owned());
+        }
         match stop {
             Stop::Precision => self.rule(runs).map(|r| r.map(|r| (r, None))),
             Stop::Decided if self.target_accuracy.is_some() => Err(
-                "--target-accuracy belongs to --stop precision; --stop decided stops on                  --threshold"
+                "--target-accuracy belongs to --stop precision; --stop decided stops on --threshold"
                     .to_owned(),
             ),
             Stop::Decided if self.min_runs > self.max_runs => Err(format!(
@@ -126,6 +139,7 @@ impl AdaptiveArgs {
                     threshold_pct,
                     alpha: crate::run::sequential::ALPHA,
                     method: crate::stats::sequential::Method::default(),
+                    futility: !self.no_futility,
                 }),
             ))),
         }

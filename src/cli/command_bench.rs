@@ -826,11 +826,12 @@ pub(crate) fn compare_sharded(
         if f.set.is_empty() && failures.is_empty() {
             writeln!(io.stderr, "benchdiff: no samples, no report")?;
         } else {
-            let gate = super::emit_analysis_with(&f.set, analysis, None, None, &failures, io)?;
+            let settled = f
+                .outcome
+                .as_ref()
+                .map_or(&[][..], |o| o.settled_rows.as_slice());
+            let gate = super::emit_analysis_settled(&f.set, analysis, settled, &failures, io)?;
             code = code.max(gate);
-            if let Some(o) = &f.outcome {
-                super::sequential_note(o, analysis, io)?;
-            }
         }
     }
     if let Some(o) = &f.outcome {

@@ -891,9 +891,6 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
             let gate =
                 super::emit_analysis_with(&set, &args.analysis, Some(&info), None, &failures, io)?;
             code = code.max(gate);
-            if let Some(a) = &adaptive {
-                super::sequential_note(a, &args.analysis, io)?;
-            }
         }
     }
     if let Some(a) = &adaptive {

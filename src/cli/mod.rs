@@ -478,7 +478,9 @@ fn read_inputs(
                     failures.items.extend(f.items);
                     failures.unused.merge(&f.unused);
                     if run.is_none() {
-                        run = Some(render::RunInfo::from_header(&loaded.header));
+                        let mut info = render::RunInfo::from_header(&loaded.header);
+                        info.sequential = loaded.settled.clone();
+                        run = Some(info);
                     }
                 }
                 if input_format.is_none() {
@@ -705,28 +707,6 @@ fn find_present_metric(set: &SampleSet, name: &str) -> Option<crate::sample::Met
         .find(|id| set.samples().iter().any(|s| s.metric == *id))
 }
 
-/// After the table of a `--runs auto --stop decided` run: the settled rows with their
-/// anytime-valid intervals ([`render::table::sequential_section`]), on stdout after the
-/// table (with `--format table` and no `-o`).
-pub(crate) fn sequential_note(
-    outcome: &crate::run::adaptive::Outcome,
-    args: &AnalysisArgs,
-    io: &mut Io<'_>,
-) -> std::io::Result<()> {
-    if outcome.decided.is_none() || args.format != Format::Table || args.output.is_some() {
-        return Ok(());
-    }
-    let settled: Vec<(String, u32, format::results::plan::Status)> = outcome
-        .configs
-        .iter()
-        .filter_map(|c| {
-            c.settled
-                .map(|(_, st)| (c.name.clone(), c.runs[0].min(c.runs[1]) as u32, st))
-        })
-        .collect();
-    write!(io.stdout, "{}", render::table::sequential_section(&settled))
-}
-
 /// The failures recorded in the results file at `path` (none when there is no file or it
 /// cannot be read: the run itself has reported that), for the live report of a run.
 pub(crate) fn failures_of(path: Option<&std::path::Path>) -> crate::compare::failures::Failures {
@@ -749,19 +729,34 @@ pub(crate) fn emit_analysis_with(
     failures: &crate::compare::failures::Failures,
     io: &mut Io<'_>,
 ) -> anyhow::Result<i32> {
-    emit_analysis_blocks(set, None, args, run, input, failures, io)
+    let settled = run.map_or(&[][..], |r| r.sequential.as_slice());
+    emit_analysis_blocks(set, None, args, run, input, settled, failures, io)
+}
+
+/// [`emit_analysis_with`] for a run whose report has no run facts but whose sequential rule
+/// (`--runs auto --stop decided`) settled rows: command benchmarks.
+pub(crate) fn emit_analysis_settled(
+    set: &SampleSet,
+    args: &AnalysisArgs,
+    settled: &[format::results::plan::Settled],
+    failures: &crate::compare::failures::Failures,
+    io: &mut Io<'_>,
+) -> anyhow::Result<i32> {
+    emit_analysis_blocks(set, None, args, None, None, settled, failures, io)
 }
 
 /// [`emit_analysis_with`] for a run sharded over machines: `blocks` are the machines (label,
 /// that machine's samples); a comparison measured on several of them takes its change,
 /// interval and p-value from the combination of the per-machine estimates
 /// ([`crate::verdict::combine`]), never from the samples pooled in `set`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn emit_analysis_blocks(
     set: &SampleSet,
     blocks: Option<&[(String, SampleSet)]>,
     args: &AnalysisArgs,
     run: Option<&render::RunInfo>,
     input: Option<&str>,
+    settled: &[format::results::plan::Settled],
     failures: &crate::compare::failures::Failures,
     io: &mut Io<'_>,
 ) -> anyhow::Result<i32> {
@@ -935,11 +930,13 @@ pub(crate) fn emit_analysis_blocks(
         None => Default::default(),
     };
     let assessed = || {
-        if combined.is_empty() {
+        let mut a = if combined.is_empty() {
             decide::assess(rows.clone(), &opts)
         } else {
             decide::assess_combined(rows.clone(), &combined, &opts)
-        }
+        };
+        verdict::sequential::apply(&mut a, settled);
+        a
     };
     let data = |a: &[decide::Assessment]| -> String {
         let d = render::ReportData {
@@ -992,6 +989,19 @@ pub(crate) fn emit_analysis_blocks(
                 t.push('\n');
                 t.push_str(&render::table::details(&a));
             }
+            let marked: Vec<(String, u32, format::results::plan::Status)> = settled
+                .iter()
+                .map(|s| {
+                    (
+                        format!("{} {}", s.file, s.configuration)
+                            .trim_end()
+                            .to_owned(),
+                        s.runs[0].min(s.runs[1]) as u32,
+                        s.status,
+                    )
+                })
+                .collect();
+            t.push_str(&render::table::sequential_section(&marked));
             t
         }
         Format::Csv => render::csv::render_metric(set, metric_id),
@@ -1141,9 +1151,15 @@ pub(crate) fn decided_rule_line(
     format!(
         "benchdiff: --runs auto --stop decided: a configuration stops once its anytime-valid \
          interval ({} boundary, family-wise α {} split over the rows) lies beyond or within \
-         ±{}% (at least {min_runs} runs, at most {max_runs}; the job count below is the most)",
+         ±{}% (at least {min_runs} runs, at most {max_runs}; the job count below is the most){}",
         d.method.name(),
         d.alpha,
         d.threshold_pct,
+        if d.futility {
+            "; from a third of the maximum on, one that has under 10% chance of being decided \
+             by then stops undecided (--no-futility: runs it on)"
+        } else {
+            ""
+        }
     )
 }

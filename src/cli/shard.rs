@@ -453,6 +453,7 @@ pub(crate) fn report(
         analysis,
         run.as_ref(),
         Some(&input),
+        &[],
         &failures,
         io,
     )

@@ -275,10 +275,23 @@ fn run_info(r: &RunInfo) -> Value {
                 "file": s.file,
                 "configuration": s.configuration,
                 "runs": s.runs,
+                "stopped": "decided",
                 "decision": decision,
                 "interval_pct": [num(lo_pct), num(hi_pct)],
                 "row_alpha": num(row_alpha),
                 "rows": rows,
+            })),
+            crate::format::results::plan::Status::Futile {
+                conditional_power,
+                lo_pct,
+                hi_pct,
+            } => Some(json!({
+                "file": s.file,
+                "configuration": s.configuration,
+                "runs": s.runs,
+                "stopped": "futile",
+                "conditional_power": num(conditional_power),
+                "interval_pct": [num(lo_pct), num(hi_pct)],
             })),
             _ => None,
         })

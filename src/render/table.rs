@@ -874,9 +874,22 @@ pub fn sequential_section(
     use crate::format::results::plan::Status;
     use crate::stats::sequential::Decision;
     let mut lines = Vec::new();
+    let mut futile = Vec::new();
     let mut rows = 0;
     let mut alpha = 0.0;
     for (name, round, st) in settled {
+        if let Status::Futile {
+            conditional_power,
+            lo_pct,
+            hi_pct,
+        } = st
+        {
+            futile.push(format!(
+                "  ‡ {name}: stopped after {round} runs a side, {:.1}% chance of a decision by \
+                 --max-runs; sequential interval [{lo_pct:+.2}%, {hi_pct:+.2}%]",
+                100.0 * conditional_power
+            ));
+        }
         if let Status::Decided {
             decision,
             lo_pct,
@@ -898,14 +911,24 @@ pub fn sequential_section(
             ));
         }
     }
-    if lines.is_empty() {
-        return String::new();
+    let mut out = String::new();
+    if !lines.is_empty() {
+        out = format!(
+            "\n† settled by --stop decided: the run stopped these rows when their anytime-valid \
+             interval (level {:.2}% per row = 5% family-wise over {rows} rows, Bonferroni) was \
+             decided; quote this interval, not the fixed-sample one above:\n{}\n",
+            100.0 * (1.0 - alpha),
+            lines.join("\n")
+        );
     }
-    format!(
-        "\n† settled by --stop decided: the run stopped these rows when their anytime-valid \
-         interval (level {:.2}% per row = 5% family-wise over {rows} rows, Bonferroni) was \
-         decided; quote this interval, not the fixed-sample one above:\n{}\n",
-        100.0 * (1.0 - alpha),
-        lines.join("\n")
-    )
+    if !futile.is_empty() {
+        out.push_str(&format!(
+            "\n‡ stopped for futility (--stop decided; --no-futility runs them on): these rows \
+             could almost surely not be decided by --max-runs, so the run stopped them \
+             undecided; their verdict is inconclusive whatever the fixed-sample test above \
+             says:\n{}\n",
+            futile.join("\n")
+        ));
+    }
+    out
 }

@@ -662,6 +662,24 @@ impl Policy<JobRecord> for Adaptive<'_> {
         }
         self.settled_prev = self.tracker.settle(&self.plan.files);
     }
+
+    /// An `adaptive` record after the last round, with no files and **every** configuration
+    /// settled so far (rows that settled in the last round have no later round record), so
+    /// a report of the results file knows how each row stopped.
+    fn final_record(&mut self) -> Option<Record> {
+        let settled = self.outcome(0).settled_rows;
+        (!settled.is_empty()).then(|| {
+            Record::Adaptive(RoundRecord {
+                round: self.round,
+                target_accuracy_pct: self.rule.target_pct,
+                min_runs: self.rule.min_runs,
+                max_runs: self.rule.max_runs,
+                decided: self.decided,
+                settled,
+                files: Vec::new(),
+            })
+        })
+    }
 }
 
 /// Runs `plan` adaptively under `rule` (with `decided`: `--stop decided`) through the one

@@ -66,6 +66,11 @@ pub trait Policy<R> {
     fn job_ended(&mut self, _planned: &Planned, _record: &R) {}
     /// Every job of the current round ran (not called when the run stops inside a round).
     fn round_ended(&mut self) {}
+    /// A record written once after the last round (also after an interrupt), e.g. every
+    /// configuration the adaptive rule settled; `None` writes nothing.
+    fn final_record(&mut self) -> Option<Record> {
+        None
+    }
 }
 
 /// The fixed schedule: one round of the given jobs.
@@ -139,6 +144,12 @@ pub fn drive<R>(
             }
         }
         policy.round_ended();
+    }
+    if summary.output_error.is_none()
+        && let Some(rec) = policy.final_record()
+        && let Err(e) = runner.record(&rec)
+    {
+        summary.output_error = Some(e);
     }
     summary
 }

@@ -10,8 +10,14 @@
 //!   `−--threshold`,
 //! - **no change** when the whole interval lies inside `±--threshold` (equivalence),
 //!
+//! - **stopped for futility** (not decided; reported inconclusive) when, from a third of
+//!   `--max-runs` on, its predictive power of any decision by `--max-runs` is below 10%
+//!   ([`crate::stats::sequential::Boundary::conditional_power`]; `--no-futility` turns it
+//!   off),
+//!
 //! and otherwise goes on to `--max-runs`, where the report shows it as for a fixed run.
-//! Settling is final. Samples are paired by their order on each side (round `i` of old with
+//! Settling is final. Reports take a settled row's verdict and interval from how it
+//! stopped ([`crate::verdict::sequential`]). Samples are paired by their order on each side (round `i` of old with
 //! round `i` of new), as both sides of a round run in the same round.
 //!
 //! # Several rows
@@ -33,7 +39,9 @@ use crate::run::adaptive::{ConfigRuns, Outcome};
 use crate::run::driver::{Planned, Policy, Round};
 use crate::run::schedule::Job;
 use crate::sample::Side;
-use crate::stats::sequential::{Boundary, row_alpha};
+use crate::stats::sequential::{
+    Boundary, FUTILITY_POWER, futility_from, paired_log_ratios, row_alpha,
+};
 use std::collections::HashMap;
 
 pub use crate::format::results::plan::{DecideRule, Rule, Status, Stop};
@@ -107,6 +115,24 @@ impl Decider {
                     hi_pct,
                     row_alpha: b.alpha,
                     rows: *rows,
+                }
+            }
+            Some((cs, None))
+                if self.rule.futility
+                    && n >= futility_from(self.min_runs, self.max_runs)
+                    && n < self.max_runs =>
+            {
+                let d = paired_log_ratios(&old[..n], &new[..n]);
+                match b.conditional_power(&d, self.rule.threshold_pct) {
+                    Some(cp) if cp < FUTILITY_POWER => {
+                        let (lo_pct, hi_pct) = cs.pct();
+                        Status::Futile {
+                            conditional_power: cp,
+                            lo_pct,
+                            hi_pct,
+                        }
+                    }
+                    _ => Status::Open,
                 }
             }
             _ => Status::Open,
@@ -344,6 +370,18 @@ pub fn describe(settled: Option<(u32, Status)>) -> String {
                 crate::stats::sequential::Decision::NoChange => "no change",
             }
         ),
+        Some((
+            r,
+            Status::Futile {
+                conditional_power,
+                lo_pct,
+                hi_pct,
+            },
+        )) => format!(
+            "stopped after round {r}, undecided: {:.1}% chance of a decision by --max-runs \
+             (futility; sequential interval [{lo_pct:+.2}%, {hi_pct:+.2}%])",
+            100.0 * conditional_power
+        ),
         Some((_, Status::Open)) | None => "ran to --max-runs".to_owned(),
     }
 }
@@ -360,6 +398,7 @@ mod tests {
                 threshold_pct: 1.0,
                 alpha: ALPHA,
                 method: Method::Pocock,
+                futility: true,
             },
             5,
             30,
@@ -406,5 +445,26 @@ mod tests {
         );
         assert_eq!(d.status(&old, &[]), Status::OneSided);
         assert!(describe(Some((6, d.status(&old, &slow)))).starts_with("decided slower"));
+    }
+
+    #[test]
+    fn stops_for_futility_from_a_third_of_max_runs() {
+        let d = decider();
+        // ±20% noise around no change: open at 9 rounds, futile from round 10.
+        let old = [100.0; 12];
+        let new: Vec<f64> = (0..12)
+            .map(|i| if i % 2 == 0 { 120.0 } else { 83.0 })
+            .collect();
+        assert_eq!(d.status(&old[..9], &new[..9]), Status::Open);
+        let st = d.status(&old[..10], &new[..10]);
+        assert!(
+            matches!(st, Status::Futile { conditional_power, .. } if conditional_power < 0.1),
+            "{st:?}"
+        );
+        assert!(describe(Some((10, st))).starts_with("stopped after round 10, undecided"));
+        // Off: the same row stays open.
+        let mut off = d.clone();
+        off.rule.futility = false;
+        assert_eq!(off.status(&old[..10], &new[..10]), Status::Open);
     }
 }

@@ -9,6 +9,7 @@
 pub mod calibrate;
 pub mod combine;
 pub mod decide;
+pub mod sequential;
 
 use crate::compare::Comparison;
 use crate::stats::welch::{self, Welch, WelchError};

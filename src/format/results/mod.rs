@@ -501,6 +501,9 @@ pub struct Loaded {
     pub failed: Vec<JobRecord>,
     /// Command runs: job records that did not end `ok`, in file order.
     pub command_failed: Vec<CommandJobRecord>,
+    /// `--runs auto`: the configurations the rule settled, from every `adaptive` record
+    /// (first record of each file + configuration), in file order.
+    pub settled: Vec<plan::Settled>,
 }
 
 /// The first record of a results file: which kind of run wrote it.
@@ -629,6 +632,8 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, ResultsErro
     let mut seen_positions = HashSet::new();
     let mut warnings = Vec::new();
     let mut adaptive = None;
+    let mut settled = Vec::new();
+    let mut settled_seen = HashSet::new();
     let mut unused = UnusedSamples::default();
     let mut failed = Vec::new();
     let mut command_failed = Vec::new();
@@ -674,10 +679,7 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, ResultsErro
             continue;
         }
         // Only the records the loader keeps are parsed in full.
-        let wanted = is_plan
-            || kind == "job"
-            || kind == "command-job"
-            || (kind == "adaptive" && adaptive.is_none());
+        let wanted = is_plan || kind == "job" || kind == "command-job" || kind == "adaptive";
         if !wanted {
             continue;
         }
@@ -727,12 +729,19 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, ResultsErro
                     "line {n}: a {kind} record in a results file of the other kind; ignored"
                 ));
             }
-            (Record::Adaptive(r), _) if adaptive.is_none() => {
-                adaptive = Some(plan::Rule {
-                    target_pct: r.target_accuracy_pct,
-                    min_runs: r.min_runs,
-                    max_runs: r.max_runs,
-                });
+            (Record::Adaptive(r), _) => {
+                if adaptive.is_none() {
+                    adaptive = Some(plan::Rule {
+                        target_pct: r.target_accuracy_pct,
+                        min_runs: r.min_runs,
+                        max_runs: r.max_runs,
+                    });
+                }
+                for st in r.settled {
+                    if settled_seen.insert((st.file.clone(), st.configuration.clone())) {
+                        settled.push(st);
+                    }
+                }
             }
             _ => {}
         }
@@ -757,6 +766,7 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, ResultsErro
         unused,
         failed,
         command_failed,
+        settled,
     })
 }
 

@@ -54,6 +54,11 @@ pub struct DecideRule {
     /// The boundary family (older files: the default).
     #[serde(default)]
     pub method: crate::stats::sequential::Method,
+    /// Stop a row for futility when its conditional power falls below
+    /// [`crate::stats::sequential::FUTILITY_POWER`] (`--no-futility` turns it off; files
+    /// written before it existed: off, so `--resume` replays their decisions).
+    #[serde(default)]
+    pub futility: bool,
 }
 
 /// One file's part of a round, as recorded in the results file.
@@ -129,6 +134,17 @@ pub enum Status {
         row_alpha: f64,
         /// Rows the run's α was split over.
         rows: usize,
+    },
+    /// `--stop decided`: stopped for futility: its conditional power of a decision by
+    /// `--max-runs` fell below [`crate::stats::sequential::FUTILITY_POWER`]. Decides
+    /// nothing: reported as inconclusive.
+    Futile {
+        /// The conditional power when it stopped, in `[0, 1]`.
+        conditional_power: f64,
+        /// The sequential interval when it stopped, percent change (rates: positive = faster).
+        lo_pct: f64,
+        /// Upper bound, percent.
+        hi_pct: f64,
     },
 }
 
