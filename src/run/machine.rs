@@ -22,10 +22,15 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-/// How long other processes' CPU use is sampled: ten clock ticks at the usual 100 Hz, so a
-/// process at [`BUSY_PCT`] shows as at least one tick. This is a fixed start-up cost of every
-/// run (it was 200 ms, a fifth of a second added to each `compare --bench`).
-pub const BUSY_WINDOW: Duration = Duration::from_millis(100);
+/// How long other processes' CPU use is sampled. Run time is read in nanoseconds from
+/// `/proc/PID/schedstat` (first field: time on a CPU, ns; `proc(5)`), so a process at
+/// [`BUSY_PCT`] shows as 2.5 ms of run time; where schedstat is missing the clock ticks of
+/// `/proc/PID/stat` are used over [`BUSY_WINDOW_TICKS`] (ten ticks at 100 Hz). This is a
+/// fixed start-up cost of every run: it was 200 ms, then 100 ms, the whole of benchdiff's
+/// start-up gap against `hyperfine -N` (issue 16).
+pub const BUSY_WINDOW: Duration = Duration::from_millis(25);
+/// The window when only clock ticks are available (no `/proc/PID/schedstat`).
+pub const BUSY_WINDOW_TICKS: Duration = Duration::from_millis(100);
 /// A process using at least this much of one CPU (percent) over the window counts as busy.
 pub const BUSY_PCT: f64 = 10.0;
 pub use crate::format::results::machine::{BusyProcess, MachineInfo};
@@ -75,28 +80,79 @@ fn cpu_ticks() -> BTreeMap<u32, (String, u64)> {
     out
 }
 
-/// Other processes' CPU use over `window`, percent of one CPU, busiest first (≥ `min_pct`).
+/// Run time on a CPU (ns, first field of `/proc/PID/schedstat`) of every process but ours,
+/// by pid; `None` when this kernel has no schedstat.
+fn run_time_ns() -> Option<BTreeMap<u32, u64>> {
+    let me = std::process::id();
+    let mut out = BTreeMap::new();
+    let mut any = false;
+    for e in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(e.path().join("schedstat")) else {
+            continue;
+        };
+        any = true;
+        if let Some(ns) = text.split_whitespace().next().and_then(|x| x.parse().ok()) {
+            out.insert(pid, ns);
+        }
+    }
+    any.then_some(out)
+}
+
+/// The comm (process name) of `pid`, from `/proc/PID/stat`.
+fn comm(pid: u32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (open, close) = (stat.find('(')?, stat.rfind(')')?);
+    stat.get(open + 1..close).map(str::to_owned)
+}
+
+/// Other processes' CPU use over `window`, percent of one CPU, busiest first (≥ `min_pct`):
+/// from nanosecond run times (`/proc/PID/schedstat`) where the kernel has them, else from
+/// clock ticks over at least [`BUSY_WINDOW_TICKS`].
 pub fn busy_processes(window: Duration, min_pct: f64) -> Vec<BusyProcess> {
-    // SAFETY: sysconf has no memory-safety preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    let hz = if hz > 0 { hz as f64 } else { 100.0 };
-    let a = cpu_ticks();
     let t0 = std::time::Instant::now();
-    std::thread::sleep(window);
-    let b = cpu_ticks();
-    let secs = t0.elapsed().as_secs_f64().max(1e-3);
-    let mut out: Vec<BusyProcess> = b
-        .into_iter()
-        .filter_map(|(pid, (name, t1))| {
-            let t0 = a.get(&pid).map_or(t1, |x| x.1);
-            let pct = t1.saturating_sub(t0) as f64 / hz / secs * 100.0;
-            (pct >= min_pct).then_some(BusyProcess {
-                pid,
-                name,
-                cpu_pct: pct,
-            })
-        })
-        .collect();
+    let mut out: Vec<BusyProcess> = match run_time_ns() {
+        Some(a) => {
+            std::thread::sleep(window);
+            let b = run_time_ns().unwrap_or_default();
+            let ns = t0.elapsed().as_nanos().max(1) as f64;
+            b.into_iter()
+                .filter_map(|(pid, t1)| {
+                    let pct = t1.saturating_sub(*a.get(&pid)?) as f64 / ns * 100.0;
+                    (pct >= min_pct).then(|| BusyProcess {
+                        pid,
+                        name: comm(pid).unwrap_or_default(),
+                        cpu_pct: pct,
+                    })
+                })
+                .collect()
+        }
+        None => {
+            // SAFETY: sysconf has no memory-safety preconditions.
+            let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+            let hz = if hz > 0 { hz as f64 } else { 100.0 };
+            let a = cpu_ticks();
+            std::thread::sleep(window.max(BUSY_WINDOW_TICKS));
+            let b = cpu_ticks();
+            let secs = t0.elapsed().as_secs_f64().max(1e-3);
+            b.into_iter()
+                .filter_map(|(pid, (name, t1))| {
+                    let t0 = a.get(&pid).map_or(t1, |x| x.1);
+                    let pct = t1.saturating_sub(t0) as f64 / hz / secs * 100.0;
+                    (pct >= min_pct).then_some(BusyProcess {
+                        pid,
+                        name,
+                        cpu_pct: pct,
+                    })
+                })
+                .collect()
+        }
+    };
     out.sort_by(|x, y| y.cpu_pct.total_cmp(&x.cpu_pct));
     out
 }
@@ -308,12 +364,14 @@ mod tests {
             .spawn()
             .expect("sh runs");
         std::thread::sleep(Duration::from_millis(50));
-        // A low bar (5% of a CPU): under a loaded machine the spinner still gets that much.
+        // A low bar (5% of a CPU) and a long window: under a loaded machine the spinner
+        // still gets that much (the run's 25 ms window can miss a starved one; the load
+        // average warning covers that case).
         let busy = busy_processes(Duration::from_millis(200), 5.0);
         let _ = child.kill();
         let _ = child.wait();
         assert!(
-            busy.iter().any(|b| b.pid == child.id()),
+            busy.iter().any(|b| b.pid == child.id() && b.name == "sh"),
             "the spinning sh should be busy: {busy:?}"
         );
     }
