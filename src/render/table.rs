@@ -916,7 +916,8 @@ pub fn sequential_section(
         out = format!(
             "\n† settled by --stop decided: the run stopped these rows when their anytime-valid \
              interval (level {:.2}% per row = 5% family-wise over {rows} rows, Bonferroni) was \
-             decided; quote this interval, not the fixed-sample one above:\n{}\n",
+             decided; their verdict and interval above are these, not a fixed-sample test's \
+             (p stays the fixed-sample one):\n{}\n",
             100.0 * (1.0 - alpha),
             lines.join("\n")
         );
