@@ -621,7 +621,77 @@ pub fn is_command_results(text: &str) -> bool {
 /// [`ResultsError`] naming the line when reading fails, the first record is not a plan
 /// (e.g. a job record before it), or the plan record is unreadable.
 pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, ResultsError> {
+    load_with(input, name, None)
+}
+
+/// A counted `ok` job record as [`load_streamed`] hands it over, in file order.
+pub enum OkJob<'a> {
+    /// A Node-file job (the first `ok` record of its file, side and run).
+    Node(&'a JobRecord),
+    /// A command job (the first `ok` record of its schedule position; warm-ups included).
+    Command(&'a CommandJobRecord),
+}
+
+/// Reads a results file as [`load_from`] does, but hands every counted `ok` job record to
+/// `on_ok` as it is read instead of keeping it: memory holds what the failure summary needs,
+/// not the records. In the [`Loaded`] returned, `done` holds the Node-file `ok` records without
+/// their samples, stderr and stdout tails; `command_done` is empty when no command job failed,
+/// else holds the `ok` command records without argv, samples and measurements (position,
+/// benchmark, combination, side, run and warm-up flag: what
+/// [`crate::compare::failures::Failures::from_loaded`] reads).
+///
+/// # Errors
+/// As [`load_from`].
+pub fn load_streamed<R: BufRead>(
+    input: R,
+    name: &str,
+    on_ok: &mut dyn FnMut(OkJob<'_>),
+) -> Result<Loaded, ResultsError> {
+    load_with(input, name, Some(on_ok))
+}
+
+/// A command `ok` job kept by [`load_streamed`]: position, run, index of its (benchmark,
+/// combination) and side, warm-up.
+type CompactOk = (u32, u32, u32, Side, bool);
+
+/// The `type` of a record line: read from the line's start when it begins `{"type":"KIND"`
+/// (how benchdiff writes every record) and KIND is a job record's (those lines are parsed in
+/// full right after), else by parsing the line.
+fn record_kind(line: &str) -> Result<String, serde_json::Error> {
+    if let Some(rest) = line.strip_prefix("{\"type\":\"")
+        && let Some(end) = rest.find('"')
+        && matches!(&rest[..end], "job" | "command-job")
+    {
+        return Ok(rest[..end].to_owned());
+    }
+    serde_json::from_str::<TypeOnly>(line).map(|t| t.kind.unwrap_or_default())
+}
+
+/// Parses a record line whose `type` is `kind` straight into its variant's struct (serde's
+/// internally tagged enum would first buffer the whole record as generic content, then read
+/// it again; the `type` key is ignored by the struct).
+fn parse_record(kind: &str, line: &str) -> Result<Record, serde_json::Error> {
+    Ok(match kind {
+        "run" => Record::Run(serde_json::from_str(line)?),
+        "job" => Record::Job(serde_json::from_str(line)?),
+        "command-run" => Record::CommandRun(serde_json::from_str(line)?),
+        "command-job" => Record::CommandJob(serde_json::from_str(line)?),
+        "adaptive" => Record::Adaptive(serde_json::from_str(line)?),
+        _ => serde_json::from_str::<Record>(line)?,
+    })
+}
+
+/// The loader behind [`load_from`] (`on_ok` None: every record kept) and [`load_streamed`].
+fn load_with<R: BufRead>(
+    input: R,
+    name: &str,
+    mut on_ok: Option<&mut dyn FnMut(OkJob<'_>)>,
+) -> Result<Loaded, ResultsError> {
     use crate::format::{Line, LineReader};
+    let mut compact: Vec<CompactOk> = Vec::new();
+    let mut keys: Vec<(String, plan::Combination)> = Vec::new();
+    let mut key_index: rustc_hash::FxHashMap<(String, plan::Combination), u32> =
+        rustc_hash::FxHashMap::default();
     let mut header: Option<Header> = None;
     let mut done = Vec::new();
     let mut command_done = Vec::new();
@@ -652,8 +722,8 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, ResultsErro
         if line.trim().is_empty() {
             continue;
         }
-        let kind = match serde_json::from_str::<TypeOnly>(line) {
-            Ok(t) => t.kind.unwrap_or_default(),
+        let kind = match record_kind(line) {
+            Ok(k) => k,
             Err(e) => {
                 warnings.push(format!("line {n}: not a JSON record ({e}); ignored"));
                 continue;
@@ -681,7 +751,7 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, ResultsErro
         if !wanted {
             continue;
         }
-        let record = match serde_json::from_str::<Record>(line) {
+        let record = match parse_record(&kind, line) {
             Ok(r) => r,
             Err(e) if is_plan && header.is_none() => {
                 return Err(ResultsError::new(
@@ -706,7 +776,18 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, ResultsErro
             (Record::Job(j), Some(Header::Node(_))) => {
                 unused.add(&j);
                 if j.status == JobStatus::Ok && seen.insert((j.file.clone(), j.side, j.run)) {
-                    done.push(j);
+                    match on_ok.as_mut() {
+                        Some(f) => {
+                            f(OkJob::Node(&j));
+                            done.push(JobRecord {
+                                samples: Vec::new(),
+                                stderr_tail: Vec::new(),
+                                stdout_tail: Vec::new(),
+                                ..j
+                            });
+                        }
+                        None => done.push(j),
+                    }
                 } else if j.status != JobStatus::Ok {
                     failed.push(j);
                 }
@@ -719,9 +800,23 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, ResultsErro
                     command_failed.push(j);
                 }
             }
-            (Record::CommandJob(j), Some(Header::Command(_))) => {
-                command_done.push(j);
-            }
+            (Record::CommandJob(j), Some(Header::Command(_))) => match on_ok.as_mut() {
+                Some(f) => {
+                    f(OkJob::Command(&j));
+                    let key = (j.benchmark, j.combination);
+                    let k = match key_index.get(&key) {
+                        Some(&k) => k,
+                        None => {
+                            let k = keys.len() as u32;
+                            keys.push(key.clone());
+                            key_index.insert(key, k);
+                            k
+                        }
+                    };
+                    compact.push((j.position, j.run, k, j.side, j.warmup));
+                }
+                None => command_done.push(j),
+            },
             (Record::Job(_) | Record::CommandJob(_), _) => {
                 warnings.push(format!(
                     "line {n}: a {kind} record in a results file of the other kind; ignored"
@@ -748,6 +843,31 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, ResultsErro
         Header::Node(h) => h.adaptive.or(adaptive),
         Header::Command(_) => None,
     };
+    // Streamed: the failure summary reads the `ok` command records only when some job failed.
+    if !command_failed.is_empty() {
+        command_done.extend(compact.iter().map(|&(position, run, k, side, warmup)| {
+            let (benchmark, combination) = keys[k as usize].clone();
+            CommandJobRecord {
+                position,
+                benchmark,
+                combination,
+                side,
+                run,
+                warmup,
+                argv: Vec::new(),
+                status: JobStatus::Ok,
+                exit_code: Some(0),
+                signal: None,
+                wall_s: f64::NAN,
+                user_s: f64::NAN,
+                sys_s: f64::NAN,
+                max_rss_bytes: 0,
+                samples: Vec::new(),
+                error: None,
+                stderr_tail: Vec::new(),
+            }
+        }));
+    }
     Ok(Loaded {
         header,
         done,

@@ -6,7 +6,6 @@
 
 use crate::error::{Diagnostic, ImportError};
 use crate::format::Imported;
-use crate::format::results::Header;
 use crate::format::results::command::CommandSample;
 use crate::sample::{Configuration, RATE, Sample, SampleSet, Side};
 use std::io::BufRead;
@@ -23,7 +22,32 @@ pub fn read_from<R: BufRead>(
     set: &mut SampleSet,
 ) -> Result<Imported, ImportError> {
     set.mark_rounds_recorded(); // every job carries the run (round) it ran in
-    let loaded = crate::format::results::load_from(input, name).map_err(|e| {
+    // Each counted `ok` job's samples go into the set as the job is read; the loader keeps
+    // only what the failure summary needs.
+    let mut add = |job: crate::format::results::OkJob<'_>| match job {
+        crate::format::results::OkJob::Node(job) => {
+            for s in &job.samples {
+                let r = s.to_report();
+                let bid = set.intern_configuration(&job.file, &r.configuration);
+                set.push(Sample {
+                    benchmark: bid,
+                    side: job.side,
+                    metric: RATE,
+                    value: r.rate,
+                    time_s: r.time_s,
+                    run: Some(job.run),
+                });
+            }
+        }
+        // Every sample of every counted `ok` job with its rate and all its metrics (`wall`,
+        // `user`, `sys`, `max_rss` and the program's own).
+        crate::format::results::OkJob::Command(job) => {
+            if !job.warmup {
+                add_command_samples(set, job.side, job.run, &job.samples);
+            }
+        }
+    };
+    let loaded = crate::format::results::load_streamed(input, name, &mut add).map_err(|e| {
         ImportError::Invalid(
             vec![Diagnostic {
                 file: name.to_owned(),
@@ -33,31 +57,6 @@ pub fn read_from<R: BufRead>(
             1,
         )
     })?;
-    match &loaded.header {
-        Header::Node(_) => {
-            for job in &loaded.done {
-                for s in &job.samples {
-                    let r = s.to_report();
-                    let bid = set.intern_configuration(&job.file, &r.configuration);
-                    set.push(Sample {
-                        benchmark: bid,
-                        side: job.side,
-                        metric: RATE,
-                        value: r.rate,
-                        time_s: r.time_s,
-                        run: Some(job.run),
-                    });
-                }
-            }
-        }
-        // Every sample of every counted `ok` job with its rate and all its metrics (`wall`,
-        // `user`, `sys`, `max_rss` and the program's own).
-        Header::Command(_) => {
-            for job in loaded.command_done.iter().filter(|j| !j.warmup) {
-                add_command_samples(set, job.side, job.run, &job.samples);
-            }
-        }
-    }
     // Samples of jobs that did not end ok are left out, with one note per affected row (the
     // same notes `benchdiff compare` prints for the run: see `UnusedSamples`).
     let warnings = loaded
@@ -72,22 +71,9 @@ pub fn read_from<R: BufRead>(
         .collect();
     Ok(Imported {
         warnings,
-        results: Some(Box::new(without_ok_samples(loaded))),
+        results: Some(Box::new(loaded)),
         ..Imported::default()
     })
-}
-
-/// `loaded` without the samples of its `ok` job records (they are in the sample set by now).
-fn without_ok_samples(
-    mut loaded: crate::format::results::Loaded,
-) -> crate::format::results::Loaded {
-    for j in &mut loaded.done {
-        j.samples = Vec::new();
-    }
-    for j in &mut loaded.command_done {
-        j.samples = Vec::new();
-    }
-    loaded
 }
 
 /// Adds the samples of a counted, `ok` command job to `set`: the rate (with time) and every
