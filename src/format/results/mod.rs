@@ -629,7 +629,7 @@ pub enum OkJob<'a> {
     /// A Node-file job (the first `ok` record of its file, side and run).
     Node(&'a JobRecord),
     /// A command job (the first `ok` record of its schedule position; warm-ups included).
-    Command(&'a CommandJobRecord),
+    Command(&'a command::CommandJobView<'a>),
 }
 
 /// Reads a results file as [`load_from`] does, but hands every counted `ok` job record to
@@ -681,155 +681,277 @@ fn parse_record(kind: &str, line: &str) -> Result<Record, serde_json::Error> {
     })
 }
 
+/// A line of a batch after the parallel step: blank, unreadable (over the limit, not UTF-8),
+/// not JSON, or a record's `type` with the record parsed when the loader may keep it (plans,
+/// job records, adaptive rounds).
+enum Parsed<'a> {
+    Blank,
+    Unreadable(String),
+    NotJson(String),
+    Record(String, Option<Box<Result<Item<'a>, serde_json::Error>>>),
+}
+
+/// A record parsed in full, or (when streaming) an `ok` command job as a view on its line.
+enum Item<'a> {
+    Record(Record),
+    CommandOk(command::CommandJobView<'a>),
+}
+
+/// Lines read ahead for parsing in parallel: their text, one after the other, and per line its
+/// number and its byte range (or why it could not be read).
+#[derive(Default)]
+struct Batch {
+    text: String,
+    lines: Vec<(u64, Result<(usize, usize), String>)>,
+    /// The number of the last line read (of any batch).
+    last: u64,
+}
+
+/// Lines and bytes per batch: enough to keep both cores busy, little against the records.
+const BATCH_LINES: usize = 4096;
+const BATCH_BYTES: usize = 8 << 20;
+
+impl Batch {
+    /// Reads the next batch of lines; true at the end of the input.
+    fn fill<R: BufRead>(
+        &mut self,
+        lines: &mut crate::format::LineReader<R>,
+        name: &str,
+    ) -> Result<bool, ResultsError> {
+        use crate::format::Line;
+        self.text.clear();
+        self.lines.clear();
+        while self.lines.len() < BATCH_LINES && self.text.len() < BATCH_BYTES {
+            match lines.next_line() {
+                Ok(Some((n, Line::Text(t)))) => {
+                    self.last = n;
+                    let a = self.text.len();
+                    self.text.push_str(t);
+                    self.lines.push((n, Ok((a, self.text.len()))));
+                }
+                Ok(Some((n, other))) => {
+                    self.last = n;
+                    self.lines.push((n, Err(other.problem().unwrap_or_default())));
+                }
+                Ok(None) => return Ok(true),
+                Err(e) => return Err(ResultsError::new(name, self.last + 1, e.to_string())),
+            }
+        }
+        Ok(false)
+    }
+
+    /// Every line of the batch parsed (in parallel), in order; with `stream`, `ok` command
+    /// jobs as views ([`command::CommandJobView`]).
+    fn parse(&self, stream: bool) -> Vec<(u64, Parsed<'_>)> {
+        use rayon::prelude::*;
+        self.lines
+            .par_iter()
+            .with_min_len(64)
+            .map(|(n, r)| {
+                let p = match r {
+                    Err(why) => Parsed::Unreadable(why.clone()),
+                    Ok((a, b)) => {
+                        let line = &self.text[*a..*b];
+                        if line.trim().is_empty() {
+                            Parsed::Blank
+                        } else {
+                            match record_kind(line) {
+                                Err(e) => Parsed::NotJson(e.to_string()),
+                                Ok(kind) => {
+                                    let full = matches!(
+                                        kind.as_str(),
+                                        "run" | "command-run" | "job" | "command-job" | "adaptive"
+                                    );
+                                    let record = full.then(|| Box::new(parse_item(&kind, line, stream)));
+                                    Parsed::Record(kind, record)
+                                }
+                            }
+                        }
+                    }
+                };
+                (*n, p)
+            })
+            .collect()
+    }
+}
+
+/// [`parse_record`], or with `stream` an `ok` command job as a view (a job of another status
+/// is parsed in full: the failure summary keeps it).
+fn parse_item<'a>(kind: &str, line: &'a str, stream: bool) -> Result<Item<'a>, serde_json::Error> {
+    if stream && kind == "command-job" {
+        let view: command::CommandJobView<'a> = serde_json::from_str(line)?;
+        if view.status == JobStatus::Ok {
+            return Ok(Item::CommandOk(view));
+        }
+    }
+    parse_record(kind, line).map(Item::Record)
+}
+
 /// The loader behind [`load_from`] (`on_ok` None: every record kept) and [`load_streamed`].
 fn load_with<R: BufRead>(
     input: R,
     name: &str,
     mut on_ok: Option<&mut dyn FnMut(OkJob<'_>)>,
 ) -> Result<Loaded, ResultsError> {
-    use crate::format::{Line, LineReader};
+    use crate::format::LineReader;
     let mut compact: Vec<CompactOk> = Vec::new();
     let mut keys: Vec<(String, plan::Combination)> = Vec::new();
-    let mut key_index: rustc_hash::FxHashMap<(String, plan::Combination), u32> =
-        rustc_hash::FxHashMap::default();
+    // (benchmark, combination) → index in `keys`, by a text key made in `key_buf`.
+    let mut key_index: rustc_hash::FxHashMap<Box<str>, u32> = rustc_hash::FxHashMap::default();
+    let mut key_buf = String::new();
     let mut header: Option<Header> = None;
     let mut done = Vec::new();
     let mut command_done = Vec::new();
     let mut seen = HashSet::new();
-    let mut seen_positions = HashSet::new();
+    let mut seen_positions: rustc_hash::FxHashSet<u32> = rustc_hash::FxHashSet::default();
     let mut warnings = Vec::new();
     let mut adaptive = None;
     let mut unused = UnusedSamples::default();
     let mut failed = Vec::new();
     let mut command_failed = Vec::new();
     let mut lines = LineReader::with_limit(input, name, MAX_RECORD_BYTES);
-    let mut last = 0u64;
+    // Lines are read in batches, parsed in parallel, then taken in file order.
+    let mut batch = Batch::default();
+    let stream = on_ok.is_some();
     loop {
-        let (n, line) = match lines.next_line() {
-            Ok(Some(x)) => x,
-            Ok(None) => break,
-            Err(e) => return Err(ResultsError::new(name, last + 1, e.to_string())),
-        };
-        last = n;
-        let line = match line {
-            Line::Text(t) => t,
-            other => {
-                let why = other.problem().unwrap_or_default();
-                warnings.push(format!("line {n}: {why}; ignored"));
-                continue;
-            }
-        };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let kind = match record_kind(line) {
-            Ok(k) => k,
-            Err(e) => {
-                warnings.push(format!("line {n}: not a JSON record ({e}); ignored"));
-                continue;
-            }
-        };
-        let is_plan = kind == "run" || kind == "command-run";
-        if header.is_none() && !is_plan {
-            if kind == "job" || kind == "command-job" {
-                return Err(ResultsError::new(
-                    name,
-                    n,
-                    format!(
-                        "{kind} record before the {} record; not a benchdiff results file",
-                        if kind == "job" { "run" } else { "command-run" }
-                    ),
-                ));
-            }
-            continue;
-        }
-        // Only the records the loader keeps are parsed in full.
-        let wanted = is_plan
-            || kind == "job"
-            || kind == "command-job"
-            || (kind == "adaptive" && adaptive.is_none());
-        if !wanted {
-            continue;
-        }
-        let record = match parse_record(&kind, line) {
-            Ok(r) => r,
-            Err(e) if is_plan && header.is_none() => {
-                return Err(ResultsError::new(
-                    name,
-                    n,
-                    format!("bad {kind} record: {e}"),
-                ));
-            }
-            Err(e) => {
+        let eof = batch.fill(&mut lines, name)?;
+        for (n, item) in batch.parse(stream) {
+            let (kind, record) = match item {
+                Parsed::Blank => continue,
+                Parsed::Unreadable(why) => {
+                    warnings.push(format!("line {n}: {why}; ignored"));
+                    continue;
+                }
+                Parsed::NotJson(e) => {
+                    warnings.push(format!("line {n}: not a JSON record ({e}); ignored"));
+                    continue;
+                }
+                Parsed::Record(kind, record) => (kind, record),
+            };
+            let is_plan = kind == "run" || kind == "command-run";
+            if header.is_none() && !is_plan {
                 if kind == "job" || kind == "command-job" {
-                    warnings.push(format!("line {n}: bad {kind} record ({e}); ignored"));
+                    return Err(ResultsError::new(
+                        name,
+                        n,
+                        format!(
+                            "{kind} record before the {} record; not a benchdiff results file",
+                            if kind == "job" { "run" } else { "command-run" }
+                        ),
+                    ));
                 }
                 continue;
             }
-        };
-        match (record, &header) {
-            (Record::Run(h), None) => header = Some(Header::Node(h)),
-            (Record::CommandRun(h), None) => header = Some(Header::Command(h)),
-            (Record::Run(_) | Record::CommandRun(_), Some(_)) => {
-                warnings.push(format!("line {n}: a second {kind} record; ignored"));
-            }
-            (Record::Job(j), Some(Header::Node(_))) => {
-                unused.add(&j);
-                if j.status == JobStatus::Ok && seen.insert((j.file.clone(), j.side, j.run)) {
-                    match on_ok.as_mut() {
-                        Some(f) => {
-                            f(OkJob::Node(&j));
-                            done.push(JobRecord {
-                                samples: Vec::new(),
-                                stderr_tail: Vec::new(),
-                                stdout_tail: Vec::new(),
-                                ..j
-                            });
-                        }
-                        None => done.push(j),
+            // Only the records the loader keeps are parsed in full.
+            let wanted = is_plan
+                || kind == "job"
+                || kind == "command-job"
+                || (kind == "adaptive" && adaptive.is_none());
+            let Some(record) = record.filter(|_| wanted) else {
+                continue;
+            };
+            let record = match *record {
+                Ok(r) => r,
+                Err(e) if is_plan && header.is_none() => {
+                    return Err(ResultsError::new(
+                        name,
+                        n,
+                        format!("bad {kind} record: {e}"),
+                    ));
+                }
+                Err(e) => {
+                    if kind == "job" || kind == "command-job" {
+                        warnings.push(format!("line {n}: bad {kind} record ({e}); ignored"));
                     }
-                } else if j.status != JobStatus::Ok {
-                    failed.push(j);
+                    continue;
                 }
-            }
-            (Record::CommandJob(j), Some(Header::Command(_)))
-                if !j.ok() || !seen_positions.insert(j.position) =>
-            {
-                unused.add_command(&j);
-                if !j.ok() {
-                    command_failed.push(j);
-                }
-            }
-            (Record::CommandJob(j), Some(Header::Command(_))) => match on_ok.as_mut() {
-                Some(f) => {
-                    f(OkJob::Command(&j));
-                    let key = (j.benchmark, j.combination);
-                    let k = match key_index.get(&key) {
-                        Some(&k) => k,
-                        None => {
-                            let k = keys.len() as u32;
-                            keys.push(key.clone());
-                            key_index.insert(key, k);
-                            k
+            };
+            let record = match record {
+                Item::Record(r) => r,
+                Item::CommandOk(j) => {
+                    match (&header, on_ok.as_mut()) {
+                        // A second `ok` record of a position: not counted (and, being `ok`, not
+                        // an unused sample either).
+                        (Some(Header::Command(_)), _) if !seen_positions.insert(j.position) => {}
+                        (Some(Header::Command(_)), Some(f)) => {
+                            f(OkJob::Command(&j));
+                            key_buf.clear();
+                            key_buf.push_str(&j.benchmark);
+                            for (k, v) in &j.combination {
+                                key_buf.push('\0');
+                                key_buf.push_str(k);
+                                key_buf.push('\0');
+                                key_buf.push_str(v);
+                            }
+                            let k = match key_index.get(key_buf.as_str()) {
+                                Some(&k) => k,
+                                None => {
+                                    let k = keys.len() as u32;
+                                    keys.push((j.benchmark.into_owned(), j.combination));
+                                    key_index.insert(key_buf.as_str().into(), k);
+                                    k
+                                }
+                            };
+                            compact.push((j.position, j.run, k, j.side, j.warmup));
                         }
-                    };
-                    compact.push((j.position, j.run, k, j.side, j.warmup));
+                        _ => warnings.push(format!(
+                            "line {n}: a {kind} record in a results file of the other kind; ignored"
+                        )),
+                    }
+                    continue;
                 }
-                None => command_done.push(j),
-            },
-            (Record::Job(_) | Record::CommandJob(_), _) => {
-                warnings.push(format!(
-                    "line {n}: a {kind} record in a results file of the other kind; ignored"
-                ));
+            };
+            match (record, &header) {
+                (Record::Run(h), None) => header = Some(Header::Node(h)),
+                (Record::CommandRun(h), None) => header = Some(Header::Command(h)),
+                (Record::Run(_) | Record::CommandRun(_), Some(_)) => {
+                    warnings.push(format!("line {n}: a second {kind} record; ignored"));
+                }
+                (Record::Job(j), Some(Header::Node(_))) => {
+                    unused.add(&j);
+                    if j.status == JobStatus::Ok && seen.insert((j.file.clone(), j.side, j.run)) {
+                        match on_ok.as_mut() {
+                            Some(f) => {
+                                f(OkJob::Node(&j));
+                                done.push(JobRecord {
+                                    samples: Vec::new(),
+                                    stderr_tail: Vec::new(),
+                                    stdout_tail: Vec::new(),
+                                    ..j
+                                });
+                            }
+                            None => done.push(j),
+                        }
+                    } else if j.status != JobStatus::Ok {
+                        failed.push(j);
+                    }
+                }
+                (Record::CommandJob(j), Some(Header::Command(_)))
+                    if !j.ok() || !seen_positions.insert(j.position) =>
+                {
+                    unused.add_command(&j);
+                    if !j.ok() {
+                        command_failed.push(j);
+                    }
+                }
+                (Record::CommandJob(j), Some(Header::Command(_))) => command_done.push(j),
+                (Record::Job(_) | Record::CommandJob(_), _) => {
+                    warnings.push(format!(
+                        "line {n}: a {kind} record in a results file of the other kind; ignored"
+                    ));
+                }
+                (Record::Adaptive(r), _) if adaptive.is_none() => {
+                    adaptive = Some(plan::Rule {
+                        target_pct: r.target_accuracy_pct,
+                        min_runs: r.min_runs,
+                        max_runs: r.max_runs,
+                    });
+                }
+                _ => {}
             }
-            (Record::Adaptive(r), _) if adaptive.is_none() => {
-                adaptive = Some(plan::Rule {
-                    target_pct: r.target_accuracy_pct,
-                    min_runs: r.min_runs,
-                    max_runs: r.max_runs,
-                });
-            }
-            _ => {}
+        }
+        if eof {
+            break;
         }
     }
     let header = header.ok_or_else(|| {

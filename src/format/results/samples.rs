@@ -24,6 +24,8 @@ pub fn read_from<R: BufRead>(
     set.mark_rounds_recorded(); // every job carries the run (round) it ran in
     // Each counted `ok` job's samples go into the set as the job is read; the loader keeps
     // only what the failure summary needs.
+    // The configuration of samples without parameters, made once.
+    let mut no_params: Option<Configuration> = None;
     let mut add = |job: crate::format::results::OkJob<'_>| match job {
         crate::format::results::OkJob::Node(job) => {
             for s in &job.samples {
@@ -43,7 +45,7 @@ pub fn read_from<R: BufRead>(
         // `user`, `sys`, `max_rss` and the program's own).
         crate::format::results::OkJob::Command(job) => {
             if !job.warmup {
-                add_command_samples(set, job.side, job.run, &job.samples);
+                add_command_view_samples(set, job.side, job.run, &job.samples, &mut no_params);
             }
         }
     };
@@ -83,6 +85,49 @@ pub fn add_command_samples(set: &mut SampleSet, side: Side, run: u32, samples: &
         let conf = crate::format::node_ipc::configuration_from_entries(&s.params)
             .unwrap_or_else(|_| Configuration::from_text(s.configuration.clone()));
         let id = set.intern_configuration(&s.name, &conf);
+        let time_s = s.time_s.unwrap_or(f64::NAN);
+        set.push(Sample {
+            benchmark: id,
+            side,
+            metric: RATE,
+            value: s.rate,
+            time_s,
+            run: Some(run),
+        });
+        for m in &s.metrics {
+            let metric = set.intern_metric(&m.name, &m.unit, m.better);
+            set.push(Sample {
+                benchmark: id,
+                side,
+                metric,
+                value: m.value,
+                time_s,
+                run: Some(run),
+            });
+        }
+    }
+}
+
+/// [`add_command_samples`] for the samples of a job view; `no_params` caches the
+/// configuration of a sample without parameters (the same for every such sample).
+fn add_command_view_samples(
+    set: &mut SampleSet,
+    side: Side,
+    run: u32,
+    samples: &[crate::format::results::command::CommandSampleView<'_>],
+    no_params: &mut Option<Configuration>,
+) {
+    for s in samples {
+        let id = if s.params.is_empty() {
+            let conf = no_params.get_or_insert_with(|| {
+                crate::format::node_ipc::configuration_from_entries(&[]).unwrap_or_default()
+            });
+            set.intern_configuration(&s.name, conf)
+        } else {
+            let conf = crate::format::node_ipc::configuration_from_entries(&s.params)
+                .unwrap_or_else(|_| Configuration::from_text(s.configuration.to_string()));
+            set.intern_configuration(&s.name, &conf)
+        };
         let time_s = s.time_s.unwrap_or(f64::NAN);
         set.push(Sample {
             benchmark: id,
