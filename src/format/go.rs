@@ -542,12 +542,15 @@ fn fields_of(line: &str) -> Vec<&str> {
     v
 }
 
+/// The `(unit, value)` pairs of a result line, units borrowed from the line.
+type Measurements<'a> = Vec<(&'a str, f64)>;
+
 /// The iteration count and `(unit, value)` pairs of a result line's fields after the name.
 ///
 /// # Errors
 /// The message for a line that is not a whole record (missing or non-integer iteration count,
 /// missing measurements, a value without unit, a value that is not a number).
-fn parse_measurements<'a>(fields: &[&'a str]) -> Result<(u64, Vec<(&'a str, f64)>), String> {
+fn parse_measurements<'a>(fields: &[&'a str]) -> Result<(u64, Measurements<'a>), String> {
     let Some(first) = fields.first() else {
         return Err("missing iteration count".to_owned());
     };

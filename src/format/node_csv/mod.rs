@@ -337,7 +337,14 @@ fn read_csv<R: BufRead>(
     lenient: bool,
     set: &mut SampleSet,
 ) -> Result<(ImportSummary, Option<Diagnostic>), ImportError> {
-    read_csv_in(input, name, fixed, lenient, fixed.is_none() && !lenient, set)
+    read_csv_in(
+        input,
+        name,
+        fixed,
+        lenient,
+        fixed.is_none() && !lenient,
+        set,
+    )
 }
 
 /// [`read_csv`], in blocks after the first header when `blocks`, else line by line throughout.
@@ -916,7 +923,8 @@ mod tests {
     /// line, CRLF, and a later header that reorders the columns.
     #[test]
     fn blocks_read_as_line_by_line() {
-        let mut text = String::from("\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n");
+        let mut text =
+            String::from("\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n");
         let mut line = 1u64;
         for i in 0..400_000u64 {
             line += 1;
@@ -928,9 +936,11 @@ mod tests {
                 210_000 => text.push_str(&format!("\"{side}\",\"{file}\",\"n=1\",12.5,0.1\r\n")),
                 250_000 => text.push_str("rate,time,binary,filename,configuration\n"),
                 300_000 => text.push_str("fast,1,old,a.js,\n"),
-                l if l > 250_000 => {
-                    text.push_str(&format!("{}.25,0.5,{side},{file},\"n={}\"\n", i % 1000, i % 3))
-                }
+                l if l > 250_000 => text.push_str(&format!(
+                    "{}.25,0.5,{side},{file},\"n={}\"\n",
+                    i % 1000,
+                    i % 3
+                )),
                 _ => text.push_str(&format!(
                     "\"{side}\",\"{file}\",\"n={}\",{}.5,0.{}\n",
                     i % 3,
@@ -949,8 +959,14 @@ mod tests {
         let (b, rb) = read(false);
         assert_eq!(ra, rb);
         let err = ra.unwrap_err();
-        assert!(err.contains("t.csv:150001: unknown binary label 'mid'"), "{err}");
-        assert!(err.contains("t.csv:300000: rate 'fast' is not a number"), "{err}");
+        assert!(
+            err.contains("t.csv:150001: unknown binary label 'mid'"),
+            "{err}"
+        );
+        assert!(
+            err.contains("t.csv:300000: rate 'fast' is not a number"),
+            "{err}"
+        );
         assert_eq!(a.samples(), b.samples());
         assert_eq!(a.benchmarks(), b.benchmarks());
         assert_eq!(a.len(), 400_000 - 4);

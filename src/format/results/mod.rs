@@ -693,7 +693,7 @@ enum Parsed<'a> {
 
 /// A record parsed in full, or (when streaming) an `ok` command job as a view on its line.
 enum Item<'a> {
-    Record(Record),
+    Record(Box<Record>),
     CommandOk(command::CommandJobView<'a>),
 }
 
@@ -702,10 +702,13 @@ enum Item<'a> {
 #[derive(Default)]
 struct Batch {
     text: String,
-    lines: Vec<(u64, Result<(usize, usize), String>)>,
+    lines: Vec<(u64, BatchLine)>,
     /// The number of the last line read (of any batch).
     last: u64,
 }
+
+/// A line of a [`Batch`]: its byte range in the batch's text, or why it could not be read.
+type BatchLine = Result<(usize, usize), String>;
 
 /// Lines and bytes per batch: enough to keep both cores busy, little against the records.
 const BATCH_LINES: usize = 4096;
@@ -731,7 +734,8 @@ impl Batch {
                 }
                 Ok(Some((n, other))) => {
                     self.last = n;
-                    self.lines.push((n, Err(other.problem().unwrap_or_default())));
+                    self.lines
+                        .push((n, Err(other.problem().unwrap_or_default())));
                 }
                 Ok(None) => return Ok(true),
                 Err(e) => return Err(ResultsError::new(name, self.last + 1, e.to_string())),
@@ -762,7 +766,8 @@ impl Batch {
                                         kind.as_str(),
                                         "run" | "command-run" | "job" | "command-job" | "adaptive"
                                     );
-                                    let record = full.then(|| Box::new(parse_item(&kind, line, stream)));
+                                    let record =
+                                        full.then(|| Box::new(parse_item(&kind, line, stream)));
                                     Parsed::Record(kind, record)
                                 }
                             }
@@ -784,7 +789,7 @@ fn parse_item<'a>(kind: &str, line: &'a str, stream: bool) -> Result<Item<'a>, s
             return Ok(Item::CommandOk(view));
         }
     }
-    parse_record(kind, line).map(Item::Record)
+    parse_record(kind, line).map(|r| Item::Record(Box::new(r)))
 }
 
 /// The loader behind [`load_from`] (`on_ok` None: every record kept) and [`load_streamed`].
@@ -867,7 +872,7 @@ fn load_with<R: BufRead>(
                 }
             };
             let record = match record {
-                Item::Record(r) => r,
+                Item::Record(r) => *r,
                 Item::CommandOk(j) => {
                     match (&header, on_ok.as_mut()) {
                         // A second `ok` record of a position: not counted (and, being `ok`, not
