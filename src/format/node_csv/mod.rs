@@ -405,9 +405,9 @@ fn read_csv_in<R: BufRead>(
     Ok((summary, None))
 }
 
-/// Bytes of input per block parsed by one thread (2 MiB: more than a line may hold, so every
-/// full block ends in a line break).
-const BLOCK_BYTES: usize = 2 << 20;
+/// Bytes of input per block parsed by one thread (1 MiB + 64 KiB: more than a line may hold,
+/// so every full block of readable lines ends in a line break).
+const BLOCK_BYTES: usize = MAX_LINE_BYTES + (1 << 16);
 
 /// Reads the rest of a compare.js CSV (after its first header) in blocks of whole lines,
 /// a batch of blocks at a time parsed in parallel, and adds them to `set` in order. Memory
@@ -424,6 +424,8 @@ fn read_blocks<R: BufRead>(
         source: e,
     };
     let mut carry: Vec<u8> = Vec::new();
+    // The blocks' buffers, kept from batch to batch.
+    let mut pool: Vec<Vec<u8>> = Vec::new();
     let mut known: rustc_hash::FxHashMap<Box<str>, crate::sample::BenchmarkId> =
         rustc_hash::FxHashMap::default();
     let mut eof = false;
@@ -432,8 +434,11 @@ fn read_blocks<R: BufRead>(
         // may not).
         let mut blocks: Vec<Vec<u8>> = Vec::with_capacity(batch_blocks);
         while blocks.len() < batch_blocks && !eof {
-            let mut buf = std::mem::take(&mut carry);
-            buf.reserve(BLOCK_BYTES.saturating_sub(buf.len()));
+            let mut buf = pool.pop().unwrap_or_default();
+            buf.clear();
+            buf.reserve(BLOCK_BYTES);
+            buf.extend_from_slice(&carry);
+            carry.clear();
             while buf.len() < BLOCK_BYTES {
                 let chunk = match input.fill_buf() {
                     Ok(c) => c,
@@ -521,6 +526,7 @@ fn read_blocks<R: BufRead>(
                 }
             }
         }
+        pool.extend(blocks);
     }
     Ok(())
 }
