@@ -426,8 +426,6 @@ fn read_blocks<R: BufRead>(
     let mut carry: Vec<u8> = Vec::new();
     // The blocks' buffers, kept from batch to batch.
     let mut pool: Vec<Vec<u8>> = Vec::new();
-    let mut known: rustc_hash::FxHashMap<Box<str>, crate::sample::BenchmarkId> =
-        rustc_hash::FxHashMap::default();
     let mut eof = false;
     while !eof {
         // A batch of blocks, each ending in a line break (the last one at the end of input
@@ -476,18 +474,10 @@ fn read_blocks<R: BufRead>(
         let Some(cols) = st.columns else {
             return Ok(());
         };
-        // Every benchmark interned so far, by `file\0configuration`, for the blocks to look
-        // up in parallel (names new to a block are interned when it is added, in order).
-        for b in &set.benchmarks()[known.len()..] {
-            let mut key = String::with_capacity(b.file.len() + 1 + b.configuration.text.len());
-            key.push_str(&b.file);
-            key.push('\0');
-            key.push_str(&b.configuration.text);
-            let id = crate::sample::BenchmarkId(known.len() as u32);
-            known.insert(key.into_boxed_str(), id);
-        }
+        // Names are looked up in the set (read-only while the blocks are parsed); names new
+        // to a block are interned when it is added, in order.
         let parsed: Vec<Option<Block>> = {
-            let (first_header, known) = (&st.first_header, &known);
+            let (first_header, known) = (&st.first_header, &*set);
             blocks
                 .par_iter()
                 .map(|b| parse_block(b, cols, first_header, known))
@@ -555,7 +545,7 @@ fn parse_block(
     bytes: &[u8],
     cols: Columns,
     first_header: &[String],
-    known: &rustc_hash::FxHashMap<Box<str>, crate::sample::BenchmarkId>,
+    known: &SampleSet,
 ) -> Option<Block> {
     let mut names: Vec<(Box<str>, Box<str>)> = Vec::new();
     let mut index: rustc_hash::FxHashMap<Box<str>, u32> = rustc_hash::FxHashMap::default();
@@ -611,8 +601,8 @@ fn parse_block(
         let k = match &last {
             Some((l, k)) if *l == key => *k,
             _ => {
-                let k = match known.get(key.as_str()) {
-                    Some(&id) => Ref::Known(id),
+                let k = match known.find_benchmark(file, conf) {
+                    Some(id) => Ref::Known(id),
                     None => match index.get(key.as_str()) {
                         Some(&k) => Ref::New(k),
                         None => {
