@@ -886,7 +886,7 @@ struct Lines<R> {
     parallel: bool,
     text: String,
     /// Per line: number, and byte range in `text` or the problem.
-    lines: Vec<(u64, Result<(usize, usize), crate::format::Line<'static>>)>,
+    lines: Vec<(u64, ReadLine)>,
     /// Blocks of the batch: line ranges, and the parallel parse of each (`None`: read it line
     /// by line).
     blocks: std::collections::VecDeque<(std::ops::Range<usize>, Option<GoBlock>)>,
@@ -895,6 +895,10 @@ struct Lines<R> {
     eof: bool,
 }
 
+/// A line read ahead: its byte range in the batch's text, or why it cannot be read.
+type ReadLine = Result<(usize, usize), crate::format::Line<'static>>;
+
+/// Bytes of lines per block parsed by one thread.
 const GO_BLOCK_BYTES: usize = 1 << 20;
 
 impl<R: std::io::BufRead> Lines<R> {
@@ -1027,7 +1031,7 @@ impl<R: std::io::BufRead> Lines<R> {
 /// any line is something else (see [`Lines`]).
 fn parse_go_block(
     text: &str,
-    lines: &[(u64, Result<(usize, usize), crate::format::Line<'static>>)],
+    lines: &[(u64, ReadLine)],
     range: std::ops::Range<usize>,
     ctx: &Ctx<'_>,
 ) -> Option<GoBlock> {
