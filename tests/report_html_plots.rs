@@ -170,3 +170,19 @@ fn a_page_of_up_to_200_comparisons_plots_every_one_in_full() {
     }
     assert!(!page.contains("rows of the table above only"));
 }
+
+#[test]
+fn up_to_200_plotted_of_a_large_page_get_the_three_full_plots() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("mid.csv");
+    write_csv(&csv, 300);
+    let page = html(&csv, &[]);
+    let secs = sections(&page);
+    // The 150 faster rows (the others have no change and no flag here).
+    assert_eq!(secs.len(), 150);
+    for (_, name, body) in &secs {
+        assert_eq!(body.matches("<figure").count(), 3, "{name}");
+        assert!(!body.contains("data-plot=\"strip\""), "{name}");
+    }
+    assert!(page.contains("150 of 300 comparisons are plotted below"));
+}
