@@ -22,10 +22,10 @@ pub fn read_from<R: BufRead>(
     set: &mut SampleSet,
 ) -> Result<Imported, ImportError> {
     set.mark_rounds_recorded(); // every job carries the run (round) it ran in
-    // Each counted `ok` job's samples go into the set as the job is read; the loader keeps
-    // only what the failure summary needs.
     // The configuration of samples without parameters, made once.
     let mut no_params: Option<Configuration> = None;
+    // Each counted `ok` job's samples go into the set as the job is read; the loader keeps
+    // only what the failure summary needs.
     let mut add = |job: crate::format::results::OkJob<'_>| match job {
         crate::format::results::OkJob::Node(job) => {
             for s in &job.samples {
