@@ -1,5 +1,5 @@
 //! benchdiff's own results file (JSON Lines, `benchdiff compare --results`), streamed from a
-//! file or standard input with the one loader ([`crate::format::results::load_from`]), for
+//! file or standard input with the one loader ([`crate::format::results::load_streamed`]), for
 //! Node-file and command runs alike: every sample of every `ok` job
 //! (first record per file, side and run) becomes a [`crate::sample::RATE`] sample with its
 //! side, run index and time. Lines the loader could not read are returned as warnings.
@@ -11,7 +11,9 @@ use crate::sample::{Configuration, RATE, Sample, SampleSet, Side};
 use std::io::BufRead;
 
 /// Reads a results file of either kind from `input` (`name` for diagnostics) into `set`,
-/// streamed, with the one loader ([`crate::format::results::load_from`]).
+/// streamed, with the one loader ([`crate::format::results::load_streamed`]): each counted
+/// `ok` job's samples are added as the job is read, and [`Imported::results`] keeps what the
+/// failure summary needs, not the job records.
 ///
 /// # Errors
 /// [`ImportError::Invalid`] when the loader rejects it (no plan record first, a bad plan
