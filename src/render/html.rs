@@ -98,7 +98,7 @@ pub fn plotted(x: &Assessment, opts: &HtmlOptions) -> bool {
             .any(|f| x.row.comparison.name.contains(f.as_str()))
 }
 
-/// Renders the page (the text [`write`] streams).
+/// Renders the page (the text [`write()`] streams, default [`HtmlOptions`]).
 pub fn render(d: &ReportData<'_>) -> String {
     let mut out = Vec::new();
     match write(d, &mut out) {
