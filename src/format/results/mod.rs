@@ -816,11 +816,30 @@ fn load_with<R: BufRead>(
     let mut command_failed = Vec::new();
     let mut lines = LineReader::with_limit(input, name, MAX_RECORD_BYTES);
     // Lines are read in batches, parsed in parallel, then taken in file order.
-    let mut batch = Batch::default();
+    // Two batches: while one is parsed (in parallel, from a helper thread), this thread reads
+    // the next; then the parsed one is taken in order.
+    let mut batches = [Batch::default(), Batch::default()];
     let stream = on_ok.is_some();
+    let mut eof = batches[0].fill(&mut lines, name)?;
+    let mut cur = 0;
     loop {
-        let eof = batch.fill(&mut lines, name)?;
-        for (n, item) in batch.parse(stream) {
+        let (first, second) = batches.split_at_mut(1);
+        let (this, next) = if cur == 0 {
+            (&first[0], &mut second[0])
+        } else {
+            (&second[0], &mut first[0])
+        };
+        let (parsed, next_eof) = std::thread::scope(|s| {
+            let parsing = s.spawn(|| this.parse(stream));
+            let filled = if eof {
+                Ok(true)
+            } else {
+                next.fill(&mut lines, name)
+            };
+            (parsing.join(), filled)
+        });
+        let parsed = parsed.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        for (n, item) in parsed {
             let (kind, record) = match item {
                 Parsed::Blank => continue,
                 Parsed::Unreadable(why) => {
@@ -958,6 +977,9 @@ fn load_with<R: BufRead>(
         if eof {
             break;
         }
+        // An error reading the next batch comes after every line before it was taken.
+        eof = next_eof?;
+        cur = 1 - cur;
     }
     let header = header.ok_or_else(|| {
         ResultsError::new(
