@@ -62,6 +62,8 @@ fn generate(path: &Path) -> std::io::Result<()> {
 
 struct Measured {
     wall_s: f64,
+    /// User + system CPU seconds of the child (from `wait4`).
+    cpu_s: f64,
     max_rss_bytes: u64,
     ok: bool,
 }
@@ -81,8 +83,10 @@ fn measure(mut cmd: Command, stdin: Option<&Path>) -> Measured {
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
     let wall_s = start.elapsed().as_secs_f64();
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
     Measured {
         wall_s,
+        cpu_s: secs(ru.ru_utime) + secs(ru.ru_stime),
         max_rss_bytes: ru.ru_maxrss as u64 * 1024,
         ok: r == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
     }
@@ -177,14 +181,17 @@ fn main() {
     }
 }
 
-/// Times `benchdiff report ARGS… FILE` once (wall, peak RSS) and prints it under `what`.
+/// Times `benchdiff report ARGS… FILE` once (wall, user+sys CPU, peak RSS) and prints it under
+/// `what` (goal for the importers: 0.5 s and 150 MB; CPU shows the work when the machine is
+/// loaded and wall time is not the program's).
 fn time_report(exe: &str, what: &str, file: &Path, extra: &[&str]) {
     let mut c = Command::new(exe);
     c.arg("report").args(extra).arg(file);
     let m = measure(c, None);
     println!(
-        "{what:<44}: wall {:.3} s, peak RSS {:.1} MB{}",
+        "{what:<44}: wall {:.3} s, CPU {:.3} s, peak RSS {:.1} MB{}",
         m.wall_s,
+        m.cpu_s,
         m.max_rss_bytes as f64 / 1e6,
         if m.ok { "" } else { " (FAILED)" }
     );
@@ -262,6 +269,7 @@ fn importers(exe: &str, dir: &Path, csv: &Path, big: bool) {
         assert!(ok, "benchdiff report --format go failed");
     }
     time_report(exe, "1M-line Go file, table", &go, &[]);
+    time_report(exe, "1M-line Go file, --format r", &go, &["--format", "r"]);
     time_report(
         exe,
         "1M-line Go file, --format benchstat",
@@ -284,6 +292,13 @@ fn importers(exe: &str, dir: &Path, csv: &Path, big: bool) {
         &format!("{mb:.0} MB results JSONL, table"),
         &jsonl,
         &[],
+    );
+    // The HTML page plots the changed and flagged comparisons by default; every one here.
+    time_report(
+        exe,
+        "1M-row CSV, --format html --plot-rows ''",
+        csv,
+        &["--format", "html", "--plot-rows", ""],
     );
     if big {
         let path = std::env::temp_dir().join(format!("benchdiff-2gb-{}.csv", std::process::id()));

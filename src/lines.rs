@@ -70,6 +70,13 @@ impl<R: std::io::BufRead> LineReader<R> {
         }
     }
 
+    /// Numbers the lines on from `line_no` (the first line read is `line_no + 1`), for an
+    /// input that continues another: a byte-order mark is removed only from line 1.
+    pub fn starting_after(mut self, line_no: u64) -> Self {
+        self.line_no = line_no;
+        self
+    }
+
     /// The next line and its number, or `None` at the end of the input.
     ///
     /// # Errors

@@ -263,6 +263,17 @@ impl SampleSet {
         id
     }
 
+    /// The id of benchmark (`file`, configuration `conf_text`) when it is interned, else
+    /// `None`; a read-only look-up (several threads may look up at once while nothing is
+    /// interned).
+    pub fn find_benchmark(&self, file: &str, conf_text: &str) -> Option<BenchmarkId> {
+        let mut key = String::with_capacity(file.len() + 1 + conf_text.len());
+        key.push_str(file);
+        key.push('\0');
+        key.push_str(conf_text);
+        self.index.get(key.as_str()).copied()
+    }
+
     /// Like [`SampleSet::intern`], keeping structured parameters when the benchmark is new.
     pub fn intern_configuration(
         &mut self,
@@ -367,5 +378,7 @@ mod tests {
         assert_ne!(a, c);
         assert_eq!(set.benchmark(a).name(), "util/format.js n=1");
         assert_eq!(set.benchmark(c).name(), "util/format.js ");
+        assert_eq!(set.find_benchmark("util/format.js", "n=1"), Some(a));
+        assert_eq!(set.find_benchmark("util/format.js", "n=2"), None);
     }
 }

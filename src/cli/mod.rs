@@ -169,6 +169,12 @@ pub(crate) struct AnalysisArgs {
     /// intervals, the paired test, Welch's test, Mann–Whitney U with the Hodges–Lehmann shift.
     #[arg(long)]
     pub(crate) details: bool,
+    /// HTML of more than 200 comparisons: also plot the comparisons whose name contains TEXT
+    /// (repeatable; `''` plots every one). Changed (faster/slower) and flagged comparisons are
+    /// always plotted; the others are rows of the summary table only. (A page of up to 200
+    /// comparisons plots every one.)
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) plot_rows: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -1028,7 +1034,10 @@ pub(crate) fn emit_analysis_blocks(
             failures,
         };
         if args.format == Format::Html {
-            render::html::write(&d, out)?;
+            let html = render::html::HtmlOptions {
+                plot_rows: args.plot_rows.clone(),
+            };
+            render::html::write_with(&d, &html, out)?;
         } else {
             render::json::write(&d, out)?;
         }

@@ -170,12 +170,30 @@ pub fn read_from<R: std::io::BufRead>(
     opts: &ReadOptions,
     set: &mut SampleSet,
 ) -> Result<Imported, ImportError> {
+    read_go(input, name, opts, set, true)
+}
+
+/// [`read_from`]; with `parallel` (and no `sides_by`), runs of plain result records are
+/// parsed in parallel ([`Lines`]), else every line one by one.
+fn read_go<R: std::io::BufRead>(
+    input: R,
+    name: &str,
+    opts: &ReadOptions,
+    set: &mut SampleSet,
+    parallel: bool,
+) -> Result<Imported, ImportError> {
     let mut diags = Diagnostics::new(name);
     let mut fatal = Diagnostics::new(name);
     let mut imported = Imported::default();
     let mut config: Vec<(String, String)> = Vec::new();
     let mut meta: HashMap<String, UnitMeta> = HashMap::new();
-    let mut metric_cache: HashMap<String, (MetricId, f64)> = HashMap::new();
+    // Unit as written → (metric, factor to its tidied unit, whether it is `sec/op`).
+    let mut metric_cache: rustc_hash::FxHashMap<String, (MetricId, f64, bool)> =
+        rustc_hash::FxHashMap::default();
+    // Benchmark name (after `--sides-by` stripping) → its identity; the last one seen.
+    let mut bench_ids: rustc_hash::FxHashMap<Box<str>, crate::sample::BenchmarkId> =
+        rustc_hash::FxHashMap::default();
+    let mut last_bid: Option<(String, crate::sample::BenchmarkId)> = None;
     let (sides_by, wanted): (Option<SidesBy>, Option<(String, String)>) = match &opts.sides_by {
         None => (None, None),
         Some(spec) => {
@@ -203,13 +221,67 @@ pub fn read_from<R: std::io::BufRead>(
         .unwrap_or_default();
     // Unit metadata applies to the whole input; a metric's direction is fixed when it is first
     // interned, so `better=` must come before the unit's first result (as benchfmt requires).
-    let mut lines = LineReader::new(input, name);
+    let mut lines = Lines::new(
+        LineReader::new(input, name),
+        name,
+        parallel && opts.sides_by.is_none(),
+    );
     // A result line whose numbers have not come yet, records read, records joined.
     let mut pending: Option<Pending> = None;
     let mut records = 0u64;
     let mut joined = 0u64;
     let mut first_join: Option<(u64, u64)> = None;
-    while let Some((line_no, line)) = lines.next_text_lenient(&mut diags)? {
+    loop {
+        // Whole result records parsed in parallel with the state of their batch's start,
+        // or one line at a time.
+        let ctx = Ctx {
+            side: match config.iter().find(|(k, _)| k == "binary") {
+                Some((_, v)) => Side::from_label(v).unwrap_or(opts.side),
+                None => opts.side,
+            },
+            metrics: &metric_cache,
+            names: &bench_ids,
+        };
+        let (line_no, line) = match lines.next(&mut diags, &ctx)? {
+            None => break,
+            Some(Next::Line(n, l)) => (n, l),
+            Some(Next::Block(block)) => {
+                // Still valid: no record waits for its numbers and the side is the one the
+                // block was parsed with (names and units only ever get added).
+                if pending.is_some() || block.side != ctx.side {
+                    lines.reread(block);
+                    continue;
+                }
+                let mut new_ids = Vec::with_capacity(block.names.len());
+                for n in &block.names {
+                    let id = match bench_ids.get(n) {
+                        Some(&id) => id,
+                        None => {
+                            let id = intern_go_name(set, n);
+                            bench_ids.insert(n.clone(), id);
+                            id
+                        }
+                    };
+                    new_ids.push(id);
+                }
+                for &(r, metric, value, time_s) in &block.rows {
+                    set.push(Sample {
+                        benchmark: match r {
+                            NameRef::Known(id) => id,
+                            NameRef::New(k) => new_ids[k as usize],
+                        },
+                        side: block.side,
+                        metric,
+                        value,
+                        time_s,
+                        run: None,
+                    });
+                }
+                records += block.records;
+                results += block.records;
+                continue;
+            }
+        };
         if let Some(rest) = line
             .strip_prefix("Unit ")
             .or_else(|| line.strip_prefix("Unit\t"))
@@ -254,7 +326,7 @@ pub fn read_from<R: std::io::BufRead>(
         // output (name first, numbers on a later line of their own), joined.
         let mut record: Option<Record> = None;
         if is_result_line(line) {
-            let fields: Vec<&str> = line.split_whitespace().collect();
+            let fields = fields_of(line);
             let full = fields.first().map_or("", |f| &f["Benchmark".len()..]);
             if let Some(p) = pending.take() {
                 p.report(&mut diags);
@@ -273,7 +345,7 @@ pub fn read_from<R: std::io::BufRead>(
                 continue;
             }
             match parse_measurements(&fields[1..]) {
-                Ok((iters, values)) => record = Some((full.to_owned(), values, iters)),
+                Ok((iters, values)) => record = Some((full.into(), values, iters)),
                 Err(msg) => {
                     diags.push(line_no, msg);
                     continue;
@@ -281,7 +353,7 @@ pub fn read_from<R: std::io::BufRead>(
             }
         } else if let Some(p) = pending.as_mut() {
             let t = line.trim();
-            let fields: Vec<&str> = t.split_whitespace().collect();
+            let fields = fields_of(t);
             if fields.len() >= 3
                 && fields.len() % 2 == 1
                 && fields[0].parse::<u64>().is_ok()
@@ -291,17 +363,17 @@ pub fn read_from<R: std::io::BufRead>(
                 if first_join.is_none() {
                     first_join = Some((p.line, line_no));
                 }
-                record = Some((p.name.clone(), values, iters));
+                record = Some((p.name.clone().into(), values, iters));
                 pending = None;
             } else if p.abort.is_none() && is_abort(t) {
                 p.abort = Some(t.chars().take(80).collect());
             }
         }
         if let Some((full, values, iters)) = record {
-            let full = full.as_str();
+            let full = full.as_ref();
             records += 1;
             // Which side, and the identity.
-            let mut bench_name = full.to_owned();
+            let mut bench_name = std::borrow::Cow::Borrowed(full);
             let side_value = match &sides_by {
                 None => None,
                 Some(SidesBy::Config(k)) => {
@@ -314,7 +386,7 @@ pub fn read_from<R: std::io::BufRead>(
                 }
                 Some(SidesBy::Name(k)) => {
                     let (stripped, v) = strip_name_key(full, k);
-                    bench_name = stripped;
+                    bench_name = stripped.into();
                     key_seen |= v.is_some();
                     Some(v.unwrap_or_default())
                 }
@@ -351,21 +423,35 @@ pub fn read_from<R: std::io::BufRead>(
                     }
                 },
             };
-            let bid = match decode_foreign_name(&bench_name) {
-                Some((file, conf)) => set.intern(&file, &conf),
-                None => {
-                    let conf = Configuration {
-                        text: String::new(),
-                        params: name_params(&bench_name),
+            // The identity of a name is decoded once: later records of it are a hash look-up
+            // (or none, when the previous record had the same name).
+            let bid = match &last_bid {
+                Some((n, id)) if n.as_str() == bench_name.as_ref() => *id,
+                _ => {
+                    let id = match bench_ids.get(bench_name.as_ref()) {
+                        Some(&id) => id,
+                        None => {
+                            let id = intern_go_name(set, &bench_name);
+                            bench_ids.insert(bench_name.as_ref().into(), id);
+                            id
+                        }
                     };
-                    set.intern_configuration(&bench_name, &conf)
+                    match &mut last_bid {
+                        Some((n, last)) => {
+                            n.clear();
+                            n.push_str(&bench_name);
+                            *last = id;
+                        }
+                        None => last_bid = Some((bench_name.to_string(), id)),
+                    }
+                    id
                 }
             };
             for (unit, v) in values {
-                let (mid, factor) = match metric_cache.get(&unit) {
+                let (mid, factor, per_op_time) = match metric_cache.get(unit) {
                     Some(&x) => x,
                     None => {
-                        let (tidy, factor) = tidy_unit(&unit);
+                        let (tidy, factor) = tidy_unit(unit);
                         let better = match meta.get(&tidy).and_then(|m| m.better.as_ref()) {
                             Some((b, _)) if b == "higher" => Better::Higher,
                             Some(_) => Better::Lower,
@@ -377,12 +463,13 @@ pub fn read_from<R: std::io::BufRead>(
                             (tidy.clone(), tidy.clone())
                         };
                         let id = set.intern_metric(&mname, &munit, better);
-                        metric_cache.insert(unit.clone(), (id, factor));
-                        (id, factor)
+                        let per_op_time = set.metric(id).name == "sec/op";
+                        metric_cache.insert(unit.to_owned(), (id, factor, per_op_time));
+                        (id, factor, per_op_time)
                     }
                 };
                 let value = v * factor;
-                let time_s = if set.metric(mid).name == "sec/op" {
+                let time_s = if per_op_time {
                     value * iters as f64
                 } else {
                     f64::NAN
@@ -450,7 +537,7 @@ pub fn read_from<R: std::io::BufRead>(
 
 /// One record read: the full name (after `Benchmark`), its `(unit, value)` pairs and its
 /// iteration count.
-type Record = (String, Vec<(String, f64)>, u64);
+type Record<'a> = (std::borrow::Cow<'a, str>, Vec<(&'a str, f64)>, u64);
 
 /// A result line whose numbers have not come (yet): the name alone, or the name followed by
 /// other text.
@@ -499,12 +586,28 @@ fn is_abort(text: &str) -> bool {
         || text.starts_with("*** Test killed")
 }
 
+/// The white-space separated fields of `line` (Unicode white space, as `str::split_whitespace`),
+/// split byte-wise when the line is ASCII without a vertical tab (the one ASCII character
+/// that is white space to `char` but not to `u8::is_ascii_whitespace`): the same fields, faster.
+fn fields_of(line: &str) -> Vec<&str> {
+    let mut v = Vec::with_capacity(8);
+    if line.is_ascii() && !line.as_bytes().contains(&0x0B) {
+        v.extend(line.split_ascii_whitespace());
+    } else {
+        v.extend(line.split_whitespace());
+    }
+    v
+}
+
+/// The `(unit, value)` pairs of a result line, units borrowed from the line.
+type Measurements<'a> = Vec<(&'a str, f64)>;
+
 /// The iteration count and `(unit, value)` pairs of a result line's fields after the name.
 ///
 /// # Errors
 /// The message for a line that is not a whole record (missing or non-integer iteration count,
 /// missing measurements, a value without unit, a value that is not a number).
-fn parse_measurements(fields: &[&str]) -> Result<(u64, Vec<(String, f64)>), String> {
+fn parse_measurements<'a>(fields: &[&'a str]) -> Result<(u64, Measurements<'a>), String> {
     let Some(first) = fields.first() else {
         return Err("missing iteration count".to_owned());
     };
@@ -523,7 +626,7 @@ fn parse_measurements(fields: &[&str]) -> Result<(u64, Vec<(String, f64)>), Stri
     let mut values = Vec::with_capacity(fields.len() / 2);
     for pair in fields[1..].chunks(2) {
         match pair[0].parse::<f64>() {
-            Ok(v) if pair[1].parse::<f64>().is_err() => values.push((pair[1].to_owned(), v)),
+            Ok(v) if pair[1].parse::<f64>().is_err() => values.push((pair[1], v)),
             Ok(_) => {
                 return Err(format!(
                     "unit {:?} after value {:?} is a number",
@@ -723,9 +826,340 @@ fn go_float(v: f64) -> String {
     }
 }
 
+/// The identity of a Go benchmark name (after `Benchmark`): a name written by [`go_name`] for
+/// a non-Go benchmark decoded back to file and configuration, else the full name with its
+/// parsed parts as parameters.
+fn intern_go_name(set: &mut SampleSet, name: &str) -> crate::sample::BenchmarkId {
+    match decode_foreign_name(name) {
+        Some((file, conf)) => set.intern(&file, &conf),
+        None => {
+            let conf = Configuration {
+                text: String::new(),
+                params: name_params(name),
+            };
+            set.intern_configuration(name, &conf)
+        }
+    }
+}
+
+/// What the parallel parse of a batch may assume: the side of results (the `binary`
+/// configuration), the units and names already known.
+struct Ctx<'a> {
+    side: Side,
+    metrics: &'a rustc_hash::FxHashMap<String, (MetricId, f64, bool)>,
+    names: &'a rustc_hash::FxHashMap<Box<str>, crate::sample::BenchmarkId>,
+}
+
+/// The benchmark of a record parsed in parallel: known before its block, or the block's k-th
+/// new name.
+#[derive(Clone, Copy)]
+enum NameRef {
+    Known(crate::sample::BenchmarkId),
+    New(u32),
+}
+
+/// A run of lines that are all whole result records of known units, parsed in parallel:
+/// the side assumed, names new to it (first-seen order), one row per value, the records, and
+/// its lines in the batch (to read them one by one if the assumptions no longer hold).
+struct GoBlock {
+    side: Side,
+    names: Vec<Box<str>>,
+    rows: Vec<(NameRef, MetricId, f64, f64)>,
+    records: u64,
+    lines: std::ops::Range<usize>,
+}
+
+/// The next thing [`Lines`] gives: one line, or a block of records parsed in parallel.
+enum Next<'a> {
+    Line(u64, &'a str),
+    Block(GoBlock),
+}
+
+/// Lines read ahead (1 MiB a block, two blocks per thread) so that runs of plain result
+/// records are parsed in parallel; every other line (configuration, unit metadata, prose, a
+/// record split by the benchmark's output, a line that cannot be read) makes its block be
+/// read line by line, as without read-ahead. With `parallel` false (`--sides-by`), every line
+/// is given one by one.
+struct Lines<R> {
+    reader: LineReader<R>,
+    name: String,
+    parallel: bool,
+    text: String,
+    /// Per line: number, and byte range in `text` or the problem.
+    lines: Vec<(u64, ReadLine)>,
+    /// Blocks of the batch: line ranges, and the parallel parse of each (`None`: read it line
+    /// by line).
+    blocks: std::collections::VecDeque<(std::ops::Range<usize>, Option<GoBlock>)>,
+    /// Lines being given one by one.
+    current: std::ops::Range<usize>,
+    eof: bool,
+}
+
+/// A line read ahead: its byte range in the batch's text, or why it cannot be read.
+type ReadLine = Result<(usize, usize), crate::format::Line<'static>>;
+
+/// Bytes of lines per block parsed by one thread.
+const GO_BLOCK_BYTES: usize = 1 << 20;
+
+impl<R: std::io::BufRead> Lines<R> {
+    fn new(reader: LineReader<R>, name: &str, parallel: bool) -> Self {
+        Lines {
+            reader,
+            name: name.to_owned(),
+            parallel,
+            text: String::new(),
+            lines: Vec::new(),
+            blocks: std::collections::VecDeque::new(),
+            current: 0..0,
+            eof: false,
+        }
+    }
+
+    /// Gives the lines of `block` one by one after all (its assumptions no longer hold).
+    fn reread(&mut self, block: GoBlock) {
+        self.current = block.lines;
+    }
+
+    /// The next line or block; problems as [`LineReader::next_text_lenient`] reports them.
+    fn next(
+        &mut self,
+        diags: &mut Diagnostics,
+        ctx: &Ctx<'_>,
+    ) -> Result<Option<Next<'_>>, ImportError> {
+        if !self.parallel {
+            return Ok(self
+                .reader
+                .next_text_lenient(diags)?
+                .map(|(n, l)| Next::Line(n, l)));
+        }
+        loop {
+            if let Some(i) = (!self.current.is_empty()).then_some(self.current.start) {
+                self.current.start += 1;
+                let (n, r) = &self.lines[i];
+                match r {
+                    Ok((a, b)) => return Ok(Some(Next::Line(*n, &self.text[*a..*b]))),
+                    Err(problem @ crate::format::Line::NotUtf8 { .. }) => {
+                        return Err(ImportError::Invalid(
+                            vec![crate::error::Diagnostic {
+                                file: self.name.clone(),
+                                line: *n,
+                                message: format!(
+                                    "{}: the file is not UTF-8 (nor UTF-16 with a byte-order \
+                                     mark); convert it, e.g. iconv -f LATIN1 -t UTF-8",
+                                    problem.problem().unwrap_or_default()
+                                ),
+                            }],
+                            1,
+                        ));
+                    }
+                    Err(problem) => diags.push(*n, problem.problem().unwrap_or_default()),
+                }
+                continue;
+            }
+            if let Some((range, parsed)) = self.blocks.pop_front() {
+                match parsed {
+                    Some(b) => return Ok(Some(Next::Block(b))),
+                    None => self.current = range,
+                }
+                continue;
+            }
+            if self.eof {
+                return Ok(None);
+            }
+            self.fill()?;
+            self.parse(ctx);
+        }
+    }
+
+    /// Reads the next batch of lines.
+    fn fill(&mut self) -> Result<(), ImportError> {
+        self.text.clear();
+        self.lines.clear();
+        self.blocks.clear();
+        let want = 2 * rayon::current_num_threads().max(1);
+        let mut start = 0;
+        while self.blocks.len() < want {
+            let Some((n, line)) = self.reader.next_line()? else {
+                self.eof = true;
+                break;
+            };
+            match line {
+                crate::format::Line::Text(t) => {
+                    let a = self.text.len();
+                    self.text.push_str(t);
+                    self.lines.push((n, Ok((a, self.text.len()))));
+                }
+                crate::format::Line::TooLong { limit } => {
+                    self.lines
+                        .push((n, Err(crate::format::Line::TooLong { limit })));
+                }
+                crate::format::Line::NotUtf8 { column } => {
+                    self.lines
+                        .push((n, Err(crate::format::Line::NotUtf8 { column })));
+                }
+            }
+            let bytes = self.lines.last().map_or(0, |l| match l.1 {
+                Ok((_, b)) => b,
+                Err(_) => 0,
+            });
+            let block_start = self.lines[start..]
+                .iter()
+                .find_map(|l| l.1.as_ref().ok().map(|r| r.0))
+                .unwrap_or(bytes);
+            if bytes.saturating_sub(block_start) >= GO_BLOCK_BYTES {
+                self.blocks.push_back((start..self.lines.len(), None));
+                start = self.lines.len();
+            }
+        }
+        if start < self.lines.len() {
+            self.blocks.push_back((start..self.lines.len(), None));
+        }
+        Ok(())
+    }
+
+    /// Parses the batch's blocks in parallel.
+    fn parse(&mut self, ctx: &Ctx<'_>) {
+        use rayon::prelude::*;
+        let (text, lines) = (&self.text, &self.lines);
+        self.blocks
+            .par_iter_mut()
+            .for_each(|(range, parsed)| *parsed = parse_go_block(text, lines, range.clone(), ctx));
+    }
+}
+
+/// Parses lines `range` of a batch as whole result records of known units, or `None` when
+/// any line is something else (see [`Lines`]).
+fn parse_go_block(
+    text: &str,
+    lines: &[(u64, ReadLine)],
+    range: std::ops::Range<usize>,
+    ctx: &Ctx<'_>,
+) -> Option<GoBlock> {
+    let mut names: Vec<Box<str>> = Vec::new();
+    let mut index: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
+    let mut rows = Vec::with_capacity(range.len());
+    let mut last: Option<(&str, NameRef)> = None;
+    let mut records = 0u64;
+    for (_, r) in &lines[range.clone()] {
+        let (a, b) = *r.as_ref().ok()?;
+        let line = &text[a..b];
+        if line.starts_with("Unit ") || line.starts_with("Unit\t") || !is_result_line(line) {
+            return None;
+        }
+        let fields = fields_of(line);
+        if fields.len() < 2 || fields[1].parse::<u64>().is_err() {
+            return None;
+        }
+        let full = &fields[0]["Benchmark".len()..];
+        let (iters, values) = parse_measurements(&fields[1..]).ok()?;
+        let r = match last {
+            Some((n, r)) if n == full => r,
+            _ => {
+                let r = match ctx.names.get(full) {
+                    Some(&id) => NameRef::Known(id),
+                    None => match index.get(full) {
+                        Some(&k) => NameRef::New(k),
+                        None => {
+                            let k = u32::try_from(names.len()).ok()?;
+                            names.push(full.into());
+                            index.insert(full, k);
+                            NameRef::New(k)
+                        }
+                    },
+                };
+                last = Some((full, r));
+                r
+            }
+        };
+        for (unit, v) in values {
+            let &(mid, factor, per_op_time) = ctx.metrics.get(unit)?;
+            let value = v * factor;
+            let time_s = if per_op_time {
+                value * iters as f64
+            } else {
+                f64::NAN
+            };
+            rows.push((r, mid, value, time_s));
+        }
+        records += 1;
+    }
+    Some(GoBlock {
+        side: ctx.side,
+        names,
+        rows,
+        records,
+        lines: range,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reading runs of records in parallel gives what reading line by line gives: samples,
+    /// names, warnings and configuration, across batches, with the side switched by a
+    /// configuration line, a new unit, a record split by the benchmark's output, a line that is
+    /// not a record, CRLF and a `Unit` line mid-file.
+    #[test]
+    fn parallel_blocks_read_as_line_by_line() {
+        let mut text = String::from("goos: linux\nbinary: old\n");
+        for i in 0..400_000u64 {
+            match i {
+                40_000 => text.push_str("binary: new\n"),
+                250_000 => text.push_str("binary: old\n"),
+                50_000 => text.push_str("BenchmarkSplit/x-8  \tsome output\n  100  12 ns/op\n"),
+                60_000 => text.push_str("PASS\nUnit B/op better=higher\n"),
+                70_000 => text.push_str("BenchmarkCut-8 panic: boom\n"),
+                80_000 => text.push_str("BenchmarkX-8 10 5 ns/op 7 B/op 3 allocs/op\r\n"),
+                _ => {}
+            }
+            let unit = if i > 90_000 && i % 5 == 0 {
+                "MB/s"
+            } else {
+                "ns/op"
+            };
+            text.push_str(&format!(
+                "BenchmarkDecode/size={}-8 \t {} \t {}.5 {unit}\n",
+                i % 700,
+                1000 + i % 13,
+                100 + i % 997
+            ));
+        }
+        assert!(text.len() > 16 * GO_BLOCK_BYTES, "{} bytes", text.len());
+        let read = |parallel: bool| {
+            let mut set = SampleSet::new();
+            let r = read_go(
+                text.as_bytes(),
+                "t.txt",
+                &ReadOptions::default(),
+                &mut set,
+                parallel,
+            )
+            .map_err(|e| e.to_string());
+            (set, r)
+        };
+        let (a, ra) = read(true);
+        let (b, rb) = read(false);
+        assert_eq!(ra, rb);
+        let imported = ra.unwrap();
+        assert!(!imported.warnings.is_empty(), "the cut record is reported");
+        assert_eq!(a.len(), b.len());
+        // Compared as written (NaN times compare unequal to themselves).
+        let first = a
+            .samples()
+            .iter()
+            .zip(b.samples())
+            .position(|(x, y)| format!("{x:?}") != format!("{y:?}"));
+        assert_eq!(
+            first,
+            None,
+            "first difference: {:?}",
+            first.map(|i| (&a.samples()[i - 2..i + 2], &b.samples()[i - 2..i + 2]))
+        );
+        assert_eq!(a.benchmarks(), b.benchmarks());
+        assert_eq!(a.metrics(), b.metrics());
+        assert!(a.samples().iter().any(|s| s.side == Side::New));
+    }
 
     #[test]
     fn units_tidy_like_benchstat() {

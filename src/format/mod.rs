@@ -143,10 +143,11 @@ pub struct Imported {
     pub config: Vec<(String, String)>,
     /// Go format with [`ReadOptions::sides_by`]: the values that became old and new.
     pub side_values: Vec<String>,
-    /// Results files: what the loader read besides the samples (plan record, job records
-    /// with their status, error and stderr tail, unused samples), with the samples of the `ok`
-    /// job records dropped (they are in the set); the failures every report lists are built
-    /// from it. `None` for formats that record no jobs.
+    /// Results files: what the loader read besides the samples (plan record, failed job
+    /// records with their status, error and stderr tail, unused samples), as
+    /// [`results::load_streamed`] keeps it (the `ok` records' samples are in the set, not
+    /// here); the failures every report lists are built from it. `None` for formats that
+    /// record no jobs.
     pub results: Option<Box<crate::format::results::Loaded>>,
 }
 

@@ -1,8 +1,12 @@
 //! `--format html`: one self-contained page (inline CSS and inline SVG, no script, no network
-//! access, no external resource) with the summary table, the run facts and, per comparison, a
-//! box plot with every sample as a point, the density of each binary (two regimes show as two
-//! humps) and the value against run order (drift). Every string from the input is escaped with
-//! [`escape`], so a benchmark named `<script>` stays text.
+//! access, no external resource) with the summary table of every comparison, the run facts
+//! and a section with plots for each comparison (on a page of more than [`FULL_PLOTS_MAX`]
+//! comparisons, for each one a reader needs, [`plotted`]: changed, flagged, or named by
+//! `--plot-rows`): a box plot with every sample as a point, the density of each
+//! binary (two regimes show as two humps) and the value against run order (drift); or, when
+//! more than [`FULL_PLOTS_MAX`] comparisons are plotted, one compact strip plot each. The page
+//! is streamed as it is made. Every string from the input is escaped with [`escape`], so a
+//! benchmark named `<script>` stays text.
 
 use super::markdown::run_facts;
 use super::table::{flags, notes, p_cell, signed_pct, verdict_cell};
@@ -68,7 +72,33 @@ fn plot_or_error(r: Result<String, plot::PlotError>, kind: &str) -> String {
     }
 }
 
-/// Renders the page (the text [`write`] streams).
+/// Which comparisons of the page get plots (besides the changed and flagged ones).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HtmlOptions {
+    /// Also plot every comparison whose name contains one of these texts (`--plot-rows`;
+    /// an empty text matches every name).
+    pub plot_rows: Vec<String>,
+}
+
+/// The most comparisons drawn with the three full plots (box, density, drift; about 0.8 ms
+/// of CPU and 170 KB of page each); a page that plots more draws one compact strip plot per
+/// comparison instead ([`plot::strip_plot`], about 2 KB each).
+pub const FULL_PLOTS_MAX: usize = 200;
+
+/// True when comparison `x` of a page of more than [`FULL_PLOTS_MAX`] comparisons gets plots:
+/// its verdict is faster or slower, it has a diagnostic flag ([`flags`]: too few samples,
+/// multimodal, drift, outliers, combined), or its name contains one of `opts.plot_rows`. (A
+/// page of at most [`FULL_PLOTS_MAX`] comparisons plots every one.)
+pub fn plotted(x: &Assessment, opts: &HtmlOptions) -> bool {
+    matches!(x.verdict, Verdict::Faster | Verdict::Slower)
+        || !flags(x).is_empty()
+        || opts
+            .plot_rows
+            .iter()
+            .any(|f| x.row.comparison.name.contains(f.as_str()))
+}
+
+/// Renders the page (the text [`write()`] streams, default [`HtmlOptions`]).
 pub fn render(d: &ReportData<'_>) -> String {
     let mut out = Vec::new();
     match write(d, &mut out) {
@@ -77,16 +107,40 @@ pub fn render(d: &ReportData<'_>) -> String {
     }
 }
 
-/// Writes the page of [`render`] to `w`: the head and summary table, then the comparisons'
-/// sections (three plots each) built in parallel a chunk at a time and written in order, so
-/// memory holds one chunk of sections instead of the whole page.
+/// [`write_with`] with the default [`HtmlOptions`] (plots for changed and flagged rows only).
 ///
 /// # Errors
 /// Returns the error of writing to `w`.
 pub fn write(d: &ReportData<'_>, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    write_with(d, &HtmlOptions::default(), w)
+}
+
+/// Writes the page to `w` as it is made: the head and summary table (written out every
+/// 64 KiB), the run facts, then a section for each comparison (on a page of more than
+/// [`FULL_PLOTS_MAX`] comparisons, for each one [`plotted`] selects), built in
+/// parallel a chunk at a time and written in order, so memory holds one chunk of sections
+/// instead of the whole page. The other comparisons are rows of the summary table only, and a
+/// note says how many and how to ask for their plots (`--plot-rows`). Up to
+/// [`FULL_PLOTS_MAX`] plotted comparisons get three plots each (box plot with every sample,
+/// density, value by run order); more get one compact strip plot each.
+///
+/// # Errors
+/// Returns the error of writing to `w`.
+pub fn write_with(
+    d: &ReportData<'_>,
+    opts: &HtmlOptions,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     use rayon::prelude::*;
     let a = d.assessments;
-    let mut out = String::with_capacity(64 * 1024 + a.len() * 1024);
+    let selected: Vec<bool> = if a.len() <= FULL_PLOTS_MAX {
+        vec![true; a.len()]
+    } else {
+        a.par_iter().map(|x| plotted(x, opts)).collect()
+    };
+    let shown: Vec<usize> = (0..a.len()).filter(|&i| selected[i]).collect();
+    let full = shown.len() <= FULL_PLOTS_MAX;
+    let mut out = String::with_capacity(128 * 1024);
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -124,12 +178,17 @@ pub fn write(d: &ReportData<'_>, w: &mut dyn std::io::Write) -> std::io::Result<
     );
     for (i, x) in a.iter().enumerate() {
         let c = &x.row.comparison;
+        // A row with a section links to it; the others are table rows only.
+        let name = if selected[i] {
+            format!("<a href=\"#cmp-{i}\">{}</a>", escape(&c.name))
+        } else {
+            escape(&c.name)
+        };
         let _ = writeln!(
             out,
-            "<tr><td><a href=\"#cmp-{i}\">{}</a></td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+            "<tr><td>{name}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
              <td class=\"num\">{}</td>{}<td class=\"{}\">{}</td>\
              <td class=\"num\">{}/{}{}</td><td>{}</td></tr>",
-            escape(&c.name),
             escape(&signed_pct(x.change_pct)),
             escape(&ci_text(x)),
             escape(&p_cell(x, x.p_value)),
@@ -152,6 +211,10 @@ pub fn write(d: &ReportData<'_>, w: &mut dyn std::io::Write) -> std::io::Result<
             },
             escape(&flags(x)),
         );
+        if out.len() >= 64 * 1024 {
+            w.write_all(out.as_bytes())?;
+            out.clear();
+        }
     }
     if let Some(g) = super::table::geomean_text(a) {
         let _ = writeln!(
@@ -172,13 +235,34 @@ pub fn write(d: &ReportData<'_>, w: &mut dyn std::io::Write) -> std::io::Result<
         let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), escape(&v));
     }
     out.push_str("</dl>\n<h2>Comparisons</h2>\n");
+    let table_only = a.len() - shown.len();
+    if table_only > 0 {
+        let _ = writeln!(
+            out,
+            "<p class=\"note table-only\">{} of {} comparisons are plotted below: the changed \
+             (faster or slower) and flagged ones. The other {table_only} are rows of the table \
+             above only; plot them with --plot-rows TEXT (comparisons whose name contains TEXT; \
+             --plot-rows '' plots every one).</p>",
+            shown.len(),
+            a.len(),
+        );
+    }
+    if !full {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">{} comparisons are plotted, more than {FULL_PLOTS_MAX}: each \
+             gets one strip plot (a box and every sample, old above new) instead of the box, \
+             density and run-order plots.</p>",
+            shown.len(),
+        );
+    }
     w.write_all(out.as_bytes())?;
+    drop(out);
     const CHUNK: usize = 256;
-    for (k, chunk) in a.chunks(CHUNK).enumerate() {
+    for chunk in shown.chunks(CHUNK) {
         let parts: Vec<String> = chunk
             .par_iter()
-            .enumerate()
-            .map(|(j, x)| section(d, k * CHUNK + j, x))
+            .map(|&i| section(d, i, &a[i], full))
             .collect();
         for p in parts {
             w.write_all(p.as_bytes())?;
@@ -187,9 +271,10 @@ pub fn write(d: &ReportData<'_>, w: &mut dyn std::io::Write) -> std::io::Result<
     w.write_all(b"</body>\n</html>\n")
 }
 
-/// The section of comparison `i`: heading, figures, notes and its three plots.
-fn section(d: &ReportData<'_>, i: usize, x: &Assessment) -> String {
-    let mut out = String::with_capacity(64 * 1024);
+/// The section of comparison `i`: heading, figures, notes and its three plots (`full`) or
+/// its strip plot.
+fn section(d: &ReportData<'_>, i: usize, x: &Assessment, full: bool) -> String {
+    let mut out = String::with_capacity(if full { 64 * 1024 } else { 4 * 1024 });
     {
         let c = &x.row.comparison;
         let unit = d.set.metric(c.metric).unit.clone();
@@ -212,6 +297,12 @@ fn section(d: &ReportData<'_>, i: usize, x: &Assessment) -> String {
         let n = notes(std::slice::from_ref(x));
         if !n.is_empty() {
             let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(n.trim_end()));
+        }
+        if !full {
+            out.push_str("<div class=\"plots\">\n<figure class=\"plot\" data-plot=\"strip\">");
+            plot::strip_plot(c, &unit, &mut out);
+            out.push_str("</figure>\n</div>\n</section>\n");
+            return out;
         }
         out.push_str("<div class=\"plots\">\n");
         out.push_str(&plot_or_error(plot::box_plot(c, &unit, PLOT_SIZE), "box"));

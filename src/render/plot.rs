@@ -514,3 +514,174 @@ pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, PlotError> {
     );
     pixmap.encode_png().map_err(err)
 }
+
+/// Size of a [`strip_plot`], pixels (width, height).
+pub const STRIP_SIZE: (u32, u32) = (380, 70);
+
+/// Appends `v` (a pixel coordinate) rounded to a tenth, without exponent or trailing zeros
+/// (`12.3`, `40`, `-0.5`): the plots' coordinates need no more, and formatting them this way
+/// costs a fraction of `{}` on an `f64`.
+fn push_tenths(out: &mut String, v: f64) {
+    let t = (v * 10.0).round();
+    let t = if t.is_finite() {
+        t.clamp(-1e9, 1e9) as i64
+    } else {
+        0
+    };
+    if t < 0 {
+        out.push('-');
+    }
+    let a = t.unsigned_abs();
+    let (whole, frac) = (a / 10, a % 10);
+    let mut digits = [0u8; 20];
+    let mut n = 0;
+    let mut w = whole;
+    loop {
+        digits[n] = b'0' + (w % 10) as u8;
+        n += 1;
+        w /= 10;
+        if w == 0 {
+            break;
+        }
+    }
+    for d in digits[..n].iter().rev() {
+        out.push(char::from(*d));
+    }
+    if frac != 0 {
+        out.push('.');
+        out.push(char::from(b'0' + frac as u8));
+    }
+}
+
+/// Escapes text for SVG/XML element content.
+fn xml_escape(out: &mut String, s: &str) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// A compact strip plot of one comparison, appended to `out` as one `<svg>` element of
+/// [`STRIP_SIZE`] pixels, written by hand (no plotting backend) so that a page can carry tens
+/// of thousands of them: the value axis runs horizontally over both sides' finite values (5%
+/// padding, its ends and middle labelled with [`si`] and `unit`); old (top, `#00BFC4`) and
+/// new (bottom, `#F8766D`) each get a Tukey box ([`tukey_box`]: quartiles, median, whiskers
+/// to the furthest sample within 1.5 IQR) and every sample as a dot, jittered vertically
+/// (dots falling on the same pixel are drawn once). Coordinates are written to a tenth of a
+/// pixel. Text from the input (`unit`) is XML-escaped.
+pub fn strip_plot(c: &Comparison, unit: &str, out: &mut String) {
+    let (w, h) = STRIP_SIZE;
+    let (x0, x1) = (36.0f64, f64::from(w) - 12.0);
+    let (lo, hi) = value_range(c.old.iter().chain(&c.new));
+    let px = |v: f64| x0 + (v - lo) / (hi - lo) * (x1 - x0);
+    out.push_str("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"");
+    push_tenths(out, f64::from(w));
+    out.push_str("\" height=\"");
+    push_tenths(out, f64::from(h));
+    out.push_str("\" viewBox=\"0 0 ");
+    push_tenths(out, f64::from(w));
+    out.push(' ');
+    push_tenths(out, f64::from(h));
+    out.push_str(
+        "\" font-family=\"sans-serif\" font-size=\"10\"><rect width=\"100%\" height=\"100%\" \
+         fill=\"#fff\"/>",
+    );
+    let mut seen: rustc_hash::FxHashSet<(i32, i32)> = rustc_hash::FxHashSet::default();
+    for (values, color, label, cy) in [
+        (&c.old, "#00BFC4", "old", 15.0f64),
+        (&c.new, "#F8766D", "new", 37.0f64),
+    ] {
+        out.push_str("<text x=\"4\" y=\"");
+        push_tenths(out, cy + 3.5);
+        out.push_str("\">");
+        out.push_str(label);
+        out.push_str("</text>");
+        let Some((wl, q1, med, q3, wh)) = tukey_box(values) else {
+            continue;
+        };
+        // Whiskers, box, median.
+        out.push_str("<path stroke=\"#000\" fill=\"none\" d=\"M");
+        push_tenths(out, px(wl));
+        out.push(' ');
+        push_tenths(out, cy);
+        out.push('H');
+        push_tenths(out, px(q1));
+        out.push('M');
+        push_tenths(out, px(q3));
+        out.push(' ');
+        push_tenths(out, cy);
+        out.push('H');
+        push_tenths(out, px(wh));
+        out.push_str("\"/><rect fill=\"");
+        out.push_str(color);
+        out.push_str("\" fill-opacity=\".45\" stroke=\"#000\" x=\"");
+        push_tenths(out, px(q1));
+        out.push_str("\" y=\"");
+        push_tenths(out, cy - 7.0);
+        out.push_str("\" width=\"");
+        push_tenths(out, (px(q3) - px(q1)).max(0.5));
+        out.push_str("\" height=\"14\"/><path stroke=\"#000\" stroke-width=\"2\" d=\"M");
+        push_tenths(out, px(med));
+        out.push(' ');
+        push_tenths(out, cy - 7.0);
+        out.push_str("v14\"/>");
+        // Every sample as a round dot: one path of zero-length segments with round caps.
+        out.push_str("<path stroke=\"");
+        out.push_str(color);
+        out.push_str(
+            "\" stroke-opacity=\".85\" stroke-width=\"3.5\" stroke-linecap=\"round\" d=\"",
+        );
+        seen.clear();
+        for (i, v) in values.iter().enumerate().filter(|(_, v)| v.is_finite()) {
+            let (x, y) = (px(*v), cy + jitter(i) * 12.0);
+            if !seen.insert(((x * 2.0) as i32, (y * 2.0) as i32)) {
+                continue;
+            }
+            out.push('M');
+            push_tenths(out, x);
+            out.push(' ');
+            push_tenths(out, y);
+            out.push_str("h0");
+        }
+        out.push_str("\"/>");
+    }
+    // Value axis with three labels.
+    let ay = 51.0;
+    out.push_str("<path stroke=\"#888\" d=\"M");
+    push_tenths(out, x0);
+    out.push(' ');
+    push_tenths(out, ay);
+    out.push('H');
+    push_tenths(out, x1);
+    for t in [x0, (x0 + x1) / 2.0, x1] {
+        out.push('M');
+        push_tenths(out, t);
+        out.push(' ');
+        push_tenths(out, ay);
+        out.push_str("v3");
+    }
+    out.push_str("\"/>");
+    for (t, anchor) in [(x0, "start"), ((x0 + x1) / 2.0, "middle"), (x1, "end")] {
+        let v = lo + (t - x0) / (x1 - x0) * (hi - lo);
+        out.push_str("<text text-anchor=\"");
+        out.push_str(anchor);
+        out.push_str("\" x=\"");
+        push_tenths(out, t);
+        out.push_str("\" y=\"");
+        push_tenths(out, ay + 13.0);
+        out.push_str("\">");
+        xml_escape(out, &si(v));
+        if anchor == "end" && !unit.is_empty() {
+            out.push(' ');
+            xml_escape(out, unit);
+        }
+        out.push_str("</text>");
+    }
+    out.push_str("</svg>");
+}

@@ -47,7 +47,7 @@ pub struct ImportSummary {
     pub legacy: bool,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Columns {
     binary: Option<usize>,
     filename: usize,
@@ -106,50 +106,56 @@ pub fn read_run_csv_lenient<R: BufRead>(
     read_csv(input, name, Some(side), true, set)
 }
 
-/// The reader behind both: `fixed` is the side of every row when the CSV has no `binary`
-/// column (run.js), `None` for compare.js CSV.
-fn read_csv<R: BufRead>(
-    mut input: R,
-    name: &str,
+/// What the per-line step asks of the loop: go on, or stop (no header: nothing else can be
+/// read).
+enum Flow {
+    Go,
+    Stop,
+}
+
+/// The reading state of [`read_csv`]: what was read, the problems, the columns in effect.
+struct State<'n> {
+    name: &'n str,
     fixed: Option<Side>,
     lenient: bool,
-    set: &mut SampleSet,
-) -> Result<(ImportSummary, Option<Diagnostic>), ImportError> {
-    let mut summary = ImportSummary::default();
-    let mut diags: Vec<Diagnostic> = Vec::new();
-    let mut bad: u64 = 0;
-    let mut report = |line: u64, message: String| {
-        bad += 1;
-        if diags.len() < MAX_DIAGNOSTICS {
-            diags.push(Diagnostic {
-                file: name.to_owned(),
+    summary: ImportSummary,
+    diags: Vec<Diagnostic>,
+    bad: u64,
+    scratch: Vec<u8>,
+    ranges: Vec<(usize, usize)>,
+    columns: Option<Columns>,
+    /// The column names of the first header (a later header may only use these and the
+    /// standard ones).
+    first_header: Vec<String>,
+    line_no: u64,
+}
+
+impl State<'_> {
+    fn report(&mut self, line: u64, message: String) {
+        self.bad += 1;
+        if self.diags.len() < MAX_DIAGNOSTICS {
+            self.diags.push(Diagnostic {
+                file: self.name.to_owned(),
                 line,
                 message,
             });
         }
-    };
+    }
 
-    let mut scratch: Vec<u8> = Vec::with_capacity(256);
-    let mut ranges: Vec<(usize, usize)> = Vec::with_capacity(8);
-    let mut columns: Option<Columns> = None;
-    // The column names of the first header (a later header may only use these and the
-    // standard ones).
-    let mut first_header: Vec<String> = Vec::new();
-    let mut line_no: u64 = 0;
-
-    // Lines over the limit and lines that are not UTF-8 are reported and skipped here. The
-    // whole line is validated before it is cut into fields: fields are cut at ASCII
-    // separators, so each is then valid too (validating the joined fields would let a
-    // sequence split across two fields pass).
-    let mut lines = LineReader::new(&mut input, name);
-    while let Some((n, read)) = lines.next_line()? {
-        line_no = n;
+    /// Reads line `line_no` (as the line reader gave it) into `set`.
+    fn line(&mut self, read: Line<'_>, set: &mut SampleSet) -> Result<Flow, ImportError> {
+        let line_no = self.line_no;
+        let fixed = self.fixed;
+        // Lines over the limit and lines that are not UTF-8 are reported and skipped here. The
+        // whole line is validated before it is cut into fields: fields are cut at ASCII
+        // separators, so each is then valid too (validating the joined fields would let a
+        // sequence split across two fields pass).
         let text = match read {
             Line::Text(t) => t,
-            other @ Line::NotUtf8 { .. } if lenient => {
+            other @ Line::NotUtf8 { .. } if self.lenient => {
                 return Err(ImportError::Invalid(
                     vec![Diagnostic {
-                        file: name.to_owned(),
+                        file: self.name.to_owned(),
                         line: line_no,
                         message: format!(
                             "{}: the file is not UTF-8 (nor UTF-16 with a byte-order mark)",
@@ -160,25 +166,43 @@ fn read_csv<R: BufRead>(
                 ));
             }
             other => {
-                report(line_no, other.problem().unwrap_or_default());
-                continue;
+                self.report(line_no, other.problem().unwrap_or_default());
+                return Ok(Flow::Go);
             }
         };
         let line = text.as_bytes();
         if line.iter().all(|b| *b == b' ' || *b == b'\t') {
-            continue;
+            return Ok(Flow::Go);
         }
-        if let Err((col, msg)) = split_fields(line, fixed.is_none(), &mut scratch, &mut ranges) {
-            report(line_no, format!("column {col}: {msg}"));
-            continue;
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let mut ranges = std::mem::take(&mut self.ranges);
+        let flow = self.fields(line, line_no, fixed, &mut scratch, &mut ranges, set);
+        self.scratch = scratch;
+        self.ranges = ranges;
+        Ok(flow)
+    }
+
+    /// The rest of [`State::line`], for a line that is text and not blank.
+    fn fields(
+        &mut self,
+        line: &[u8],
+        line_no: u64,
+        fixed: Option<Side>,
+        scratch: &mut Vec<u8>,
+        ranges: &mut Vec<(usize, usize)>,
+        set: &mut SampleSet,
+    ) -> Flow {
+        if let Err((col, msg)) = split_fields(line, fixed.is_none(), scratch, ranges) {
+            self.report(line_no, format!("column {col}: {msg}"));
+            return Flow::Go;
         }
-        let Ok(text) = std::str::from_utf8(&scratch) else {
-            report(line_no, "not valid UTF-8".to_owned());
-            continue;
+        let Ok(text) = std::str::from_utf8(scratch) else {
+            self.report(line_no, "not valid UTF-8".to_owned());
+            return Flow::Go;
         };
         let field = |i: usize| -> &str { &text[ranges[i].0..ranges[i].1] };
         if let Some(i) = (0..ranges.len()).find(|&i| field(i).contains('\0')) {
-            report(
+            self.report(
                 line_no,
                 format!(
                     "column {}: a NUL byte inside field {} (not text; R's read.csv cannot \
@@ -187,7 +211,7 @@ fn read_csv<R: BufRead>(
                     i + 1
                 ),
             );
-            continue;
+            return Flow::Go;
         }
 
         // A header line: the first line, or a later one whose fields are all column names
@@ -195,34 +219,37 @@ fn read_csv<R: BufRead>(
         // Header names are read as R reads them (`strip.white = TRUE`): without the spaces of
         // the legacy separator. Data fields keep them.
         let hfield = |i: usize| -> &str { field(i).trim_matches(' ') };
-        let is_header = columns.is_none()
+        let is_header = self.columns.is_none()
             || (0..ranges.len()).all(|i| {
                 let f = hfield(i);
-                KNOWN_COLUMNS.contains(&f) || first_header.iter().any(|h| h == f)
+                KNOWN_COLUMNS.contains(&f) || self.first_header.iter().any(|h| h == f)
             });
         if is_header {
             match header_columns(ranges.len(), hfield, fixed.is_none()) {
                 Ok(c) => {
-                    if columns.is_none() {
-                        first_header = (0..ranges.len()).map(|i| hfield(i).to_owned()).collect();
+                    if self.columns.is_none() {
+                        self.first_header =
+                            (0..ranges.len()).map(|i| hfield(i).to_owned()).collect();
                     }
-                    columns = Some(c);
-                    summary.headers += 1;
-                    summary.legacy |= line.windows(3).any(|w| w == b"\", ");
+                    self.columns = Some(c);
+                    self.summary.headers += 1;
+                    self.summary.legacy |= line.windows(3).any(|w| w == b"\", ");
                 }
                 Err(msg) => {
-                    report(line_no, msg);
-                    if columns.is_none() {
+                    self.report(line_no, msg);
+                    if self.columns.is_none() {
                         // Without a header nothing else can be read.
-                        break;
+                        return Flow::Stop;
                     }
                 }
             }
-            continue;
+            return Flow::Go;
         }
-        let Some(cols) = columns else { continue };
+        let Some(cols) = self.columns else {
+            return Flow::Go;
+        };
         if ranges.len() != cols.count {
-            report(
+            self.report(
                 line_no,
                 format!(
                     "expected {} fields as in the header, found {}",
@@ -230,7 +257,7 @@ fn read_csv<R: BufRead>(
                     ranges.len()
                 ),
             );
-            continue;
+            return Flow::Go;
         }
         let side = match (fixed, cols.binary) {
             (Some(side), _) => side,
@@ -239,24 +266,24 @@ fn read_csv<R: BufRead>(
                 // side there); it is read here without it.
                 let label = field(b).trim_start_matches(' ');
                 let Some(side) = Side::from_label(label) else {
-                    report(
+                    self.report(
                         line_no,
                         format!("unknown binary label '{label}' (expected \"old\" or \"new\")"),
                     );
-                    continue;
+                    return Flow::Go;
                 };
                 side
             }
-            (None, None) => continue, // header_columns requires it
+            (None, None) => return Flow::Go, // header_columns requires it
         };
         let rate = match parse_r_number(field(cols.rate)) {
             Some(v) => v,
             None => {
-                report(
+                self.report(
                     line_no,
                     format!("rate '{}' is not a number", field(cols.rate)),
                 );
-                continue;
+                return Flow::Go;
             }
         };
         let time_s = match cols.time {
@@ -264,8 +291,8 @@ fn read_csv<R: BufRead>(
             Some(i) => match parse_r_number(field(i)) {
                 Some(v) => v,
                 None => {
-                    report(line_no, format!("time '{}' is not a number", field(i)));
-                    continue;
+                    self.report(line_no, format!("time '{}' is not a number", field(i)));
+                    return Flow::Go;
                 }
             },
         };
@@ -278,26 +305,328 @@ fn read_csv<R: BufRead>(
             time_s,
             run: None,
         });
-        summary.rows += 1;
+        self.summary.rows += 1;
+        Flow::Go
     }
 
+    /// Reads the lines of `input` one by one, numbered on from the last line read; true when
+    /// a line asked to stop.
+    fn lines<R: BufRead>(&mut self, input: R, set: &mut SampleSet) -> Result<bool, ImportError> {
+        let mut lines = LineReader::new(input, self.name).starting_after(self.line_no);
+        while let Some((n, read)) = lines.next_line()? {
+            self.line_no = n;
+            if let Flow::Stop = self.line(read, set)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
+
+/// The reader behind both: `fixed` is the side of every row when the CSV has no `binary`
+/// column (run.js), `None` for compare.js CSV.
+///
+/// compare.js CSV is read line by line up to its first header, then in blocks of whole lines
+/// parsed in parallel ([`parse_block`]); a block with anything but plain data rows (a problem,
+/// a blank line or a later header) is read line by line instead, so diagnostics, their lines
+/// and their order are those of reading the whole input line by line.
+fn read_csv<R: BufRead>(
+    input: R,
+    name: &str,
+    fixed: Option<Side>,
+    lenient: bool,
+    set: &mut SampleSet,
+) -> Result<(ImportSummary, Option<Diagnostic>), ImportError> {
+    read_csv_in(
+        input,
+        name,
+        fixed,
+        lenient,
+        fixed.is_none() && !lenient,
+        set,
+    )
+}
+
+/// [`read_csv`], in blocks after the first header when `blocks`, else line by line throughout.
+fn read_csv_in<R: BufRead>(
+    mut input: R,
+    name: &str,
+    fixed: Option<Side>,
+    lenient: bool,
+    blocks: bool,
+    set: &mut SampleSet,
+) -> Result<(ImportSummary, Option<Diagnostic>), ImportError> {
+    let mut st = State {
+        name,
+        fixed,
+        lenient,
+        summary: ImportSummary::default(),
+        diags: Vec::new(),
+        bad: 0,
+        scratch: Vec::with_capacity(256),
+        ranges: Vec::with_capacity(8),
+        columns: None,
+        first_header: Vec::new(),
+        line_no: 0,
+    };
+    {
+        let mut lines = LineReader::new(&mut input, name);
+        while let Some((n, read)) = lines.next_line()? {
+            st.line_no = n;
+            if let Flow::Stop = st.line(read, set)? {
+                break;
+            }
+            if blocks && st.columns.is_some() {
+                break;
+            }
+        }
+    }
+    if blocks && st.columns.is_some() {
+        read_blocks(&mut st, &mut input, set)?;
+    }
+
+    let (summary, line_no) = (st.summary, st.line_no);
     if line_no == 0 {
         let header = if fixed.is_some() {
             "a run.js CSV header \"filename\", \"configuration\", \"rate\", \"time\""
         } else {
             "a compare.js CSV header \"binary\",\"filename\",\"configuration\",\"rate\",\"time\""
         };
-        report(0, format!("empty input: expected {header}"));
+        st.report(0, format!("empty input: expected {header}"));
     }
-    if bad > 0 {
+    if st.bad > 0 {
         if lenient && line_no > 0 {
-            let warning = crate::error::Diagnostics::from_parts(name, diags, bad)
+            let warning = crate::error::Diagnostics::from_parts(name, st.diags, st.bad)
                 .finish_lenient(summary.rows, "rows")?;
             return Ok((summary, warning));
         }
-        return Err(ImportError::Invalid(diags, bad));
+        return Err(ImportError::Invalid(st.diags, st.bad));
     }
     Ok((summary, None))
+}
+
+/// Bytes of input per block parsed by one thread (1 MiB + 64 KiB: more than a line may hold,
+/// so every full block of readable lines ends in a line break).
+const BLOCK_BYTES: usize = MAX_LINE_BYTES + (1 << 16);
+
+/// Reads the rest of a compare.js CSV (after its first header) in blocks of whole lines,
+/// a batch of blocks at a time parsed in parallel, and adds them to `set` in order. Memory
+/// holds one batch of the input, never the whole of it.
+fn read_blocks<R: BufRead>(
+    st: &mut State<'_>,
+    input: &mut R,
+    set: &mut SampleSet,
+) -> Result<(), ImportError> {
+    use rayon::prelude::*;
+    let batch_blocks = 2 * rayon::current_num_threads().max(1);
+    let io_err = |e: std::io::Error| ImportError::Io {
+        file: st.name.to_owned(),
+        source: e,
+    };
+    let mut carry: Vec<u8> = Vec::new();
+    // The blocks' buffers, kept from batch to batch.
+    let mut pool: Vec<Vec<u8>> = Vec::new();
+    let mut eof = false;
+    while !eof {
+        // A batch of blocks, each ending in a line break (the last one at the end of input
+        // may not).
+        let mut blocks: Vec<Vec<u8>> = Vec::with_capacity(batch_blocks);
+        while blocks.len() < batch_blocks && !eof {
+            let mut buf = pool.pop().unwrap_or_default();
+            buf.clear();
+            buf.reserve(BLOCK_BYTES);
+            buf.extend_from_slice(&carry);
+            carry.clear();
+            while buf.len() < BLOCK_BYTES {
+                let chunk = match input.fill_buf() {
+                    Ok(c) => c,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(io_err(e)),
+                };
+                if chunk.is_empty() {
+                    eof = true;
+                    break;
+                }
+                let take = chunk.len().min(BLOCK_BYTES - buf.len());
+                buf.extend_from_slice(&chunk[..take]);
+                input.consume(take);
+            }
+            if !eof {
+                match memchr::memrchr(b'\n', &buf) {
+                    Some(i) => carry.extend_from_slice(&buf[i + 1..]),
+                    None => {
+                        // A line longer than a block (so over the line limit): the rest is
+                        // read line by line, which reports it.
+                        for b in blocks {
+                            st.lines(&b[..], set)?;
+                        }
+                        st.lines(std::io::Read::chain(&buf[..], &mut *input), set)?;
+                        return Ok(());
+                    }
+                }
+                let keep = buf.len() - carry.len();
+                buf.truncate(keep);
+            }
+            if !buf.is_empty() {
+                blocks.push(buf);
+            }
+        }
+        let Some(cols) = st.columns else {
+            return Ok(());
+        };
+        // Names are looked up in the set (read-only while the blocks are parsed); names new
+        // to a block are interned when it is added, in order.
+        let parsed: Vec<Option<Block>> = {
+            let (first_header, known) = (&st.first_header, &*set);
+            blocks
+                .par_iter()
+                .map(|b| parse_block(b, cols, first_header, known))
+                .collect()
+        };
+        for (bytes, block) in blocks.iter().zip(parsed) {
+            match block {
+                // Parsed with the columns still in effect: add its rows, its names interned in
+                // first-seen order (as reading row by row interns them).
+                Some(block) if st.columns == Some(cols) => {
+                    let ids: Vec<crate::sample::BenchmarkId> = block
+                        .names
+                        .iter()
+                        .map(|(file, conf)| set.intern(file, conf))
+                        .collect();
+                    for &(r, side, value, time_s) in &block.rows {
+                        set.push(Sample {
+                            benchmark: match r {
+                                Ref::Known(id) => id,
+                                Ref::New(k) => ids[k as usize],
+                            },
+                            side,
+                            metric: RATE,
+                            value,
+                            time_s,
+                            run: None,
+                        });
+                    }
+                    st.summary.rows += block.rows.len() as u64;
+                    st.line_no += block.lines;
+                }
+                // Anything else, or a block after a header that changed the columns: line by
+                // line.
+                _ => {
+                    st.lines(&bytes[..], set)?;
+                }
+            }
+        }
+        pool.extend(blocks);
+    }
+    Ok(())
+}
+
+/// The benchmark of a row parsed in parallel: one interned before the block, or the i-th new
+/// name of the block.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Ref {
+    Known(crate::sample::BenchmarkId),
+    New(u32),
+}
+
+/// The rows of a block parsed in parallel: benchmark names (file, configuration) not interned
+/// before it, in first-seen order; rows `(benchmark, side, rate, time)`; the lines read.
+struct Block {
+    names: Vec<(Box<str>, Box<str>)>,
+    rows: Vec<(Ref, Side, f64, f64)>,
+    lines: u64,
+}
+
+/// Parses a block of whole compare.js CSV lines with the columns `cols`, or `None` when any
+/// line is not a plain data row (over the line limit, not UTF-8, blank, malformed, a bad
+/// label or number, a NUL byte, a header): the caller then reads the block line by line,
+/// which reports it.
+fn parse_block(
+    bytes: &[u8],
+    cols: Columns,
+    first_header: &[String],
+    known: &SampleSet,
+) -> Option<Block> {
+    let mut names: Vec<(Box<str>, Box<str>)> = Vec::new();
+    let mut index: rustc_hash::FxHashMap<Box<str>, u32> = rustc_hash::FxHashMap::default();
+    let mut key = String::new();
+    let mut last: Option<(String, Ref)> = None;
+    let mut rows = Vec::with_capacity(bytes.len() / 64);
+    let mut scratch = Vec::with_capacity(256);
+    let mut ranges = Vec::with_capacity(8);
+    let mut lines = 0u64;
+    let binary = cols.binary?;
+    // A data row here is never a header line: its binary field is `old` or `new`, which a
+    // header line could only hold if the first header named such a column.
+    if first_header.iter().any(|h| h == "old" || h == "new") {
+        return None;
+    }
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let (mut line, next) = match memchr::memchr(b'\n', rest) {
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, &rest[rest.len()..]),
+        };
+        rest = next;
+        lines += 1;
+        if line.len() > MAX_LINE_BYTES {
+            return None;
+        }
+        if let Some(l) = line.strip_suffix(b"\r") {
+            line = l;
+        }
+        if std::str::from_utf8(line).is_err()
+            || line.iter().all(|b| *b == b' ' || *b == b'\t')
+            || split_fields(line, true, &mut scratch, &mut ranges).is_err()
+            || ranges.len() != cols.count
+        {
+            return None;
+        }
+        let text = std::str::from_utf8(&scratch).ok()?;
+        let field = |i: usize| -> &str { &text[ranges[i].0..ranges[i].1] };
+        if memchr::memchr(0, text.as_bytes()).is_some() {
+            return None;
+        }
+        let side = Side::from_label(field(binary).trim_start_matches(' '))?;
+        let rate = parse_r_number(field(cols.rate))?;
+        let time_s = match cols.time {
+            None => f64::NAN,
+            Some(i) => parse_r_number(field(i))?,
+        };
+        let (file, conf) = (field(cols.filename), field(cols.configuration));
+        key.clear();
+        key.push_str(file);
+        key.push('\0');
+        key.push_str(conf);
+        let k = match &last {
+            Some((l, k)) if *l == key => *k,
+            _ => {
+                let k = match known.find_benchmark(file, conf) {
+                    Some(id) => Ref::Known(id),
+                    None => match index.get(key.as_str()) {
+                        Some(&k) => Ref::New(k),
+                        None => {
+                            let k = u32::try_from(names.len()).ok()?;
+                            names.push((file.into(), conf.into()));
+                            index.insert(key.as_str().into(), k);
+                            Ref::New(k)
+                        }
+                    },
+                };
+                match &mut last {
+                    Some((l, lk)) => {
+                        l.clear();
+                        l.push_str(&key);
+                        *lk = k;
+                    }
+                    None => last = Some((key.clone(), k)),
+                }
+                k
+            }
+        };
+        rows.push((k, side, rate, time_s));
+    }
+    Some(Block { names, rows, lines })
 }
 
 /// The columns compare.js writes.
@@ -583,6 +912,60 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("t.csv:2: column 6: a NUL byte"), "{err}");
+    }
+
+    /// Reading in parallel blocks gives what reading line by line gives: samples, names, and
+    /// every diagnostic with its line, over several batches of blocks with problems, a blank
+    /// line, CRLF, and a later header that reorders the columns.
+    #[test]
+    fn blocks_read_as_line_by_line() {
+        let mut text =
+            String::from("\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n");
+        let mut line = 1u64;
+        for i in 0..400_000u64 {
+            line += 1;
+            let side = if i % 2 == 0 { "old" } else { "new" };
+            let file = format!("c{}/b-{}.js", i % 7, (i / 2) % 3000);
+            match line {
+                150_001 => text.push_str("\"mid\",\"a.js\",\"\",1,1\n"),
+                200_000 => text.push('\n'),
+                210_000 => text.push_str(&format!("\"{side}\",\"{file}\",\"n=1\",12.5,0.1\r\n")),
+                250_000 => text.push_str("rate,time,binary,filename,configuration\n"),
+                300_000 => text.push_str("fast,1,old,a.js,\n"),
+                l if l > 250_000 => text.push_str(&format!(
+                    "{}.25,0.5,{side},{file},\"n={}\"\n",
+                    i % 1000,
+                    i % 3
+                )),
+                _ => text.push_str(&format!(
+                    "\"{side}\",\"{file}\",\"n={}\",{}.5,0.{}\n",
+                    i % 3,
+                    1000 + i % 977,
+                    i % 10
+                )),
+            }
+        }
+        assert!(text.len() > 3 * BLOCK_BYTES, "{} bytes", text.len());
+        let read = |blocks: bool| {
+            let mut set = SampleSet::new();
+            let r = read_csv_in(text.as_bytes(), "t.csv", None, false, blocks, &mut set);
+            (set, r.map(|(s, _)| s).map_err(|e| e.to_string()))
+        };
+        let (a, ra) = read(true);
+        let (b, rb) = read(false);
+        assert_eq!(ra, rb);
+        let err = ra.unwrap_err();
+        assert!(
+            err.contains("t.csv:150001: unknown binary label 'mid'"),
+            "{err}"
+        );
+        assert!(
+            err.contains("t.csv:300000: rate 'fast' is not a number"),
+            "{err}"
+        );
+        assert_eq!(a.samples(), b.samples());
+        assert_eq!(a.benchmarks(), b.benchmarks());
+        assert_eq!(a.len(), 400_000 - 4);
     }
 
     #[test]

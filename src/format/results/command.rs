@@ -160,3 +160,102 @@ impl CommandJobRecord {
         self.status == JobStatus::Ok
     }
 }
+
+/// An `ok` command job as the report reads it ([`super::load_streamed`]): the fields of a
+/// [`CommandJobRecord`] a report uses, with text borrowed from the line when it has no
+/// escapes; the fields a report does not use are checked to be present (as the full record
+/// requires them) but not read.
+#[derive(Debug, Deserialize)]
+pub struct CommandJobView<'a> {
+    /// Position in the schedule.
+    pub position: u32,
+    /// Benchmark name.
+    #[serde(borrow)]
+    pub benchmark: std::borrow::Cow<'a, str>,
+    /// The combination, `[key, value]` texts.
+    pub combination: Combination,
+    /// `old` or `new`.
+    #[serde(deserialize_with = "super::de_side")]
+    pub side: Side,
+    /// Counted run index (for warm-ups: the warm-up index).
+    pub run: u32,
+    /// A warm-up run (no samples).
+    pub warmup: bool,
+    /// Outcome class.
+    pub status: JobStatus,
+    /// Samples (empty for warm-ups and failures).
+    #[serde(borrow)]
+    pub samples: Vec<CommandSampleView<'a>>,
+    #[serde(rename = "argv")]
+    _argv: serde::de::IgnoredAny,
+    #[serde(rename = "exit_code", default)]
+    _exit_code: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "signal", default)]
+    _signal: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "wall_s")]
+    _wall_s: serde::de::IgnoredAny,
+    #[serde(rename = "user_s")]
+    _user_s: serde::de::IgnoredAny,
+    #[serde(rename = "sys_s")]
+    _sys_s: serde::de::IgnoredAny,
+    #[serde(rename = "max_rss_bytes")]
+    _max_rss_bytes: serde::de::IgnoredAny,
+}
+
+/// One sample of a [`CommandJobView`] (the fields of a [`CommandSample`], text borrowed).
+#[derive(Debug, Deserialize)]
+pub struct CommandSampleView<'a> {
+    /// Benchmark name (`filename`).
+    #[serde(borrow)]
+    pub name: std::borrow::Cow<'a, str>,
+    /// compare.js configuration text.
+    #[serde(borrow)]
+    pub configuration: std::borrow::Cow<'a, str>,
+    /// Structured parameters, `[key, value]`.
+    pub params: Vec<(String, serde_json::Value)>,
+    /// Operations per second (NaN and infinities as in [`super::SampleRecord`]).
+    #[serde(deserialize_with = "super::de_f64")]
+    pub rate: f64,
+    /// Seconds (NaN when unknown; `null` in JSON).
+    pub time_s: Option<f64>,
+    /// Metrics besides the rate (process metrics first).
+    #[serde(borrow)]
+    pub metrics: Vec<MetricView<'a>>,
+    #[serde(rename = "source")]
+    _source: serde::de::IgnoredAny,
+}
+
+/// One metric of a [`CommandSampleView`] (a [`ReportedMetric`], text borrowed).
+#[derive(Debug, Deserialize)]
+pub struct MetricView<'a> {
+    /// Name, e.g. `allocs`.
+    #[serde(borrow)]
+    pub name: std::borrow::Cow<'a, str>,
+    /// Unit (empty for a count).
+    #[serde(borrow)]
+    pub unit: std::borrow::Cow<'a, str>,
+    /// Direction.
+    #[serde(deserialize_with = "de_better")]
+    pub better: crate::sample::Better,
+    /// The value in `unit`.
+    pub value: f64,
+}
+
+/// `"lower"` or `"higher"` (as [`ReportedMetric`] reads it), without allocating.
+fn de_better<'de, D: serde::Deserializer<'de>>(d: D) -> Result<crate::sample::Better, D::Error> {
+    struct V;
+    impl serde::de::Visitor<'_> for V {
+        type Value = crate::sample::Better;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("\"lower\" or \"higher\"")
+        }
+        fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
+            match s {
+                "lower" => Ok(crate::sample::Better::Lower),
+                "higher" => Ok(crate::sample::Better::Higher),
+                o => Err(E::custom(format!("better {o:?} is not lower/higher"))),
+            }
+        }
+    }
+    d.deserialize_str(V)
+}

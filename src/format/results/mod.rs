@@ -624,12 +624,194 @@ pub fn is_command_results(text: &str) -> bool {
 /// [`ResultsError`] naming the line when reading fails, the first record is not a plan
 /// (e.g. a job record before it), or the plan record is unreadable.
 pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, ResultsError> {
-    use crate::format::{Line, LineReader};
+    load_with(input, name, None)
+}
+
+/// A counted `ok` job record as [`load_streamed`] hands it over, in file order.
+pub enum OkJob<'a> {
+    /// A Node-file job (the first `ok` record of its file, side and run).
+    Node(&'a JobRecord),
+    /// A command job (the first `ok` record of its schedule position; warm-ups included).
+    Command(&'a command::CommandJobView<'a>),
+}
+
+/// Reads a results file as [`load_from`] does, but hands every counted `ok` job record to
+/// `on_ok` as it is read instead of keeping it: memory holds what the failure summary needs,
+/// not the records. In the [`Loaded`] returned, `done` holds the Node-file `ok` records without
+/// their samples, stderr and stdout tails; `command_done` is empty when no command job failed,
+/// else holds the `ok` command records without argv, samples and measurements (position,
+/// benchmark, combination, side, run and warm-up flag: what
+/// [`crate::compare::failures::Failures::from_loaded`] reads).
+///
+/// # Errors
+/// As [`load_from`].
+pub fn load_streamed<R: BufRead>(
+    input: R,
+    name: &str,
+    on_ok: &mut dyn FnMut(OkJob<'_>),
+) -> Result<Loaded, ResultsError> {
+    load_with(input, name, Some(on_ok))
+}
+
+/// A command `ok` job kept by [`load_streamed`]: position, run, index of its (benchmark,
+/// combination) and side, warm-up.
+type CompactOk = (u32, u32, u32, Side, bool);
+
+/// The `type` of a record line: read from the line's start when it begins `{"type":"KIND"`
+/// (how benchdiff writes every record) and KIND is a job record's (those lines are parsed in
+/// full right after), else by parsing the line.
+fn record_kind(line: &str) -> Result<String, serde_json::Error> {
+    if let Some(rest) = line.strip_prefix("{\"type\":\"")
+        && let Some(end) = rest.find('"')
+        && matches!(&rest[..end], "job" | "command-job")
+    {
+        return Ok(rest[..end].to_owned());
+    }
+    serde_json::from_str::<TypeOnly>(line).map(|t| t.kind.unwrap_or_default())
+}
+
+/// Parses a record line whose `type` is `kind` straight into its variant's struct (serde's
+/// internally tagged enum would first buffer the whole record as generic content, then read
+/// it again; the `type` key is ignored by the struct).
+fn parse_record(kind: &str, line: &str) -> Result<Record, serde_json::Error> {
+    Ok(match kind {
+        "run" => Record::Run(serde_json::from_str(line)?),
+        "job" => Record::Job(serde_json::from_str(line)?),
+        "command-run" => Record::CommandRun(serde_json::from_str(line)?),
+        "command-job" => Record::CommandJob(serde_json::from_str(line)?),
+        "adaptive" => Record::Adaptive(serde_json::from_str(line)?),
+        _ => serde_json::from_str::<Record>(line)?,
+    })
+}
+
+/// A line of a batch after the parallel step: blank, unreadable (over the limit, not UTF-8),
+/// not JSON, or a record's `type` with the record parsed when the loader may keep it (plans,
+/// job records, adaptive rounds).
+enum Parsed<'a> {
+    Blank,
+    Unreadable(String),
+    NotJson(String),
+    Record(String, Option<Box<Result<Item<'a>, serde_json::Error>>>),
+}
+
+/// A record parsed in full, or (when streaming) an `ok` command job as a view on its line.
+enum Item<'a> {
+    Record(Box<Record>),
+    CommandOk(command::CommandJobView<'a>),
+}
+
+/// Lines read ahead for parsing in parallel: their text, one after the other, and per line its
+/// number and its byte range (or why it could not be read).
+#[derive(Default)]
+struct Batch {
+    text: String,
+    lines: Vec<(u64, BatchLine)>,
+    /// The number of the last line read (of any batch).
+    last: u64,
+}
+
+/// A line of a [`Batch`]: its byte range in the batch's text, or why it could not be read.
+type BatchLine = Result<(usize, usize), String>;
+
+/// Lines and bytes per batch: enough to keep both cores busy, little against the records.
+const BATCH_LINES: usize = 4096;
+const BATCH_BYTES: usize = 8 << 20;
+
+impl Batch {
+    /// Reads the next batch of lines; true at the end of the input.
+    fn fill<R: BufRead>(
+        &mut self,
+        lines: &mut crate::format::LineReader<R>,
+        name: &str,
+    ) -> Result<bool, ResultsError> {
+        use crate::format::Line;
+        self.text.clear();
+        self.lines.clear();
+        while self.lines.len() < BATCH_LINES && self.text.len() < BATCH_BYTES {
+            match lines.next_line() {
+                Ok(Some((n, Line::Text(t)))) => {
+                    self.last = n;
+                    let a = self.text.len();
+                    self.text.push_str(t);
+                    self.lines.push((n, Ok((a, self.text.len()))));
+                }
+                Ok(Some((n, other))) => {
+                    self.last = n;
+                    self.lines
+                        .push((n, Err(other.problem().unwrap_or_default())));
+                }
+                Ok(None) => return Ok(true),
+                Err(e) => return Err(ResultsError::new(name, self.last + 1, e.to_string())),
+            }
+        }
+        Ok(false)
+    }
+
+    /// Every line of the batch parsed (in parallel), in order; with `stream`, `ok` command
+    /// jobs as views ([`command::CommandJobView`]).
+    fn parse(&self, stream: bool) -> Vec<(u64, Parsed<'_>)> {
+        use rayon::prelude::*;
+        self.lines
+            .par_iter()
+            .with_min_len(64)
+            .map(|(n, r)| {
+                let p = match r {
+                    Err(why) => Parsed::Unreadable(why.clone()),
+                    Ok((a, b)) => {
+                        let line = &self.text[*a..*b];
+                        if line.trim().is_empty() {
+                            Parsed::Blank
+                        } else {
+                            match record_kind(line) {
+                                Err(e) => Parsed::NotJson(e.to_string()),
+                                Ok(kind) => {
+                                    let full = matches!(
+                                        kind.as_str(),
+                                        "run" | "command-run" | "job" | "command-job" | "adaptive"
+                                    );
+                                    let record =
+                                        full.then(|| Box::new(parse_item(&kind, line, stream)));
+                                    Parsed::Record(kind, record)
+                                }
+                            }
+                        }
+                    }
+                };
+                (*n, p)
+            })
+            .collect()
+    }
+}
+
+/// [`parse_record`], or with `stream` an `ok` command job as a view (a job of another status
+/// is parsed in full: the failure summary keeps it).
+fn parse_item<'a>(kind: &str, line: &'a str, stream: bool) -> Result<Item<'a>, serde_json::Error> {
+    if stream && kind == "command-job" {
+        let view: command::CommandJobView<'a> = serde_json::from_str(line)?;
+        if view.status == JobStatus::Ok {
+            return Ok(Item::CommandOk(view));
+        }
+    }
+    parse_record(kind, line).map(|r| Item::Record(Box::new(r)))
+}
+
+/// The loader behind [`load_from`] (`on_ok` None: every record kept) and [`load_streamed`].
+fn load_with<R: BufRead>(
+    input: R,
+    name: &str,
+    mut on_ok: Option<&mut dyn FnMut(OkJob<'_>)>,
+) -> Result<Loaded, ResultsError> {
+    use crate::format::LineReader;
+    let mut compact: Vec<CompactOk> = Vec::new();
+    let mut keys: Vec<(String, plan::Combination)> = Vec::new();
+    // (benchmark, combination) → index in `keys`, by a text key made in `key_buf`.
+    let mut key_index: rustc_hash::FxHashMap<Box<str>, u32> = rustc_hash::FxHashMap::default();
+    let mut key_buf = String::new();
     let mut header: Option<Header> = None;
     let mut done = Vec::new();
     let mut command_done = Vec::new();
     let mut seen = HashSet::new();
-    let mut seen_positions = HashSet::new();
+    let mut seen_positions: rustc_hash::FxHashSet<u32> = rustc_hash::FxHashSet::default();
     let mut warnings = Vec::new();
     let mut adaptive = None;
     let mut settled = Vec::new();
@@ -638,113 +820,178 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, ResultsErro
     let mut failed = Vec::new();
     let mut command_failed = Vec::new();
     let mut lines = LineReader::with_limit(input, name, MAX_RECORD_BYTES);
-    let mut last = 0u64;
+    // Lines are read in batches, parsed in parallel, then taken in file order.
+    // Two batches: while one is parsed (in parallel, from a helper thread), this thread reads
+    // the next; then the parsed one is taken in order.
+    let mut batches = [Batch::default(), Batch::default()];
+    let stream = on_ok.is_some();
+    let mut eof = batches[0].fill(&mut lines, name)?;
+    let mut cur = 0;
     loop {
-        let (n, line) = match lines.next_line() {
-            Ok(Some(x)) => x,
-            Ok(None) => break,
-            Err(e) => return Err(ResultsError::new(name, last + 1, e.to_string())),
+        let (first, second) = batches.split_at_mut(1);
+        let (this, next) = if cur == 0 {
+            (&first[0], &mut second[0])
+        } else {
+            (&second[0], &mut first[0])
         };
-        last = n;
-        let line = match line {
-            Line::Text(t) => t,
-            other => {
-                let why = other.problem().unwrap_or_default();
-                warnings.push(format!("line {n}: {why}; ignored"));
-                continue;
-            }
-        };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let kind = match serde_json::from_str::<TypeOnly>(line) {
-            Ok(t) => t.kind.unwrap_or_default(),
-            Err(e) => {
-                warnings.push(format!("line {n}: not a JSON record ({e}); ignored"));
-                continue;
-            }
-        };
-        let is_plan = kind == "run" || kind == "command-run";
-        if header.is_none() && !is_plan {
-            if kind == "job" || kind == "command-job" {
-                return Err(ResultsError::new(
-                    name,
-                    n,
-                    format!(
-                        "{kind} record before the {} record; not a benchdiff results file",
-                        if kind == "job" { "run" } else { "command-run" }
-                    ),
-                ));
-            }
-            continue;
-        }
-        // Only the records the loader keeps are parsed in full.
-        let wanted = is_plan || kind == "job" || kind == "command-job" || kind == "adaptive";
-        if !wanted {
-            continue;
-        }
-        let record = match serde_json::from_str::<Record>(line) {
-            Ok(r) => r,
-            Err(e) if is_plan && header.is_none() => {
-                return Err(ResultsError::new(
-                    name,
-                    n,
-                    format!("bad {kind} record: {e}"),
-                ));
-            }
-            Err(e) => {
+        let (parsed, next_eof) = std::thread::scope(|s| {
+            let parsing = s.spawn(|| this.parse(stream));
+            let filled = if eof {
+                Ok(true)
+            } else {
+                next.fill(&mut lines, name)
+            };
+            (parsing.join(), filled)
+        });
+        let parsed = parsed.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        for (n, item) in parsed {
+            let (kind, record) = match item {
+                Parsed::Blank => continue,
+                Parsed::Unreadable(why) => {
+                    warnings.push(format!("line {n}: {why}; ignored"));
+                    continue;
+                }
+                Parsed::NotJson(e) => {
+                    warnings.push(format!("line {n}: not a JSON record ({e}); ignored"));
+                    continue;
+                }
+                Parsed::Record(kind, record) => (kind, record),
+            };
+            let is_plan = kind == "run" || kind == "command-run";
+            if header.is_none() && !is_plan {
                 if kind == "job" || kind == "command-job" {
-                    warnings.push(format!("line {n}: bad {kind} record ({e}); ignored"));
+                    return Err(ResultsError::new(
+                        name,
+                        n,
+                        format!(
+                            "{kind} record before the {} record; not a benchdiff results file",
+                            if kind == "job" { "run" } else { "command-run" }
+                        ),
+                    ));
                 }
                 continue;
             }
-        };
-        match (record, &header) {
-            (Record::Run(h), None) => header = Some(Header::Node(h)),
-            (Record::CommandRun(h), None) => header = Some(Header::Command(h)),
-            (Record::Run(_) | Record::CommandRun(_), Some(_)) => {
-                warnings.push(format!("line {n}: a second {kind} record; ignored"));
-            }
-            (Record::Job(j), Some(Header::Node(_))) => {
-                unused.add(&j);
-                if j.status == JobStatus::Ok && seen.insert((j.file.clone(), j.side, j.run)) {
-                    done.push(j);
-                } else if j.status != JobStatus::Ok {
-                    failed.push(j);
+            // Only the records the loader keeps are parsed in full.
+            let wanted = is_plan
+                || kind == "job"
+                || kind == "command-job"
+                || kind == "adaptive";
+            let Some(record) = record.filter(|_| wanted) else {
+                continue;
+            };
+            let record = match *record {
+                Ok(r) => r,
+                Err(e) if is_plan && header.is_none() => {
+                    return Err(ResultsError::new(
+                        name,
+                        n,
+                        format!("bad {kind} record: {e}"),
+                    ));
                 }
-            }
-            (Record::CommandJob(j), Some(Header::Command(_)))
-                if !j.ok() || !seen_positions.insert(j.position) =>
-            {
-                unused.add_command(&j);
-                if !j.ok() {
-                    command_failed.push(j);
+                Err(e) => {
+                    if kind == "job" || kind == "command-job" {
+                        warnings.push(format!("line {n}: bad {kind} record ({e}); ignored"));
+                    }
+                    continue;
                 }
-            }
-            (Record::CommandJob(j), Some(Header::Command(_))) => {
-                command_done.push(j);
-            }
-            (Record::Job(_) | Record::CommandJob(_), _) => {
-                warnings.push(format!(
-                    "line {n}: a {kind} record in a results file of the other kind; ignored"
-                ));
-            }
-            (Record::Adaptive(r), _) => {
-                if adaptive.is_none() {
-                    adaptive = Some(plan::Rule {
-                        target_pct: r.target_accuracy_pct,
-                        min_runs: r.min_runs,
-                        max_runs: r.max_runs,
-                    });
+            };
+            let record = match record {
+                Item::Record(r) => *r,
+                Item::CommandOk(j) => {
+                    match (&header, on_ok.as_mut()) {
+                        // A second `ok` record of a position: not counted (and, being `ok`, not
+                        // an unused sample either).
+                        (Some(Header::Command(_)), _) if !seen_positions.insert(j.position) => {}
+                        (Some(Header::Command(_)), Some(f)) => {
+                            f(OkJob::Command(&j));
+                            key_buf.clear();
+                            key_buf.push_str(&j.benchmark);
+                            for (k, v) in &j.combination {
+                                key_buf.push('\0');
+                                key_buf.push_str(k);
+                                key_buf.push('\0');
+                                key_buf.push_str(v);
+                            }
+                            let k = match key_index.get(key_buf.as_str()) {
+                                Some(&k) => k,
+                                None => {
+                                    let k = keys.len() as u32;
+                                    keys.push((j.benchmark.into_owned(), j.combination));
+                                    key_index.insert(key_buf.as_str().into(), k);
+                                    k
+                                }
+                            };
+                            compact.push((j.position, j.run, k, j.side, j.warmup));
+                        }
+                        _ => warnings.push(format!(
+                            "line {n}: a {kind} record in a results file of the other kind; ignored"
+                        )),
+                    }
+                    continue;
                 }
-                for st in r.settled {
-                    if settled_seen.insert((st.file.clone(), st.configuration.clone())) {
-                        settled.push(st);
+            };
+            match (record, &header) {
+                (Record::Run(h), None) => header = Some(Header::Node(h)),
+                (Record::CommandRun(h), None) => header = Some(Header::Command(h)),
+                (Record::Run(_) | Record::CommandRun(_), Some(_)) => {
+                    warnings.push(format!("line {n}: a second {kind} record; ignored"));
+                }
+                (Record::Job(j), Some(Header::Node(_))) => {
+                    unused.add(&j);
+                    if j.status == JobStatus::Ok && seen.insert((j.file.clone(), j.side, j.run)) {
+                        match on_ok.as_mut() {
+                            Some(f) => {
+                                f(OkJob::Node(&j));
+                                done.push(JobRecord {
+                                    samples: Vec::new(),
+                                    stderr_tail: Vec::new(),
+                                    stdout_tail: Vec::new(),
+                                    ..j
+                                });
+                            }
+                            None => done.push(j),
+                        }
+                    } else if j.status != JobStatus::Ok {
+                        failed.push(j);
                     }
                 }
+                (Record::CommandJob(j), Some(Header::Command(_)))
+                    if !j.ok() || !seen_positions.insert(j.position) =>
+                {
+                    unused.add_command(&j);
+                    if !j.ok() {
+                        command_failed.push(j);
+                    }
+                }
+                (Record::CommandJob(j), Some(Header::Command(_))) => command_done.push(j),
+                (Record::Job(_) | Record::CommandJob(_), _) => {
+                    warnings.push(format!(
+                        "line {n}: a {kind} record in a results file of the other kind; ignored"
+                    ));
+                }
+                (Record::Adaptive(r), _) => {
+                    if adaptive.is_none() {
+                        adaptive = Some(plan::Rule {
+                            target_pct: r.target_accuracy_pct,
+                            min_runs: r.min_runs,
+                            max_runs: r.max_runs,
+                        });
+                    }
+                    for st in r.settled {
+                        if settled_seen.insert((st.file.clone(), st.configuration.clone())) {
+                            settled.push(st);
+                        }
+                    }
+                }
+                _ => {}
             }
-            _ => {}
         }
+        if eof {
+            break;
+        }
+        // An error reading the next batch comes after every line before it was taken.
+        eof = next_eof?;
+        cur = 1 - cur;
     }
     let header = header.ok_or_else(|| {
         ResultsError::new(
@@ -757,6 +1004,31 @@ pub fn load_from<R: BufRead>(input: R, name: &str) -> Result<Loaded, ResultsErro
         Header::Node(h) => h.adaptive.or(adaptive),
         Header::Command(_) => None,
     };
+    // Streamed: the failure summary reads the `ok` command records only when some job failed.
+    if !command_failed.is_empty() {
+        command_done.extend(compact.iter().map(|&(position, run, k, side, warmup)| {
+            let (benchmark, combination) = keys[k as usize].clone();
+            CommandJobRecord {
+                position,
+                benchmark,
+                combination,
+                side,
+                run,
+                warmup,
+                argv: Vec::new(),
+                status: JobStatus::Ok,
+                exit_code: Some(0),
+                signal: None,
+                wall_s: f64::NAN,
+                user_s: f64::NAN,
+                sys_s: f64::NAN,
+                max_rss_bytes: 0,
+                samples: Vec::new(),
+                error: None,
+                stderr_tail: Vec::new(),
+            }
+        }));
+    }
     Ok(Loaded {
         header,
         done,

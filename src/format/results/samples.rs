@@ -1,18 +1,19 @@
 //! benchdiff's own results file (JSON Lines, `benchdiff compare --results`), streamed from a
-//! file or standard input with the one loader ([`crate::format::results::load_from`]), for
+//! file or standard input with the one loader ([`crate::format::results::load_streamed`]), for
 //! Node-file and command runs alike: every sample of every `ok` job
 //! (first record per file, side and run) becomes a [`crate::sample::RATE`] sample with its
 //! side, run index and time. Lines the loader could not read are returned as warnings.
 
 use crate::error::{Diagnostic, ImportError};
 use crate::format::Imported;
-use crate::format::results::Header;
 use crate::format::results::command::CommandSample;
 use crate::sample::{Configuration, RATE, Sample, SampleSet, Side};
 use std::io::BufRead;
 
 /// Reads a results file of either kind from `input` (`name` for diagnostics) into `set`,
-/// streamed, with the one loader ([`crate::format::results::load_from`]).
+/// streamed, with the one loader ([`crate::format::results::load_streamed`]): each counted
+/// `ok` job's samples are added as the job is read, and [`Imported::results`] keeps what the
+/// failure summary needs, not the job records.
 ///
 /// # Errors
 /// [`ImportError::Invalid`] when the loader rejects it (no plan record first, a bad plan
@@ -23,7 +24,34 @@ pub fn read_from<R: BufRead>(
     set: &mut SampleSet,
 ) -> Result<Imported, ImportError> {
     set.mark_rounds_recorded(); // every job carries the run (round) it ran in
-    let loaded = crate::format::results::load_from(input, name).map_err(|e| {
+    // The configuration of samples without parameters, made once.
+    let mut no_params: Option<Configuration> = None;
+    // Each counted `ok` job's samples go into the set as the job is read; the loader keeps
+    // only what the failure summary needs.
+    let mut add = |job: crate::format::results::OkJob<'_>| match job {
+        crate::format::results::OkJob::Node(job) => {
+            for s in &job.samples {
+                let r = s.to_report();
+                let bid = set.intern_configuration(&job.file, &r.configuration);
+                set.push(Sample {
+                    benchmark: bid,
+                    side: job.side,
+                    metric: RATE,
+                    value: r.rate,
+                    time_s: r.time_s,
+                    run: Some(job.run),
+                });
+            }
+        }
+        // Every sample of every counted `ok` job with its rate and all its metrics (`wall`,
+        // `user`, `sys`, `max_rss` and the program's own).
+        crate::format::results::OkJob::Command(job) => {
+            if !job.warmup {
+                add_command_view_samples(set, job.side, job.run, &job.samples, &mut no_params);
+            }
+        }
+    };
+    let loaded = crate::format::results::load_streamed(input, name, &mut add).map_err(|e| {
         ImportError::Invalid(
             vec![Diagnostic {
                 file: name.to_owned(),
@@ -33,31 +61,6 @@ pub fn read_from<R: BufRead>(
             1,
         )
     })?;
-    match &loaded.header {
-        Header::Node(_) => {
-            for job in &loaded.done {
-                for s in &job.samples {
-                    let r = s.to_report();
-                    let bid = set.intern_configuration(&job.file, &r.configuration);
-                    set.push(Sample {
-                        benchmark: bid,
-                        side: job.side,
-                        metric: RATE,
-                        value: r.rate,
-                        time_s: r.time_s,
-                        run: Some(job.run),
-                    });
-                }
-            }
-        }
-        // Every sample of every counted `ok` job with its rate and all its metrics (`wall`,
-        // `user`, `sys`, `max_rss` and the program's own).
-        Header::Command(_) => {
-            for job in loaded.command_done.iter().filter(|j| !j.warmup) {
-                add_command_samples(set, job.side, job.run, &job.samples);
-            }
-        }
-    }
     // Samples of jobs that did not end ok are left out, with one note per affected row (the
     // same notes `benchdiff compare` prints for the run: see `UnusedSamples`).
     let warnings = loaded
@@ -72,22 +75,9 @@ pub fn read_from<R: BufRead>(
         .collect();
     Ok(Imported {
         warnings,
-        results: Some(Box::new(without_ok_samples(loaded))),
+        results: Some(Box::new(loaded)),
         ..Imported::default()
     })
-}
-
-/// `loaded` without the samples of its `ok` job records (they are in the sample set by now).
-fn without_ok_samples(
-    mut loaded: crate::format::results::Loaded,
-) -> crate::format::results::Loaded {
-    for j in &mut loaded.done {
-        j.samples = Vec::new();
-    }
-    for j in &mut loaded.command_done {
-        j.samples = Vec::new();
-    }
-    loaded
 }
 
 /// Adds the samples of a counted, `ok` command job to `set`: the rate (with time) and every
@@ -97,6 +87,49 @@ pub fn add_command_samples(set: &mut SampleSet, side: Side, run: u32, samples: &
         let conf = crate::format::node_ipc::configuration_from_entries(&s.params)
             .unwrap_or_else(|_| Configuration::from_text(s.configuration.clone()));
         let id = set.intern_configuration(&s.name, &conf);
+        let time_s = s.time_s.unwrap_or(f64::NAN);
+        set.push(Sample {
+            benchmark: id,
+            side,
+            metric: RATE,
+            value: s.rate,
+            time_s,
+            run: Some(run),
+        });
+        for m in &s.metrics {
+            let metric = set.intern_metric(&m.name, &m.unit, m.better);
+            set.push(Sample {
+                benchmark: id,
+                side,
+                metric,
+                value: m.value,
+                time_s,
+                run: Some(run),
+            });
+        }
+    }
+}
+
+/// [`add_command_samples`] for the samples of a job view; `no_params` caches the
+/// configuration of a sample without parameters (the same for every such sample).
+fn add_command_view_samples(
+    set: &mut SampleSet,
+    side: Side,
+    run: u32,
+    samples: &[crate::format::results::command::CommandSampleView<'_>],
+    no_params: &mut Option<Configuration>,
+) {
+    for s in samples {
+        let id = if s.params.is_empty() {
+            let conf = no_params.get_or_insert_with(|| {
+                crate::format::node_ipc::configuration_from_entries(&[]).unwrap_or_default()
+            });
+            set.intern_configuration(&s.name, conf)
+        } else {
+            let conf = crate::format::node_ipc::configuration_from_entries(&s.params)
+                .unwrap_or_else(|_| Configuration::from_text(s.configuration.to_string()));
+            set.intern_configuration(&s.name, &conf)
+        };
         let time_s = s.time_s.unwrap_or(f64::NAN);
         set.push(Sample {
             benchmark: id,
