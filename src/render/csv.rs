@@ -40,6 +40,108 @@ pub fn render_metric(set: &SampleSet, metric: MetricId) -> String {
     String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
+/// Writes the samples of `metric` of `set` as compare.js CSV to `out`: the same bytes as
+/// [`render_metric`], row by row through one reused line buffer (no per-sample allocation, no
+/// whole-file string: a million rows are about 90 MB, issue 16). `out` is not flushed.
+///
+/// # Errors
+/// Write errors of `out` (e.g. a closed pipe).
+pub fn write_metric(
+    set: &SampleSet,
+    metric: MetricId,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    use std::fmt::Write as _;
+    out.write_all(crate::format::node_csv::write::HEADER.as_bytes())?;
+    let mut line = String::with_capacity(256);
+    let mut number = String::with_capacity(32);
+    for s in set.samples().iter().filter(|s| s.metric == metric) {
+        let b = set.benchmark(s.benchmark);
+        line.clear();
+        line.push('"');
+        line.push_str(s.side.label());
+        line.push_str("\",\"");
+        push_quoted(&mut line, &b.file);
+        line.push_str("\",\"");
+        push_quoted(&mut line, &b.configuration.text);
+        line.push_str("\",");
+        push_js_number(&mut line, &mut number, s.value);
+        line.push(',');
+        if s.time_s.is_finite() {
+            let _ = write!(line, "{:.9}", s.time_s);
+        } else {
+            line.push_str("NA");
+        }
+        line.push('\n');
+        out.write_all(line.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// `field` with every `"` doubled (compare.js CSV quoting).
+fn push_quoted(line: &mut String, field: &str) {
+    if !field.contains('"') {
+        line.push_str(field);
+        return;
+    }
+    for c in field.chars() {
+        if c == '"' {
+            line.push('"');
+        }
+        line.push(c);
+    }
+}
+
+/// Appends [`crate::format::inspect::js_number`] of `x` to `line` (JavaScript's
+/// `Number#toString`), with `scratch` as the buffer for Rust's shortest round-trip digits.
+fn push_js_number(line: &mut String, scratch: &mut String, x: f64) {
+    use std::fmt::Write as _;
+    if !x.is_finite() || x == 0.0 || x < 0.0 {
+        line.push_str(&crate::format::inspect::js_number(x));
+        return;
+    }
+    scratch.clear();
+    // `{:e}` prints the shortest round-trip digits: "1.2345e5", "1e21", "5e-324".
+    let _ = write!(scratch, "{x:e}");
+    let (mantissa, exp) = scratch.split_once('e').unwrap_or((scratch.as_str(), "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (first, rest) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let k = (first.len() + rest.len()) as i32;
+    let n = exp + 1; // position of the decimal point relative to the digit string
+    let digits = |line: &mut String| {
+        line.push_str(first);
+        line.push_str(rest);
+    };
+    if k <= n && n <= 21 {
+        digits(line);
+        line.extend(std::iter::repeat_n('0', (n - k) as usize));
+    } else if 0 < n && n <= 21 {
+        // The digit string split after n digits (the first part holds one digit).
+        let all_len = n as usize;
+        let mut pushed = 0;
+        for c in first.chars().chain(rest.chars()) {
+            if pushed == all_len {
+                line.push('.');
+            }
+            line.push(c);
+            pushed += 1;
+        }
+    } else if -6 < n && n <= 0 {
+        line.push_str("0.");
+        line.extend(std::iter::repeat_n('0', (-n) as usize));
+        digits(line);
+    } else {
+        let e = n - 1;
+        let sign = if e >= 0 { '+' } else { '-' };
+        line.push_str(first);
+        if !rest.is_empty() {
+            line.push('.');
+            line.push_str(rest);
+        }
+        let _ = write!(line, "e{sign}{}", e.abs());
+    }
+}
+
 /// A sample set whose compared metric was converted to compare.js's rate (for the formats
 /// whose figures mean operations per second, higher is better: `--format csv`, `r`,
 /// `analyze`), and the note saying so.

@@ -100,6 +100,10 @@ pub struct Options {
     /// Run the per-side distribution checks (medians, Mann–Whitney, multimodality, outliers,
     /// drift). Off only where nothing shows them (simulations of the verdict rules).
     pub distribution_checks: bool,
+    /// With the distribution checks: also the rank-sum test with the Hodges–Lehmann shift
+    /// ([`Assessment::rank`]) and benchstat's U test ([`Assessment::u_test`]). Off where a report
+    /// shows neither (the table without `--details`, Markdown); the verdict never uses them.
+    pub rank_tests: bool,
 }
 
 impl Default for Options {
@@ -110,6 +114,7 @@ impl Default for Options {
             alpha: 0.05,
             confidence: 0.95,
             distribution_checks: true,
+            rank_tests: true,
         }
     }
 }
@@ -425,10 +430,15 @@ fn estimate(row: Row, opts: &Options) -> Assessment {
         }
     };
     let (rank, u_test, old_side, new_side) = if opts.distribution_checks {
-        let rank = rank::rank_sum(&c.old, &c.new, opts.confidence);
+        let (rank, u_test) = if opts.rank_tests {
+            let rank = rank::rank_sum(&c.old, &c.new, opts.confidence);
+            (rank, benchstat_u_test(&c.old, &c.new, rank))
+        } else {
+            (None, None)
+        };
         (
             rank,
-            benchstat_u_test(&c.old, &c.new, rank),
+            u_test,
             SideSummary::new(&c.old, &c.old_runs),
             SideSummary::new(&c.new, &c.new_runs),
         )
