@@ -912,6 +912,7 @@ pub(crate) fn emit_analysis_blocks(
         distribution_checks: !matches!(args.format, Format::R | Format::Analyze),
         rank_tests: matches!(args.format, Format::Json | Format::Html)
             || (args.format == Format::Table && args.details),
+        every_drift: matches!(args.format, Format::Json | Format::Html),
         ..Options::default()
     };
     let combined = match blocks {

@@ -104,6 +104,11 @@ pub struct Options {
     /// ([`Assessment::rank`]) and benchstat's U test ([`Assessment::u_test`]). Off where a report
     /// shows neither (the table without `--details`, Markdown); the verdict never uses them.
     pub rank_tests: bool,
+    /// With the distribution checks: keep the drift of every side ([`SideSummary::drift`]);
+    /// off, only a drift with p below [`DRIFT_ALPHA`] is kept (and the Theil–Sen slope of the
+    /// others is not computed), for reports that show only significant drift (table,
+    /// Markdown).
+    pub every_drift: bool,
 }
 
 impl Default for Options {
@@ -115,6 +120,7 @@ impl Default for Options {
             confidence: 0.95,
             distribution_checks: true,
             rank_tests: true,
+            every_drift: true,
         }
     }
 }
@@ -281,6 +287,12 @@ pub const DRIFT_ALPHA: f64 = 0.01;
 impl SideSummary {
     /// Summarises one side's rates (with their run indices, parallel to `rates`).
     pub fn new(rates: &[f64], runs: &[u32]) -> SideSummary {
+        SideSummary::with_drift(rates, runs, true)
+    }
+
+    /// As [`SideSummary::new`]; with `every_drift` false, [`SideSummary::drift`] is kept only
+    /// when significant ([`SideSummary::significant_drift`] is the same either way).
+    pub fn with_drift(rates: &[f64], runs: &[u32], every_drift: bool) -> SideSummary {
         let finite: Vec<f64> = rates.iter().copied().filter(|v| v.is_finite()).collect();
         let mut sorted = finite.clone();
         sorted.sort_by(f64::total_cmp);
@@ -328,7 +340,11 @@ impl SideSummary {
             cv_pct: sd / mean * 100.0,
             outliers,
             multimodal,
-            drift: drift::drift(&points),
+            drift: if every_drift {
+                drift::drift(&points)
+            } else {
+                drift::significant_drift(&points, DRIFT_ALPHA)
+            },
         }
     }
 
@@ -439,8 +455,8 @@ fn estimate(row: Row, opts: &Options) -> Assessment {
         (
             rank,
             u_test,
-            SideSummary::new(&c.old, &c.old_runs),
-            SideSummary::new(&c.new, &c.new_runs),
+            SideSummary::with_drift(&c.old, &c.old_runs, opts.every_drift),
+            SideSummary::with_drift(&c.new, &c.new_runs, opts.every_drift),
         )
     } else {
         (
