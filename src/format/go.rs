@@ -591,13 +591,18 @@ pub fn write(set: &SampleSet) -> String {
 /// # Errors
 /// Write errors of `out` (e.g. a closed pipe).
 pub fn write_to(set: &SampleSet, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    use rayon::prelude::*;
     // Names and units are made once per benchmark and per metric, not once per sample (a
     // million samples share 20,000 names).
     let units: Vec<String> = (0..set.metrics().len() as u32)
         .map(|m| go_unit(set, MetricId(m)))
         .collect();
     let sec_op: Vec<bool> = set.metrics().iter().map(|m| m.name == "sec/op").collect();
-    let mut names: Vec<Option<String>> = vec![None; set.benchmarks().len()];
+    let names: Vec<String> = set
+        .benchmarks()
+        .par_iter()
+        .map(|b| go_name(&b.file, &b.configuration.text))
+        .collect();
     let used: std::collections::BTreeSet<u32> = set.samples().iter().map(|s| s.metric.0).collect();
     let mut line = String::with_capacity(256);
     for &m in &used {
@@ -610,6 +615,9 @@ pub fn write_to(set: &SampleSet, out: &mut dyn std::io::Write) -> std::io::Resul
         let _ = writeln!(line, "Unit {} better={better}", go_unit(set, MetricId(m)));
         out.write_all(line.as_bytes())?;
     }
+    // Windows of samples are formatted in parallel, chunk by chunk, and written in order.
+    const WINDOW: usize = 1 << 16;
+    const CHUNK: usize = 4096;
     for side in [Side::Old, Side::New] {
         if !set.samples().iter().any(|s| s.side == side) {
             continue;
@@ -617,26 +625,33 @@ pub fn write_to(set: &SampleSet, out: &mut dyn std::io::Write) -> std::io::Resul
         line.clear();
         let _ = writeln!(line, "\nbinary: {}\n", side.label());
         out.write_all(line.as_bytes())?;
-        for s in set.samples().iter().filter(|s| s.side == side) {
-            let name = names[s.benchmark.0 as usize].get_or_insert_with(|| {
-                let b = set.benchmark(s.benchmark);
-                go_name(&b.file, &b.configuration.text)
-            });
-            let unit = &units[s.metric.0 as usize];
-            let iters = if sec_op[s.metric.0 as usize] && s.time_s.is_finite() && s.value > 0.0 {
-                ((s.time_s / s.value).round() as u64).max(1)
-            } else {
-                1
-            };
-            line.clear();
-            line.push_str("Benchmark");
-            line.push_str(name);
-            let _ = write!(line, " {iters} ");
-            push_go_float(&mut line, s.value);
-            line.push(' ');
-            line.push_str(unit);
-            line.push('\n');
-            out.write_all(line.as_bytes())?;
+        for window in set.samples().chunks(WINDOW) {
+            let texts: Vec<String> = window
+                .par_chunks(CHUNK)
+                .map(|chunk| {
+                    let mut text = String::with_capacity(96 * chunk.len());
+                    for s in chunk.iter().filter(|s| s.side == side) {
+                        let iters =
+                            if sec_op[s.metric.0 as usize] && s.time_s.is_finite() && s.value > 0.0
+                            {
+                                ((s.time_s / s.value).round() as u64).max(1)
+                            } else {
+                                1
+                            };
+                        text.push_str("Benchmark");
+                        text.push_str(&names[s.benchmark.0 as usize]);
+                        let _ = write!(text, " {iters} ");
+                        push_go_float(&mut text, s.value);
+                        text.push(' ');
+                        text.push_str(&units[s.metric.0 as usize]);
+                        text.push('\n');
+                    }
+                    text
+                })
+                .collect();
+            for t in texts {
+                out.write_all(t.as_bytes())?;
+            }
         }
     }
     Ok(())
