@@ -120,10 +120,16 @@ pub fn group_metric(set: &SampleSet, metric: MetricId) -> Vec<Comparison> {
 fn group_by_position(set: &SampleSet, metric: MetricId) -> Vec<Comparison> {
     let m = set.metric(metric);
     let (better, metric_name, unit) = (m.better, m.name.clone(), m.unit.clone());
+    // Samples per benchmark and side first, so that every vector is allocated once.
+    let mut counts: Vec<[u32; 2]> = vec![[0, 0]; set.benchmarks().len()];
+    for s in set.samples().iter().filter(|s| s.metric == metric) {
+        counts[s.benchmark.0 as usize][usize::from(s.side == Side::New)] += 1;
+    }
     let mut slots: Vec<Option<usize>> = vec![None; set.benchmarks().len()];
     let mut out: Vec<Comparison> = Vec::new();
     for s in set.samples().iter().filter(|s| s.metric == metric) {
         let slot = &mut slots[s.benchmark.0 as usize];
+        let [n_old, n_new] = counts[s.benchmark.0 as usize].map(|n| n as usize);
         let idx = *slot.get_or_insert_with(|| {
             out.push(Comparison {
                 benchmark: s.benchmark,
@@ -137,10 +143,10 @@ fn group_by_position(set: &SampleSet, metric: MetricId) -> Vec<Comparison> {
                 better,
                 metric_name: metric_name.clone(),
                 unit: unit.clone(),
-                old: Vec::new(),
-                new: Vec::new(),
-                old_runs: Vec::new(),
-                new_runs: Vec::new(),
+                old: Vec::with_capacity(n_old),
+                new: Vec::with_capacity(n_new),
+                old_runs: Vec::with_capacity(n_old),
+                new_runs: Vec::with_capacity(n_new),
                 pairing: Pairing::Runs,
             });
             out.len() - 1
@@ -268,8 +274,10 @@ impl Default for RootCollation {
 
 /// Sorts comparisons by name in ICU root collation order (compare.R's row order).
 pub fn sort_by_name(rows: &mut [Comparison]) {
+    use rayon::slice::ParallelSliceMut;
     let c = RootCollation::new();
-    rows.sort_by(|a, b| c.compare(&a.name, &b.name));
+    // A stable sort, in parallel: the same order as one by one.
+    rows.par_sort_by(|a, b| c.compare(&a.name, &b.name));
 }
 
 #[cfg(test)]

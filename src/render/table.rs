@@ -585,38 +585,50 @@ pub fn render_with(
         Col::new("runs", Kind::Text, true),
         Col::new("flags", Kind::Text, false),
     ];
-    let mut colors: Vec<Option<Color>> = Vec::new();
-    for x in a {
-        let ci = match x.change_ci_pct {
-            Some((lo, hi)) => format!("[{}, {}]", signed_pct(lo), signed_pct(hi)),
-            None => "NA".to_owned(),
-        };
-        colors.push(match x.verdict {
-            Verdict::Faster => Some(Color::Green),
-            Verdict::Slower => Some(Color::Red),
-            Verdict::Inconclusive { .. } => Some(Color::Yellow),
-            Verdict::NoChange => None,
-        });
-        let runs = format!(
-            "{}/{}{}",
-            x.row.comparison.old.len(),
-            x.row.comparison.new.len(),
-            if x.method == Method::Paired {
-                " paired"
-            } else {
-                ""
-            }
-        );
-        let row = [
-            super::escape_control(&x.row.comparison.name).into_owned(),
-            signed_pct(x.change_pct),
-            ci,
-            p_cell(x, x.p_value),
-            p_cell(x, x.p_adjusted),
-            verdict_cell(x),
-            runs,
-            flags(x),
-        ];
+    // The cells of each row on their own, in parallel (a million-row report has 20,000 rows).
+    use rayon::prelude::*;
+    let rows: Vec<(Option<Color>, [String; 8])> = a
+        .par_iter()
+        .map(|x| {
+            let ci = match x.change_ci_pct {
+                Some((lo, hi)) => format!("[{}, {}]", signed_pct(lo), signed_pct(hi)),
+                None => "NA".to_owned(),
+            };
+            let color = match x.verdict {
+                Verdict::Faster => Some(Color::Green),
+                Verdict::Slower => Some(Color::Red),
+                Verdict::Inconclusive { .. } => Some(Color::Yellow),
+                Verdict::NoChange => None,
+            };
+            let runs = format!(
+                "{}/{}{}",
+                x.row.comparison.old.len(),
+                x.row.comparison.new.len(),
+                if x.method == Method::Paired {
+                    " paired"
+                } else {
+                    ""
+                }
+            );
+            let row = [
+                super::escape_control(&x.row.comparison.name).into_owned(),
+                signed_pct(x.change_pct),
+                ci,
+                p_cell(x, x.p_value),
+                p_cell(x, x.p_adjusted),
+                verdict_cell(x),
+                runs,
+                flags(x),
+            ];
+            (color, row)
+        })
+        .collect();
+    let mut colors: Vec<Option<Color>> = Vec::with_capacity(rows.len() + 1);
+    for c in cols.iter_mut() {
+        c.cells.reserve(rows.len() + 1);
+    }
+    for (color, row) in rows {
+        colors.push(color);
         for (c, v) in cols.iter_mut().zip(row) {
             c.cells.push(v);
         }
