@@ -932,8 +932,9 @@ pub(crate) fn emit_analysis_blocks(
         }
         None => Default::default(),
     };
-    // Assessed once, for the report and the gate; compare.R's layout needs no assessment.
-    let needs_assessment = args.format != Format::R && !samples_only;
+    // Assessed once, for the report and the gate; compare.R's and compare.js's layouts need
+    // no assessment (their gate assesses below).
+    let needs_assessment = !matches!(args.format, Format::R | Format::Analyze) && !samples_only;
     let (rows, assessments) = if needs_assessment {
         // The gate takes the pooled estimates, never the per-machine combination.
         let kept = if args.max_regression.is_some() && !combined.is_empty() {
@@ -1003,7 +1004,10 @@ pub(crate) fn emit_analysis_blocks(
         // Streamed below: a million rows are over 100 MB of JSON, over 1 GB of HTML and about
         // 90 MB of CSV or Go text.
         Format::Json | Format::Html | Format::Csv | Format::Go => String::new(),
-        Format::Analyze => render::analyze::render(&d, args.max_regression),
+        Format::Analyze => {
+            let shown: Vec<&verdict::Row> = rows.iter().collect();
+            render::analyze::render_rows(&shown, &opts, failures, args.max_regression)
+        }
         Format::Markdown => render::markdown::render(&d),
     };
     let stream = |out: &mut dyn Write| -> std::io::Result<()> {
