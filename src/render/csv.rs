@@ -135,14 +135,12 @@ fn push_js_number(line: &mut String, scratch: &mut String, x: f64) {
         line.extend(std::iter::repeat_n('0', (n - k) as usize));
     } else if 0 < n && n <= 21 {
         // The digit string split after n digits (the first part holds one digit).
-        let all_len = n as usize;
-        let mut pushed = 0;
-        for c in first.chars().chain(rest.chars()) {
-            if pushed == all_len {
+        let point = n as usize;
+        for (pushed, c) in first.chars().chain(rest.chars()).enumerate() {
+            if pushed == point {
                 line.push('.');
             }
             line.push(c);
-            pushed += 1;
         }
     } else if -6 < n && n <= 0 {
         line.push_str("0.");

@@ -215,7 +215,7 @@ fn drift_impl(points: &[(f64, f64)], alpha: Option<f64>) -> Option<Drift> {
     let mean = pts.iter().map(|p| p.1 / nf).sum::<f64>();
     if denom == 0.0 {
         // All values equal (indices are not all equal): no trend at all.
-        if alpha.is_some_and(|a| !(1.0 < a)) {
+        if alpha.is_some_and(|a| a <= 1.0) {
             return None;
         }
         return Some(Drift {
@@ -242,7 +242,7 @@ fn drift_impl(points: &[(f64, f64)], alpha: Option<f64>) -> Option<Drift> {
             1.0
         }
     };
-    if alpha.is_some_and(|a| !(p_value < a)) {
+    if alpha.is_some_and(|a| p_value.partial_cmp(&a) != Some(std::cmp::Ordering::Less)) {
         return None;
     }
     let slope = if n <= THEIL_SEN_MAX_N {

@@ -333,8 +333,9 @@ fn share_terms(n: usize) -> std::rc::Rc<Vec<(f64, f64)>> {
     use std::cell::RefCell;
     use std::rc::Rc;
     const CACHED: usize = 4096;
+    type Terms = Rc<Vec<(f64, f64)>>;
     thread_local! {
-        static TERMS: RefCell<Vec<Option<Rc<Vec<(f64, f64)>>>>> = const { RefCell::new(Vec::new()) };
+        static TERMS: RefCell<Vec<Option<Terms>>> = const { RefCell::new(Vec::new()) };
     }
     let make = || {
         let nf = n as f64;

@@ -223,8 +223,9 @@ fn no_ties_below(n1: usize, n2: usize, u_max: usize) -> u64 {
     use std::cell::RefCell;
     use std::collections::HashMap;
     use std::rc::Rc;
+    type Sums = HashMap<(usize, usize), Rc<Vec<u64>>>;
     thread_local! {
-        static CDF: RefCell<HashMap<(usize, usize), Rc<Vec<u64>>>> = RefCell::new(HashMap::new());
+        static CDF: RefCell<Sums> = RefCell::new(HashMap::new());
     }
     let full = n1 * n2;
     if u_max > full || full > 1 << 16 {
