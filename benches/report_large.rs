@@ -2,7 +2,7 @@
 //!
 //! Generates (once, reproducibly) 1,000,000 rows: 20,000 configurations × 2 binaries × 25 runs,
 //! then times `benchdiff report --format F` on it for every format F as a child process: wall
-//! seconds and peak RSS (from `wait4`). With `--compare-r PATH` (Node's benchmark/compare.R, read into a scratch
+//! seconds, user+sys CPU seconds and peak RSS (from `wait4`). With `--compare-r PATH` (Node's benchmark/compare.R, read into a scratch
 //! folder, never committed) and `Rscript` on PATH, it also times compare.R on the same file in
 //! the same run and prints the ratios. Goals (issue 16): ≤ 0.3 s wall and ≤ 120 MB per format (HTML ≤ 1 s).
 //!
@@ -12,7 +12,8 @@
 //! (the 1M-row file's pattern 24 times under other names), generated under the temporary folder
 //! and deleted afterwards, read by `--format r`: its peak RSS shows whether reading is bounded.
 //!
-//! Run: `cargo bench --bench report_large [-- [--compare-r /path/to/compare.R] [--big]]`
+//! Run: `cargo bench --bench report_large [-- [--compare-r /path/to/compare.R] [--big]
+//! [--formats r,table,…]]` (`--formats`: only those formats, no importers)
 //! (or `scripts/bench-report.sh [/path/to/compare.R]`).
 
 use std::io::Write;
@@ -62,7 +63,8 @@ fn generate(path: &Path) -> std::io::Result<()> {
 
 struct Measured {
     wall_s: f64,
-    /// User + system CPU seconds of the child (from `wait4`).
+    /// User + system CPU seconds of the child (from `wait4`): on a loaded machine the wall
+    /// time says little, the CPU time much more.
     cpu_s: f64,
     max_rss_bytes: u64,
     ok: bool,
@@ -126,6 +128,12 @@ fn main() {
     // Every report format on the same file: median wall of 3 runs, peak RSS (goals: 0.3 s and
     // 120 MB; HTML 1 s), and user+sys CPU of the report process is `wall` x cores at most.
     let mut b_wall = f64::NAN;
+    // `--formats r,table,…` times only those (and skips the importers).
+    let only: Option<Vec<&str>> = args
+        .iter()
+        .position(|a| a == "--formats")
+        .and_then(|i| args.get(i + 1))
+        .map(|l| l.split(',').collect());
     for format in [
         "r",
         "table",
@@ -137,7 +145,11 @@ fn main() {
         "go",
         "html",
     ] {
+        if only.as_ref().is_some_and(|o| !o.contains(&format)) {
+            continue;
+        }
         let mut walls = Vec::new();
+        let mut cpus = Vec::new();
         let mut rss = 0;
         for _ in 0..3 {
             let mut c = Command::new(exe);
@@ -145,6 +157,7 @@ fn main() {
             let m = measure(c, None);
             assert!(m.ok, "benchdiff report --format {format} failed");
             walls.push(m.wall_s);
+            cpus.push(m.cpu_s);
             rss = rss.max(m.max_rss_bytes);
         }
         let wall = median(walls.clone());
@@ -152,12 +165,17 @@ fn main() {
             b_wall = wall;
         }
         println!(
-            "benchdiff report --format {format:<9}: median wall {wall:.3} s (min {:.3} s, 3 runs), peak RSS {:.1} MB",
+            "benchdiff report --format {format:<9}: median wall {wall:.3} s (min {:.3} s, 3 runs), \
+             user+sys CPU median {:.3} s (min {:.3} s), peak RSS {:.1} MB",
             walls.iter().cloned().fold(f64::INFINITY, f64::min),
+            median(cpus.clone()),
+            cpus.iter().cloned().fold(f64::INFINITY, f64::min),
             rss as f64 / 1e6
         );
     }
-    importers(exe, &dir, &csv, args.iter().any(|a| a == "--big"));
+    if only.is_none() {
+        importers(exe, &dir, &csv, args.iter().any(|a| a == "--big"));
+    }
     if let Some(r) = compare_r {
         let mut c = Command::new("Rscript");
         c.arg(&r).env("LC_ALL", "C.UTF-8");
@@ -189,7 +207,7 @@ fn time_report(exe: &str, what: &str, file: &Path, extra: &[&str]) {
     c.arg("report").args(extra).arg(file);
     let m = measure(c, None);
     println!(
-        "{what:<44}: wall {:.3} s, CPU {:.3} s, peak RSS {:.1} MB{}",
+        "{what:<44}: wall {:.3} s, user+sys CPU {:.3} s, peak RSS {:.1} MB{}",
         m.wall_s,
         m.cpu_s,
         m.max_rss_bytes as f64 / 1e6,

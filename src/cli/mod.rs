@@ -672,20 +672,27 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     if args.analysis.format == Format::Go {
         // The Go format keeps the configuration lines every input shared (goos, goarch, pkg,
         // cpu), as benchstat prints them on top.
-        let mut text = String::new();
-        for (k, v) in &inputs.bench.config {
-            text.push_str(&format!("{k}: {v}\n"));
-        }
-        text.push_str(&format::go::write(&inputs.set));
+        // Streamed: a million samples are about 90 MB of text (issue 16).
+        let go = |out: &mut dyn Write| -> std::io::Result<()> {
+            for (k, v) in &inputs.bench.config {
+                writeln!(out, "{k}: {v}")?;
+            }
+            format::go::write_to(&inputs.set, out)?;
+            out.flush()
+        };
         if let Some(path) = &args.analysis.output {
-            if let Err(e) = std::fs::write(path, text.as_bytes()) {
+            let written = std::fs::File::create(path)
+                .and_then(|f| go(&mut std::io::BufWriter::with_capacity(1 << 16, f)));
+            if let Err(e) = written {
                 writeln!(io.stderr, "benchdiff: -o {}: {e}", path.display())?;
                 return Ok(EXIT_USAGE);
             }
             return Ok(0);
         }
-        io.stdout.write_all(text.as_bytes())?;
-        io.stdout.flush()?;
+        go(&mut std::io::BufWriter::with_capacity(
+            1 << 16,
+            &mut *io.stdout,
+        ))?;
         return Ok(0);
     }
     emit_analysis_with(
@@ -818,8 +825,14 @@ pub(crate) fn emit_analysis_blocks(
         _ => (set, metric_id),
     };
     let mut comparisons = crate::compare::group_metric(set, metric_id);
+    // csv, go and benchstat show no comparison (without --plot or a gate): only the notes on
+    // stderr below look at them, so they are neither sorted nor tested (issue 16); the notes
+    // still come in name order.
+    let samples_only = matches!(args.format, Format::Csv | Format::Go | Format::Benchstat)
+        && args.plot.is_none()
+        && args.max_regression.is_none();
     // compare.js --analyze keeps first-seen order; every other report sorts by name.
-    if args.format != Format::Analyze {
+    if args.format != Format::Analyze && !samples_only {
         crate::compare::sort_by_name(&mut comparisons);
     }
     // Benchmarks on one side only are listed, not compared (issue 14); compare.R keeps its rows.
@@ -858,57 +871,35 @@ pub(crate) fn emit_analysis_blocks(
             )?;
         }
     }
-    let rows = verdict::rows(comparisons);
-    let non_positive: Vec<&str> = rows
-        .iter()
-        .filter(|r| {
-            let c = &r.comparison;
-            c.old.iter().chain(&c.new).any(|v| *v < 0.0)
-        })
-        .map(|r| r.comparison.name.trim_end())
-        .collect();
-    if let Some(first) = non_positive.first() {
-        writeln!(
-            io.stderr,
-            "benchdiff: warning: {} comparison(s) have values < 0 (first: {first}); changes are \
-             ratios and need values ≥ 0: their intervals (paired, Fieller) are NA",
-            non_positive.len()
-        )?;
-    }
-    for row in &rows {
-        match row.welch {
-            Err(WelchError::EssentiallyConstant) => {
-                let c = &row.comparison;
-                let constant = |v: &[f64]| v.iter().all(|x| *x == v[0]);
-                let what = if !(constant(&c.old) && constant(&c.new)) {
-                    "the standard error is negligible against the means (R's t.test rule: \
-                     below 10·ε·max(|mean|), \"data are essentially constant\"), so the \
-                     difference is taken as exact"
-                } else if row.improvement_pct == 0.0 {
-                    "both sides are constant and equal: no change"
-                } else {
-                    "both sides are constant and differ: the difference is exact"
-                };
-                let shown = if args.format == Format::R {
-                    "confidence shown as NA"
-                } else {
-                    "p shown as \"exact\""
-                };
-                writeln!(
-                    io.stderr,
-                    "benchdiff: note: {}: {what}; no t-test, {shown} (R's compare.R stops the \
-                     whole report here)",
-                    c.name.trim_end()
-                )?
-            }
-            Err(WelchError::NotFinite) => writeln!(
-                io.stderr,
-                "benchdiff: note: {}: a rate is NaN or infinite; no t-test, confidence shown as NA",
-                row.comparison.name
-            )?,
-            _ => {}
-        }
-    }
+    // Only the formats that print them get the accuracy half-widths (three t quantiles a row).
+    let accuracy = matches!(
+        args.format,
+        Format::R | Format::Analyze | Format::Json | Format::Html
+    );
+    let rows = if samples_only {
+        let mut flagged: Vec<RowNote<'_>> = comparisons
+            .iter()
+            .filter_map(|c| {
+                let error = crate::stats::welch::welch_t(&c.old, &c.new).err();
+                RowNote::of(c, error, || {
+                    crate::stats::welch::improvement_pct(&c.old, &c.new)
+                })
+            })
+            .collect();
+        // The same order as sorting every comparison first: the sort is stable and total.
+        let coll = crate::compare::RootCollation::new();
+        flagged.sort_by(|a, b| coll.compare(&a.comparison.name, &b.comparison.name));
+        row_notes(&flagged, args.format, io)?;
+        Vec::new()
+    } else {
+        let rows = verdict::rows_with(comparisons, accuracy);
+        let flagged: Vec<RowNote<'_>> = rows
+            .iter()
+            .filter_map(|r| RowNote::of(&r.comparison, r.welch.err(), || r.improvement_pct))
+            .collect();
+        row_notes(&flagged, args.format, io)?;
+        rows
+    };
     let opts = Options {
         correction: match args.correction {
             CorrectionArg::Holm => Correction::Holm,
@@ -916,6 +907,13 @@ pub(crate) fn emit_analysis_blocks(
             CorrectionArg::None => Correction::None,
         },
         threshold_pct: args.threshold,
+        // Each format computes what it shows (issue 16): compare.R's and compare.js's layouts
+        // show no distribution check, and only JSON, HTML and the table's --details show the
+        // rank tests. No verdict depends on either.
+        distribution_checks: !matches!(args.format, Format::R | Format::Analyze),
+        rank_tests: matches!(args.format, Format::Json | Format::Html)
+            || (args.format == Format::Table && args.details),
+        every_drift: matches!(args.format, Format::Json | Format::Html),
         ..Options::default()
     };
     let combined = match blocks {
@@ -935,44 +933,48 @@ pub(crate) fn emit_analysis_blocks(
         }
         None => Default::default(),
     };
-    let assessed = || {
-        let mut a = if combined.is_empty() {
-            decide::assess(rows.clone(), &opts)
+    // Assessed once, for the report and the gate; compare.R's and compare.js's layouts need
+    // no assessment (their gate assesses below).
+    let needs_assessment = !matches!(args.format, Format::R | Format::Analyze) && !samples_only;
+    let (rows, assessments) = if needs_assessment {
+        // The gate takes the pooled estimates, never the per-machine combination.
+        let kept = if args.max_regression.is_some() && !combined.is_empty() {
+            rows.clone()
         } else {
-            decide::assess_combined(rows.clone(), &combined, &opts)
+            Vec::new()
         };
+        let mut a = if combined.is_empty() {
+            decide::assess(rows, &opts)
+        } else {
+            decide::assess_combined(rows, &combined, &opts)
+        };
+        // Rows a sequential rule stopped take the verdict of how they stopped.
         verdict::sequential::apply(&mut a, settled);
-        a
+        (kept, Some(a))
+    } else {
+        (rows, None)
     };
-    let data = |a: &[decide::Assessment]| -> String {
-        let d = render::ReportData {
-            set,
-            assessments: a,
-            opts: &opts,
-            run,
-            input,
-            one_sided: &one_sided,
-            failures,
-        };
-        match args.format {
-            Format::Analyze => render::analyze::render(&d, args.max_regression),
-            Format::Markdown => render::markdown::render(&d),
-            Format::Json => render::json::render(&d),
-            _ => render::html::render(&d),
-        }
+    let a: &[decide::Assessment] = assessments.as_deref().unwrap_or(&[]);
+    let d = render::ReportData {
+        set,
+        assessments: a,
+        opts: &opts,
+        run,
+        input,
+        one_sided: &one_sided,
+        failures,
     };
     let to_file = args.output.is_some();
     let text = match args.format {
         Format::R => render::compare_r::render(&rows, render::compare_r::R_PRINT_WIDTH),
         Format::Table => {
-            let a = assessed();
             let (color, width) = if to_file {
                 (false, None)
             } else {
                 (io.color, io.width)
             };
-            let t = render::table::render_with(&a, &one_sided, &opts, color, width);
-            let mut t = render::table::with_failures(t, &a, &opts, failures);
+            let t = render::table::render_with(a, &one_sided, &opts, color, width);
+            let mut t = render::table::with_failures(t, a, &opts, failures);
             let m = set.metric(metric_id);
             if m.name != "rate" {
                 // Which figure the changes are of, and which way is better (issue 5).
@@ -993,7 +995,7 @@ pub(crate) fn emit_analysis_blocks(
             }
             if args.details {
                 t.push('\n');
-                t.push_str(&render::table::details(&a));
+                t.push_str(&render::table::details(a));
             }
             let marked: Vec<(String, u32, format::results::plan::Status)> = settled
                 .iter()
@@ -1010,44 +1012,42 @@ pub(crate) fn emit_analysis_blocks(
             t.push_str(&render::table::sequential_section(&marked));
             t
         }
-        Format::Csv => render::csv::render_metric(set, metric_id),
         Format::Benchstat => {
             let mut t = render::benchstat::render(set, &render::benchstat::Options::default());
             t.push_str(&render::table::failures_section(failures));
             t
         }
-        Format::Go => format::go::write(set),
-        // Streamed below, one comparison (or chunk of HTML sections) at a time: a million rows
-        // are over 100 MB of JSON and over 1 GB of HTML.
-        Format::Json | Format::Html => String::new(),
-        Format::Analyze | Format::Markdown => data(&assessed()),
+        // Streamed below: a million rows are over 100 MB of JSON, over 1 GB of HTML and about
+        // 90 MB of CSV or Go text.
+        Format::Json | Format::Html | Format::Csv | Format::Go => String::new(),
+        Format::Analyze => {
+            let shown: Vec<&verdict::Row> = rows.iter().collect();
+            render::analyze::render_rows(&shown, &opts, failures, args.max_regression)
+        }
+        Format::Markdown => render::markdown::render(&d),
     };
-    let json = |out: &mut dyn Write| -> std::io::Result<()> {
-        let a = assessed();
-        let d = render::ReportData {
-            set,
-            assessments: &a,
-            opts: &opts,
-            run,
-            input,
-            one_sided: &one_sided,
-            failures,
-        };
-        if args.format == Format::Html {
-            let html = render::html::HtmlOptions {
-                plot_rows: args.plot_rows.clone(),
-            };
-            render::html::write_with(&d, &html, out)?;
-        } else {
-            render::json::write(&d, out)?;
+    let stream = |out: &mut dyn Write| -> std::io::Result<()> {
+        match args.format {
+            Format::Html => {
+                let html = render::html::HtmlOptions {
+                    plot_rows: args.plot_rows.clone(),
+                };
+                render::html::write_with(&d, &html, out)?
+            }
+            Format::Csv => render::csv::write_metric(set, metric_id, out)?,
+            Format::Go => format::go::write_to(set, out)?,
+            _ => render::json::write(&d, out)?,
         }
         out.flush()
     };
-    let streamed = matches!(args.format, Format::Json | Format::Html);
+    let streamed = matches!(
+        args.format,
+        Format::Json | Format::Html | Format::Csv | Format::Go
+    );
     match &args.output {
         Some(path) if streamed => {
             let written = std::fs::File::create(path)
-                .and_then(|f| json(&mut std::io::BufWriter::with_capacity(1 << 16, f)));
+                .and_then(|f| stream(&mut std::io::BufWriter::with_capacity(1 << 16, f)));
             if let Err(e) = written {
                 writeln!(io.stderr, "benchdiff: -o {}: {e}", path.display())?;
                 return Ok(EXIT_USAGE);
@@ -1055,7 +1055,7 @@ pub(crate) fn emit_analysis_blocks(
         }
         None if streamed => {
             let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut *io.stdout);
-            json(&mut w)?;
+            stream(&mut w)?;
         }
         Some(path) => {
             if let Err(e) = std::fs::write(path, text.as_bytes()) {
@@ -1077,7 +1077,10 @@ pub(crate) fn emit_analysis_blocks(
             )?;
             return Ok(EXIT_USAGE);
         };
-        let cs: Vec<&crate::compare::Comparison> = rows.iter().map(|r| &r.comparison).collect();
+        let cs: Vec<&crate::compare::Comparison> = match &assessments {
+            Some(a) => a.iter().map(|x| &x.row.comparison).collect(),
+            None => rows.iter().map(|r| &r.comparison).collect(),
+        };
         let metric = set.metric(metric_id);
         let desc = if metric.name == "rate" {
             "rate of operations (higher is better)".to_owned()
@@ -1105,8 +1108,22 @@ pub(crate) fn emit_analysis_blocks(
     let Some(max) = args.max_regression else {
         return Ok(0);
     };
-    let a = decide::assess(rows, &opts);
-    let failing = decide::regressions(&a, max, opts.alpha);
+    // The report's own assessment when it has one of the pooled samples; else the verdicts
+    // only (the gate reads no distribution check).
+    let mut gate_assessed;
+    let a: &[decide::Assessment] = match &assessments {
+        Some(a) if combined.is_empty() => a,
+        _ => {
+            let o = Options {
+                distribution_checks: false,
+                ..opts
+            };
+            gate_assessed = decide::assess(rows, &o);
+            verdict::sequential::apply(&mut gate_assessed, settled);
+            &gate_assessed
+        }
+    };
+    let failing = decide::regressions(a, max, opts.alpha);
     // A benchmark that failed cannot pass a regression gate: it measured nothing.
     if !failures.is_empty() {
         writeln!(
@@ -1147,6 +1164,96 @@ pub(crate) fn emit_analysis_blocks(
         )?;
     }
     Ok(EXIT_FAILED)
+}
+
+/// A comparison the notes on stderr speak of: values below 0, or no Welch test because the
+/// data are essentially constant or not finite.
+struct RowNote<'a> {
+    comparison: &'a crate::compare::Comparison,
+    negative: bool,
+    error: Option<WelchError>,
+    /// compare.R's improvement, percent (read only for essentially constant data).
+    improvement_pct: f64,
+}
+
+impl<'a> RowNote<'a> {
+    /// The note on `c` with Welch's `error`, if any; `improvement` is called only when needed.
+    fn of(
+        c: &'a crate::compare::Comparison,
+        error: Option<WelchError>,
+        improvement: impl FnOnce() -> f64,
+    ) -> Option<RowNote<'a>> {
+        let negative = c.old.iter().chain(&c.new).any(|v| *v < 0.0);
+        let error =
+            error.filter(|e| matches!(e, WelchError::EssentiallyConstant | WelchError::NotFinite));
+        if !negative && error.is_none() {
+            return None;
+        }
+        let improvement_pct = if error == Some(WelchError::EssentiallyConstant) {
+            improvement()
+        } else {
+            f64::NAN
+        };
+        Some(RowNote {
+            comparison: c,
+            negative,
+            error,
+            improvement_pct,
+        })
+    }
+}
+
+/// Writes the notes of `rows` (in report order) to stderr: one warning for values below 0,
+/// one note per comparison without a Welch test.
+fn row_notes(rows: &[RowNote<'_>], format: Format, io: &mut Io<'_>) -> std::io::Result<()> {
+    let non_positive: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.negative)
+        .map(|r| r.comparison.name.trim_end())
+        .collect();
+    if let Some(first) = non_positive.first() {
+        writeln!(
+            io.stderr,
+            "benchdiff: warning: {} comparison(s) have values < 0 (first: {first}); changes are \
+             ratios and need values ≥ 0: their intervals (paired, Fieller) are NA",
+            non_positive.len()
+        )?;
+    }
+    for row in rows {
+        match row.error {
+            Some(WelchError::EssentiallyConstant) => {
+                let c = row.comparison;
+                let constant = |v: &[f64]| v.iter().all(|x| *x == v[0]);
+                let what = if !(constant(&c.old) && constant(&c.new)) {
+                    "the standard error is negligible against the means (R's t.test rule: \
+                     below 10·ε·max(|mean|), \"data are essentially constant\"), so the \
+                     difference is taken as exact"
+                } else if row.improvement_pct == 0.0 {
+                    "both sides are constant and equal: no change"
+                } else {
+                    "both sides are constant and differ: the difference is exact"
+                };
+                let shown = if format == Format::R {
+                    "confidence shown as NA"
+                } else {
+                    "p shown as \"exact\""
+                };
+                writeln!(
+                    io.stderr,
+                    "benchdiff: note: {}: {what}; no t-test, {shown} (R's compare.R stops the \
+                     whole report here)",
+                    c.name.trim_end()
+                )?
+            }
+            Some(WelchError::NotFinite) => writeln!(
+                io.stderr,
+                "benchdiff: note: {}: a rate is NaN or infinite; no t-test, confidence shown as NA",
+                row.comparison.name
+            )?,
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// The stderr line that announces `--runs auto --stop decided` before a run (Node files and

@@ -69,6 +69,31 @@ impl Comparison {
         if self.pairing == Pairing::None {
             return Vec::new();
         }
+        // The usual case, each side measured once a round in run order: a merge of the two
+        // run lists, with the very operations of the general case below (a sum from 0, over 1).
+        let increasing = |r: &[u32]| r.windows(2).all(|w| w[0] < w[1]);
+        if increasing(&self.old_runs) && increasing(&self.new_runs) {
+            let (mut i, mut j) = (0, 0);
+            let mut out = Vec::with_capacity(self.old.len().min(self.new.len()));
+            while i < self.old_runs.len() && j < self.new_runs.len() {
+                match self.old_runs[i].cmp(&self.new_runs[j]) {
+                    Ordering::Less => i += 1,
+                    Ordering::Greater => j += 1,
+                    Ordering::Equal => {
+                        out.push(((0.0 + self.old[i]) / 1.0, (0.0 + self.new[j]) / 1.0));
+                        i += 1;
+                        j += 1;
+                    }
+                }
+            }
+            return out;
+        }
+        self.pairs_by_run()
+    }
+
+    /// [`Comparison::pairs`] for any run lists (sides measured several times a round, or out
+    /// of order).
+    fn pairs_by_run(&self) -> Vec<(f64, f64)> {
         let mut by_run: std::collections::BTreeMap<u32, (f64, u32, f64, u32)> = Default::default();
         for (&r, &v) in self.old_runs.iter().zip(&self.old) {
             let e = by_run.entry(r).or_default();
@@ -120,10 +145,16 @@ pub fn group_metric(set: &SampleSet, metric: MetricId) -> Vec<Comparison> {
 fn group_by_position(set: &SampleSet, metric: MetricId) -> Vec<Comparison> {
     let m = set.metric(metric);
     let (better, metric_name, unit) = (m.better, m.name.clone(), m.unit.clone());
+    // Samples per benchmark and side first, so that every vector is allocated once.
+    let mut counts: Vec<[u32; 2]> = vec![[0, 0]; set.benchmarks().len()];
+    for s in set.samples().iter().filter(|s| s.metric == metric) {
+        counts[s.benchmark.0 as usize][usize::from(s.side == Side::New)] += 1;
+    }
     let mut slots: Vec<Option<usize>> = vec![None; set.benchmarks().len()];
     let mut out: Vec<Comparison> = Vec::new();
     for s in set.samples().iter().filter(|s| s.metric == metric) {
         let slot = &mut slots[s.benchmark.0 as usize];
+        let [n_old, n_new] = counts[s.benchmark.0 as usize].map(|n| n as usize);
         let idx = *slot.get_or_insert_with(|| {
             out.push(Comparison {
                 benchmark: s.benchmark,
@@ -137,10 +168,10 @@ fn group_by_position(set: &SampleSet, metric: MetricId) -> Vec<Comparison> {
                 better,
                 metric_name: metric_name.clone(),
                 unit: unit.clone(),
-                old: Vec::new(),
-                new: Vec::new(),
-                old_runs: Vec::new(),
-                new_runs: Vec::new(),
+                old: Vec::with_capacity(n_old),
+                new: Vec::with_capacity(n_new),
+                old_runs: Vec::with_capacity(n_old),
+                new_runs: Vec::with_capacity(n_new),
                 pairing: Pairing::Runs,
             });
             out.len() - 1
@@ -268,13 +299,39 @@ impl Default for RootCollation {
 
 /// Sorts comparisons by name in ICU root collation order (compare.R's row order).
 pub fn sort_by_name(rows: &mut [Comparison]) {
+    use rayon::slice::ParallelSliceMut;
     let c = RootCollation::new();
-    rows.sort_by(|a, b| c.compare(&a.name, &b.name));
+    // A stable sort, in parallel: the same order as one by one.
+    rows.par_sort_by(|a, b| c.compare(&a.name, &b.name));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn merged_pairs_are_the_pairs_by_run() {
+        let c = Comparison {
+            benchmark: BenchmarkId(0),
+            name: "a".into(),
+            metric: RATE,
+            better: Better::Higher,
+            metric_name: "rate".into(),
+            unit: "ops/s".into(),
+            old: vec![1.5, -0.0, f64::NAN, 4.0, 0.1 + 0.2, 7.0],
+            new: vec![2.0, 3.0, -0.0, 5.5, f64::INFINITY],
+            old_runs: vec![0, 1, 2, 4, 5, 9],
+            new_runs: vec![1, 2, 3, 5, 9],
+            pairing: Pairing::Runs,
+        };
+        let bits = |v: Vec<(f64, f64)>| -> Vec<(u64, u64)> {
+            v.into_iter()
+                .map(|(a, b)| (a.to_bits(), b.to_bits()))
+                .collect()
+        };
+        assert_eq!(c.pairs().len(), 4);
+        assert_eq!(bits(c.pairs()), bits(c.pairs_by_run()));
+    }
 
     #[test]
     fn icu_root_order_matches_r() {

@@ -12,8 +12,8 @@
 
 use super::ReportData;
 use crate::stats::welch::WelchError;
-use crate::verdict::Stars;
 use crate::verdict::decide::Correction;
+use crate::verdict::{Row, Stars};
 use std::fmt::Write as _;
 
 /// Width of the text bar chart in cells (compare.js `barWidth`).
@@ -128,13 +128,25 @@ pub fn chart(rows: &[(&str, f64, f64, Option<Stars>)], max_name_len: usize) -> S
 /// Renders the `--analyze` report. `max_regression` is `--max-regression` in percent: rows
 /// without stars whose 95% half-width exceeds it are marked `(inconclusive)`, with a note.
 pub fn render(d: &ReportData<'_>, max_regression: Option<f64>) -> String {
+    let rows: Vec<&Row> = d.assessments.iter().map(|a| &a.row).collect();
+    render_rows(&rows, d.opts, d.failures, max_regression)
+}
+
+/// [`render`] from compare.R's rows alone (all the layout shows): no assessment needed.
+/// `opts` gives the correction and α of the corrected count, `failures` the failed jobs.
+pub fn render_rows(
+    rows: &[&Row],
+    opts: &crate::verdict::decide::Options,
+    failures: &crate::compare::failures::Failures,
+    max_regression: Option<f64>,
+) -> String {
     // compare.js skips a configuration with fewer than 2 samples on a side.
-    let shown: Vec<_> = d
-        .assessments
+    let shown: Vec<Shown<'_>> = rows
         .iter()
-        .filter(|a| a.row.comparison.old.len() >= 2 && a.row.comparison.new.len() >= 2)
+        .filter(|r| r.comparison.old.len() >= 2 && r.comparison.new.len() >= 2)
+        .map(|&row| Shown { row })
         .collect();
-    let skipped = d.assessments.len() - shown.len();
+    let skipped = rows.len() - shown.len();
     let w = shown
         .iter()
         .map(|a| {
@@ -144,7 +156,7 @@ pub fn render(d: &ReportData<'_>, max_regression: Option<f64>) -> String {
         })
         .max()
         .unwrap_or(0);
-    let ci = |a: &crate::verdict::decide::Assessment, k: usize| -> f64 {
+    let ci = |a: &Shown<'_>, k: usize| -> f64 {
         // Absolute: with non-positive rates R's half-width/mean is negative (`±-5%`).
         a.row.accuracy_pct.map_or(f64::NAN, |c| c[k].abs())
     };
@@ -216,15 +228,15 @@ pub fn render(d: &ReportData<'_>, max_regression: Option<f64>) -> String {
             Err(_) => f64::NAN,
         })
         .collect();
-    let adj = d.opts.correction.adjust(&p);
-    let k = adj.iter().filter(|p| **p < d.opts.alpha).count();
+    let adj = opts.correction.adjust(&p);
+    let k = adj.iter().filter(|p| **p < opts.alpha).count();
     let (noun, verb) = if k == 1 {
         ("comparison", "remains")
     } else {
         ("comparisons", "remain")
     };
-    let level = format!("{}%", d.opts.alpha * 100.0);
-    match d.opts.correction {
+    let level = format!("{}%", opts.alpha * 100.0);
+    match opts.correction {
         Correction::None => {
             let _ = write!(
                 out,
@@ -257,8 +269,13 @@ pub fn render(d: &ReportData<'_>, max_regression: Option<f64>) -> String {
             shown.len()
         );
     }
-    out.push_str(&super::table::failures_section(d.failures));
+    out.push_str(&super::table::failures_section(failures));
     out
+}
+
+/// A row the layout shows (the field name `row` keeps the layout code as it reads).
+struct Shown<'a> {
+    row: &'a Row,
 }
 
 #[cfg(test)]

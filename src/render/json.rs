@@ -387,16 +387,35 @@ pub fn write(d: &ReportData<'_>, out: &mut dyn std::io::Write) -> std::io::Resul
         out.write_all(b"[]")?;
     } else {
         out.write_all(b"[\n")?;
-        let mut buf = Vec::with_capacity(16 * 1024);
-        for (i, x) in a.iter().enumerate() {
-            if i > 0 {
-                out.write_all(b",\n")?;
-            }
-            buf.clear();
-            serde_json::to_writer_pretty(&mut buf, &comparison(d, x))?;
-            for (j, line) in buf.split(|&b| b == b'\n').enumerate() {
-                out.write_all(if j == 0 { b"    " } else { b"\n    " })?;
-                out.write_all(line)?;
+        // Windows of comparisons are rendered in parallel (each comparison on its own, so the
+        // bytes are those of one by one) and written in order: memory stays that of a window.
+        use rayon::prelude::*;
+        const WINDOW: usize = 2048;
+        const CHUNK: usize = 64;
+        let mut first = true;
+        for window in a.chunks(WINDOW) {
+            let texts: Vec<std::io::Result<Vec<u8>>> = window
+                .par_chunks(CHUNK)
+                .map(|chunk| {
+                    let mut text = Vec::with_capacity(CHUNK * 4096);
+                    let mut buf = Vec::with_capacity(16 * 1024);
+                    for x in chunk {
+                        buf.clear();
+                        serde_json::to_writer_pretty(&mut buf, &comparison(d, x))?;
+                        for (j, line) in buf.split(|&b| b == b'\n').enumerate() {
+                            text.extend_from_slice(if j == 0 { b",\n    " } else { b"\n    " });
+                            text.extend_from_slice(line);
+                        }
+                    }
+                    Ok(text)
+                })
+                .collect();
+            for text in texts {
+                let text = text?;
+                // Every comparison starts with ",\n": the first one of the array without it.
+                let skip = if first { 2 } else { 0 };
+                first = false;
+                out.write_all(&text[skip.min(text.len())..])?;
             }
         }
         out.write_all(b"\n  ]")?;

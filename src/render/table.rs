@@ -585,38 +585,50 @@ pub fn render_with(
         Col::new("runs", Kind::Text, true),
         Col::new("flags", Kind::Text, false),
     ];
-    let mut colors: Vec<Option<Color>> = Vec::new();
-    for x in a {
-        let ci = match x.change_ci_pct {
-            Some((lo, hi)) => format!("[{}, {}]", signed_pct(lo), signed_pct(hi)),
-            None => "NA".to_owned(),
-        };
-        colors.push(match x.verdict {
-            Verdict::Faster => Some(Color::Green),
-            Verdict::Slower => Some(Color::Red),
-            Verdict::Inconclusive { .. } => Some(Color::Yellow),
-            Verdict::NoChange => None,
-        });
-        let runs = format!(
-            "{}/{}{}",
-            x.row.comparison.old.len(),
-            x.row.comparison.new.len(),
-            if x.method == Method::Paired {
-                " paired"
-            } else {
-                ""
-            }
-        );
-        let row = [
-            super::escape_control(&x.row.comparison.name).into_owned(),
-            signed_pct(x.change_pct),
-            ci,
-            p_cell(x, x.p_value),
-            p_cell(x, x.p_adjusted),
-            verdict_cell(x),
-            runs,
-            flags(x),
-        ];
+    // The cells of each row on their own, in parallel (a million-row report has 20,000 rows).
+    use rayon::prelude::*;
+    let rows: Vec<(Option<Color>, [String; 8])> = a
+        .par_iter()
+        .map(|x| {
+            let ci = match x.change_ci_pct {
+                Some((lo, hi)) => format!("[{}, {}]", signed_pct(lo), signed_pct(hi)),
+                None => "NA".to_owned(),
+            };
+            let color = match x.verdict {
+                Verdict::Faster => Some(Color::Green),
+                Verdict::Slower => Some(Color::Red),
+                Verdict::Inconclusive { .. } => Some(Color::Yellow),
+                Verdict::NoChange => None,
+            };
+            let runs = format!(
+                "{}/{}{}",
+                x.row.comparison.old.len(),
+                x.row.comparison.new.len(),
+                if x.method == Method::Paired {
+                    " paired"
+                } else {
+                    ""
+                }
+            );
+            let row = [
+                super::escape_control(&x.row.comparison.name).into_owned(),
+                signed_pct(x.change_pct),
+                ci,
+                p_cell(x, x.p_value),
+                p_cell(x, x.p_adjusted),
+                verdict_cell(x),
+                runs,
+                flags(x),
+            ];
+            (color, row)
+        })
+        .collect();
+    let mut colors: Vec<Option<Color>> = Vec::with_capacity(rows.len() + 1);
+    for c in cols.iter_mut() {
+        c.cells.reserve(rows.len() + 1);
+    }
+    for (color, row) in rows {
+        colors.push(color);
         for (c, v) in cols.iter_mut().zip(row) {
             c.cells.push(v);
         }
@@ -639,27 +651,30 @@ pub fn render_with(
         Some(w) => fit(&mut cols, usize::from(w)),
         None => Vec::new(),
     };
-    t.set_header(
-        cols.iter()
-            .map(|c| Cell::new(&c.header).add_attribute(Attribute::Bold)),
-    );
-    for (r, row_color) in colors.iter().enumerate() {
-        t.add_row(cols.iter().map(|c| {
-            let mut cell = Cell::new(&c.cells[r]);
-            if c.right {
-                cell = cell.set_alignment(CellAlignment::Right);
-            }
-            if color
-                && c.kind == Kind::Text
-                && c.header == "verdict"
-                && let Some(col) = *row_color
-            {
-                cell = cell.fg(col);
-            }
-            cell
-        }));
-    }
-    let mut out = t.to_string();
+    let mut out = if color {
+        t.set_header(
+            cols.iter()
+                .map(|c| Cell::new(&c.header).add_attribute(Attribute::Bold)),
+        );
+        for (r, row_color) in colors.iter().enumerate() {
+            t.add_row(cols.iter().map(|c| {
+                let mut cell = Cell::new(&c.cells[r]);
+                if c.right {
+                    cell = cell.set_alignment(CellAlignment::Right);
+                }
+                if c.kind == Kind::Text
+                    && c.header == "verdict"
+                    && let Some(col) = *row_color
+                {
+                    cell = cell.fg(col);
+                }
+                cell
+            }));
+        }
+        t.to_string()
+    } else {
+        plain_table(&cols, colors.len())
+    };
     if !hidden.is_empty() {
         let note = format!(
             "columns left out to fit {} columns: {}; see them with --format json or a wider COLUMNS",
@@ -682,6 +697,84 @@ pub fn render_with(
         out.push('\n');
         out.push_str(&n);
     }
+    out
+}
+
+/// The table of `cols` (each with `rows` cells) without colour, drawn straight into one
+/// string: the layout comfy-table draws for the style above with no width limit (a header,
+/// a line of `─`, the rows, a line of `─`; columns as wide as their widest line, at least 1,
+/// with one space of padding on each side and one space between columns; numbers right-aligned,
+/// other cells and the headers left-aligned; a cell of several lines makes its row as high, the
+/// other cells filled with spaces), without its per-cell structures (a million-row report
+/// has 20,000 rows; issue 16).
+fn plain_table(cols: &[Col], rows: usize) -> String {
+    let widths: Vec<usize> = cols
+        .iter()
+        .map(|c| {
+            std::iter::once(&c.header)
+                .chain(&c.cells)
+                .flat_map(|s| s.split('\n'))
+                .map(dw)
+                .max()
+                .unwrap_or(0)
+                .max(1)
+        })
+        .collect();
+    let rule =
+        "─".repeat(widths.iter().map(|w| w + 2).sum::<usize>() + cols.len().saturating_sub(1));
+    let line_len = rule.len() / 3 + 1;
+    let mut out = String::with_capacity((rows + 3) * line_len + 2 * rule.len());
+    // One row (all its lines, each ending in a newline): `cells` are (text, right-aligned).
+    fn row<'a>(
+        out: &mut String,
+        widths: &[usize],
+        lines: &mut Vec<(std::str::Split<'a, char>, bool)>,
+        cells: impl Iterator<Item = (&'a str, bool)>,
+    ) {
+        lines.clear();
+        let mut height = 0;
+        for (text, right) in cells {
+            height = height.max(text.split('\n').count());
+            lines.push((text.split('\n'), right));
+        }
+        for _ in 0..height {
+            for (i, (parts, right)) in lines.iter_mut().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                let w = widths[i];
+                match parts.next() {
+                    Some(line) => {
+                        let pad = w.saturating_sub(dw(line));
+                        let (before, after) = if *right { (pad, 0) } else { (0, pad) };
+                        out.extend(std::iter::repeat_n(' ', 1 + before));
+                        out.push_str(line);
+                        out.extend(std::iter::repeat_n(' ', after + 1));
+                    }
+                    None => out.extend(std::iter::repeat_n(' ', w + 2)),
+                }
+            }
+            out.push('\n');
+        }
+    }
+    let mut lines = Vec::with_capacity(cols.len());
+    row(
+        &mut out,
+        &widths,
+        &mut lines,
+        cols.iter().map(|c| (c.header.as_str(), false)),
+    );
+    out.push_str(&rule);
+    out.push('\n');
+    for r in 0..rows {
+        row(
+            &mut out,
+            &widths,
+            &mut lines,
+            cols.iter().map(|c| (c.cells[r].as_str(), c.right)),
+        );
+    }
+    out.push_str(&rule);
     out
 }
 
@@ -932,4 +1025,98 @@ pub fn sequential_section(
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The same columns drawn by comfy-table without colour, as `render_with` did before
+    /// [`plain_table`].
+    fn comfy_plain(cols: &[Col], rows: usize) -> String {
+        let mut t = Table::new();
+        t.load_style(
+            presets::NOTHING
+                .header_separator(LineStyle::none().fill('─').junction('─'))
+                .bottom_border(LineStyle::none().fill('─').junction('─')),
+        );
+        t.force_no_tty();
+        t.set_content_arrangement(ContentArrangement::Disabled);
+        t.set_header(
+            cols.iter()
+                .map(|c| Cell::new(&c.header).add_attribute(Attribute::Bold)),
+        );
+        for r in 0..rows {
+            t.add_row(cols.iter().map(|c| {
+                let cell = Cell::new(&c.cells[r]);
+                if c.right {
+                    cell.set_alignment(CellAlignment::Right)
+                } else {
+                    cell
+                }
+            }));
+        }
+        t.to_string()
+    }
+
+    #[test]
+    fn plain_table_is_comfy_tables_layout() {
+        let names = [
+            "util/format.js type='string' n=100",
+            "a",
+            "",
+            "長い名前/ベンチ.js n=1",
+            "buffers/buffer-compare.js size=16 method='slice'",
+        ];
+        let flags = [
+            "",
+            "multimodal(old)",
+            "outliers(old:2,new:1) drift(new)",
+            "x",
+            "",
+        ];
+        for width in [0usize, 8, 12, 20, 30, 200] {
+            let mut cols = vec![
+                Col::new("benchmark", Kind::Name, false),
+                Col::new("change", Kind::Number, true),
+                Col::new("95% CI", Kind::Text, true),
+                Col::new("verdict", Kind::Text, false),
+                Col::new("flags", Kind::Text, false),
+            ];
+            for (i, name) in names.iter().enumerate() {
+                let row = [
+                    name.to_string(),
+                    format!("{:+.2}%", i as f64 * 3.7 - 5.0),
+                    format!("[{}%, +{}%]", -(i as i32), i * 11),
+                    if i % 2 == 0 {
+                        "no change"
+                    } else {
+                        "inconclusive (need 40 runs)"
+                    }
+                    .to_owned(),
+                    flags[i].to_owned(),
+                ];
+                for (c, v) in cols.iter_mut().zip(row) {
+                    c.cells.push(if width == 0 {
+                        v
+                    } else {
+                        wrap(&v, width, c.kind)
+                    });
+                }
+            }
+            if width > 0 {
+                for c in &mut cols {
+                    c.header = wrap(&c.header, width.min(6), Kind::Text);
+                }
+            }
+            assert_eq!(
+                plain_table(&cols, names.len()),
+                comfy_plain(&cols, names.len()),
+                "width {width}"
+            );
+        }
+        // No rows at all.
+        let cols = vec![Col::new("benchmark", Kind::Name, false)];
+        assert_eq!(plain_table(&cols, 0), comfy_plain(&cols, 0));
+    }
 }

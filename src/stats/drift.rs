@@ -185,6 +185,18 @@ fn inversions_pmf(n: usize) -> Vec<f64> {
 /// `None` with fewer than 3 usable points or when all run indices are equal. A constant value
 /// gives `τ = 0`, `p = 1` and slope 0.
 pub fn drift(points: &[(f64, f64)]) -> Option<Drift> {
+    drift_impl(points, None)
+}
+
+/// [`drift`] when its p-value is below `alpha`, else `None`: for reports that show only a
+/// significant drift, the Theil–Sen slope (`n²/2` pairwise slopes and a selection, most of
+/// the cost) of the other sides is never computed. A returned drift is the same as
+/// [`drift`]'s.
+pub fn significant_drift(points: &[(f64, f64)], alpha: f64) -> Option<Drift> {
+    drift_impl(points, Some(alpha))
+}
+
+fn drift_impl(points: &[(f64, f64)], alpha: Option<f64>) -> Option<Drift> {
     let pts: Vec<(f64, f64)> = points
         .iter()
         .copied()
@@ -203,6 +215,9 @@ pub fn drift(points: &[(f64, f64)]) -> Option<Drift> {
     let mean = pts.iter().map(|p| p.1 / nf).sum::<f64>();
     if denom == 0.0 {
         // All values equal (indices are not all equal): no trend at all.
+        if alpha.is_some_and(|a| a <= 1.0) {
+            return None;
+        }
         return Some(Drift {
             n,
             tau: 0.0,
@@ -227,6 +242,9 @@ pub fn drift(points: &[(f64, f64)]) -> Option<Drift> {
             1.0
         }
     };
+    if alpha.is_some_and(|a| p_value.partial_cmp(&a) != Some(std::cmp::Ordering::Less)) {
+        return None;
+    }
     let slope = if n <= THEIL_SEN_MAX_N {
         let mut slopes: Vec<f64> = Vec::with_capacity(n * (n - 1) / 2);
         for i in 0..n {

@@ -274,6 +274,7 @@ pub fn regime_statistics(x: &[f64]) -> Option<RegimeStats> {
     let min = min_regime_size(n);
     let (mut gap, mut gap_split) = (0.0f64, min);
     let (mut best_cl, mut bic_split) = (f64::NEG_INFINITY, min);
+    let shares = share_terms(n);
     for k in min..=n - min {
         let (m1, ss1) = fwd[k - 1];
         let (m2, ss2) = bwd[k];
@@ -293,8 +294,8 @@ pub fn regime_statistics(x: &[f64]) -> Option<RegimeStats> {
             gap_split = k;
         }
         // Classification log-likelihood (up to a constant) of the split with a common variance.
-        let (n1, n2) = (k as f64, (n - k) as f64);
-        let cl = -nf / 2.0 * (w / nf).ln() + n1 * (n1 / nf).ln() + n2 * (n2 / nf).ln();
+        let (t1, t2) = shares[k];
+        let cl = -nf / 2.0 * (w / nf).ln() + t1 + t2;
         if cl > best_cl {
             best_cl = cl;
             bic_split = k;
@@ -321,6 +322,41 @@ pub fn regime_statistics(x: &[f64]) -> Option<RegimeStats> {
         bic_split,
         dip: d,
         dip_p: dip_p_value(d, n),
+    })
+}
+
+/// `(k·ln(k/n), (n−k)·ln((n−k)/n))` for `k = 0..=n`: the weight terms of the classification
+/// log-likelihood of [`regime_statistics`], which depend on `n` only. Each thread keeps them for
+/// the sizes it has seen up to 4096 (a report asks for the same few sizes thousands of times),
+/// computed by the same expression, so the values are the same as computed afresh.
+fn share_terms(n: usize) -> std::rc::Rc<Vec<(f64, f64)>> {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    const CACHED: usize = 4096;
+    type Terms = Rc<Vec<(f64, f64)>>;
+    thread_local! {
+        static TERMS: RefCell<Vec<Option<Terms>>> = const { RefCell::new(Vec::new()) };
+    }
+    let make = || {
+        let nf = n as f64;
+        Rc::new(
+            (0..=n)
+                .map(|k| {
+                    let (n1, n2) = (k as f64, (n - k) as f64);
+                    (n1 * (n1 / nf).ln(), n2 * (n2 / nf).ln())
+                })
+                .collect::<Vec<_>>(),
+        )
+    };
+    if n > CACHED {
+        return make();
+    }
+    TERMS.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.len() <= n {
+            cache.resize(n + 1, None);
+        }
+        Rc::clone(cache[n].get_or_insert_with(make))
     })
 }
 

@@ -83,7 +83,8 @@ pub fn dip_test(x: &[f64]) -> Option<(f64, f64)> {
 /// stays cheap.
 pub fn multimodality(x: &[f64]) -> Option<Multimodal> {
     let stats = regimes::regime_statistics(x)?;
-    let sep = separation(x).unwrap_or(f64::NAN);
+    // Only a flagged side reports it.
+    let sep = || separation(x).unwrap_or(f64::NAN);
     if let Some(r) = regimes::decide(x, stats) {
         let modes = r
             .regimes
@@ -97,7 +98,7 @@ pub fn multimodality(x: &[f64]) -> Option<Multimodal> {
         return Some(Multimodal {
             dip: stats.dip,
             p_value: stats.dip_p,
-            separation: sep,
+            separation: sep(),
             modes,
             regimes: Some(r),
         });
@@ -107,10 +108,10 @@ pub fn multimodality(x: &[f64]) -> Option<Multimodal> {
     }
     let modes = kde_modes(x).modes;
     let big = modes.iter().filter(|m| m.share >= MIN_FLAG_SHARE).count();
-    (big >= 2).then_some(Multimodal {
+    (big >= 2).then(|| Multimodal {
         dip: stats.dip,
         p_value: stats.dip_p,
-        separation: sep,
+        separation: sep(),
         modes,
         regimes: None,
     })

@@ -216,6 +216,50 @@ fn exact_counts(n1: usize, n2: usize) -> Option<u64> {
 /// partial product is `[n₂+i choose i]_q`, a polynomial with integer coefficients, so the
 /// integers are exact (callers check with [`exact_counts`] that they fit).
 fn no_ties_below(n1: usize, n2: usize, u_max: usize) -> u64 {
+    // The counts depend on (n1, n2) only, and a report asks for the same few sizes thousands
+    // of times: each thread keeps the running sums of the whole distribution per size (the
+    // recurrence for c[j] reads no index above j, so they are the very integers of a table cut
+    // at u_max).
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::rc::Rc;
+    type Sums = HashMap<(usize, usize), Rc<Vec<u64>>>;
+    thread_local! {
+        static CDF: RefCell<Sums> = RefCell::new(HashMap::new());
+    }
+    let full = n1 * n2;
+    if u_max > full || full > 1 << 16 {
+        return no_ties_below_direct(n1, n2, u_max);
+    }
+    let cdf = CDF.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.len() > 64 {
+            cache.clear();
+        }
+        Rc::clone(cache.entry((n1, n2)).or_insert_with(|| {
+            let c = no_ties_counts(n1, n2, full);
+            let mut sum = 0i64;
+            Rc::new(
+                c.iter()
+                    .map(|&v| {
+                        sum += v;
+                        sum as u64
+                    })
+                    .collect(),
+            )
+        }))
+    });
+    cdf[u_max]
+}
+
+/// [`no_ties_below`] without the cache.
+fn no_ties_below_direct(n1: usize, n2: usize, u_max: usize) -> u64 {
+    no_ties_counts(n1, n2, u_max).iter().sum::<i64>() as u64
+}
+
+/// Number of arrangements with U = j, for j = 0..=u_max, without ties (the recurrence of
+/// [`no_ties_below`]).
+fn no_ties_counts(n1: usize, n2: usize, u_max: usize) -> Vec<i64> {
     let mut c = vec![0i64; u_max + 1];
     c[0] = 1;
     for i in 1..=n1 {
@@ -227,7 +271,7 @@ fn no_ties_below(n1: usize, n2: usize, u_max: usize) -> u64 {
             c[j] += c[j - i];
         }
     }
-    c.iter().sum::<i64>() as u64
+    c
 }
 
 /// The smallest two-sided p-value [`u_test`] can give for sample sizes n₁, n₂ (all of one

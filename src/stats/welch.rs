@@ -113,6 +113,21 @@ pub fn improvement_pct(old: &[f64], new: &[f64]) -> f64 {
 /// [`WelchError::NotFinite`] if a sample is NaN or infinite,
 /// [`WelchError::EssentiallyConstant`] under R's zero-variance rule.
 pub fn welch(old: &[f64], new: &[f64]) -> Result<Welch, WelchError> {
+    let (t, df, se_rel) = welch_t(old, new)?;
+    Ok(Welch {
+        t,
+        df,
+        p_value: tdist::two_sided_p(t, df),
+        se_rel,
+    })
+}
+
+/// [`welch`] without the p-value (the costly part: an incomplete beta): `(t, df, se_rel)`,
+/// the fields of [`Welch`] of the same name, with the same errors.
+///
+/// # Errors
+/// As [`welch`].
+pub fn welch_t(old: &[f64], new: &[f64]) -> Result<(f64, f64, f64), WelchError> {
     if old.len() < 2 || new.len() < 2 {
         return Err(WelchError::TooFewSamples);
     }
@@ -131,13 +146,7 @@ pub fn welch(old: &[f64], new: &[f64]) -> Result<Welch, WelchError> {
     }
     let t = (mn - mo) / se;
     let df = se.powi(4) / (se2_o.powi(2) / (no - 1.0) + se2_n.powi(2) / (nn - 1.0));
-    let p_value = tdist::two_sided_p(t, df);
-    Ok(Welch {
-        t,
-        df,
-        p_value,
-        se_rel: se / mo,
-    })
+    Ok((t, df, se / mo))
 }
 
 #[cfg(test)]

@@ -100,6 +100,15 @@ pub struct Options {
     /// Run the per-side distribution checks (medians, Mann–Whitney, multimodality, outliers,
     /// drift). Off only where nothing shows them (simulations of the verdict rules).
     pub distribution_checks: bool,
+    /// With the distribution checks: also the rank-sum test with the Hodges–Lehmann shift
+    /// ([`Assessment::rank`]) and benchstat's U test ([`Assessment::u_test`]). Off where a report
+    /// shows neither (the table without `--details`, Markdown); the verdict never uses them.
+    pub rank_tests: bool,
+    /// With the distribution checks: keep the drift of every side ([`SideSummary::drift`]);
+    /// off, only a drift with p below [`DRIFT_ALPHA`] is kept (and the Theil–Sen slope of the
+    /// others is not computed), for reports that show only significant drift (table,
+    /// Markdown).
+    pub every_drift: bool,
 }
 
 impl Default for Options {
@@ -110,6 +119,8 @@ impl Default for Options {
             alpha: 0.05,
             confidence: 0.95,
             distribution_checks: true,
+            rank_tests: true,
+            every_drift: true,
         }
     }
 }
@@ -276,6 +287,12 @@ pub const DRIFT_ALPHA: f64 = 0.01;
 impl SideSummary {
     /// Summarises one side's rates (with their run indices, parallel to `rates`).
     pub fn new(rates: &[f64], runs: &[u32]) -> SideSummary {
+        SideSummary::with_drift(rates, runs, true)
+    }
+
+    /// As [`SideSummary::new`]; with `every_drift` false, [`SideSummary::drift`] is kept only
+    /// when significant ([`SideSummary::significant_drift`] is the same either way).
+    pub fn with_drift(rates: &[f64], runs: &[u32], every_drift: bool) -> SideSummary {
         let finite: Vec<f64> = rates.iter().copied().filter(|v| v.is_finite()).collect();
         let mut sorted = finite.clone();
         sorted.sort_by(f64::total_cmp);
@@ -323,7 +340,11 @@ impl SideSummary {
             cv_pct: sd / mean * 100.0,
             outliers,
             multimodal,
-            drift: drift::drift(&points),
+            drift: if every_drift {
+                drift::drift(&points)
+            } else {
+                drift::significant_drift(&points, DRIFT_ALPHA)
+            },
         }
     }
 
@@ -425,12 +446,17 @@ fn estimate(row: Row, opts: &Options) -> Assessment {
         }
     };
     let (rank, u_test, old_side, new_side) = if opts.distribution_checks {
-        let rank = rank::rank_sum(&c.old, &c.new, opts.confidence);
+        let (rank, u_test) = if opts.rank_tests {
+            let rank = rank::rank_sum(&c.old, &c.new, opts.confidence);
+            (rank, benchstat_u_test(&c.old, &c.new, rank))
+        } else {
+            (None, None)
+        };
         (
             rank,
-            benchstat_u_test(&c.old, &c.new, rank),
-            SideSummary::new(&c.old, &c.old_runs),
-            SideSummary::new(&c.new, &c.new_runs),
+            u_test,
+            SideSummary::with_drift(&c.old, &c.old_runs, opts.every_drift),
+            SideSummary::with_drift(&c.new, &c.new_runs, opts.every_drift),
         )
     } else {
         (

@@ -76,12 +76,19 @@ pub struct Row {
 impl Row {
     /// Computes the statistics of one comparison.
     pub fn new(comparison: Comparison) -> Row {
+        Row::with_accuracy(comparison, true)
+    }
+
+    /// As [`Row::new`]; with `accuracy` false the accuracy half-widths (three Student's t
+    /// quantiles by Newton steps on the incomplete beta, the costly part of a row) are left
+    /// out, as `None`, for reports that do not show them. Every other field is the same.
+    pub fn with_accuracy(comparison: Comparison, accuracy: bool) -> Row {
         let improvement_pct = welch::improvement_pct(&comparison.old, &comparison.new);
         let w = welch::welch(&comparison.old, &comparison.new);
         let (stars, accuracy_pct) = match &w {
             Ok(w) => (
                 Some(Stars::from_p(w.p_value)),
-                Some(RISKS.map(|r| w.accuracy_pct(r))),
+                accuracy.then(|| RISKS.map(|r| w.accuracy_pct(r))),
             ),
             Err(WelchError::EssentiallyConstant) => (None, Some([0.0; 3])),
             Err(_) => (None, None),
@@ -99,8 +106,16 @@ impl Row {
 /// Computes a row for every comparison, keeping their order (in parallel: each row is
 /// independent, so the result is the same as one by one).
 pub fn rows(comparisons: Vec<Comparison>) -> Vec<Row> {
+    rows_with(comparisons, true)
+}
+
+/// As [`rows`], with the accuracy half-widths only when `accuracy` ([`Row::with_accuracy`]).
+pub fn rows_with(comparisons: Vec<Comparison>, accuracy: bool) -> Vec<Row> {
     use rayon::prelude::*;
-    comparisons.into_par_iter().map(Row::new).collect()
+    comparisons
+        .into_par_iter()
+        .map(|c| Row::with_accuracy(c, accuracy))
+        .collect()
 }
 
 #[cfg(test)]

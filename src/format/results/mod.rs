@@ -872,10 +872,7 @@ fn load_with<R: BufRead>(
                 continue;
             }
             // Only the records the loader keeps are parsed in full.
-            let wanted = is_plan
-                || kind == "job"
-                || kind == "command-job"
-                || kind == "adaptive";
+            let wanted = is_plan || kind == "job" || kind == "command-job" || kind == "adaptive";
             let Some(record) = record.filter(|_| wanted) else {
                 continue;
             };
