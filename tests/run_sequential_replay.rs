@@ -161,3 +161,8 @@ fn replay_of_the_real_node_run_of_2026_11_30() {
 fn replay_of_the_real_node_run_of_2026_12_01() {
     check("node-next-tick-fixed30-b.csv");
 }
+
+#[test]
+fn replay_of_the_quiet_real_node_run_of_2026_12_01() {
+    check("node-next-tick-fixed30-c.csv");
+}
