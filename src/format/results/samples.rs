@@ -87,26 +87,43 @@ pub fn add_command_samples(set: &mut SampleSet, side: Side, run: u32, samples: &
         let conf = crate::format::node_ipc::configuration_from_entries(&s.params)
             .unwrap_or_else(|_| Configuration::from_text(s.configuration.clone()));
         let id = set.intern_configuration(&s.name, &conf);
-        let time_s = s.time_s.unwrap_or(f64::NAN);
+        let metrics = s
+            .metrics
+            .iter()
+            .map(|m| (&*m.name, &*m.unit, m.better, m.value));
+        push_rate_and_metrics(set, id, side, run, (s.rate, s.time_s), metrics);
+    }
+}
+
+/// Pushes one command sample: its rate (ops/s) and each other metric `(name, unit, better,
+/// value)`, all with the sample's elapsed seconds (NaN when unknown) and round `run`.
+fn push_rate_and_metrics<'m>(
+    set: &mut SampleSet,
+    id: crate::sample::BenchmarkId,
+    side: Side,
+    run: u32,
+    (rate, time_s): (f64, Option<f64>),
+    metrics: impl Iterator<Item = (&'m str, &'m str, crate::sample::Better, f64)>,
+) {
+    let time_s = time_s.unwrap_or(f64::NAN);
+    set.push(Sample {
+        benchmark: id,
+        side,
+        metric: RATE,
+        value: rate,
+        time_s,
+        run: Some(run),
+    });
+    for (name, unit, better, value) in metrics {
+        let metric = set.intern_metric(name, unit, better);
         set.push(Sample {
             benchmark: id,
             side,
-            metric: RATE,
-            value: s.rate,
+            metric,
+            value,
             time_s,
             run: Some(run),
         });
-        for m in &s.metrics {
-            let metric = set.intern_metric(&m.name, &m.unit, m.better);
-            set.push(Sample {
-                benchmark: id,
-                side,
-                metric,
-                value: m.value,
-                time_s,
-                run: Some(run),
-            });
-        }
     }
 }
 
@@ -130,26 +147,11 @@ fn add_command_view_samples(
                 .unwrap_or_else(|_| Configuration::from_text(s.configuration.to_string()));
             set.intern_configuration(&s.name, &conf)
         };
-        let time_s = s.time_s.unwrap_or(f64::NAN);
-        set.push(Sample {
-            benchmark: id,
-            side,
-            metric: RATE,
-            value: s.rate,
-            time_s,
-            run: Some(run),
-        });
-        for m in &s.metrics {
-            let metric = set.intern_metric(&m.name, &m.unit, m.better);
-            set.push(Sample {
-                benchmark: id,
-                side,
-                metric,
-                value: m.value,
-                time_s,
-                run: Some(run),
-            });
-        }
+        let metrics = s
+            .metrics
+            .iter()
+            .map(|m| (&*m.name, &*m.unit, m.better, m.value));
+        push_rate_and_metrics(set, id, side, run, (s.rate, s.time_s), metrics);
     }
 }
 
