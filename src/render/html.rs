@@ -20,6 +20,13 @@ pub const PLOT_SIZE: (u32, u32) = (380, 270);
 /// Escapes text for HTML element content and quoted attribute values.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
+    escape_into(&mut out, s);
+    out
+}
+
+/// [`escape`], appended to `out` (also used for SVG text, where the same five characters are
+/// escaped).
+pub(crate) fn escape_into(out: &mut String, s: &str) {
     for c in s.chars() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -30,7 +37,6 @@ pub fn escape(s: &str) -> String {
             c => out.push(c),
         }
     }
-    out
 }
 
 const STYLE: &str = "\

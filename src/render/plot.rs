@@ -553,20 +553,6 @@ fn push_tenths(out: &mut String, v: f64) {
     }
 }
 
-/// Escapes text for SVG/XML element content.
-fn xml_escape(out: &mut String, s: &str) {
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-}
-
 /// A compact strip plot of one comparison, appended to `out` as one `<svg>` element of
 /// [`STRIP_SIZE`] pixels, written by hand (no plotting backend) so that a page can carry tens
 /// of thousands of them: the value axis runs horizontally over both sides' finite values (5%
@@ -676,10 +662,10 @@ pub fn strip_plot(c: &Comparison, unit: &str, out: &mut String) {
         out.push_str("\" y=\"");
         push_tenths(out, ay + 13.0);
         out.push_str("\">");
-        xml_escape(out, &si(v));
+        super::html::escape_into(out, &si(v));
         if anchor == "end" && !unit.is_empty() {
             out.push(' ');
-            xml_escape(out, unit);
+            super::html::escape_into(out, unit);
         }
         out.push_str("</text>");
     }
