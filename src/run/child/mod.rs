@@ -11,4 +11,5 @@ pub mod node;
 pub mod poll;
 pub mod process;
 pub mod rusage;
+pub mod spawn;
 pub mod watchdog;

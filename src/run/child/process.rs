@@ -48,6 +48,13 @@ pub const TERM_GRACE: Duration = Duration::from_secs(2);
 pub const POLL_WITH_PIDFD: Duration = Duration::from_millis(100);
 /// Longest wait in one `poll(2)` without a pidfd (the exit is checked after each wait).
 pub const POLL_WITHOUT_PIDFD: Duration = Duration::from_millis(10);
+/// Bytes read from a child's stream at a time.
+const READ_BUF_BYTES: usize = 1 << 16;
+
+thread_local! {
+    static READ_BUF: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
 /// Longest stdout (and stderr) line examined, in bytes (1 MiB).
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
@@ -312,77 +319,49 @@ pub fn run(
             return out;
         }
     };
-    let mut cmd = Command::new(program);
-    cmd.args(args).stdin(Stdio::null());
-    let mut kept_writers: Vec<OwnedFd> = Vec::with_capacity(2);
-    let mut readers: Vec<(Stream, OwnedFd)> = Vec::with_capacity(2);
-    match stdout_pipe {
-        Some(p) => {
-            cmd.stdout(Stdio::from(p.child_end));
-            kept_writers.push(p.kept_writer);
-            readers.push((Stream::Stdout, p.ours));
-        }
-        None => {
-            cmd.stdout(Stdio::null());
-        }
-    }
-    cmd.stderr(Stdio::from(stderr_pipe.child_end));
-    kept_writers.push(stderr_pipe.kept_writer);
-    readers.push((Stream::Stderr, stderr_pipe.ours));
-    for k in &spec.env_remove {
-        cmd.env_remove(k);
-    }
-    for (k, v) in &spec.env {
-        cmd.env(k, v);
-    }
-    if let Some(d) = &spec.cwd {
-        cmd.current_dir(d);
-    }
     let cpus = spec.cpus;
     let extra = spec.extra_fd.as_ref().map(|e| (e.theirs.as_raw_fd(), e.fd));
-    if cpus.is_none() && extra.is_none() {
-        // Fast path: no pre_exec hook, so std can start the child with posix_spawn (clone with
-        // a shared address space) instead of fork, which keeps the per-run overhead of
-        // command benchmarks low (scripts/overhead-vs-hyperfine.sh). The child still gets its
-        // own process group, so timeouts and Ctrl-C end all of it.
-        cmd.process_group(0);
+    let mut kept_writers: Vec<OwnedFd> = Vec::with_capacity(2);
+    let mut readers: Vec<(Stream, OwnedFd)> = Vec::with_capacity(2);
+    // Fast path: no CPU pinning and no extra descriptor, so no code has to run in the child
+    // before exec: posix_spawn with a cached environment block (see `super::spawn`).
+    let fast = if cpus.is_none() && extra.is_none() {
+        super::spawn::spawn(
+            &spec.argv,
+            &spec.env,
+            &spec.env_remove,
+            spec.cwd.as_deref(),
+            stdout_pipe.as_ref().map(|p| p.child_end.as_raw_fd()),
+            stderr_pipe.child_end.as_raw_fd(),
+        )
     } else {
-        // SAFETY: getpid has no preconditions.
-        let parent = unsafe { libc::getpid() };
-        // SAFETY: the closure only makes async-signal-safe syscalls on values prepared before
-        // fork and allocates nothing.
-        unsafe {
-            cmd.pre_exec(move || {
-                if libc::setpgid(0, 0) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                // Die with benchdiff (e.g. kill -9), instead of measuring on as an orphan.
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                if libc::getppid() != parent {
-                    return Err(io::Error::from_raw_os_error(libc::ESRCH));
-                }
-                if let Some((from, to)) = extra {
-                    if from == to {
-                        if libc::fcntl(to, libc::F_SETFD, 0) != 0 {
-                            return Err(io::Error::last_os_error());
-                        }
-                    } else if libc::dup2(from, to) < 0 {
-                        return Err(io::Error::last_os_error());
-                    }
-                }
-                if let Some(set) = cpus.as_ref()
-                    && libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0
-                {
-                    return Err(io::Error::last_os_error());
-                }
-                Ok(())
-            });
+        None
+    };
+    let spawned: io::Result<libc::pid_t> = match fast {
+        Some(r) => {
+            // The child's ends were duplicated into the child (or it failed): close ours.
+            if let Some(p) = stdout_pipe {
+                drop(p.child_end);
+                kept_writers.push(p.kept_writer);
+                readers.push((Stream::Stdout, p.ours));
+            }
+            drop(stderr_pipe.child_end);
+            kept_writers.push(stderr_pipe.kept_writer);
+            readers.push((Stream::Stderr, stderr_pipe.ours));
+            r
         }
-    }
-    let child = match cmd.spawn() {
-        Ok(c) => c,
+        None => spawn_with_std(
+            &spec,
+            program,
+            args,
+            stdout_pipe,
+            stderr_pipe,
+            &mut kept_writers,
+            &mut readers,
+        ),
+    };
+    let pid = match spawned {
+        Ok(pid) => pid,
         Err(e) => {
             out.spawn_error = Some(format!(
                 "cannot start {}: {e}",
@@ -392,7 +371,6 @@ pub fn run(
             return out;
         }
     };
-    let pid = child.id() as libc::pid_t;
     // Should benchdiff die here on (kill -9), the watchdog kills the whole group.
     super::watchdog::register(pid);
     let mut streams: Vec<(Stream, Option<File>, Lines)> = Vec::with_capacity(3);
@@ -403,8 +381,6 @@ pub fn run(
     for (kind, fd) in readers {
         streams.push((kind, Some(File::from(fd)), Lines::new(MAX_LINE_BYTES)));
     }
-    // The std handle must never wait or kill: the pid is reaped by wait4 below.
-    drop(child);
     for (_, f, _) in &streams {
         if let Some(f) = f {
             set_nonblocking(f.as_raw_fd());
@@ -419,7 +395,12 @@ pub fn run(
     let mut kill_at: Option<Instant> = None;
     let mut caller_stopped = false;
     let mut stderr_tail: VecDeque<String> = VecDeque::new();
-    let mut buf = vec![0u8; 1 << 16];
+    // One read buffer per thread, kept from child to child: allocating (and zeroing) 64 KiB
+    // per run was an mmap and an munmap per run of a trivial command.
+    let mut buf = READ_BUF.with(std::cell::Cell::take);
+    if buf.len() < READ_BUF_BYTES {
+        buf = vec![0u8; READ_BUF_BYTES];
+    }
 
     // Reads what is available on stream `i` (all of it with `drain`); closes it at its end.
     let mut read_some = |i: usize,
@@ -519,6 +500,7 @@ pub fn run(
             read_some(i, &mut streams, &mut caller_stopped, false);
         }
     }
+    READ_BUF.with(|c| c.set(std::mem::take(&mut buf)));
     // Leftover descendants (a worker that outlived the controller) go with the group.
     killpg(pid, libc::SIGKILL);
     match rusage::wait4(pid) {
@@ -532,4 +514,88 @@ pub fn run(
     out.wall_s = start.elapsed().as_secs_f64();
     out.stderr_tail = stderr_tail.into_iter().collect();
     out
+}
+
+/// Starts the child of `spec` with `std::process::Command` (the path for CPU pinning, an extra
+/// descriptor, or whatever [`super::spawn::spawn`] leaves to std), handing the child its ends
+/// of the pipes and keeping ours in `kept_writers` and `readers`. Returns the child's pid.
+fn spawn_with_std(
+    spec: &Spec,
+    program: &OsString,
+    args: &[OsString],
+    stdout_pipe: Option<OutPipe>,
+    stderr_pipe: OutPipe,
+    kept_writers: &mut Vec<OwnedFd>,
+    readers: &mut Vec<(Stream, OwnedFd)>,
+) -> io::Result<libc::pid_t> {
+    let mut cmd = Command::new(program);
+    cmd.args(args).stdin(Stdio::null());
+    match stdout_pipe {
+        Some(p) => {
+            cmd.stdout(Stdio::from(p.child_end));
+            kept_writers.push(p.kept_writer);
+            readers.push((Stream::Stdout, p.ours));
+        }
+        None => {
+            cmd.stdout(Stdio::null());
+        }
+    }
+    cmd.stderr(Stdio::from(stderr_pipe.child_end));
+    kept_writers.push(stderr_pipe.kept_writer);
+    readers.push((Stream::Stderr, stderr_pipe.ours));
+    for k in &spec.env_remove {
+        cmd.env_remove(k);
+    }
+    for (k, v) in &spec.env {
+        cmd.env(k, v);
+    }
+    if let Some(d) = &spec.cwd {
+        cmd.current_dir(d);
+    }
+    let cpus = spec.cpus;
+    let extra = spec.extra_fd.as_ref().map(|e| (e.theirs.as_raw_fd(), e.fd));
+    if cpus.is_none() && extra.is_none() {
+        // No pre_exec hook, so std can still start the child with posix_spawn. The child gets
+        // its own process group, so timeouts and Ctrl-C end all of it.
+        cmd.process_group(0);
+    } else {
+        // SAFETY: getpid has no preconditions.
+        let parent = unsafe { libc::getpid() };
+        // SAFETY: the closure only makes async-signal-safe syscalls on values prepared before
+        // fork and allocates nothing.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::setpgid(0, 0) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                // Die with benchdiff (e.g. kill -9), instead of measuring on as an orphan.
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                if libc::getppid() != parent {
+                    return Err(io::Error::from_raw_os_error(libc::ESRCH));
+                }
+                if let Some((from, to)) = extra {
+                    if from == to {
+                        if libc::fcntl(to, libc::F_SETFD, 0) != 0 {
+                            return Err(io::Error::last_os_error());
+                        }
+                    } else if libc::dup2(from, to) < 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                }
+                if let Some(set) = cpus.as_ref()
+                    && libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0
+                {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    let child = cmd.spawn()?;
+    let pid = child.id() as libc::pid_t;
+    // The std handle must never wait or kill: the pid is reaped by wait4 in `run`.
+    drop(child);
+    Ok(pid)
 }
