@@ -217,7 +217,13 @@ fn three_shards_in_both_split_modes_merge_to_the_unsharded_plan() {
             assert_eq!(r["split"], split);
             assert_eq!(r["plan"], recs[0]["plan"]);
             assert!(r["plan"].as_str().unwrap().starts_with("sha256:"));
-            assert_eq!(records(&shards[k])[2]["type"], "machine");
+            // One machine record (written when its busy-process window closes, which may
+            // be after the first jobs).
+            let machines = records(&shards[k])
+                .iter()
+                .filter(|r| r["type"] == "machine")
+                .count();
+            assert_eq!(machines, 1);
         }
         let merged = dir.join(format!("{split}-merged.jsonl"));
         let m = merge(dir, &shards, &merged, &[]);

@@ -418,7 +418,7 @@ pub(crate) struct Finished {
     pub(crate) outcome: Option<crate::run::adaptive::Outcome>,
 }
 
-struct Obs<'a> {
+struct Obs<'a, 'e> {
     set: SampleSet,
     csv: Option<CsvWriter<Box<dyn Write + 'a>>>,
     results: Option<ResultsWriter>,
@@ -426,16 +426,58 @@ struct Obs<'a> {
     echo: Option<&'a mut dyn Write>,
     stderr_lines: Vec<String>,
     unused: UnusedSamples,
+    /// The machine checks until their busy-process window has closed and they are written.
+    machine: Option<crate::run::machine::PendingCheck>,
+    /// Where the machine lines go (the run's stderr).
+    err: &'e mut dyn Write,
+    /// A failure to write the machine record when a job started, reported when it ends.
+    machine_error: Option<std::io::Error>,
 }
 
-impl crate::run::Observer for Obs<'_> {
+impl Obs<'_, '_> {
+    /// Once the machine checks' busy-process window has closed (or at once with `wait`):
+    /// writes the `machine` record to the results file and its lines to stderr (above the
+    /// progress bar). Nothing when already done.
+    fn flush_machine(&mut self, wait: bool) -> std::io::Result<()> {
+        if !wait && self.machine.as_ref().is_none_or(|m| !m.ready()) {
+            return Ok(());
+        }
+        let Some(pending) = self.machine.take() else {
+            return Ok(());
+        };
+        let machine = pending.finish();
+        if let Some(w) = &mut self.results {
+            w.write(&Record::Machine(machine.clone()))?;
+        }
+        let text = machine.render();
+        match &self.bar {
+            Some(b) => {
+                for l in text.lines() {
+                    b.println(l);
+                }
+            }
+            None => write!(self.err, "{text}")?,
+        }
+        Ok(())
+    }
+}
+
+impl crate::run::Observer for Obs<'_, '_> {
     fn job_started(&mut self, _job: &Job, what: &str) {
+        // The window closes while the first jobs run: print it before a long job, not after.
+        if let Err(e) = self.flush_machine(false) {
+            self.machine_error = Some(e);
+        }
         if let Some(b) = &self.bar {
             b.set_message(what.to_owned());
         }
     }
 
     fn command_job_finished(&mut self, r: &CommandJobRecord) -> std::io::Result<()> {
+        if let Some(e) = self.machine_error.take() {
+            return Err(e);
+        }
+        self.flush_machine(false)?;
         if let Some(w) = &mut self.results {
             w.write(&Record::CommandJob(r.clone()))?;
         }
@@ -553,12 +595,13 @@ pub(crate) fn execute_with(
         None => None,
     };
     // Machine checks (governor, turbo, load, pinning …), printed and recorded as for Node
-    // files.
+    // files. The busy-process window stays open while the first jobs run (its children are
+    // left out of it): the `machine` record and lines follow when it closes.
     let cpus = plan
         .cpus
         .as_deref()
         .and_then(|c| crate::run::affinity::CpuList::parse(c).ok());
-    let machine = crate::run::machine::check(cpus.as_ref());
+    let machine = crate::run::machine::check_pending(cpus.as_ref());
     if let Some(w) = &mut results {
         let written = w
             .write(&Record::CommandRun(command_run::CommandRunHeader {
@@ -569,13 +612,11 @@ pub(crate) fn execute_with(
             .and_then(|()| match shard {
                 Some(s) => w.write(&Record::Shard(s.record.clone())),
                 None => Ok(()),
-            })
-            .and_then(|()| w.write(&Record::Machine(machine.clone())));
+            });
         if let Err(e) = written {
             return Ok(Err(format!("results file {}: {e}", w.path().display())));
         }
     }
-    write!(stderr, "{}", machine.render())?;
     if let Some(w) = &results {
         writeln!(stderr, "benchdiff: results file: {}", w.path().display())?;
     }
@@ -625,6 +666,9 @@ pub(crate) fn execute_with(
         echo: out.echo,
         stderr_lines: Vec::new(),
         unused: UnusedSamples::default(),
+        machine: Some(machine),
+        err: &mut *stderr,
+        machine_error: None,
     };
     let mut outcome = None;
     let summary = {
@@ -656,16 +700,35 @@ pub(crate) fn execute_with(
             }
         }
     };
-    if let Some(b) = &obs.bar {
+    // A run shorter than the busy-process window: its machine record and lines now.
+    let mut summary = summary;
+    let flushed = match obs.machine_error.take() {
+        Some(e) => Err(e),
+        None => obs.flush_machine(true),
+    };
+    if let Err(e) = flushed
+        && summary.output_error.is_none()
+    {
+        summary.output_error = Some(e);
+    }
+    let Obs {
+        set,
+        results,
+        bar,
+        stderr_lines,
+        unused,
+        ..
+    } = obs;
+    if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    for l in &obs.stderr_lines {
+    for l in &stderr_lines {
         writeln!(stderr, "{l}")?;
     }
     Ok(Ok(Finished {
-        set: std::mem::take(&mut obs.set),
-        results_path: obs.results.as_ref().map(|w| w.path().to_path_buf()),
-        unused: std::mem::take(&mut obs.unused),
+        set,
+        results_path: results.as_ref().map(|w| w.path().to_path_buf()),
+        unused,
         summary,
         outcome,
     }))

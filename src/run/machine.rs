@@ -111,50 +111,139 @@ fn comm(pid: u32) -> Option<String> {
     stat.get(open + 1..close).map(str::to_owned)
 }
 
+/// The first look of a busy-process window: every other process's run time (ns, from
+/// `/proc/PID/schedstat`), or its clock ticks and name where the kernel has no schedstat.
+enum Snapshot {
+    Ns(BTreeMap<u32, u64>),
+    Ticks(BTreeMap<u32, (String, u64)>),
+}
+
+/// A busy-process window, opened by [`BusyWindow::open`] and closed by [`BusyWindow::close`]:
+/// other processes' CPU use between the two, percent of one CPU.
+///
+/// Only processes that exist at both ends are counted, so the children a run starts after the
+/// window opened (and their descendants) are never taken for other busy processes: the
+/// window may overlap the run's first jobs.
+pub struct BusyWindow {
+    opened: std::time::Instant,
+    before: Snapshot,
+}
+
+impl BusyWindow {
+    /// Takes the first look (reads `/proc`; a few milliseconds).
+    pub fn open() -> BusyWindow {
+        let opened = std::time::Instant::now();
+        let before = match run_time_ns() {
+            Some(a) => Snapshot::Ns(a),
+            None => Snapshot::Ticks(cpu_ticks()),
+        };
+        BusyWindow { opened, before }
+    }
+
+    /// Waits until the window has lasted `window` ([`BUSY_WINDOW_TICKS`] at least where only
+    /// clock ticks are available), takes the second look and returns the processes that used
+    /// at least `min_pct` percent of one CPU, busiest first.
+    pub fn close(self, window: Duration, min_pct: f64) -> Vec<BusyProcess> {
+        let t0 = self.opened;
+        let wait_until = |w: Duration| {
+            let left = w.saturating_sub(t0.elapsed());
+            if !left.is_zero() {
+                std::thread::sleep(left);
+            }
+        };
+        let mut out: Vec<BusyProcess> = match self.before {
+            Snapshot::Ns(a) => {
+                wait_until(window);
+                let b = run_time_ns().unwrap_or_default();
+                let ns = t0.elapsed().as_nanos().max(1) as f64;
+                b.into_iter()
+                    .filter_map(|(pid, t1)| {
+                        let pct = t1.saturating_sub(*a.get(&pid)?) as f64 / ns * 100.0;
+                        (pct >= min_pct).then(|| BusyProcess {
+                            pid,
+                            name: comm(pid).unwrap_or_default(),
+                            cpu_pct: pct,
+                        })
+                    })
+                    .collect()
+            }
+            Snapshot::Ticks(a) => {
+                // SAFETY: sysconf has no memory-safety preconditions.
+                let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+                let hz = if hz > 0 { hz as f64 } else { 100.0 };
+                wait_until(window.max(BUSY_WINDOW_TICKS));
+                let b = cpu_ticks();
+                let secs = t0.elapsed().as_secs_f64().max(1e-3);
+                b.into_iter()
+                    .filter_map(|(pid, (name, t1))| {
+                        let t0 = a.get(&pid)?.1;
+                        let pct = t1.saturating_sub(t0) as f64 / hz / secs * 100.0;
+                        (pct >= min_pct).then_some(BusyProcess {
+                            pid,
+                            name,
+                            cpu_pct: pct,
+                        })
+                    })
+                    .collect()
+            }
+        };
+        out.sort_by(|x, y| y.cpu_pct.total_cmp(&x.cpu_pct));
+        out
+    }
+}
+
 /// Other processes' CPU use over `window`, percent of one CPU, busiest first (≥ `min_pct`):
 /// from nanosecond run times (`/proc/PID/schedstat`) where the kernel has them, else from
 /// clock ticks over at least [`BUSY_WINDOW_TICKS`].
 pub fn busy_processes(window: Duration, min_pct: f64) -> Vec<BusyProcess> {
-    let t0 = std::time::Instant::now();
-    let mut out: Vec<BusyProcess> = match run_time_ns() {
-        Some(a) => {
-            std::thread::sleep(window);
-            let b = run_time_ns().unwrap_or_default();
-            let ns = t0.elapsed().as_nanos().max(1) as f64;
-            b.into_iter()
-                .filter_map(|(pid, t1)| {
-                    let pct = t1.saturating_sub(*a.get(&pid)?) as f64 / ns * 100.0;
-                    (pct >= min_pct).then(|| BusyProcess {
-                        pid,
-                        name: comm(pid).unwrap_or_default(),
-                        cpu_pct: pct,
-                    })
-                })
-                .collect()
+    BusyWindow::open().close(window, min_pct)
+}
+
+/// Machine checks whose busy-process window is still open: the run's first jobs may start
+/// while it lasts ([`BusyWindow`] leaves them out). [`PendingCheck::finish`] gives the
+/// complete [`MachineInfo`].
+pub struct PendingCheck {
+    info: MachineInfo,
+    busy: Option<std::thread::JoinHandle<Vec<BusyProcess>>>,
+}
+
+impl PendingCheck {
+    /// Whether [`Self::finish`] would return at once (the window has closed).
+    pub fn ready(&self) -> bool {
+        self.busy.as_ref().is_none_or(|h| h.is_finished())
+    }
+
+    /// The checks with the busy processes filled in (waits for the window to close).
+    pub fn finish(mut self) -> MachineInfo {
+        if let Some(h) = self.busy.take() {
+            self.info.busy = h.join().unwrap_or_default();
         }
-        None => {
-            // SAFETY: sysconf has no memory-safety preconditions.
-            let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-            let hz = if hz > 0 { hz as f64 } else { 100.0 };
-            let a = cpu_ticks();
-            std::thread::sleep(window.max(BUSY_WINDOW_TICKS));
-            let b = cpu_ticks();
-            let secs = t0.elapsed().as_secs_f64().max(1e-3);
-            b.into_iter()
-                .filter_map(|(pid, (name, t1))| {
-                    let t0 = a.get(&pid).map_or(t1, |x| x.1);
-                    let pct = t1.saturating_sub(t0) as f64 / hz / secs * 100.0;
-                    (pct >= min_pct).then_some(BusyProcess {
-                        pid,
-                        name,
-                        cpu_pct: pct,
-                    })
-                })
-                .collect()
+        self.info.warnings = warnings(&self.info);
+        self.info
+    }
+}
+
+/// Starts every check: the quick ones now, the busy-process window ([`BUSY_WINDOW`]) on a
+/// thread of its own, so that it costs the run no start-up time (issue 16: it was the largest
+/// part of a command run's fixed cost). `pinned` is the run's CPU list.
+pub fn check_pending(pinned: Option<&CpuList>) -> PendingCheck {
+    let window = BusyWindow::open();
+    let info = check_quick(pinned);
+    let busy = std::thread::Builder::new()
+        .name("busy-window".to_owned())
+        .spawn(move || window.close(BUSY_WINDOW, BUSY_PCT));
+    match busy {
+        Ok(h) => PendingCheck {
+            info,
+            busy: Some(h),
+        },
+        // No thread: close the window here.
+        Err(_) => {
+            let mut info = info;
+            info.busy = busy_processes(BUSY_WINDOW, BUSY_PCT);
+            PendingCheck { info, busy: None }
         }
-    };
-    out.sort_by(|x, y| y.cpu_pct.total_cmp(&x.cpu_pct));
-    out
+    }
 }
 
 fn allowed_cpus() -> usize {
@@ -171,6 +260,15 @@ fn allowed_cpus() -> usize {
 
 /// Runs every check (takes about [`BUSY_WINDOW`]). `pinned` is the run's CPU list.
 pub fn check(pinned: Option<&CpuList>) -> MachineInfo {
+    let window = BusyWindow::open();
+    let mut info = check_quick(pinned);
+    info.busy = window.close(BUSY_WINDOW, BUSY_PCT);
+    info.warnings = warnings(&info);
+    info
+}
+
+/// Every check but the busy processes (left empty), with the warnings of what it found.
+fn check_quick(pinned: Option<&CpuList>) -> MachineInfo {
     // SAFETY: sysconf has no memory-safety preconditions.
     let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
     let cpus_online = if online > 0 { online as usize } else { 1 };
@@ -208,13 +306,12 @@ pub fn check(pinned: Option<&CpuList>) -> MachineInfo {
             (None, None)
         }
     };
-    let busy = busy_processes(BUSY_WINDOW, BUSY_PCT);
     let mut info = MachineInfo {
         cpus_online,
         cpus_allowed: allowed_cpus(),
         governors,
         load_avg,
-        busy,
+        busy: Vec::new(),
         pinned: pinned.map(|c| c.text.clone()),
         turbo,
         turbo_source,
@@ -325,6 +422,34 @@ impl MachineInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_window_leaves_out_processes_started_while_it_is_open() {
+        let window = BusyWindow::open();
+        // A child that keeps a CPU busy for the whole window, started after it opened.
+        let mut child = std::process::Command::new("sh")
+            .args([
+                "-c",
+                "end=$(($(date +%s) + 1)); while [ $(date +%s) -lt $end ]; do :; done",
+            ])
+            .spawn()
+            .expect("sh");
+        let pid = child.id();
+        let busy = window.close(Duration::from_millis(300), 0.0);
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(busy.iter().all(|b| b.pid != pid), "{busy:?}");
+        // Sorted busiest first.
+        assert!(busy.windows(2).all(|w| w[0].cpu_pct >= w[1].cpu_pct));
+    }
+
+    #[test]
+    fn pending_checks_finish_with_their_busy_processes_and_warnings() {
+        let pending = check_pending(None);
+        let info = pending.finish();
+        assert_eq!(info.warnings, warnings(&info));
+        assert!(info.cpus_online >= 1);
+    }
 
     #[test]
     fn warnings_name_the_noise() {

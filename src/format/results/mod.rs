@@ -10,7 +10,8 @@
 //!   samples (configuration text and structured params in reported order, rate, time, channel),
 //!   an error text and the last stderr lines when something went wrong.
 //! - `resume`: a `--resume` continued the run here.
-//! - `machine`: the machine checks at the start; `adaptive`: a `--runs auto` round.
+//! - `machine`: the machine checks at the start (a command run writes it when its busy-process
+//!   window closes, which may be after its first jobs); `adaptive`: a `--runs auto` round.
 //! - `command-run` / `command-job`: the plan and the jobs of a command-benchmark run
 //!   ([`command`]); such a file starts with `command-run` instead of `run`.
 //! - `shard`: a sharded run's part of the plan (`compare --shard K/N`, [`shard`]); a merged
