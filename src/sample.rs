@@ -132,6 +132,29 @@ pub struct MetricId(pub u32);
 /// The rate metric (operations per second, higher is better): id 0 in every [`SampleSet`].
 pub const RATE: MetricId = MetricId(0);
 
+/// A 64-bit hash of a benchmark name (`file`, configuration text) for look-ups in a
+/// [`SampleSet`] ([`SampleSet::find_hashed`], [`SampleSet::intern_hashed`]); readers compute
+/// it once per row. Equal names give equal hashes; different names almost never do (a
+/// collision is resolved by comparing the names).
+pub fn benchmark_hash(file: &str, conf_text: &str) -> u64 {
+    use std::hash::Hasher as _;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(file.as_bytes());
+    // 0xFF never occurs in UTF-8: the split between the two parts is part of the hash.
+    h.write_u8(0xFF);
+    h.write(conf_text.as_bytes());
+    h.finish()
+}
+
+/// The key of a benchmark whose hash an earlier one had: `file + '\0' + configuration`.
+fn collision_key(file: &str, conf_text: &str) -> Box<str> {
+    let mut key = String::with_capacity(file.len() + 1 + conf_text.len());
+    key.push_str(file);
+    key.push('\0');
+    key.push_str(conf_text);
+    key.into_boxed_str()
+}
+
 /// Index of a [`Benchmark`] inside its [`SampleSet`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BenchmarkId(pub u32);
@@ -159,9 +182,10 @@ pub struct Sample {
 pub struct SampleSet {
     benchmarks: Vec<Benchmark>,
     metrics: Vec<Metric>,
-    index: FxHashMap<Box<str>, BenchmarkId>,
-    key_buf: String,
-    last_key: String,
+    /// Benchmarks by [`benchmark_hash`] of their name: the first benchmark of each hash.
+    index: FxHashMap<u64, BenchmarkId>,
+    /// Benchmarks whose hash an earlier one already had, by `file + '\0' + configuration`.
+    collided: FxHashMap<Box<str>, BenchmarkId>,
     last_id: Option<BenchmarkId>,
     samples: Vec<Sample>,
     rounds_recorded: bool,
@@ -177,8 +201,7 @@ impl Default for SampleSet {
                 better: Better::Higher,
             }],
             index: FxHashMap::default(),
-            key_buf: String::new(),
-            last_key: String::new(),
+            collided: FxHashMap::default(),
             last_id: None,
             samples: Vec::new(),
             rounds_recorded: false,
@@ -236,18 +259,22 @@ impl SampleSet {
     /// # Panics
     /// Panics if more than `u32::MAX` distinct benchmarks are interned.
     pub fn intern(&mut self, file: &str, conf_text: &str) -> BenchmarkId {
-        self.key_buf.clear();
-        self.key_buf.push_str(file);
-        self.key_buf.push('\0');
-        self.key_buf.push_str(conf_text);
         // Consecutive rows often name the same benchmark (old, then new): skip the hash.
-        if let Some(id) = self.last_id
-            && self.key_buf == self.last_key
-        {
-            return id;
+        if let Some(id) = self.last_id {
+            let b = &self.benchmarks[id.0 as usize];
+            if b.file == file && b.configuration.text == conf_text {
+                return id;
+            }
         }
-        std::mem::swap(&mut self.key_buf, &mut self.last_key);
-        if let Some(&id) = self.index.get(self.last_key.as_str()) {
+        self.intern_hashed(benchmark_hash(file, conf_text), file, conf_text)
+    }
+
+    /// [`SampleSet::intern`] with the name's [`benchmark_hash`] already computed.
+    ///
+    /// # Panics
+    /// Panics if more than `u32::MAX` distinct benchmarks are interned.
+    pub fn intern_hashed(&mut self, hash: u64, file: &str, conf_text: &str) -> BenchmarkId {
+        if let Some(id) = self.find_hashed(hash, file, conf_text) {
             self.last_id = Some(id);
             return id;
         }
@@ -257,8 +284,14 @@ impl SampleSet {
             file: file.to_owned(),
             configuration: Configuration::from_text(conf_text),
         });
-        self.index
-            .insert(self.last_key.clone().into_boxed_str(), id);
+        match self.index.entry(hash) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(id);
+            }
+            std::collections::hash_map::Entry::Occupied(_) => {
+                self.collided.insert(collision_key(file, conf_text), id);
+            }
+        }
         self.last_id = Some(id);
         id
     }
@@ -267,11 +300,22 @@ impl SampleSet {
     /// `None`; a read-only look-up (several threads may look up at once while nothing is
     /// interned).
     pub fn find_benchmark(&self, file: &str, conf_text: &str) -> Option<BenchmarkId> {
-        let mut key = String::with_capacity(file.len() + 1 + conf_text.len());
-        key.push_str(file);
-        key.push('\0');
-        key.push_str(conf_text);
-        self.index.get(key.as_str()).copied()
+        self.find_hashed(benchmark_hash(file, conf_text), file, conf_text)
+    }
+
+    /// [`SampleSet::find_benchmark`] with the name's [`benchmark_hash`] already computed.
+    pub fn find_hashed(&self, hash: u64, file: &str, conf_text: &str) -> Option<BenchmarkId> {
+        let &id = self.index.get(&hash)?;
+        let b = &self.benchmarks[id.0 as usize];
+        if b.file == file && b.configuration.text == conf_text {
+            return Some(id);
+        }
+        if self.collided.is_empty() {
+            return None;
+        }
+        self.collided
+            .get(collision_key(file, conf_text).as_ref())
+            .copied()
     }
 
     /// Like [`SampleSet::intern`], keeping structured parameters when the benchmark is new.
@@ -292,6 +336,14 @@ impl SampleSet {
     pub fn push(&mut self, sample: Sample) {
         debug_assert!((sample.benchmark.0 as usize) < self.benchmarks.len());
         self.samples.push(sample);
+    }
+
+    /// Appends samples in order (their benchmark ids must come from this set).
+    pub fn extend_samples(&mut self, samples: impl IntoIterator<Item = Sample>) {
+        let n = self.benchmarks.len();
+        self.samples.extend(samples.into_iter().inspect(|s| {
+            debug_assert!((s.benchmark.0 as usize) < n);
+        }));
     }
 
     /// All samples in arrival order.
@@ -380,5 +432,21 @@ mod tests {
         assert_eq!(set.benchmark(c).name(), "util/format.js ");
         assert_eq!(set.find_benchmark("util/format.js", "n=1"), Some(a));
         assert_eq!(set.find_benchmark("util/format.js", "n=2"), None);
+    }
+
+    /// Two names with the same hash stay two benchmarks, each found by its name.
+    #[test]
+    fn hash_collisions_are_resolved_by_name() {
+        let mut set = SampleSet::new();
+        let a = set.intern_hashed(42, "a.js", "n=1");
+        let b = set.intern_hashed(42, "b.js", "n=1");
+        let c = set.intern_hashed(42, "a.js", "n=1");
+        assert_ne!(a, b);
+        assert_eq!(a, c);
+        assert_eq!(set.find_hashed(42, "a.js", "n=1"), Some(a));
+        assert_eq!(set.find_hashed(42, "b.js", "n=1"), Some(b));
+        assert_eq!(set.find_hashed(42, "c.js", "n=1"), None);
+        assert_eq!(set.find_hashed(7, "b.js", "n=1"), None);
+        assert_eq!(set.benchmarks().len(), 2);
     }
 }

@@ -432,25 +432,25 @@ fn read_blocks<R: BufRead>(
         // may not).
         let mut blocks: Vec<Vec<u8>> = Vec::with_capacity(batch_blocks);
         while blocks.len() < batch_blocks && !eof {
+            // Read straight into the block (the reader's own buffer is passed by once it is
+            // empty): no copy of the input but the carried partial line.
             let mut buf = pool.pop().unwrap_or_default();
-            buf.clear();
-            buf.reserve(BLOCK_BYTES);
-            buf.extend_from_slice(&carry);
+            buf.resize(BLOCK_BYTES, 0);
+            let mut len = carry.len();
+            buf[..len].copy_from_slice(&carry);
             carry.clear();
-            while buf.len() < BLOCK_BYTES {
-                let chunk = match input.fill_buf() {
-                    Ok(c) => c,
+            while len < BLOCK_BYTES {
+                match input.read(&mut buf[len..]) {
+                    Ok(0) => {
+                        eof = true;
+                        break;
+                    }
+                    Ok(k) => len += k,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                     Err(e) => return Err(io_err(e)),
-                };
-                if chunk.is_empty() {
-                    eof = true;
-                    break;
                 }
-                let take = chunk.len().min(BLOCK_BYTES - buf.len());
-                buf.extend_from_slice(&chunk[..take]);
-                input.consume(take);
             }
+            buf.truncate(len);
             if !eof {
                 match memchr::memrchr(b'\n', &buf) {
                     Some(i) => carry.extend_from_slice(&buf[i + 1..]),
@@ -493,19 +493,17 @@ fn read_blocks<R: BufRead>(
                         .iter()
                         .map(|(file, conf)| set.intern(file, conf))
                         .collect();
-                    for &(r, side, value, time_s) in &block.rows {
-                        set.push(Sample {
-                            benchmark: match r {
-                                Ref::Known(id) => id,
-                                Ref::New(k) => ids[k as usize],
-                            },
-                            side,
-                            metric: RATE,
-                            value,
-                            time_s,
-                            run: None,
-                        });
-                    }
+                    set.extend_samples(block.rows.iter().map(|&(r, side, value, time_s)| Sample {
+                        benchmark: match r {
+                            Ref::Known(id) => id,
+                            Ref::New(k) => ids[k as usize],
+                        },
+                        side,
+                        metric: RATE,
+                        value,
+                        time_s,
+                        run: None,
+                    }));
                     st.summary.rows += block.rows.len() as u64;
                     st.line_no += block.lines;
                 }
@@ -541,52 +539,65 @@ struct Block {
 /// line is not a plain data row (over the line limit, not UTF-8, blank, malformed, a bad
 /// label or number, a NUL byte, a header): the caller then reads the block line by line,
 /// which reports it.
+///
+/// The block is validated as UTF-8 once; fields are cut at ASCII separators, so each is then
+/// text too. A line in the usual form (each field quoted without quotes inside, or unquoted,
+/// no spaces around) is cut in place ([`split_plain`]); any other goes through
+/// [`split_fields`], which reads every form the line-by-line reader reads.
 fn parse_block(
     bytes: &[u8],
     cols: Columns,
     first_header: &[String],
     known: &SampleSet,
 ) -> Option<Block> {
-    let mut names: Vec<(Box<str>, Box<str>)> = Vec::new();
-    let mut index: rustc_hash::FxHashMap<Box<str>, u32> = rustc_hash::FxHashMap::default();
-    let mut key = String::new();
-    let mut last: Option<(String, Ref)> = None;
-    let mut rows = Vec::with_capacity(bytes.len() / 64);
-    let mut scratch = Vec::with_capacity(256);
-    let mut ranges = Vec::with_capacity(8);
-    let mut lines = 0u64;
     let binary = cols.binary?;
     // A data row here is never a header line: its binary field is `old` or `new`, which a
     // header line could only hold if the first header named such a column.
     if first_header.iter().any(|h| h == "old" || h == "new") {
         return None;
     }
-    let mut rest = bytes;
+    // A NUL byte anywhere in a line is an error of that line (in a field, or in the quoting).
+    if memchr::memchr(0, bytes).is_some() {
+        return None;
+    }
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut names: Vec<(Box<str>, Box<str>)> = Vec::new();
+    // Names new to the block by hash; a second name with the same hash gives up on the block
+    // (the line-by-line reader interns it correctly).
+    let mut index: rustc_hash::FxHashMap<u64, u32> = rustc_hash::FxHashMap::default();
+    let mut last: Option<(u64, Ref)> = None;
+    let mut rows = Vec::with_capacity(bytes.len() / 64);
+    let mut scratch = Vec::with_capacity(256);
+    let mut ranges = Vec::with_capacity(8);
+    let mut lines = 0u64;
+    let mut rest = text;
     while !rest.is_empty() {
-        let (mut line, next) = match memchr::memchr(b'\n', rest) {
+        let (mut line, next) = match memchr::memchr(b'\n', rest.as_bytes()) {
             Some(i) => (&rest[..i], &rest[i + 1..]),
-            None => (rest, &rest[rest.len()..]),
+            None => (rest, ""),
         };
         rest = next;
         lines += 1;
         if line.len() > MAX_LINE_BYTES {
             return None;
         }
-        if let Some(l) = line.strip_suffix(b"\r") {
+        if let Some(l) = line.strip_suffix('\r') {
             line = l;
         }
-        if std::str::from_utf8(line).is_err()
-            || line.iter().all(|b| *b == b' ' || *b == b'\t')
-            || split_fields(line, true, &mut scratch, &mut ranges).is_err()
-            || ranges.len() != cols.count
-        {
+        let fields: &str = if split_plain(line.as_bytes(), &mut ranges) {
+            line
+        } else {
+            if line.bytes().all(|b| b == b' ' || b == b'\t')
+                || split_fields(line.as_bytes(), true, &mut scratch, &mut ranges).is_err()
+            {
+                return None;
+            }
+            std::str::from_utf8(&scratch).ok()?
+        };
+        if ranges.len() != cols.count {
             return None;
         }
-        let text = std::str::from_utf8(&scratch).ok()?;
-        let field = |i: usize| -> &str { &text[ranges[i].0..ranges[i].1] };
-        if memchr::memchr(0, text.as_bytes()).is_some() {
-            return None;
-        }
+        let field = |i: usize| -> &str { &fields[ranges[i].0..ranges[i].1] };
         let side = Side::from_label(field(binary).trim_start_matches(' '))?;
         let rate = parse_r_number(field(cols.rate))?;
         let time_s = match cols.time {
@@ -594,39 +605,96 @@ fn parse_block(
             Some(i) => parse_r_number(field(i))?,
         };
         let (file, conf) = (field(cols.filename), field(cols.configuration));
-        key.clear();
-        key.push_str(file);
-        key.push('\0');
-        key.push_str(conf);
-        let k = match &last {
-            Some((l, k)) if *l == key => *k,
+        let hash = crate::sample::benchmark_hash(file, conf);
+        let k = match last {
+            // The same hash as the last row's: the same name unless it collides, which the
+            // look-ups below check.
+            Some((h, k)) if h == hash && name_of(k, &names, known) == Some((file, conf)) => k,
             _ => {
-                let k = match known.find_benchmark(file, conf) {
+                let k = match known.find_hashed(hash, file, conf) {
                     Some(id) => Ref::Known(id),
-                    None => match index.get(key.as_str()) {
-                        Some(&k) => Ref::New(k),
-                        None => {
+                    None => match index.entry(hash) {
+                        std::collections::hash_map::Entry::Occupied(e) => {
+                            let k = *e.get();
+                            let (f, c) = &names[k as usize];
+                            if (&**f, &**c) != (file, conf) {
+                                return None;
+                            }
+                            Ref::New(k)
+                        }
+                        std::collections::hash_map::Entry::Vacant(e) => {
                             let k = u32::try_from(names.len()).ok()?;
                             names.push((file.into(), conf.into()));
-                            index.insert(key.as_str().into(), k);
+                            e.insert(k);
                             Ref::New(k)
                         }
                     },
                 };
-                match &mut last {
-                    Some((l, lk)) => {
-                        l.clear();
-                        l.push_str(&key);
-                        *lk = k;
-                    }
-                    None => last = Some((key.clone(), k)),
-                }
+                last = Some((hash, k));
                 k
             }
         };
         rows.push((k, side, rate, time_s));
     }
     Some(Block { names, rows, lines })
+}
+
+/// The name (file, configuration) a row's benchmark reference stands for.
+fn name_of<'a>(
+    r: Ref,
+    names: &'a [(Box<str>, Box<str>)],
+    known: &'a SampleSet,
+) -> Option<(&'a str, &'a str)> {
+    match r {
+        Ref::Known(id) => {
+            let b = known.benchmarks().get(id.0 as usize)?;
+            Some((&b.file, &b.configuration.text))
+        }
+        Ref::New(k) => names.get(k as usize).map(|(f, c)| (&**f, &**c)),
+    }
+}
+
+/// Cuts a line of the usual compare.js form into fields in place, their ranges into `ranges`:
+/// each field `"quoted"` with no quote inside, or unquoted with no quote, and no space before a
+/// field or after a closing quote. Returns false for any other line (which
+/// [`split_fields`] then reads, or reports); when true, the ranges are those
+/// [`split_fields`] gives (with spaces kept) and the field bytes are the line's.
+fn split_plain(line: &[u8], ranges: &mut Vec<(usize, usize)>) -> bool {
+    ranges.clear();
+    let n = line.len();
+    let mut pos = 0;
+    loop {
+        if pos < n && line[pos] == b'"' {
+            let Some(q) = memchr::memchr(b'"', &line[pos + 1..]) else {
+                return false;
+            };
+            let q = pos + 1 + q;
+            ranges.push((pos + 1, q));
+            pos = q + 1;
+            // A doubled quote, a space or anything else after the closing quote.
+            if pos < n && line[pos] != b',' {
+                return false;
+            }
+        } else {
+            if pos < n && line[pos] == b' ' {
+                return false;
+            }
+            let end = memchr::memchr2(b',', b'"', &line[pos..]).map_or(n, |i| i + pos);
+            if end < n && line[end] == b'"' {
+                return false;
+            }
+            ranges.push((pos, end));
+            pos = end;
+        }
+        if pos >= n {
+            return true;
+        }
+        pos += 1; // the comma
+        if pos == n {
+            ranges.push((n, n));
+            return true;
+        }
+    }
 }
 
 /// The columns compare.js writes.
