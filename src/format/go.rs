@@ -680,7 +680,7 @@ pub fn strip_name_key(full: &str, key: &str) -> (String, Option<String>) {
 /// - Iterations: `round(time_s / value)` for `sec/op` samples with a time, else 1.
 /// - Values: the shortest decimal that reads back to the same double.
 pub fn write(set: &SampleSet) -> String {
-    let mut out: Vec<u8> = Vec::with_capacity(96 * set.samples().len() + 256);
+    let mut out: Vec<u8> = Vec::with_capacity(96 * set.len() + 256);
     // Writing into a Vec cannot fail.
     let _ = write_to(set, &mut out);
     // Valid UTF-8 whenever the names are (they come from `str`s).
@@ -706,7 +706,7 @@ pub fn write_to(set: &SampleSet, out: &mut dyn std::io::Write) -> std::io::Resul
         .par_iter()
         .map(|b| go_name(&b.file, &b.configuration.text))
         .collect();
-    let used: std::collections::BTreeSet<u32> = set.samples().iter().map(|s| s.metric.0).collect();
+    let used: std::collections::BTreeSet<u32> = set.iter().map(|s| s.metric.0).collect();
     let mut line = String::with_capacity(256);
     for &m in &used {
         let metric = set.metric(MetricId(m));
@@ -722,18 +722,23 @@ pub fn write_to(set: &SampleSet, out: &mut dyn std::io::Write) -> std::io::Resul
     const WINDOW: usize = 1 << 16;
     const CHUNK: usize = 4096;
     for side in [Side::Old, Side::New] {
-        if !set.samples().iter().any(|s| s.side == side) {
+        if !set.iter().any(|s| s.side == side) {
             continue;
         }
         line.clear();
         let _ = writeln!(line, "\nbinary: {}\n", side.label());
         out.write_all(line.as_bytes())?;
-        for window in set.samples().chunks(WINDOW) {
-            let texts: Vec<String> = window
-                .par_chunks(CHUNK)
-                .map(|chunk| {
+        // Read from the set's packed samples, range by range (no unpacked copy of the set).
+        for start in (0..set.len()).step_by(WINDOW) {
+            let end = set.len().min(start + WINDOW);
+            let texts: Vec<String> = (start..end)
+                .step_by(CHUNK)
+                .collect::<Vec<usize>>()
+                .into_par_iter()
+                .map(|from| {
+                    let chunk = set.iter_range(from..end.min(from + CHUNK));
                     let mut text = String::with_capacity(96 * chunk.len());
-                    for s in chunk.iter().filter(|s| s.side == side) {
+                    for s in chunk.filter(|s| s.side == side) {
                         let iters =
                             if sec_op[s.metric.0 as usize] && s.time_s.is_finite() && s.value > 0.0
                             {
