@@ -1026,48 +1026,23 @@ impl<R: std::io::BufRead> Lines<R> {
         }
     }
 
-    /// Reads the next batch of lines.
+    /// Reads the next batch of lines, a block at a time ([`LineReader::read_batch`]).
     fn fill(&mut self) -> Result<(), ImportError> {
         self.text.clear();
         self.lines.clear();
         self.blocks.clear();
         let want = 2 * rayon::current_num_threads().max(1);
-        let mut start = 0;
-        while self.blocks.len() < want {
-            let Some((n, line)) = self.reader.next_line()? else {
-                self.eof = true;
-                break;
-            };
-            match line {
-                crate::format::Line::Text(t) => {
-                    let a = self.text.len();
-                    self.text.push_str(t);
-                    self.lines.push((n, Ok((a, self.text.len()))));
-                }
-                crate::format::Line::TooLong { limit } => {
-                    self.lines
-                        .push((n, Err(crate::format::Line::TooLong { limit })));
-                }
-                crate::format::Line::NotUtf8 { column } => {
-                    self.lines
-                        .push((n, Err(crate::format::Line::NotUtf8 { column })));
-                }
-            }
-            let bytes = self.lines.last().map_or(0, |l| match l.1 {
-                Ok((_, b)) => b,
-                Err(_) => 0,
-            });
-            let block_start = self.lines[start..]
-                .iter()
-                .find_map(|l| l.1.as_ref().ok().map(|r| r.0))
-                .unwrap_or(bytes);
-            if bytes.saturating_sub(block_start) >= GO_BLOCK_BYTES {
+        while self.blocks.len() < want && !self.eof {
+            let start = self.lines.len();
+            self.eof = self.reader.read_batch(
+                &mut self.text,
+                &mut self.lines,
+                usize::MAX,
+                GO_BLOCK_BYTES,
+            )?;
+            if self.lines.len() > start {
                 self.blocks.push_back((start..self.lines.len(), None));
-                start = self.lines.len();
             }
-        }
-        if start < self.lines.len() {
-            self.blocks.push_back((start..self.lines.len(), None));
         }
         Ok(())
     }

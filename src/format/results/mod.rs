@@ -705,13 +705,14 @@ enum Item<'a> {
 #[derive(Default)]
 struct Batch {
     text: String,
-    lines: Vec<(u64, BatchLine)>,
+    lines: Vec<BatchLine>,
     /// The number of the last line read (of any batch).
     last: u64,
 }
 
-/// A line of a [`Batch`]: its byte range in the batch's text, or why it could not be read.
-type BatchLine = Result<(usize, usize), String>;
+/// A line of a [`Batch`]: its number, and its byte range in the batch's text or why it could
+/// not be read.
+type BatchLine = crate::lines::BatchLine;
 
 /// Lines and bytes per batch: enough to keep both cores busy, little against the records.
 const BATCH_LINES: usize = 4096;
@@ -724,27 +725,13 @@ impl Batch {
         lines: &mut crate::format::LineReader<R>,
         name: &str,
     ) -> Result<bool, ResultsError> {
-        use crate::format::Line;
         self.text.clear();
         self.lines.clear();
-        while self.lines.len() < BATCH_LINES && self.text.len() < BATCH_BYTES {
-            match lines.next_line() {
-                Ok(Some((n, Line::Text(t)))) => {
-                    self.last = n;
-                    let a = self.text.len();
-                    self.text.push_str(t);
-                    self.lines.push((n, Ok((a, self.text.len()))));
-                }
-                Ok(Some((n, other))) => {
-                    self.last = n;
-                    self.lines
-                        .push((n, Err(other.problem().unwrap_or_default())));
-                }
-                Ok(None) => return Ok(true),
-                Err(e) => return Err(ResultsError::new(name, self.last + 1, e.to_string())),
-            }
+        let read = lines.read_batch(&mut self.text, &mut self.lines, BATCH_LINES, BATCH_BYTES);
+        if let Some(&(n, _)) = self.lines.last() {
+            self.last = n;
         }
-        Ok(false)
+        read.map_err(|e| ResultsError::new(name, self.last + 1, e.to_string()))
     }
 
     /// Every line of the batch parsed (in parallel), in order; with `stream`, `ok` command
@@ -756,7 +743,7 @@ impl Batch {
             .with_min_len(64)
             .map(|(n, r)| {
                 let p = match r {
-                    Err(why) => Parsed::Unreadable(why.clone()),
+                    Err(why) => Parsed::Unreadable(why.problem().unwrap_or_default()),
                     Ok((a, b)) => {
                         let line = &self.text[*a..*b];
                         if line.trim().is_empty() {
