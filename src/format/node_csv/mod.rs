@@ -409,9 +409,61 @@ fn read_csv_in<R: BufRead>(
 /// so every full block of readable lines ends in a line break).
 const BLOCK_BYTES: usize = MAX_LINE_BYTES + (1 << 16);
 
+/// A batch of blocks read ahead: blocks of whole lines (the last one at the end of input may
+/// not end in a line break) and whether the input ended; or, when a line is longer than a
+/// block (so over the line limit), the blocks before it and what was read of it.
+enum ReadAhead {
+    Blocks(Vec<Vec<u8>>, bool),
+    Long(Vec<Vec<u8>>, Vec<u8>),
+}
+
+/// Reads the next batch of up to `batch_blocks` blocks, each straight into its buffer (taken
+/// from `pool`; the reader's own buffer is passed by once it is empty): no copy of the input
+/// but the partial line carried to the next block in `carry`.
+fn read_ahead<R: BufRead>(
+    input: &mut R,
+    carry: &mut Vec<u8>,
+    pool: &mut Vec<Vec<u8>>,
+    batch_blocks: usize,
+) -> std::io::Result<ReadAhead> {
+    let mut blocks: Vec<Vec<u8>> = Vec::with_capacity(batch_blocks);
+    let mut eof = false;
+    while blocks.len() < batch_blocks && !eof {
+        let mut buf = pool.pop().unwrap_or_default();
+        buf.resize(BLOCK_BYTES, 0);
+        let mut len = carry.len();
+        buf[..len].copy_from_slice(carry);
+        carry.clear();
+        while len < BLOCK_BYTES {
+            match input.read(&mut buf[len..]) {
+                Ok(0) => {
+                    eof = true;
+                    break;
+                }
+                Ok(k) => len += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        buf.truncate(len);
+        if !eof {
+            match memchr::memrchr(b'\n', &buf) {
+                Some(i) => carry.extend_from_slice(&buf[i + 1..]),
+                None => return Ok(ReadAhead::Long(blocks, buf)),
+            }
+            let keep = buf.len() - carry.len();
+            buf.truncate(keep);
+        }
+        if !buf.is_empty() {
+            blocks.push(buf);
+        }
+    }
+    Ok(ReadAhead::Blocks(blocks, eof))
+}
+
 /// Reads the rest of a compare.js CSV (after its first header) in blocks of whole lines,
-/// a batch of blocks at a time parsed in parallel, and adds them to `set` in order. Memory
-/// holds one batch of the input, never the whole of it.
+/// a batch of blocks at a time parsed in parallel while the next batch is read, and adds them
+/// to `set` in order. Memory holds two batches of the input, never the whole of it.
 fn read_blocks<R: BufRead>(
     st: &mut State<'_>,
     input: &mut R,
@@ -419,70 +471,52 @@ fn read_blocks<R: BufRead>(
 ) -> Result<(), ImportError> {
     use rayon::prelude::*;
     let batch_blocks = 2 * rayon::current_num_threads().max(1);
+    let name = st.name;
     let io_err = |e: std::io::Error| ImportError::Io {
-        file: st.name.to_owned(),
+        file: name.to_owned(),
         source: e,
     };
     let mut carry: Vec<u8> = Vec::new();
     // The blocks' buffers, kept from batch to batch.
     let mut pool: Vec<Vec<u8>> = Vec::new();
-    let mut eof = false;
-    while !eof {
-        // A batch of blocks, each ending in a line break (the last one at the end of input
-        // may not).
-        let mut blocks: Vec<Vec<u8>> = Vec::with_capacity(batch_blocks);
-        while blocks.len() < batch_blocks && !eof {
-            // Read straight into the block (the reader's own buffer is passed by once it is
-            // empty): no copy of the input but the carried partial line.
-            let mut buf = pool.pop().unwrap_or_default();
-            buf.resize(BLOCK_BYTES, 0);
-            let mut len = carry.len();
-            buf[..len].copy_from_slice(&carry);
-            carry.clear();
-            while len < BLOCK_BYTES {
-                match input.read(&mut buf[len..]) {
-                    Ok(0) => {
-                        eof = true;
-                        break;
-                    }
-                    Ok(k) => len += k,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(io_err(e)),
+    let mut next = read_ahead(input, &mut carry, &mut pool, batch_blocks).map_err(io_err)?;
+    loop {
+        let (blocks, eof) = match next {
+            ReadAhead::Blocks(blocks, eof) => (blocks, eof),
+            ReadAhead::Long(blocks, buf) => {
+                // A line longer than a block (so over the line limit): the rest is read line
+                // by line, which reports it.
+                for b in blocks {
+                    st.lines(&b[..], set)?;
                 }
+                st.lines(std::io::Read::chain(&buf[..], &mut *input), set)?;
+                return Ok(());
             }
-            buf.truncate(len);
-            if !eof {
-                match memchr::memrchr(b'\n', &buf) {
-                    Some(i) => carry.extend_from_slice(&buf[i + 1..]),
-                    None => {
-                        // A line longer than a block (so over the line limit): the rest is
-                        // read line by line, which reports it.
-                        for b in blocks {
-                            st.lines(&b[..], set)?;
-                        }
-                        st.lines(std::io::Read::chain(&buf[..], &mut *input), set)?;
-                        return Ok(());
-                    }
-                }
-                let keep = buf.len() - carry.len();
-                buf.truncate(keep);
-            }
-            if !buf.is_empty() {
-                blocks.push(buf);
-            }
-        }
+        };
         let Some(cols) = st.columns else {
             return Ok(());
         };
         // Names are looked up in the set (read-only while the blocks are parsed); names new
-        // to a block are interned when it is added, in order.
-        let parsed: Vec<Option<Block>> = {
-            let (first_header, known) = (&st.first_header, &*set);
-            blocks
-                .par_iter()
-                .map(|b| parse_block(b, cols, first_header, known))
-                .collect()
+        // to a block are interned when it is added, in order. The next batch is read on this
+        // thread meanwhile (the input need not be shareable between threads).
+        let (parsed, ahead) = {
+            let (first_header, known, blocks) = (&st.first_header, &*set, &blocks);
+            std::thread::scope(|s| {
+                let parsing = s.spawn(move || {
+                    blocks
+                        .par_iter()
+                        .map(|b| parse_block(b, cols, first_header, known))
+                        .collect::<Vec<Option<Block>>>()
+                });
+                let ahead = if eof {
+                    Ok(ReadAhead::Blocks(Vec::new(), true))
+                } else {
+                    read_ahead(input, &mut carry, &mut pool, batch_blocks)
+                };
+                (parsing.join(), ahead)
+            })
         };
+        let parsed = parsed.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         for (bytes, block) in blocks.iter().zip(parsed) {
             match block {
                 // Parsed with the columns still in effect: add its rows, its names interned in
@@ -515,8 +549,11 @@ fn read_blocks<R: BufRead>(
             }
         }
         pool.extend(blocks);
+        if eof {
+            return Ok(());
+        }
+        next = ahead.map_err(io_err)?;
     }
-    Ok(())
 }
 
 /// The benchmark of a row parsed in parallel: one interned before the block, or the i-th new
