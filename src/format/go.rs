@@ -591,12 +591,36 @@ fn is_abort(text: &str) -> bool {
 /// that is white space to `char` but not to `u8::is_ascii_whitespace`): the same fields, faster.
 fn fields_of(line: &str) -> Vec<&str> {
     let mut v = Vec::with_capacity(8);
-    if line.is_ascii() && !line.as_bytes().contains(&0x0B) {
-        v.extend(line.split_ascii_whitespace());
-    } else {
-        v.extend(line.split_whitespace());
-    }
+    fields_into(line, &mut v);
     v
+}
+
+/// [`fields_of`] into `v` (cleared first), for a caller that reuses one vector line after
+/// line.
+fn fields_into<'a>(line: &'a str, v: &mut Vec<&'a str>) {
+    v.clear();
+    let b = line.as_bytes();
+    // Unicode white space (and the vertical tab, which `split_ascii_whitespace` keeps) only
+    // in a line with such bytes.
+    if b.iter().any(|&c| c >= 0x80 || c == 0x0B) {
+        v.extend(line.split_whitespace());
+        return;
+    }
+    // ASCII white space as `u8::is_ascii_whitespace` has it.
+    let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\x0C' | b'\r');
+    let (n, mut i) = (b.len(), 0);
+    while i < n {
+        while i < n && space(b[i]) {
+            i += 1;
+        }
+        let start = i;
+        while i < n && !space(b[i]) {
+            i += 1;
+        }
+        if i > start {
+            v.push(&line[start..i]);
+        }
+    }
 }
 
 /// The `(unit, value)` pairs of a result line, units borrowed from the line.
@@ -1070,13 +1094,14 @@ fn parse_go_block(
     let mut rows = Vec::with_capacity(range.len());
     let mut last: Option<(&str, NameRef)> = None;
     let mut records = 0u64;
+    let mut fields: Vec<&str> = Vec::with_capacity(8);
     for (_, r) in &lines[range.clone()] {
         let (a, b) = *r.as_ref().ok()?;
         let line = &text[a..b];
         if line.starts_with("Unit ") || line.starts_with("Unit\t") || !is_result_line(line) {
             return None;
         }
-        let fields = fields_of(line);
+        fields_into(line, &mut fields);
         if fields.len() < 2 || fields[1].parse::<u64>().is_err() {
             return None;
         }
@@ -1130,6 +1155,26 @@ mod tests {
     /// names, warnings and configuration, across batches, with the side switched by a
     /// configuration line, a new unit, a record split by the benchmark's output, a line that is
     /// not a record, CRLF and a `Unit` line mid-file.
+    /// Fields are cut at white space as `str::split_whitespace` cuts them, ASCII or not.
+    #[test]
+    fn fields_are_split_at_any_white_space() {
+        let lines = [
+            "BenchmarkA-8   \t 100  12.5 ns/op\t3 B/op",
+            "  lead and trail \r",
+            "form\x0Cfeed vertical\x0Btab",
+            "no-break\u{a0}space ideographic\u{3000}space caf\u{e9} x",
+            "",
+            " \t ",
+            "one",
+        ];
+        let mut v = Vec::new();
+        for l in lines {
+            fields_into(l, &mut v);
+            assert_eq!(v, l.split_whitespace().collect::<Vec<_>>(), "{l:?}");
+            assert_eq!(fields_of(l), v);
+        }
+    }
+
     #[test]
     fn parallel_blocks_read_as_line_by_line() {
         let mut text = String::from("goos: linux\nbinary: old\n");

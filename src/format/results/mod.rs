@@ -39,6 +39,7 @@ use plan::Order;
 use serde::de::{self, Deserializer};
 use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
@@ -660,14 +661,27 @@ type CompactOk = (u32, u32, u32, Side, bool);
 /// The `type` of a record line: read from the line's start when it begins `{"type":"KIND"`
 /// (how benchdiff writes every record) and KIND is a job record's (those lines are parsed in
 /// full right after), else by parsing the line.
-fn record_kind(line: &str) -> Result<String, serde_json::Error> {
+fn record_kind(line: &str) -> Result<Cow<'static, str>, serde_json::Error> {
+    // The kinds of every record benchdiff writes, without an allocation per line.
+    const KNOWN: [&str; 6] = [
+        "job",
+        "command-job",
+        "run",
+        "command-run",
+        "adaptive",
+        "machine",
+    ];
+    let known = |k: &str| KNOWN.iter().find(|&&x| x == k).copied();
     if let Some(rest) = line.strip_prefix("{\"type\":\"")
         && let Some(end) = rest.find('"')
-        && matches!(&rest[..end], "job" | "command-job")
+        && let Some(k @ ("job" | "command-job")) = known(&rest[..end])
     {
-        return Ok(rest[..end].to_owned());
+        return Ok(Cow::Borrowed(k));
     }
-    serde_json::from_str::<TypeOnly>(line).map(|t| t.kind.unwrap_or_default())
+    serde_json::from_str::<TypeOnly>(line).map(|t| {
+        let k = t.kind.unwrap_or_default();
+        known(&k).map_or(Cow::Owned(k), Cow::Borrowed)
+    })
 }
 
 /// Parses a record line whose `type` is `kind` straight into its variant's struct (serde's
@@ -691,7 +705,10 @@ enum Parsed<'a> {
     Blank,
     Unreadable(String),
     NotJson(String),
-    Record(String, Option<Box<Result<Item<'a>, serde_json::Error>>>),
+    Record(
+        Cow<'static, str>,
+        Option<Box<Result<Item<'a>, serde_json::Error>>>,
+    ),
 }
 
 /// A record parsed in full, or (when streaming) an `ok` command job as a view on its line.
@@ -753,7 +770,7 @@ impl Batch {
                                 Err(e) => Parsed::NotJson(e.to_string()),
                                 Ok(kind) => {
                                     let full = matches!(
-                                        kind.as_str(),
+                                        &*kind,
                                         "run" | "command-run" | "job" | "command-job" | "adaptive"
                                     );
                                     let record =
