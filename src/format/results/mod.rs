@@ -824,175 +824,214 @@ fn load_with<R: BufRead>(
     let mut failed = Vec::new();
     let mut command_failed = Vec::new();
     let mut lines = LineReader::with_limit(input, name, MAX_RECORD_BYTES);
-    // Lines are read in batches, parsed in parallel, then taken in file order.
-    // Two batches: while one is parsed (in parallel, from a helper thread), this thread reads
-    // the next; then the parsed one is taken in order.
-    let mut batches = [Batch::default(), Batch::default()];
+    // Lines are read in batches, parsed in parallel, then taken in file order. Two batches:
+    // while one is parsed (in parallel, from a helper thread), this thread takes the lines of
+    // the other, parsed before, in order; then reads the next batch into it.
     let stream = on_ok.is_some();
-    let mut eof = batches[0].fill(&mut lines, name)?;
-    let mut cur = 0;
-    loop {
-        let (first, second) = batches.split_at_mut(1);
-        let (this, next) = if cur == 0 {
-            (&first[0], &mut second[0])
-        } else {
-            (&second[0], &mut first[0])
+    // Takes one parsed line of the file, in order.
+    let mut take = |n: u64, item: Parsed<'_>| -> Result<(), ResultsError> {
+        let (kind, record) = match item {
+            Parsed::Blank => return Ok(()),
+            Parsed::Unreadable(why) => {
+                warnings.push(format!("line {n}: {why}; ignored"));
+                return Ok(());
+            }
+            Parsed::NotJson(e) => {
+                warnings.push(format!("line {n}: not a JSON record ({e}); ignored"));
+                return Ok(());
+            }
+            Parsed::Record(kind, record) => (kind, record),
         };
-        let (parsed, next_eof) = std::thread::scope(|s| {
-            let parsing = s.spawn(|| this.parse(stream));
-            let filled = if eof {
-                Ok(true)
-            } else {
-                next.fill(&mut lines, name)
-            };
-            (parsing.join(), filled)
-        });
-        let parsed = parsed.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        for (n, item) in parsed {
-            let (kind, record) = match item {
-                Parsed::Blank => continue,
-                Parsed::Unreadable(why) => {
-                    warnings.push(format!("line {n}: {why}; ignored"));
-                    continue;
-                }
-                Parsed::NotJson(e) => {
-                    warnings.push(format!("line {n}: not a JSON record ({e}); ignored"));
-                    continue;
-                }
-                Parsed::Record(kind, record) => (kind, record),
-            };
-            let is_plan = kind == "run" || kind == "command-run";
-            if header.is_none() && !is_plan {
-                if kind == "job" || kind == "command-job" {
-                    return Err(ResultsError::new(
-                        name,
-                        n,
-                        format!(
-                            "{kind} record before the {} record; not a benchdiff results file",
-                            if kind == "job" { "run" } else { "command-run" }
-                        ),
-                    ));
-                }
-                continue;
+        let is_plan = kind == "run" || kind == "command-run";
+        if header.is_none() && !is_plan {
+            if kind == "job" || kind == "command-job" {
+                return Err(ResultsError::new(
+                    name,
+                    n,
+                    format!(
+                        "{kind} record before the {} record; not a benchdiff results file",
+                        if kind == "job" { "run" } else { "command-run" }
+                    ),
+                ));
             }
-            // Only the records the loader keeps are parsed in full.
-            let wanted = is_plan || kind == "job" || kind == "command-job" || kind == "adaptive";
-            let Some(record) = record.filter(|_| wanted) else {
-                continue;
-            };
-            let record = match *record {
-                Ok(r) => r,
-                Err(e) if is_plan && header.is_none() => {
-                    return Err(ResultsError::new(
-                        name,
-                        n,
-                        format!("bad {kind} record: {e}"),
-                    ));
-                }
-                Err(e) => {
-                    if kind == "job" || kind == "command-job" {
-                        warnings.push(format!("line {n}: bad {kind} record ({e}); ignored"));
-                    }
-                    continue;
-                }
-            };
-            let record = match record {
-                Item::Record(r) => *r,
-                Item::CommandOk(j) => {
-                    match (&header, on_ok.as_mut()) {
-                        // A second `ok` record of a position: not counted (and, being `ok`, not
-                        // an unused sample either).
-                        (Some(Header::Command(_)), _) if !seen_positions.insert(j.position) => {}
-                        (Some(Header::Command(_)), Some(f)) => {
-                            f(OkJob::Command(&j));
-                            key_buf.clear();
-                            key_buf.push_str(&j.benchmark);
-                            for (k, v) in &j.combination {
-                                key_buf.push('\0');
-                                key_buf.push_str(k);
-                                key_buf.push('\0');
-                                key_buf.push_str(v);
-                            }
-                            let k = match key_index.get(key_buf.as_str()) {
-                                Some(&k) => k,
-                                None => {
-                                    let k = keys.len() as u32;
-                                    keys.push((j.benchmark.into_owned(), j.combination));
-                                    key_index.insert(key_buf.as_str().into(), k);
-                                    k
-                                }
-                            };
-                            compact.push((j.position, j.run, k, j.side, j.warmup));
-                        }
-                        _ => warnings.push(format!(
-                            "line {n}: a {kind} record in a results file of the other kind; ignored"
-                        )),
-                    }
-                    continue;
-                }
-            };
-            match (record, &header) {
-                (Record::Run(h), None) => header = Some(Header::Node(h)),
-                (Record::CommandRun(h), None) => header = Some(Header::Command(h)),
-                (Record::Run(_) | Record::CommandRun(_), Some(_)) => {
-                    warnings.push(format!("line {n}: a second {kind} record; ignored"));
-                }
-                (Record::Job(j), Some(Header::Node(_))) => {
-                    unused.add(&j);
-                    if j.status == JobStatus::Ok && seen.insert((j.file.clone(), j.side, j.run)) {
-                        match on_ok.as_mut() {
-                            Some(f) => {
-                                f(OkJob::Node(&j));
-                                done.push(JobRecord {
-                                    samples: Vec::new(),
-                                    stderr_tail: Vec::new(),
-                                    stdout_tail: Vec::new(),
-                                    ..j
-                                });
-                            }
-                            None => done.push(j),
-                        }
-                    } else if j.status != JobStatus::Ok {
-                        failed.push(j);
-                    }
-                }
-                (Record::CommandJob(j), Some(Header::Command(_)))
-                    if !j.ok() || !seen_positions.insert(j.position) =>
-                {
-                    unused.add_command(&j);
-                    if !j.ok() {
-                        command_failed.push(j);
-                    }
-                }
-                (Record::CommandJob(j), Some(Header::Command(_))) => command_done.push(j),
-                (Record::Job(_) | Record::CommandJob(_), _) => {
-                    warnings.push(format!(
-                        "line {n}: a {kind} record in a results file of the other kind; ignored"
-                    ));
-                }
-                (Record::Adaptive(r), _) => {
-                    if adaptive.is_none() {
-                        adaptive = Some(plan::Rule {
-                            target_pct: r.target_accuracy_pct,
-                            min_runs: r.min_runs,
-                            max_runs: r.max_runs,
-                        });
-                    }
-                    for st in r.settled {
-                        if settled_seen.insert((st.file.clone(), st.configuration.clone())) {
-                            settled.push(st);
-                        }
-                    }
-                }
-                _ => {}
-            }
+            return Ok(());
         }
+        // Only the records the loader keeps are parsed in full.
+        let wanted = is_plan || kind == "job" || kind == "command-job" || kind == "adaptive";
+        let Some(record) = record.filter(|_| wanted) else {
+            return Ok(());
+        };
+        let record = match *record {
+            Ok(r) => r,
+            Err(e) if is_plan && header.is_none() => {
+                return Err(ResultsError::new(
+                    name,
+                    n,
+                    format!("bad {kind} record: {e}"),
+                ));
+            }
+            Err(e) => {
+                if kind == "job" || kind == "command-job" {
+                    warnings.push(format!("line {n}: bad {kind} record ({e}); ignored"));
+                }
+                return Ok(());
+            }
+        };
+        let record = match record {
+            Item::Record(r) => *r,
+            Item::CommandOk(j) => {
+                match (&header, on_ok.as_mut()) {
+                    // A second `ok` record of a position: not counted (and, being `ok`, not
+                    // an unused sample either).
+                    (Some(Header::Command(_)), _) if !seen_positions.insert(j.position) => {}
+                    (Some(Header::Command(_)), Some(f)) => {
+                        f(OkJob::Command(&j));
+                        key_buf.clear();
+                        key_buf.push_str(&j.benchmark);
+                        for (k, v) in &j.combination {
+                            key_buf.push('\0');
+                            key_buf.push_str(k);
+                            key_buf.push('\0');
+                            key_buf.push_str(v);
+                        }
+                        let k = match key_index.get(key_buf.as_str()) {
+                            Some(&k) => k,
+                            None => {
+                                let k = keys.len() as u32;
+                                keys.push((j.benchmark.into_owned(), j.combination));
+                                key_index.insert(key_buf.as_str().into(), k);
+                                k
+                            }
+                        };
+                        compact.push((j.position, j.run, k, j.side, j.warmup));
+                    }
+                    _ => warnings.push(format!(
+                        "line {n}: a {kind} record in a results file of the other kind; ignored"
+                    )),
+                }
+                return Ok(());
+            }
+        };
+        match (record, &header) {
+            (Record::Run(h), None) => header = Some(Header::Node(h)),
+            (Record::CommandRun(h), None) => header = Some(Header::Command(h)),
+            (Record::Run(_) | Record::CommandRun(_), Some(_)) => {
+                warnings.push(format!("line {n}: a second {kind} record; ignored"));
+            }
+            (Record::Job(j), Some(Header::Node(_))) => {
+                unused.add(&j);
+                if j.status == JobStatus::Ok && seen.insert((j.file.clone(), j.side, j.run)) {
+                    match on_ok.as_mut() {
+                        Some(f) => {
+                            f(OkJob::Node(&j));
+                            done.push(JobRecord {
+                                samples: Vec::new(),
+                                stderr_tail: Vec::new(),
+                                stdout_tail: Vec::new(),
+                                ..j
+                            });
+                        }
+                        None => done.push(j),
+                    }
+                } else if j.status != JobStatus::Ok {
+                    failed.push(j);
+                }
+            }
+            (Record::CommandJob(j), Some(Header::Command(_)))
+                if !j.ok() || !seen_positions.insert(j.position) =>
+            {
+                unused.add_command(&j);
+                if !j.ok() {
+                    command_failed.push(j);
+                }
+            }
+            (Record::CommandJob(j), Some(Header::Command(_))) => command_done.push(j),
+            (Record::Job(_) | Record::CommandJob(_), _) => {
+                warnings.push(format!(
+                    "line {n}: a {kind} record in a results file of the other kind; ignored"
+                ));
+            }
+            (Record::Adaptive(r), _) => {
+                if adaptive.is_none() {
+                    adaptive = Some(plan::Rule {
+                        target_pct: r.target_accuracy_pct,
+                        min_runs: r.min_runs,
+                        max_runs: r.max_runs,
+                    });
+                }
+                for st in r.settled {
+                    if settled_seen.insert((st.file.clone(), st.configuration.clone())) {
+                        settled.push(st);
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    };
+    let mut a = Batch::default();
+    let mut b = Batch::default();
+    let mut eof = a.fill(&mut lines, name)?;
+    let mut parsed_a = a.parse(stream);
+    loop {
+        // An error reading the next batch comes after every line before it was taken.
+        let filled = if eof {
+            Ok(true)
+        } else {
+            b.fill(&mut lines, name)
+        };
+        let next_eof = match filled {
+            Ok(e) => e,
+            Err(e) => {
+                for (n, item) in parsed_a {
+                    take(n, item)?;
+                }
+                return Err(e);
+            }
+        };
         if eof {
+            for (n, item) in parsed_a {
+                take(n, item)?;
+            }
             break;
         }
-        // An error reading the next batch comes after every line before it was taken.
-        eof = next_eof?;
-        cur = 1 - cur;
+        eof = next_eof;
+        let (parsed_b, taken) = std::thread::scope(|s| {
+            let parsing = s.spawn(|| b.parse(stream));
+            let taken = parsed_a.into_iter().try_for_each(|(n, item)| take(n, item));
+            (parsing.join(), taken)
+        });
+        let parsed_b = parsed_b.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        taken?;
+        // The same with the two batches' parts swapped.
+        let filled = if eof {
+            Ok(true)
+        } else {
+            a.fill(&mut lines, name)
+        };
+        let next_eof = match filled {
+            Ok(e) => e,
+            Err(e) => {
+                for (n, item) in parsed_b {
+                    take(n, item)?;
+                }
+                return Err(e);
+            }
+        };
+        if eof {
+            for (n, item) in parsed_b {
+                take(n, item)?;
+            }
+            break;
+        }
+        eof = next_eof;
+        let (parsed, taken) = std::thread::scope(|s| {
+            let parsing = s.spawn(|| a.parse(stream));
+            let taken = parsed_b.into_iter().try_for_each(|(n, item)| take(n, item));
+            (parsing.join(), taken)
+        });
+        parsed_a = parsed.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        taken?;
     }
     let header = header.ok_or_else(|| {
         ResultsError::new(
