@@ -248,8 +248,12 @@ fn read_go<R: std::io::BufRead>(
             Some(Next::Block(block)) => {
                 // Still valid: no record waits for its numbers and the side is the one the
                 // block was parsed with (names and units only ever get added).
-                if pending.is_some() || block.side != ctx.side {
+                if pending.is_some() {
                     lines.reread(block);
+                    continue;
+                }
+                if block.side != ctx.side {
+                    lines.retry(block);
                     continue;
                 }
                 let mut new_ids = Vec::with_capacity(block.names.len());
@@ -598,24 +602,40 @@ fn fields_of(line: &str) -> Vec<&str> {
 /// [`fields_of`] into `v` (cleared first), for a caller that reuses one vector line after
 /// line.
 fn fields_into<'a>(line: &'a str, v: &mut Vec<&'a str>) {
+    /// Per byte: 1 for ASCII white space as `u8::is_ascii_whitespace` has it, 2 for a byte
+    /// that may be (part of) other white space (the vertical tab, which
+    /// `split_ascii_whitespace` keeps, and every non-ASCII byte), else 0.
+    const CLASS: [u8; 256] = {
+        let mut t = [0u8; 256];
+        let mut i = 0x80;
+        while i < 256 {
+            t[i] = 2;
+            i += 1;
+        }
+        t[b' ' as usize] = 1;
+        t[b'\t' as usize] = 1;
+        t[b'\n' as usize] = 1;
+        t[0x0C] = 1;
+        t[b'\r' as usize] = 1;
+        t[0x0B] = 2;
+        t
+    };
     v.clear();
     let b = line.as_bytes();
-    // Unicode white space (and the vertical tab, which `split_ascii_whitespace` keeps) only
-    // in a line with such bytes.
-    if b.iter().any(|&c| c >= 0x80 || c == 0x0B) {
-        v.extend(line.split_whitespace());
-        return;
-    }
-    // ASCII white space as `u8::is_ascii_whitespace` has it.
-    let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\x0C' | b'\r');
     let (n, mut i) = (b.len(), 0);
     while i < n {
-        while i < n && space(b[i]) {
+        while i < n && CLASS[b[i] as usize] == 1 {
             i += 1;
         }
         let start = i;
-        while i < n && !space(b[i]) {
+        while i < n && CLASS[b[i] as usize] == 0 {
             i += 1;
+        }
+        if i < n && CLASS[b[i] as usize] == 2 {
+            // Unicode white space may follow: cut the whole line as `split_whitespace` does.
+            v.clear();
+            v.extend(line.split_whitespace());
+            return;
         }
         if i > start {
             v.push(&line[start..i]);
@@ -929,6 +949,17 @@ struct Ctx<'a> {
     names: &'a rustc_hash::FxHashMap<Box<str>, crate::sample::BenchmarkId>,
 }
 
+/// What a block's parse depends on besides its lines: the number of units known (units are
+/// only ever added) and the side.
+type CtxKey = (usize, Side);
+
+impl Ctx<'_> {
+    /// The state a block is parsed under ([`CtxKey`]).
+    fn key(&self) -> CtxKey {
+        (self.metrics.len(), self.side)
+    }
+}
+
 /// The benchmark of a record parsed in parallel: known before its block, or the block's k-th
 /// new name.
 #[derive(Clone, Copy)]
@@ -966,9 +997,10 @@ struct Lines<R> {
     text: String,
     /// Per line: number, and byte range in `text` or the problem.
     lines: Vec<(u64, ReadLine)>,
-    /// Blocks of the batch: line ranges, and the parallel parse of each (`None`: read it line
-    /// by line).
-    blocks: std::collections::VecDeque<(std::ops::Range<usize>, Option<GoBlock>)>,
+    /// Blocks of the batch: line ranges, the parallel parse of each (`None`: not records of
+    /// known units under the state it was parsed with), and that state ([`Ctx::key`]; `None`
+    /// when it is to be parsed again).
+    blocks: std::collections::VecDeque<(std::ops::Range<usize>, Option<GoBlock>, Option<CtxKey>)>,
     /// Lines being given one by one.
     current: std::ops::Range<usize>,
     eof: bool,
@@ -997,6 +1029,12 @@ impl<R: std::io::BufRead> Lines<R> {
     /// Gives the lines of `block` one by one after all (its assumptions no longer hold).
     fn reread(&mut self, block: GoBlock) {
         self.current = block.lines;
+    }
+
+    /// Parses `block` again at its turn, with the state then (it was parsed with the side of
+    /// an earlier configuration line).
+    fn retry(&mut self, block: GoBlock) {
+        self.blocks.push_front((block.lines, None, None));
     }
 
     /// The next line or block; problems as [`LineReader::next_text_lenient`] reports them.
@@ -1035,9 +1073,17 @@ impl<R: std::io::BufRead> Lines<R> {
                 }
                 continue;
             }
-            if let Some((range, parsed)) = self.blocks.pop_front() {
+            if let Some((range, parsed, key)) = self.blocks.pop_front() {
                 match parsed {
                     Some(b) => return Ok(Some(Next::Block(b))),
+                    None if key != Some(ctx.key()) => {
+                        // Parsed with an older state (before the batch's first unit line, or
+                        // with the side of an earlier configuration line): this block and the
+                        // rest of the batch parsed so are parsed again, in parallel, with the
+                        // state now; what still fails is read line by line.
+                        self.blocks.push_front((range, None, None));
+                        self.reparse(ctx);
+                    }
                     None => self.current = range,
                 }
                 continue;
@@ -1065,7 +1111,7 @@ impl<R: std::io::BufRead> Lines<R> {
                 GO_BLOCK_BYTES,
             )?;
             if self.lines.len() > start {
-                self.blocks.push_back((start..self.lines.len(), None));
+                self.blocks.push_back((start..self.lines.len(), None, None));
             }
         }
         Ok(())
@@ -1075,9 +1121,25 @@ impl<R: std::io::BufRead> Lines<R> {
     fn parse(&mut self, ctx: &Ctx<'_>) {
         use rayon::prelude::*;
         let (text, lines) = (&self.text, &self.lines);
-        self.blocks
-            .par_iter_mut()
-            .for_each(|(range, parsed)| *parsed = parse_go_block(text, lines, range.clone(), ctx));
+        let key = Some(ctx.key());
+        self.blocks.par_iter_mut().for_each(|(range, parsed, k)| {
+            *parsed = parse_go_block(text, lines, range.clone(), ctx);
+            *k = key;
+        });
+    }
+
+    /// Parses again, in parallel with `ctx`, the blocks left that were parsed under another
+    /// state (fewer units known, another side) or are to be parsed again.
+    fn reparse(&mut self, ctx: &Ctx<'_>) {
+        use rayon::prelude::*;
+        let (text, lines) = (&self.text, &self.lines);
+        let key = Some(ctx.key());
+        self.blocks.par_iter_mut().for_each(|(range, parsed, k)| {
+            if *k != key {
+                *parsed = parse_go_block(text, lines, range.clone(), ctx);
+                *k = key;
+            }
+        });
     }
 }
 
