@@ -824,9 +824,7 @@ fn load_with<R: BufRead>(
     let mut failed = Vec::new();
     let mut command_failed = Vec::new();
     let mut lines = LineReader::with_limit(input, name, MAX_RECORD_BYTES);
-    // Lines are read in batches, parsed in parallel, then taken in file order. Two batches:
-    // while one is parsed (in parallel, from a helper thread), this thread takes the lines of
-    // the other, parsed before, in order; then reads the next batch into it.
+    // Lines are read in batches, parsed in parallel, then taken in file order.
     let stream = on_ok.is_some();
     // Takes one parsed line of the file, in order.
     let mut take = |n: u64, item: Parsed<'_>| -> Result<(), ResultsError> {
@@ -969,69 +967,71 @@ fn load_with<R: BufRead>(
         }
         Ok(())
     };
-    let mut a = Batch::default();
-    let mut b = Batch::default();
-    let mut eof = a.fill(&mut lines, name)?;
-    let mut parsed_a = a.parse(stream);
-    loop {
-        // An error reading the next batch comes after every line before it was taken.
-        let filled = if eof {
-            Ok(true)
-        } else {
-            b.fill(&mut lines, name)
-        };
-        let next_eof = match filled {
-            Ok(e) => e,
-            Err(e) => {
-                for (n, item) in parsed_a {
-                    take(n, item)?;
-                }
-                return Err(e);
-            }
-        };
-        if eof {
+    let (mut a, mut b, mut c) = (Batch::default(), Batch::default(), Batch::default());
+    // The first batch is parsed while the second is read.
+    let eof = a.fill(&mut lines, name)?;
+    let (parsed_a, filled_b) = std::thread::scope(|s| {
+        let parsing = s.spawn(|| a.parse(stream));
+        let filled = (!eof).then(|| b.fill(&mut lines, name));
+        (parsing.join(), filled)
+    });
+    let mut parsed_a = parsed_a.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    'batches: {
+        let Some(mut filled_b) = filled_b else {
             for (n, item) in parsed_a {
                 take(n, item)?;
             }
-            break;
-        }
-        eof = next_eof;
-        let (parsed_b, taken) = std::thread::scope(|s| {
-            let parsing = s.spawn(|| b.parse(stream));
-            let taken = parsed_a.into_iter().try_for_each(|(n, item)| take(n, item));
-            (parsing.join(), taken)
-        });
-        let parsed_b = parsed_b.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        taken?;
-        // The same with the two batches' parts swapped.
-        let filled = if eof {
-            Ok(true)
-        } else {
-            a.fill(&mut lines, name)
+            break 'batches;
         };
-        let next_eof = match filled {
-            Ok(e) => e,
-            Err(e) => {
-                for (n, item) in parsed_b {
-                    take(n, item)?;
+        // Then three batches turn: while one is parsed on the pool, this thread takes the lines of
+        // the one parsed before, in order, then reads the next batch into the third. An error
+        // reading a batch is returned after every line before it was taken.
+        macro_rules! step {
+            (
+                $parsed:ident,
+                $next:ident,
+                $filled:ident,
+                $free:ident,
+                $parsed_next:ident,
+                $filled_free:ident
+            ) => {
+                let next_eof = match $filled {
+                    Ok(e) => e,
+                    Err(e) => {
+                        for (n, item) in $parsed {
+                            take(n, item)?;
+                        }
+                        return Err(e);
+                    }
+                };
+                let (parsed, taken, filled) = std::thread::scope(|s| {
+                    let parsing = s.spawn(|| $next.parse(stream));
+                    let taken = $parsed.into_iter().try_for_each(|(n, item)| take(n, item));
+                    let filled = (taken.is_ok() && !next_eof).then(|| $free.fill(&mut lines, name));
+                    (parsing.join(), taken, filled)
+                });
+                $parsed_next = parsed.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                taken?;
+                match filled {
+                    Some(f) => $filled_free = f,
+                    None => {
+                        for (n, item) in $parsed_next {
+                            take(n, item)?;
+                        }
+                        break;
+                    }
                 }
-                return Err(e);
-            }
-        };
-        if eof {
-            for (n, item) in parsed_b {
-                take(n, item)?;
-            }
-            break;
+            };
         }
-        eof = next_eof;
-        let (parsed, taken) = std::thread::scope(|s| {
-            let parsing = s.spawn(|| a.parse(stream));
-            let taken = parsed_b.into_iter().try_for_each(|(n, item)| take(n, item));
-            (parsing.join(), taken)
-        });
-        parsed_a = parsed.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        taken?;
+        let mut parsed_b;
+        let mut parsed_c;
+        let mut filled_c;
+        let mut filled_a;
+        loop {
+            step!(parsed_a, b, filled_b, c, parsed_b, filled_c);
+            step!(parsed_b, c, filled_c, a, parsed_c, filled_a);
+            step!(parsed_c, a, filled_a, b, parsed_a, filled_b);
+        }
     }
     let header = header.ok_or_else(|| {
         ResultsError::new(
@@ -1151,6 +1151,59 @@ fn de_params<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, ConfValue)>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Lines are taken in file order across many batches (three turning, each parsed while
+    /// the one before is taken): every job's samples in order, and each unreadable line
+    /// reported with its number, at batch boundaries too.
+    #[test]
+    fn batches_are_taken_in_order() {
+        let mut text = String::from(
+            "{\"type\":\"command-run\",\"benchdiff\":\"0.1.0\",\"started_unix_s\":1.0,\
+             \"targets\":[{\"side\":\"old\",\"label\":\"/bin/true\",\"argv\":[\"/bin/true\"]},\
+             {\"side\":\"new\",\"label\":\"/bin/true\",\"argv\":[\"/bin/true\"]}],\
+             \"benchmarks\":[{\"name\":\"b\",\"template\":\"\",\"params\":[],\"exclusions\":[]}],\
+             \"runs\":20000,\"warmup\":0,\"order\":\"node\",\"seed\":1,\"shell\":false,\
+             \"timeout_s\":null,\"prepare\":null,\"setup\":null,\"cleanup\":null,\"cpus\":null,\
+             \"jobs\":40000}\n",
+        );
+        let bad = [2, 4096, 4097, 8193, 12_289, 20_000, 30_001];
+        let mut line = 1u64;
+        let mut want_rates = Vec::new();
+        for position in 0..35_000u32 {
+            line += 1;
+            while bad.contains(&line) {
+                text.push_str("not json\n");
+                line += 1;
+            }
+            let side = if position % 2 == 0 { "old" } else { "new" };
+            let rate = f64::from(position) + 0.5;
+            want_rates.push(rate);
+            text.push_str(&format!(
+                "{{\"type\":\"command-job\",\"position\":{position},\"benchmark\":\"b\",\
+                 \"combination\":[],\"side\":\"{side}\",\"run\":{},\"warmup\":false,\
+                 \"argv\":[\"/bin/true\"],\"status\":\"ok\",\"exit_code\":0,\"signal\":null,\
+                 \"wall_s\":0.001,\"user_s\":0.001,\"sys_s\":0.0,\"max_rss_bytes\":1,\
+                 \"samples\":[{{\"name\":\"b\",\"configuration\":\"\",\"params\":[],\
+                 \"rate\":{rate},\"time_s\":0.001,\"source\":\"whole-process\",\"metrics\":[]}}]}}\n",
+                position / 2
+            ));
+        }
+        let mut rates = Vec::new();
+        let loaded = load_streamed(text.as_bytes(), "t.jsonl", &mut |job| {
+            if let OkJob::Command(j) = job {
+                rates.extend(j.samples.iter().map(|s| s.rate));
+            }
+        })
+        .unwrap();
+        assert_eq!(rates, want_rates);
+        let lines: Vec<&str> = loaded
+            .warnings
+            .iter()
+            .map(|w| w.split(':').next().unwrap_or(""))
+            .collect();
+        let want: Vec<String> = bad.iter().map(|n| format!("line {n}")).collect();
+        assert_eq!(lines, want, "{:?}", loaded.warnings);
+    }
 
     #[test]
     fn records_round_trip() {
