@@ -39,6 +39,10 @@ impl Line<'_> {
     }
 }
 
+/// A line read by [`LineReader::read_batch`]: its number, and the byte range of its text in
+/// the batch's text or why it cannot be read.
+pub type BatchLine = (u64, Result<(usize, usize), Line<'static>>);
+
 /// A line in a [`LineReader`]'s buffer: the byte range of its validated text, or why it
 /// cannot be read.
 type RawLine = Result<(usize, usize), Line<'static>>;
@@ -152,6 +156,101 @@ impl<R: std::io::BufRead> LineReader<R> {
                 Some((n, Err(problem))) => diags.push(n, problem.problem().unwrap_or_default()),
             }
         }
+    }
+
+    /// Reads whole lines in bulk: appends each line's text to `text` and its number and byte
+    /// range there (or why it cannot be read) to `lines`, until `lines` has `max_lines` more
+    /// entries or `text` `max_bytes` more bytes, or the input ends (then returns true). The
+    /// lines, numbers and problems are those [`LineReader::next_line`] gives one by one, but
+    /// the lines inside the reader's buffer are validated as UTF-8 and copied a buffer at a
+    /// time (one pass over the bytes instead of a copy, two checks and another copy per line).
+    ///
+    /// # Errors
+    /// [`ImportError::Io`] when reading fails (the lines read before stay in `lines`).
+    pub fn read_batch(
+        &mut self,
+        text: &mut String,
+        lines: &mut Vec<BatchLine>,
+        max_lines: usize,
+        max_bytes: usize,
+    ) -> Result<bool, ImportError> {
+        let (lines0, text0) = (lines.len(), text.len());
+        while lines.len() - lines0 < max_lines && text.len() - text0 < max_bytes {
+            let chunk = match self.input.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    return Err(ImportError::Io {
+                        file: self.name.clone(),
+                        source: e,
+                    });
+                }
+            };
+            if chunk.is_empty() {
+                return Ok(true);
+            }
+            // The whole lines in the buffer, in place; line 1 (its byte-order mark) and a line
+            // that runs past the buffer go one by one.
+            let whole = if self.line_no == 0 {
+                None
+            } else {
+                memchr::memrchr(b'\n', chunk)
+            };
+            let Some(end) = whole else {
+                match self.advance()? {
+                    None => return Ok(true),
+                    Some((n, Ok((a, b)))) => {
+                        let start = text.len();
+                        text.push_str(std::str::from_utf8(&self.buf[a..b]).unwrap_or_default());
+                        lines.push((n, Ok((start, text.len()))));
+                    }
+                    Some((n, Err(problem))) => lines.push((n, Err(problem))),
+                }
+                continue;
+            };
+            let region = &chunk[..end];
+            // Validated once: the lines of valid text are cut at `\n`, so each is text.
+            let valid = std::str::from_utf8(region).ok();
+            let mut pos = 0;
+            let mut consumed = 0;
+            while pos <= region.len()
+                && lines.len() - lines0 < max_lines
+                && text.len() - text0 < max_bytes
+            {
+                let stop = memchr::memchr(b'\n', &region[pos..]).map_or(region.len(), |i| pos + i);
+                let line = &region[pos..stop];
+                self.line_no += 1;
+                let n = self.line_no;
+                let limit = self.limit;
+                if line.len() > limit && !(line.len() == limit + 1 && line.last() == Some(&b'\r')) {
+                    lines.push((n, Err(Line::TooLong { limit })));
+                } else {
+                    let b = if line.last() == Some(&b'\r') {
+                        stop - 1
+                    } else {
+                        stop
+                    };
+                    let body = match valid {
+                        Some(t) => Ok(&t[pos..b]),
+                        None => std::str::from_utf8(&region[pos..b]).map_err(|e| Line::NotUtf8 {
+                            column: e.valid_up_to() + 1,
+                        }),
+                    };
+                    match body {
+                        Ok(t) => {
+                            let start = text.len();
+                            text.push_str(t);
+                            lines.push((n, Ok((start, text.len()))));
+                        }
+                        Err(problem) => lines.push((n, Err(problem))),
+                    }
+                }
+                pos = stop + 1;
+                consumed = pos;
+            }
+            self.input.consume(consumed);
+        }
+        Ok(false)
     }
 
     /// Reads the next line into the buffer: its number and the byte range of its validated
@@ -421,6 +520,65 @@ impl<R: std::io::Read> std::io::Read for Utf16Reader<R> {
 mod tests {
     use super::*;
     use std::io::Read as _;
+
+    /// Reading in bulk gives the lines, numbers and problems of reading line by line, for
+    /// every buffer size and batch limit: a byte-order mark, CRLF, a lone `\r`, blank lines,
+    /// bytes that are not UTF-8, lines over the limit (and one at the limit plus its `\r`), and
+    /// no final line break.
+    #[test]
+    fn batches_read_as_line_by_line() {
+        let mut input: Vec<u8> = b"\xEF\xBB\xBFfirst\r\nsecond\n\n\r\nbad \xFF byte\r\n".to_vec();
+        input.extend_from_slice(b"0123456789abcdef\n0123456789abcde\r\n0123456789abcdefg\r\n");
+        input.extend_from_slice("caf\u{e9} \u{1F600}\r\nx\ry\n".as_bytes());
+        input.extend_from_slice(b"\xC3\n");
+        input.extend_from_slice(&b"0123456789".repeat(5));
+        input.extend_from_slice(b"\nlast");
+        let limit = 15;
+        let one_by_one = {
+            let mut r = LineReader::with_limit(&input[..], "t", limit);
+            let mut out = Vec::new();
+            while let Some((n, line)) = r.next_line().unwrap() {
+                out.push(format!("{n}: {line:?}"));
+            }
+            out
+        };
+        for cap in [1, 2, 3, 5, 8, 13, 64, 4096] {
+            for (max_lines, max_bytes) in [
+                (1, usize::MAX),
+                (3, usize::MAX),
+                (usize::MAX, 4),
+                (usize::MAX, usize::MAX),
+            ] {
+                let mut r = LineReader::with_limit(
+                    std::io::BufReader::with_capacity(cap, &input[..]),
+                    "t",
+                    limit,
+                );
+                let mut out = Vec::new();
+                loop {
+                    let mut text = String::new();
+                    let mut lines = Vec::new();
+                    let eof = r
+                        .read_batch(&mut text, &mut lines, max_lines, max_bytes)
+                        .unwrap();
+                    for (n, l) in lines {
+                        let line = match l {
+                            Ok((a, b)) => Line::Text(&text[a..b]),
+                            Err(p) => p,
+                        };
+                        out.push(format!("{n}: {line:?}"));
+                    }
+                    if eof {
+                        break;
+                    }
+                }
+                assert_eq!(
+                    out, one_by_one,
+                    "capacity {cap}, limits {max_lines} {max_bytes}"
+                );
+            }
+        }
+    }
 
     fn utf16(s: &str, le: bool) -> Vec<u8> {
         s.encode_utf16()

@@ -8,8 +8,11 @@
 //! RSS bytes, ns/op, B/op …). The elapsed time the benchmark reported travels with each sample
 //! (`time_s`), as compare.js's CSV carries it.
 //!
-//! Benchmark identities (file + configuration) are interned once per set, so a million
-//! samples of twenty thousand configurations cost a few tens of bytes each.
+//! Benchmark identities (file + configuration) are interned once per set, and each sample is
+//! kept in 24 bytes (value, time, benchmark id, and side, metric and run packed in 32 bits):
+//! 24 million samples of a 2 GB compare.js CSV take 576 MB. [`SampleSet::iter`] reads them
+//! in that form; [`SampleSet::samples`] unpacks them once into a slice of [`Sample`] (40
+//! bytes each) for the callers that want one.
 
 use rustc_hash::FxHashMap;
 use std::fmt;
@@ -132,6 +135,29 @@ pub struct MetricId(pub u32);
 /// The rate metric (operations per second, higher is better): id 0 in every [`SampleSet`].
 pub const RATE: MetricId = MetricId(0);
 
+/// A 64-bit hash of a benchmark name (`file`, configuration text) for look-ups in a
+/// [`SampleSet`] ([`SampleSet::find_hashed`], [`SampleSet::intern_hashed`]); readers compute
+/// it once per row. Equal names give equal hashes; different names almost never do (a
+/// collision is resolved by comparing the names).
+pub fn benchmark_hash(file: &str, conf_text: &str) -> u64 {
+    use std::hash::Hasher as _;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(file.as_bytes());
+    // 0xFF never occurs in UTF-8: the split between the two parts is part of the hash.
+    h.write_u8(0xFF);
+    h.write(conf_text.as_bytes());
+    h.finish()
+}
+
+/// The key of a benchmark whose hash an earlier one had: `file + '\0' + configuration`.
+fn collision_key(file: &str, conf_text: &str) -> Box<str> {
+    let mut key = String::with_capacity(file.len() + 1 + conf_text.len());
+    key.push_str(file);
+    key.push('\0');
+    key.push_str(conf_text);
+    key.into_boxed_str()
+}
+
 /// Index of a [`Benchmark`] inside its [`SampleSet`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BenchmarkId(pub u32);
@@ -154,16 +180,126 @@ pub struct Sample {
     pub run: Option<u32>,
 }
 
+/// A sample as a [`SampleSet`] keeps it (24 bytes): `tag` holds the side (bit 0), the metric
+/// (bits 1–7, [`TAG_METRIC_WIDE`] when it does not fit) and the run plus one (bits 8–31, 0 for
+/// none, [`TAG_RUN_WIDE`] when it does not fit); a sample with either field wide has its metric
+/// and run in [`SampleSet::wide`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Packed {
+    value: f64,
+    time_s: f64,
+    benchmark: u32,
+    tag: u32,
+}
+
+/// The metric field of a tag that says "see the wide list".
+const TAG_METRIC_WIDE: u32 = 0x7F;
+/// The run field of a tag that says "see the wide list".
+const TAG_RUN_WIDE: u32 = 0xFF_FFFF;
+
+impl Packed {
+    /// The packed form of `s`, and whether its metric and run go to the wide list.
+    fn of(s: &Sample) -> (Packed, bool) {
+        let metric = if s.metric.0 < TAG_METRIC_WIDE {
+            s.metric.0
+        } else {
+            TAG_METRIC_WIDE
+        };
+        let run = match s.run {
+            None => 0,
+            Some(r) if r < TAG_RUN_WIDE - 1 => r + 1,
+            Some(_) => TAG_RUN_WIDE,
+        };
+        let tag = u32::from(s.side == Side::New) | metric << 1 | run << 8;
+        let p = Packed {
+            value: s.value,
+            time_s: s.time_s,
+            benchmark: s.benchmark.0,
+            tag,
+        };
+        (p, metric == TAG_METRIC_WIDE || run == TAG_RUN_WIDE)
+    }
+
+    /// True when the metric and run are in the wide list.
+    fn is_wide(self) -> bool {
+        (self.tag >> 1) & 0x7F == TAG_METRIC_WIDE || self.tag >> 8 == TAG_RUN_WIDE
+    }
+
+    /// The side of the sample.
+    fn side(self) -> Side {
+        if self.tag & 1 == 1 {
+            Side::New
+        } else {
+            Side::Old
+        }
+    }
+
+    /// The sample, given its metric and run when they are wide.
+    fn unpack(self, wide: Option<(MetricId, Option<u32>)>) -> Sample {
+        let (metric, run) = wide.unwrap_or_else(|| {
+            let r = self.tag >> 8;
+            (
+                MetricId((self.tag >> 1) & 0x7F),
+                if r == 0 { None } else { Some(r - 1) },
+            )
+        });
+        Sample {
+            benchmark: BenchmarkId(self.benchmark),
+            side: self.side(),
+            metric,
+            value: self.value,
+            time_s: self.time_s,
+            run,
+        }
+    }
+}
+
+/// The samples of a [`SampleSet`] in arrival order, unpacked one by one
+/// ([`SampleSet::iter`]).
+#[derive(Clone, Debug)]
+pub struct Samples<'a> {
+    packed: std::slice::Iter<'a, Packed>,
+    wide: &'a [(usize, MetricId, Option<u32>)],
+}
+
+impl Iterator for Samples<'_> {
+    type Item = Sample;
+
+    fn next(&mut self) -> Option<Sample> {
+        let p = *self.packed.next()?;
+        if p.is_wide()
+            && let Some((&(_, m, r), rest)) = self.wide.split_first()
+        {
+            self.wide = rest;
+            return Some(p.unpack(Some((m, r))));
+        }
+        Some(p.unpack(None))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.packed.size_hint()
+    }
+}
+
+impl ExactSizeIterator for Samples<'_> {}
+
 /// A set of samples with interned benchmark identities and metrics, in arrival order.
 #[derive(Clone, Debug)]
 pub struct SampleSet {
     benchmarks: Vec<Benchmark>,
     metrics: Vec<Metric>,
-    index: FxHashMap<Box<str>, BenchmarkId>,
-    key_buf: String,
-    last_key: String,
+    /// Benchmarks by [`benchmark_hash`] of their name: the first benchmark of each hash.
+    index: FxHashMap<u64, BenchmarkId>,
+    /// Benchmarks whose hash an earlier one already had, by `file + '\0' + configuration`.
+    collided: FxHashMap<Box<str>, BenchmarkId>,
     last_id: Option<BenchmarkId>,
-    samples: Vec<Sample>,
+    /// The samples, packed, in arrival order.
+    packed: Vec<Packed>,
+    /// `(index, metric, run)` of the samples whose metric or run does not fit their tag, in
+    /// index order.
+    wide: Vec<(usize, MetricId, Option<u32>)>,
+    /// The samples unpacked, made on the first call of [`SampleSet::samples`].
+    unpacked: std::sync::OnceLock<Vec<Sample>>,
     rounds_recorded: bool,
 }
 
@@ -177,10 +313,11 @@ impl Default for SampleSet {
                 better: Better::Higher,
             }],
             index: FxHashMap::default(),
-            key_buf: String::new(),
-            last_key: String::new(),
+            collided: FxHashMap::default(),
             last_id: None,
-            samples: Vec::new(),
+            packed: Vec::new(),
+            wide: Vec::new(),
+            unpacked: std::sync::OnceLock::new(),
             rounds_recorded: false,
         }
     }
@@ -236,18 +373,22 @@ impl SampleSet {
     /// # Panics
     /// Panics if more than `u32::MAX` distinct benchmarks are interned.
     pub fn intern(&mut self, file: &str, conf_text: &str) -> BenchmarkId {
-        self.key_buf.clear();
-        self.key_buf.push_str(file);
-        self.key_buf.push('\0');
-        self.key_buf.push_str(conf_text);
         // Consecutive rows often name the same benchmark (old, then new): skip the hash.
-        if let Some(id) = self.last_id
-            && self.key_buf == self.last_key
-        {
-            return id;
+        if let Some(id) = self.last_id {
+            let b = &self.benchmarks[id.0 as usize];
+            if b.file == file && b.configuration.text == conf_text {
+                return id;
+            }
         }
-        std::mem::swap(&mut self.key_buf, &mut self.last_key);
-        if let Some(&id) = self.index.get(self.last_key.as_str()) {
+        self.intern_hashed(benchmark_hash(file, conf_text), file, conf_text)
+    }
+
+    /// [`SampleSet::intern`] with the name's [`benchmark_hash`] already computed.
+    ///
+    /// # Panics
+    /// Panics if more than `u32::MAX` distinct benchmarks are interned.
+    pub fn intern_hashed(&mut self, hash: u64, file: &str, conf_text: &str) -> BenchmarkId {
+        if let Some(id) = self.find_hashed(hash, file, conf_text) {
             self.last_id = Some(id);
             return id;
         }
@@ -257,8 +398,14 @@ impl SampleSet {
             file: file.to_owned(),
             configuration: Configuration::from_text(conf_text),
         });
-        self.index
-            .insert(self.last_key.clone().into_boxed_str(), id);
+        match self.index.entry(hash) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(id);
+            }
+            std::collections::hash_map::Entry::Occupied(_) => {
+                self.collided.insert(collision_key(file, conf_text), id);
+            }
+        }
         self.last_id = Some(id);
         id
     }
@@ -267,11 +414,22 @@ impl SampleSet {
     /// `None`; a read-only look-up (several threads may look up at once while nothing is
     /// interned).
     pub fn find_benchmark(&self, file: &str, conf_text: &str) -> Option<BenchmarkId> {
-        let mut key = String::with_capacity(file.len() + 1 + conf_text.len());
-        key.push_str(file);
-        key.push('\0');
-        key.push_str(conf_text);
-        self.index.get(key.as_str()).copied()
+        self.find_hashed(benchmark_hash(file, conf_text), file, conf_text)
+    }
+
+    /// [`SampleSet::find_benchmark`] with the name's [`benchmark_hash`] already computed.
+    pub fn find_hashed(&self, hash: u64, file: &str, conf_text: &str) -> Option<BenchmarkId> {
+        let &id = self.index.get(&hash)?;
+        let b = &self.benchmarks[id.0 as usize];
+        if b.file == file && b.configuration.text == conf_text {
+            return Some(id);
+        }
+        if self.collided.is_empty() {
+            return None;
+        }
+        self.collided
+            .get(collision_key(file, conf_text).as_ref())
+            .copied()
     }
 
     /// Like [`SampleSet::intern`], keeping structured parameters when the benchmark is new.
@@ -291,12 +449,70 @@ impl SampleSet {
     /// Appends one sample (its benchmark id must come from this set).
     pub fn push(&mut self, sample: Sample) {
         debug_assert!((sample.benchmark.0 as usize) < self.benchmarks.len());
-        self.samples.push(sample);
+        let (p, wide) = Packed::of(&sample);
+        if wide {
+            self.wide
+                .push((self.packed.len(), sample.metric, sample.run));
+        }
+        self.packed.push(p);
+        self.unpacked.take();
     }
 
-    /// All samples in arrival order.
+    /// Appends samples in order (their benchmark ids must come from this set).
+    pub fn extend_samples(&mut self, samples: impl IntoIterator<Item = Sample>) {
+        let n = self.benchmarks.len();
+        let base = self.packed.len();
+        let wide = &mut self.wide;
+        let packed = &mut self.packed;
+        packed.extend(samples.into_iter().enumerate().map(|(i, s)| {
+            debug_assert!((s.benchmark.0 as usize) < n);
+            let (p, w) = Packed::of(&s);
+            if w {
+                wide.push((base + i, s.metric, s.run));
+            }
+            p
+        }));
+        self.unpacked.take();
+    }
+
+    /// Reserves room for `additional` more samples (24 bytes each).
+    pub fn reserve(&mut self, additional: usize) {
+        self.packed.reserve(additional);
+    }
+
+    /// All samples in arrival order, as a slice: unpacked on the first call and kept (40
+    /// bytes a sample besides the 24 of the packed form); [`SampleSet::iter`] reads them
+    /// without a copy.
     pub fn samples(&self) -> &[Sample] {
-        &self.samples
+        self.unpacked.get_or_init(|| self.iter().collect())
+    }
+
+    /// The samples in arrival order, unpacked one at a time (no copy of the set).
+    pub fn iter(&self) -> Samples<'_> {
+        Samples {
+            packed: self.packed.iter(),
+            wide: &self.wide,
+        }
+    }
+
+    /// The samples of positions `range` in arrival order (see [`SampleSet::iter`]).
+    ///
+    /// # Panics
+    /// Panics if `range` is out of bounds.
+    pub fn iter_range(&self, range: std::ops::Range<usize>) -> Samples<'_> {
+        let from = self.wide.partition_point(|w| w.0 < range.start);
+        Samples {
+            packed: self.packed[range].iter(),
+            wide: &self.wide[from..],
+        }
+    }
+
+    /// True when some sample is of `metric`.
+    pub fn has_metric(&self, metric: MetricId) -> bool {
+        if metric.0 < TAG_METRIC_WIDE && self.wide.is_empty() {
+            return self.packed.iter().any(|p| (p.tag >> 1) & 0x7F == metric.0);
+        }
+        self.iter().any(|s| s.metric == metric)
     }
 
     /// All benchmark identities, indexed by [`BenchmarkId`].
@@ -327,12 +543,12 @@ impl SampleSet {
 
     /// Number of samples.
     pub fn len(&self) -> usize {
-        self.samples.len()
+        self.packed.len()
     }
 
     /// True when the set holds no sample.
     pub fn is_empty(&self) -> bool {
-        self.samples.is_empty()
+        self.packed.is_empty()
     }
 
     /// Appends every sample of `other`, re-interning its benchmarks and metrics (pooling
@@ -341,7 +557,7 @@ impl SampleSet {
     /// The pooled set records rounds only if every pooled part does (an empty set takes the
     /// flag of what is added to it).
     pub fn extend_from(&mut self, other: &SampleSet) {
-        self.rounds_recorded = if self.samples.is_empty() {
+        self.rounds_recorded = if self.packed.is_empty() {
             other.rounds_recorded
         } else {
             self.rounds_recorded && other.rounds_recorded
@@ -356,10 +572,10 @@ impl SampleSet {
             .iter()
             .map(|m| self.intern_metric(&m.name, &m.unit, m.better))
             .collect();
-        self.samples.extend(other.samples.iter().map(|s| Sample {
+        self.extend_samples(other.iter().map(|s| Sample {
             benchmark: map[s.benchmark.0 as usize],
             metric: mmap[s.metric.0 as usize],
-            ..*s
+            ..s
         }));
     }
 }
@@ -380,5 +596,70 @@ mod tests {
         assert_eq!(set.benchmark(c).name(), "util/format.js ");
         assert_eq!(set.find_benchmark("util/format.js", "n=1"), Some(a));
         assert_eq!(set.find_benchmark("util/format.js", "n=2"), None);
+    }
+
+    /// Samples keep every field through packing: metrics and runs beyond what the tag
+    /// holds, no run, NaN and infinite values; [`SampleSet::iter_range`] starts mid-way.
+    #[test]
+    fn packed_samples_round_trip() {
+        let mut set = SampleSet::new();
+        let b = set.intern("a.js", "");
+        for i in 0..130 {
+            set.intern_metric(&format!("m{i}"), "s", Better::Lower);
+        }
+        let runs = [
+            None,
+            Some(0),
+            Some(5),
+            Some(0xFF_FFFD),
+            Some(0xFF_FFFE),
+            Some(u32::MAX),
+        ];
+        let mut want = Vec::new();
+        for (i, &run) in runs.iter().cycle().take(60).enumerate() {
+            let s = Sample {
+                benchmark: b,
+                side: if i % 3 == 0 { Side::New } else { Side::Old },
+                metric: MetricId([0, 1, 126, 127, 128, 130][i % 6 / 2 + (i % 4) % 3]),
+                value: [1.5, f64::INFINITY, -0.0][i % 3],
+                time_s: if i % 5 == 0 { f64::NAN } else { i as f64 },
+                run,
+            };
+            want.push(s);
+            if i % 2 == 0 {
+                set.push(s);
+            } else {
+                set.extend_samples([s]);
+            }
+        }
+        let bits = |v: &[Sample]| -> Vec<String> { v.iter().map(|s| format!("{s:?}")).collect() };
+        assert_eq!(bits(set.samples()), bits(&want));
+        assert_eq!(bits(&set.iter().collect::<Vec<_>>()), bits(&want));
+        assert_eq!(
+            bits(&set.iter_range(17..41).collect::<Vec<_>>()),
+            bits(&want[17..41])
+        );
+        assert!(set.has_metric(MetricId(127)));
+        assert!(!set.has_metric(MetricId(129)));
+        let mut copy = SampleSet::new();
+        copy.extend_from(&set);
+        copy.extend_from(&set);
+        assert_eq!(bits(&copy.samples()[60..]), bits(&want));
+    }
+
+    /// Two names with the same hash stay two benchmarks, each found by its name.
+    #[test]
+    fn hash_collisions_are_resolved_by_name() {
+        let mut set = SampleSet::new();
+        let a = set.intern_hashed(42, "a.js", "n=1");
+        let b = set.intern_hashed(42, "b.js", "n=1");
+        let c = set.intern_hashed(42, "a.js", "n=1");
+        assert_ne!(a, b);
+        assert_eq!(a, c);
+        assert_eq!(set.find_hashed(42, "a.js", "n=1"), Some(a));
+        assert_eq!(set.find_hashed(42, "b.js", "n=1"), Some(b));
+        assert_eq!(set.find_hashed(42, "c.js", "n=1"), None);
+        assert_eq!(set.find_hashed(7, "b.js", "n=1"), None);
+        assert_eq!(set.benchmarks().len(), 2);
     }
 }

@@ -530,7 +530,7 @@ fn read_inputs(
         return Ok(None);
     }
     if !one_side_ok && !has_both_sides(&set) && failures.is_empty() {
-        let count = |side| set.samples().iter().filter(|s| s.side == side).count();
+        let count = |side| set.iter().filter(|s| s.side == side).count();
         writeln!(
             io.stderr,
             "benchdiff: nothing to compare: no benchmark has samples on both sides (old: {} \
@@ -629,7 +629,7 @@ fn has_both_sides(set: &SampleSet) -> bool {
     use std::collections::HashSet;
     let mut old = HashSet::new();
     let mut new = HashSet::new();
-    for s in set.samples() {
+    for s in set.iter() {
         let key = (s.benchmark, s.metric);
         match s.side {
             crate::sample::Side::Old => old.insert(key),

@@ -116,10 +116,10 @@ impl Comparison {
 /// The metric a report compares by default: the rate when any sample has it, otherwise the
 /// metric of the first sample.
 pub fn primary_metric(set: &SampleSet) -> MetricId {
-    if set.samples().iter().any(|s| s.metric == RATE) {
+    if set.has_metric(RATE) {
         RATE
     } else {
-        set.samples().first().map_or(RATE, |s| s.metric)
+        set.iter().next().map_or(RATE, |s| s.metric)
     }
 }
 
@@ -143,55 +143,85 @@ pub fn group_metric(set: &SampleSet, metric: MetricId) -> Vec<Comparison> {
 }
 
 fn group_by_position(set: &SampleSet, metric: MetricId) -> Vec<Comparison> {
+    use rayon::prelude::*;
     let m = set.metric(metric);
     let (better, metric_name, unit) = (m.better, m.name.clone(), m.unit.clone());
-    // Samples per benchmark and side first, so that every vector is allocated once.
+    // Samples per benchmark and side, and the benchmarks in first-seen order, first: every
+    // vector is then allocated once.
     let mut counts: Vec<[u32; 2]> = vec![[0, 0]; set.benchmarks().len()];
-    for s in set.samples().iter().filter(|s| s.metric == metric) {
-        counts[s.benchmark.0 as usize][usize::from(s.side == Side::New)] += 1;
+    let mut slots: Vec<u32> = vec![u32::MAX; set.benchmarks().len()];
+    let mut order: Vec<BenchmarkId> = Vec::new();
+    for s in set.iter().filter(|s| s.metric == metric) {
+        let b = s.benchmark.0 as usize;
+        counts[b][usize::from(s.side == Side::New)] += 1;
+        if slots[b] == u32::MAX {
+            slots[b] = order.len() as u32;
+            order.push(s.benchmark);
+        }
     }
-    let mut slots: Vec<Option<usize>> = vec![None; set.benchmarks().len()];
-    let mut out: Vec<Comparison> = Vec::new();
-    for s in set.samples().iter().filter(|s| s.metric == metric) {
-        let slot = &mut slots[s.benchmark.0 as usize];
-        let [n_old, n_new] = counts[s.benchmark.0 as usize].map(|n| n as usize);
-        let idx = *slot.get_or_insert_with(|| {
-            out.push(Comparison {
-                benchmark: s.benchmark,
-                // No trailing space for a benchmark without configuration (Go, hyperfine, …).
-                name: {
-                    let mut n = set.benchmark(s.benchmark).name();
-                    n.truncate(n.trim_end_matches(' ').len());
-                    n
-                },
-                metric,
-                better,
-                metric_name: metric_name.clone(),
-                unit: unit.clone(),
-                old: Vec::with_capacity(n_old),
-                new: Vec::with_capacity(n_new),
-                old_runs: Vec::with_capacity(n_old),
-                new_runs: Vec::with_capacity(n_new),
-                pairing: Pairing::Runs,
-            });
-            out.len() - 1
-        });
-        let c = &mut out[idx];
-        let (rates, runs) = match s.side {
-            Side::Old => (&mut c.old, &mut c.old_runs),
-            Side::New => (&mut c.new, &mut c.new_runs),
-        };
-        let run = match s.run {
-            Some(r) => r,
-            None => {
-                c.pairing = Pairing::ArrivalOrder;
-                runs.len() as u32
+    // The comparisons are filled in parallel: each task takes a range of them and every
+    // sample of those, reading the whole set in arrival order.
+    let tasks = if set.len() < 1 << 16 {
+        1
+    } else {
+        rayon::current_num_threads().max(1)
+    };
+    let per = order.len().div_ceil(tasks).max(1);
+    let parts: Vec<Vec<Comparison>> = order
+        .par_chunks(per)
+        .enumerate()
+        .map(|(t, ids)| {
+            let lo = (t * per) as u32;
+            let hi = lo + ids.len() as u32;
+            let mut out: Vec<Comparison> = ids
+                .iter()
+                .map(|&b| {
+                    let [n_old, n_new] = counts[b.0 as usize].map(|n| n as usize);
+                    Comparison {
+                        benchmark: b,
+                        // No trailing space for a benchmark without configuration (Go,
+                        // hyperfine, …).
+                        name: {
+                            let mut n = set.benchmark(b).name();
+                            n.truncate(n.trim_end_matches(' ').len());
+                            n
+                        },
+                        metric,
+                        better,
+                        metric_name: metric_name.clone(),
+                        unit: unit.clone(),
+                        old: Vec::with_capacity(n_old),
+                        new: Vec::with_capacity(n_new),
+                        old_runs: Vec::with_capacity(n_old),
+                        new_runs: Vec::with_capacity(n_new),
+                        pairing: Pairing::Runs,
+                    }
+                })
+                .collect();
+            for s in set.iter() {
+                let slot = slots[s.benchmark.0 as usize];
+                if slot < lo || slot >= hi || s.metric != metric {
+                    continue;
+                }
+                let c = &mut out[(slot - lo) as usize];
+                let (rates, runs) = match s.side {
+                    Side::Old => (&mut c.old, &mut c.old_runs),
+                    Side::New => (&mut c.new, &mut c.new_runs),
+                };
+                let run = match s.run {
+                    Some(r) => r,
+                    None => {
+                        c.pairing = Pairing::ArrivalOrder;
+                        runs.len() as u32
+                    }
+                };
+                rates.push(s.value);
+                runs.push(run);
             }
-        };
-        rates.push(s.value);
-        runs.push(run);
-    }
-    out
+            out
+        })
+        .collect();
+    parts.into_iter().flatten().collect()
 }
 
 /// Benchmarks measured on one side only: nothing to compare, so they are listed, not assessed

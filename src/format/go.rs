@@ -248,8 +248,12 @@ fn read_go<R: std::io::BufRead>(
             Some(Next::Block(block)) => {
                 // Still valid: no record waits for its numbers and the side is the one the
                 // block was parsed with (names and units only ever get added).
-                if pending.is_some() || block.side != ctx.side {
+                if pending.is_some() {
                     lines.reread(block);
+                    continue;
+                }
+                if block.side != ctx.side {
+                    lines.retry(block);
                     continue;
                 }
                 let mut new_ids = Vec::with_capacity(block.names.len());
@@ -591,12 +595,52 @@ fn is_abort(text: &str) -> bool {
 /// that is white space to `char` but not to `u8::is_ascii_whitespace`): the same fields, faster.
 fn fields_of(line: &str) -> Vec<&str> {
     let mut v = Vec::with_capacity(8);
-    if line.is_ascii() && !line.as_bytes().contains(&0x0B) {
-        v.extend(line.split_ascii_whitespace());
-    } else {
-        v.extend(line.split_whitespace());
-    }
+    fields_into(line, &mut v);
     v
+}
+
+/// [`fields_of`] into `v` (cleared first), for a caller that reuses one vector line after
+/// line.
+fn fields_into<'a>(line: &'a str, v: &mut Vec<&'a str>) {
+    /// Per byte: 1 for ASCII white space as `u8::is_ascii_whitespace` has it, 2 for a byte
+    /// that may be (part of) other white space (the vertical tab, which
+    /// `split_ascii_whitespace` keeps, and every non-ASCII byte), else 0.
+    const CLASS: [u8; 256] = {
+        let mut t = [0u8; 256];
+        let mut i = 0x80;
+        while i < 256 {
+            t[i] = 2;
+            i += 1;
+        }
+        t[b' ' as usize] = 1;
+        t[b'\t' as usize] = 1;
+        t[b'\n' as usize] = 1;
+        t[0x0C] = 1;
+        t[b'\r' as usize] = 1;
+        t[0x0B] = 2;
+        t
+    };
+    v.clear();
+    let b = line.as_bytes();
+    let (n, mut i) = (b.len(), 0);
+    while i < n {
+        while i < n && CLASS[b[i] as usize] == 1 {
+            i += 1;
+        }
+        let start = i;
+        while i < n && CLASS[b[i] as usize] == 0 {
+            i += 1;
+        }
+        if i < n && CLASS[b[i] as usize] == 2 {
+            // Unicode white space may follow: cut the whole line as `split_whitespace` does.
+            v.clear();
+            v.extend(line.split_whitespace());
+            return;
+        }
+        if i > start {
+            v.push(&line[start..i]);
+        }
+    }
 }
 
 /// The `(unit, value)` pairs of a result line, units borrowed from the line.
@@ -680,7 +724,7 @@ pub fn strip_name_key(full: &str, key: &str) -> (String, Option<String>) {
 /// - Iterations: `round(time_s / value)` for `sec/op` samples with a time, else 1.
 /// - Values: the shortest decimal that reads back to the same double.
 pub fn write(set: &SampleSet) -> String {
-    let mut out: Vec<u8> = Vec::with_capacity(96 * set.samples().len() + 256);
+    let mut out: Vec<u8> = Vec::with_capacity(96 * set.len() + 256);
     // Writing into a Vec cannot fail.
     let _ = write_to(set, &mut out);
     // Valid UTF-8 whenever the names are (they come from `str`s).
@@ -706,7 +750,7 @@ pub fn write_to(set: &SampleSet, out: &mut dyn std::io::Write) -> std::io::Resul
         .par_iter()
         .map(|b| go_name(&b.file, &b.configuration.text))
         .collect();
-    let used: std::collections::BTreeSet<u32> = set.samples().iter().map(|s| s.metric.0).collect();
+    let used: std::collections::BTreeSet<u32> = set.iter().map(|s| s.metric.0).collect();
     let mut line = String::with_capacity(256);
     for &m in &used {
         let metric = set.metric(MetricId(m));
@@ -722,18 +766,23 @@ pub fn write_to(set: &SampleSet, out: &mut dyn std::io::Write) -> std::io::Resul
     const WINDOW: usize = 1 << 16;
     const CHUNK: usize = 4096;
     for side in [Side::Old, Side::New] {
-        if !set.samples().iter().any(|s| s.side == side) {
+        if !set.iter().any(|s| s.side == side) {
             continue;
         }
         line.clear();
         let _ = writeln!(line, "\nbinary: {}\n", side.label());
         out.write_all(line.as_bytes())?;
-        for window in set.samples().chunks(WINDOW) {
-            let texts: Vec<String> = window
-                .par_chunks(CHUNK)
-                .map(|chunk| {
+        // Read from the set's packed samples, range by range (no unpacked copy of the set).
+        for start in (0..set.len()).step_by(WINDOW) {
+            let end = set.len().min(start + WINDOW);
+            let texts: Vec<String> = (start..end)
+                .step_by(CHUNK)
+                .collect::<Vec<usize>>()
+                .into_par_iter()
+                .map(|from| {
+                    let chunk = set.iter_range(from..end.min(from + CHUNK));
                     let mut text = String::with_capacity(96 * chunk.len());
-                    for s in chunk.iter().filter(|s| s.side == side) {
+                    for s in chunk.filter(|s| s.side == side) {
                         let iters =
                             if sec_op[s.metric.0 as usize] && s.time_s.is_finite() && s.value > 0.0
                             {
@@ -900,6 +949,17 @@ struct Ctx<'a> {
     names: &'a rustc_hash::FxHashMap<Box<str>, crate::sample::BenchmarkId>,
 }
 
+/// What a block's parse depends on besides its lines: the number of units known (units are
+/// only ever added) and the side.
+type CtxKey = (usize, Side);
+
+impl Ctx<'_> {
+    /// The state a block is parsed under ([`CtxKey`]).
+    fn key(&self) -> CtxKey {
+        (self.metrics.len(), self.side)
+    }
+}
+
 /// The benchmark of a record parsed in parallel: known before its block, or the block's k-th
 /// new name.
 #[derive(Clone, Copy)]
@@ -937,9 +997,10 @@ struct Lines<R> {
     text: String,
     /// Per line: number, and byte range in `text` or the problem.
     lines: Vec<(u64, ReadLine)>,
-    /// Blocks of the batch: line ranges, and the parallel parse of each (`None`: read it line
-    /// by line).
-    blocks: std::collections::VecDeque<(std::ops::Range<usize>, Option<GoBlock>)>,
+    /// Blocks of the batch: line ranges, the parallel parse of each (`None`: not records of
+    /// known units under the state it was parsed with), and that state ([`Ctx::key`]; `None`
+    /// when it is to be parsed again).
+    blocks: std::collections::VecDeque<(std::ops::Range<usize>, Option<GoBlock>, Option<CtxKey>)>,
     /// Lines being given one by one.
     current: std::ops::Range<usize>,
     eof: bool,
@@ -968,6 +1029,12 @@ impl<R: std::io::BufRead> Lines<R> {
     /// Gives the lines of `block` one by one after all (its assumptions no longer hold).
     fn reread(&mut self, block: GoBlock) {
         self.current = block.lines;
+    }
+
+    /// Parses `block` again at its turn, with the state then (it was parsed with the side of
+    /// an earlier configuration line).
+    fn retry(&mut self, block: GoBlock) {
+        self.blocks.push_front((block.lines, None, None));
     }
 
     /// The next line or block; problems as [`LineReader::next_text_lenient`] reports them.
@@ -1006,9 +1073,17 @@ impl<R: std::io::BufRead> Lines<R> {
                 }
                 continue;
             }
-            if let Some((range, parsed)) = self.blocks.pop_front() {
+            if let Some((range, parsed, key)) = self.blocks.pop_front() {
                 match parsed {
                     Some(b) => return Ok(Some(Next::Block(b))),
+                    None if key != Some(ctx.key()) => {
+                        // Parsed with an older state (before the batch's first unit line, or
+                        // with the side of an earlier configuration line): this block and the
+                        // rest of the batch parsed so are parsed again, in parallel, with the
+                        // state now; what still fails is read line by line.
+                        self.blocks.push_front((range, None, None));
+                        self.reparse(ctx);
+                    }
                     None => self.current = range,
                 }
                 continue;
@@ -1021,48 +1096,23 @@ impl<R: std::io::BufRead> Lines<R> {
         }
     }
 
-    /// Reads the next batch of lines.
+    /// Reads the next batch of lines, a block at a time ([`LineReader::read_batch`]).
     fn fill(&mut self) -> Result<(), ImportError> {
         self.text.clear();
         self.lines.clear();
         self.blocks.clear();
         let want = 2 * rayon::current_num_threads().max(1);
-        let mut start = 0;
-        while self.blocks.len() < want {
-            let Some((n, line)) = self.reader.next_line()? else {
-                self.eof = true;
-                break;
-            };
-            match line {
-                crate::format::Line::Text(t) => {
-                    let a = self.text.len();
-                    self.text.push_str(t);
-                    self.lines.push((n, Ok((a, self.text.len()))));
-                }
-                crate::format::Line::TooLong { limit } => {
-                    self.lines
-                        .push((n, Err(crate::format::Line::TooLong { limit })));
-                }
-                crate::format::Line::NotUtf8 { column } => {
-                    self.lines
-                        .push((n, Err(crate::format::Line::NotUtf8 { column })));
-                }
+        while self.blocks.len() < want && !self.eof {
+            let start = self.lines.len();
+            self.eof = self.reader.read_batch(
+                &mut self.text,
+                &mut self.lines,
+                usize::MAX,
+                GO_BLOCK_BYTES,
+            )?;
+            if self.lines.len() > start {
+                self.blocks.push_back((start..self.lines.len(), None, None));
             }
-            let bytes = self.lines.last().map_or(0, |l| match l.1 {
-                Ok((_, b)) => b,
-                Err(_) => 0,
-            });
-            let block_start = self.lines[start..]
-                .iter()
-                .find_map(|l| l.1.as_ref().ok().map(|r| r.0))
-                .unwrap_or(bytes);
-            if bytes.saturating_sub(block_start) >= GO_BLOCK_BYTES {
-                self.blocks.push_back((start..self.lines.len(), None));
-                start = self.lines.len();
-            }
-        }
-        if start < self.lines.len() {
-            self.blocks.push_back((start..self.lines.len(), None));
         }
         Ok(())
     }
@@ -1071,9 +1121,25 @@ impl<R: std::io::BufRead> Lines<R> {
     fn parse(&mut self, ctx: &Ctx<'_>) {
         use rayon::prelude::*;
         let (text, lines) = (&self.text, &self.lines);
-        self.blocks
-            .par_iter_mut()
-            .for_each(|(range, parsed)| *parsed = parse_go_block(text, lines, range.clone(), ctx));
+        let key = Some(ctx.key());
+        self.blocks.par_iter_mut().for_each(|(range, parsed, k)| {
+            *parsed = parse_go_block(text, lines, range.clone(), ctx);
+            *k = key;
+        });
+    }
+
+    /// Parses again, in parallel with `ctx`, the blocks left that were parsed under another
+    /// state (fewer units known, another side) or are to be parsed again.
+    fn reparse(&mut self, ctx: &Ctx<'_>) {
+        use rayon::prelude::*;
+        let (text, lines) = (&self.text, &self.lines);
+        let key = Some(ctx.key());
+        self.blocks.par_iter_mut().for_each(|(range, parsed, k)| {
+            if *k != key {
+                *parsed = parse_go_block(text, lines, range.clone(), ctx);
+                *k = key;
+            }
+        });
     }
 }
 
@@ -1090,13 +1156,14 @@ fn parse_go_block(
     let mut rows = Vec::with_capacity(range.len());
     let mut last: Option<(&str, NameRef)> = None;
     let mut records = 0u64;
+    let mut fields: Vec<&str> = Vec::with_capacity(8);
     for (_, r) in &lines[range.clone()] {
         let (a, b) = *r.as_ref().ok()?;
         let line = &text[a..b];
         if line.starts_with("Unit ") || line.starts_with("Unit\t") || !is_result_line(line) {
             return None;
         }
-        let fields = fields_of(line);
+        fields_into(line, &mut fields);
         if fields.len() < 2 || fields[1].parse::<u64>().is_err() {
             return None;
         }
@@ -1150,6 +1217,26 @@ mod tests {
     /// names, warnings and configuration, across batches, with the side switched by a
     /// configuration line, a new unit, a record split by the benchmark's output, a line that is
     /// not a record, CRLF and a `Unit` line mid-file.
+    /// Fields are cut at white space as `str::split_whitespace` cuts them, ASCII or not.
+    #[test]
+    fn fields_are_split_at_any_white_space() {
+        let lines = [
+            "BenchmarkA-8   \t 100  12.5 ns/op\t3 B/op",
+            "  lead and trail \r",
+            "form\x0Cfeed vertical\x0Btab",
+            "no-break\u{a0}space ideographic\u{3000}space caf\u{e9} x",
+            "",
+            " \t ",
+            "one",
+        ];
+        let mut v = Vec::new();
+        for l in lines {
+            fields_into(l, &mut v);
+            assert_eq!(v, l.split_whitespace().collect::<Vec<_>>(), "{l:?}");
+            assert_eq!(fields_of(l), v);
+        }
+    }
+
     #[test]
     fn parallel_blocks_read_as_line_by_line() {
         let mut text = String::from("goos: linux\nbinary: old\n");

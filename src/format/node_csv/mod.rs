@@ -409,9 +409,61 @@ fn read_csv_in<R: BufRead>(
 /// so every full block of readable lines ends in a line break).
 const BLOCK_BYTES: usize = MAX_LINE_BYTES + (1 << 16);
 
+/// A batch of blocks read ahead: blocks of whole lines (the last one at the end of input may
+/// not end in a line break) and whether the input ended; or, when a line is longer than a
+/// block (so over the line limit), the blocks before it and what was read of it.
+enum ReadAhead {
+    Blocks(Vec<Vec<u8>>, bool),
+    Long(Vec<Vec<u8>>, Vec<u8>),
+}
+
+/// Reads the next batch of up to `batch_blocks` blocks, each straight into its buffer (taken
+/// from `pool`; the reader's own buffer is passed by once it is empty): no copy of the input
+/// but the partial line carried to the next block in `carry`.
+fn read_ahead<R: BufRead>(
+    input: &mut R,
+    carry: &mut Vec<u8>,
+    pool: &mut Vec<Vec<u8>>,
+    batch_blocks: usize,
+) -> std::io::Result<ReadAhead> {
+    let mut blocks: Vec<Vec<u8>> = Vec::with_capacity(batch_blocks);
+    let mut eof = false;
+    while blocks.len() < batch_blocks && !eof {
+        let mut buf = pool.pop().unwrap_or_default();
+        buf.resize(BLOCK_BYTES, 0);
+        let mut len = carry.len();
+        buf[..len].copy_from_slice(carry);
+        carry.clear();
+        while len < BLOCK_BYTES {
+            match input.read(&mut buf[len..]) {
+                Ok(0) => {
+                    eof = true;
+                    break;
+                }
+                Ok(k) => len += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        buf.truncate(len);
+        if !eof {
+            match memchr::memrchr(b'\n', &buf) {
+                Some(i) => carry.extend_from_slice(&buf[i + 1..]),
+                None => return Ok(ReadAhead::Long(blocks, buf)),
+            }
+            let keep = buf.len() - carry.len();
+            buf.truncate(keep);
+        }
+        if !buf.is_empty() {
+            blocks.push(buf);
+        }
+    }
+    Ok(ReadAhead::Blocks(blocks, eof))
+}
+
 /// Reads the rest of a compare.js CSV (after its first header) in blocks of whole lines,
-/// a batch of blocks at a time parsed in parallel, and adds them to `set` in order. Memory
-/// holds one batch of the input, never the whole of it.
+/// a batch of blocks at a time parsed in parallel while the next batch is read, and adds them
+/// to `set` in order. Memory holds two batches of the input, never the whole of it.
 fn read_blocks<R: BufRead>(
     st: &mut State<'_>,
     input: &mut R,
@@ -419,70 +471,52 @@ fn read_blocks<R: BufRead>(
 ) -> Result<(), ImportError> {
     use rayon::prelude::*;
     let batch_blocks = 2 * rayon::current_num_threads().max(1);
+    let name = st.name;
     let io_err = |e: std::io::Error| ImportError::Io {
-        file: st.name.to_owned(),
+        file: name.to_owned(),
         source: e,
     };
     let mut carry: Vec<u8> = Vec::new();
     // The blocks' buffers, kept from batch to batch.
     let mut pool: Vec<Vec<u8>> = Vec::new();
-    let mut eof = false;
-    while !eof {
-        // A batch of blocks, each ending in a line break (the last one at the end of input
-        // may not).
-        let mut blocks: Vec<Vec<u8>> = Vec::with_capacity(batch_blocks);
-        while blocks.len() < batch_blocks && !eof {
-            let mut buf = pool.pop().unwrap_or_default();
-            buf.clear();
-            buf.reserve(BLOCK_BYTES);
-            buf.extend_from_slice(&carry);
-            carry.clear();
-            while buf.len() < BLOCK_BYTES {
-                let chunk = match input.fill_buf() {
-                    Ok(c) => c,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(io_err(e)),
-                };
-                if chunk.is_empty() {
-                    eof = true;
-                    break;
+    let mut next = read_ahead(input, &mut carry, &mut pool, batch_blocks).map_err(io_err)?;
+    loop {
+        let (blocks, eof) = match next {
+            ReadAhead::Blocks(blocks, eof) => (blocks, eof),
+            ReadAhead::Long(blocks, buf) => {
+                // A line longer than a block (so over the line limit): the rest is read line
+                // by line, which reports it.
+                for b in blocks {
+                    st.lines(&b[..], set)?;
                 }
-                let take = chunk.len().min(BLOCK_BYTES - buf.len());
-                buf.extend_from_slice(&chunk[..take]);
-                input.consume(take);
+                st.lines(std::io::Read::chain(&buf[..], &mut *input), set)?;
+                return Ok(());
             }
-            if !eof {
-                match memchr::memrchr(b'\n', &buf) {
-                    Some(i) => carry.extend_from_slice(&buf[i + 1..]),
-                    None => {
-                        // A line longer than a block (so over the line limit): the rest is
-                        // read line by line, which reports it.
-                        for b in blocks {
-                            st.lines(&b[..], set)?;
-                        }
-                        st.lines(std::io::Read::chain(&buf[..], &mut *input), set)?;
-                        return Ok(());
-                    }
-                }
-                let keep = buf.len() - carry.len();
-                buf.truncate(keep);
-            }
-            if !buf.is_empty() {
-                blocks.push(buf);
-            }
-        }
+        };
         let Some(cols) = st.columns else {
             return Ok(());
         };
         // Names are looked up in the set (read-only while the blocks are parsed); names new
-        // to a block are interned when it is added, in order.
-        let parsed: Vec<Option<Block>> = {
-            let (first_header, known) = (&st.first_header, &*set);
-            blocks
-                .par_iter()
-                .map(|b| parse_block(b, cols, first_header, known))
-                .collect()
+        // to a block are interned when it is added, in order. The next batch is read on this
+        // thread meanwhile (the input need not be shareable between threads).
+        let (parsed, ahead) = {
+            let (first_header, known, blocks) = (&st.first_header, &*set, &blocks);
+            std::thread::scope(|s| {
+                let parsing = s.spawn(move || {
+                    blocks
+                        .par_iter()
+                        .map(|b| parse_block(b, cols, first_header, known))
+                        .collect::<Vec<Option<Block>>>()
+                });
+                let ahead = if eof {
+                    Ok(ReadAhead::Blocks(Vec::new(), true))
+                } else {
+                    read_ahead(input, &mut carry, &mut pool, batch_blocks)
+                };
+                (parsing.join(), ahead)
+            })
         };
+        let parsed = parsed.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         for (bytes, block) in blocks.iter().zip(parsed) {
             match block {
                 // Parsed with the columns still in effect: add its rows, its names interned in
@@ -493,19 +527,17 @@ fn read_blocks<R: BufRead>(
                         .iter()
                         .map(|(file, conf)| set.intern(file, conf))
                         .collect();
-                    for &(r, side, value, time_s) in &block.rows {
-                        set.push(Sample {
-                            benchmark: match r {
-                                Ref::Known(id) => id,
-                                Ref::New(k) => ids[k as usize],
-                            },
-                            side,
-                            metric: RATE,
-                            value,
-                            time_s,
-                            run: None,
-                        });
-                    }
+                    set.extend_samples(block.rows.iter().map(|&(r, side, value, time_s)| Sample {
+                        benchmark: match r {
+                            Ref::Known(id) => id,
+                            Ref::New(k) => ids[k as usize],
+                        },
+                        side,
+                        metric: RATE,
+                        value,
+                        time_s,
+                        run: None,
+                    }));
                     st.summary.rows += block.rows.len() as u64;
                     st.line_no += block.lines;
                 }
@@ -517,8 +549,11 @@ fn read_blocks<R: BufRead>(
             }
         }
         pool.extend(blocks);
+        if eof {
+            return Ok(());
+        }
+        next = ahead.map_err(io_err)?;
     }
-    Ok(())
 }
 
 /// The benchmark of a row parsed in parallel: one interned before the block, or the i-th new
@@ -541,52 +576,65 @@ struct Block {
 /// line is not a plain data row (over the line limit, not UTF-8, blank, malformed, a bad
 /// label or number, a NUL byte, a header): the caller then reads the block line by line,
 /// which reports it.
+///
+/// The block is validated as UTF-8 once; fields are cut at ASCII separators, so each is then
+/// text too. A line in the usual form (each field quoted without quotes inside, or unquoted,
+/// no spaces around) is cut in place ([`split_plain`]); any other goes through
+/// [`split_fields`], which reads every form the line-by-line reader reads.
 fn parse_block(
     bytes: &[u8],
     cols: Columns,
     first_header: &[String],
     known: &SampleSet,
 ) -> Option<Block> {
-    let mut names: Vec<(Box<str>, Box<str>)> = Vec::new();
-    let mut index: rustc_hash::FxHashMap<Box<str>, u32> = rustc_hash::FxHashMap::default();
-    let mut key = String::new();
-    let mut last: Option<(String, Ref)> = None;
-    let mut rows = Vec::with_capacity(bytes.len() / 64);
-    let mut scratch = Vec::with_capacity(256);
-    let mut ranges = Vec::with_capacity(8);
-    let mut lines = 0u64;
     let binary = cols.binary?;
     // A data row here is never a header line: its binary field is `old` or `new`, which a
     // header line could only hold if the first header named such a column.
     if first_header.iter().any(|h| h == "old" || h == "new") {
         return None;
     }
-    let mut rest = bytes;
+    // A NUL byte anywhere in a line is an error of that line (in a field, or in the quoting).
+    if memchr::memchr(0, bytes).is_some() {
+        return None;
+    }
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut names: Vec<(Box<str>, Box<str>)> = Vec::new();
+    // Names new to the block by hash; a second name with the same hash gives up on the block
+    // (the line-by-line reader interns it correctly).
+    let mut index: rustc_hash::FxHashMap<u64, u32> = rustc_hash::FxHashMap::default();
+    let mut last: Option<(u64, Ref)> = None;
+    let mut rows = Vec::with_capacity(bytes.len() / 64);
+    let mut scratch = Vec::with_capacity(256);
+    let mut ranges = Vec::with_capacity(8);
+    let mut lines = 0u64;
+    let mut rest = text;
     while !rest.is_empty() {
-        let (mut line, next) = match memchr::memchr(b'\n', rest) {
+        let (mut line, next) = match memchr::memchr(b'\n', rest.as_bytes()) {
             Some(i) => (&rest[..i], &rest[i + 1..]),
-            None => (rest, &rest[rest.len()..]),
+            None => (rest, ""),
         };
         rest = next;
         lines += 1;
         if line.len() > MAX_LINE_BYTES {
             return None;
         }
-        if let Some(l) = line.strip_suffix(b"\r") {
+        if let Some(l) = line.strip_suffix('\r') {
             line = l;
         }
-        if std::str::from_utf8(line).is_err()
-            || line.iter().all(|b| *b == b' ' || *b == b'\t')
-            || split_fields(line, true, &mut scratch, &mut ranges).is_err()
-            || ranges.len() != cols.count
-        {
+        let fields: &str = if split_plain(line.as_bytes(), &mut ranges) {
+            line
+        } else {
+            if line.bytes().all(|b| b == b' ' || b == b'\t')
+                || split_fields(line.as_bytes(), true, &mut scratch, &mut ranges).is_err()
+            {
+                return None;
+            }
+            std::str::from_utf8(&scratch).ok()?
+        };
+        if ranges.len() != cols.count {
             return None;
         }
-        let text = std::str::from_utf8(&scratch).ok()?;
-        let field = |i: usize| -> &str { &text[ranges[i].0..ranges[i].1] };
-        if memchr::memchr(0, text.as_bytes()).is_some() {
-            return None;
-        }
+        let field = |i: usize| -> &str { &fields[ranges[i].0..ranges[i].1] };
         let side = Side::from_label(field(binary).trim_start_matches(' '))?;
         let rate = parse_r_number(field(cols.rate))?;
         let time_s = match cols.time {
@@ -594,39 +642,96 @@ fn parse_block(
             Some(i) => parse_r_number(field(i))?,
         };
         let (file, conf) = (field(cols.filename), field(cols.configuration));
-        key.clear();
-        key.push_str(file);
-        key.push('\0');
-        key.push_str(conf);
-        let k = match &last {
-            Some((l, k)) if *l == key => *k,
+        let hash = crate::sample::benchmark_hash(file, conf);
+        let k = match last {
+            // The same hash as the last row's: the same name unless it collides, which the
+            // look-ups below check.
+            Some((h, k)) if h == hash && name_of(k, &names, known) == Some((file, conf)) => k,
             _ => {
-                let k = match known.find_benchmark(file, conf) {
+                let k = match known.find_hashed(hash, file, conf) {
                     Some(id) => Ref::Known(id),
-                    None => match index.get(key.as_str()) {
-                        Some(&k) => Ref::New(k),
-                        None => {
+                    None => match index.entry(hash) {
+                        std::collections::hash_map::Entry::Occupied(e) => {
+                            let k = *e.get();
+                            let (f, c) = &names[k as usize];
+                            if (&**f, &**c) != (file, conf) {
+                                return None;
+                            }
+                            Ref::New(k)
+                        }
+                        std::collections::hash_map::Entry::Vacant(e) => {
                             let k = u32::try_from(names.len()).ok()?;
                             names.push((file.into(), conf.into()));
-                            index.insert(key.as_str().into(), k);
+                            e.insert(k);
                             Ref::New(k)
                         }
                     },
                 };
-                match &mut last {
-                    Some((l, lk)) => {
-                        l.clear();
-                        l.push_str(&key);
-                        *lk = k;
-                    }
-                    None => last = Some((key.clone(), k)),
-                }
+                last = Some((hash, k));
                 k
             }
         };
         rows.push((k, side, rate, time_s));
     }
     Some(Block { names, rows, lines })
+}
+
+/// The name (file, configuration) a row's benchmark reference stands for.
+fn name_of<'a>(
+    r: Ref,
+    names: &'a [(Box<str>, Box<str>)],
+    known: &'a SampleSet,
+) -> Option<(&'a str, &'a str)> {
+    match r {
+        Ref::Known(id) => {
+            let b = known.benchmarks().get(id.0 as usize)?;
+            Some((&b.file, &b.configuration.text))
+        }
+        Ref::New(k) => names.get(k as usize).map(|(f, c)| (&**f, &**c)),
+    }
+}
+
+/// Cuts a line of the usual compare.js form into fields in place, their ranges into `ranges`:
+/// each field `"quoted"` with no quote inside, or unquoted with no quote, and no space before a
+/// field or after a closing quote. Returns false for any other line (which
+/// [`split_fields`] then reads, or reports); when true, the ranges are those
+/// [`split_fields`] gives (with spaces kept) and the field bytes are the line's.
+fn split_plain(line: &[u8], ranges: &mut Vec<(usize, usize)>) -> bool {
+    ranges.clear();
+    let n = line.len();
+    let mut pos = 0;
+    loop {
+        if pos < n && line[pos] == b'"' {
+            let Some(q) = memchr::memchr(b'"', &line[pos + 1..]) else {
+                return false;
+            };
+            let q = pos + 1 + q;
+            ranges.push((pos + 1, q));
+            pos = q + 1;
+            // A doubled quote, a space or anything else after the closing quote.
+            if pos < n && line[pos] != b',' {
+                return false;
+            }
+        } else {
+            if pos < n && line[pos] == b' ' {
+                return false;
+            }
+            let end = memchr::memchr2(b',', b'"', &line[pos..]).map_or(n, |i| i + pos);
+            if end < n && line[end] == b'"' {
+                return false;
+            }
+            ranges.push((pos, end));
+            pos = end;
+        }
+        if pos >= n {
+            return true;
+        }
+        pos += 1; // the comma
+        if pos == n {
+            ranges.push((n, n));
+            return true;
+        }
+    }
 }
 
 /// The columns compare.js writes.

@@ -40,6 +40,7 @@ use plan::Order;
 use serde::de::{self, Deserializer};
 use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
@@ -661,14 +662,27 @@ type CompactOk = (u32, u32, u32, Side, bool);
 /// The `type` of a record line: read from the line's start when it begins `{"type":"KIND"`
 /// (how benchdiff writes every record) and KIND is a job record's (those lines are parsed in
 /// full right after), else by parsing the line.
-fn record_kind(line: &str) -> Result<String, serde_json::Error> {
+fn record_kind(line: &str) -> Result<Cow<'static, str>, serde_json::Error> {
+    // The kinds of every record benchdiff writes, without an allocation per line.
+    const KNOWN: [&str; 6] = [
+        "job",
+        "command-job",
+        "run",
+        "command-run",
+        "adaptive",
+        "machine",
+    ];
+    let known = |k: &str| KNOWN.iter().find(|&&x| x == k).copied();
     if let Some(rest) = line.strip_prefix("{\"type\":\"")
         && let Some(end) = rest.find('"')
-        && matches!(&rest[..end], "job" | "command-job")
+        && let Some(k @ ("job" | "command-job")) = known(&rest[..end])
     {
-        return Ok(rest[..end].to_owned());
+        return Ok(Cow::Borrowed(k));
     }
-    serde_json::from_str::<TypeOnly>(line).map(|t| t.kind.unwrap_or_default())
+    serde_json::from_str::<TypeOnly>(line).map(|t| {
+        let k = t.kind.unwrap_or_default();
+        known(&k).map_or(Cow::Owned(k), Cow::Borrowed)
+    })
 }
 
 /// Parses a record line whose `type` is `kind` straight into its variant's struct (serde's
@@ -692,7 +706,10 @@ enum Parsed<'a> {
     Blank,
     Unreadable(String),
     NotJson(String),
-    Record(String, Option<Box<Result<Item<'a>, serde_json::Error>>>),
+    Record(
+        Cow<'static, str>,
+        Option<Box<Result<Item<'a>, serde_json::Error>>>,
+    ),
 }
 
 /// A record parsed in full, or (when streaming) an `ok` command job as a view on its line.
@@ -706,13 +723,14 @@ enum Item<'a> {
 #[derive(Default)]
 struct Batch {
     text: String,
-    lines: Vec<(u64, BatchLine)>,
+    lines: Vec<BatchLine>,
     /// The number of the last line read (of any batch).
     last: u64,
 }
 
-/// A line of a [`Batch`]: its byte range in the batch's text, or why it could not be read.
-type BatchLine = Result<(usize, usize), String>;
+/// A line of a [`Batch`]: its number, and its byte range in the batch's text or why it could
+/// not be read.
+type BatchLine = crate::lines::BatchLine;
 
 /// Lines and bytes per batch: enough to keep both cores busy, little against the records.
 const BATCH_LINES: usize = 4096;
@@ -725,27 +743,13 @@ impl Batch {
         lines: &mut crate::format::LineReader<R>,
         name: &str,
     ) -> Result<bool, ResultsError> {
-        use crate::format::Line;
         self.text.clear();
         self.lines.clear();
-        while self.lines.len() < BATCH_LINES && self.text.len() < BATCH_BYTES {
-            match lines.next_line() {
-                Ok(Some((n, Line::Text(t)))) => {
-                    self.last = n;
-                    let a = self.text.len();
-                    self.text.push_str(t);
-                    self.lines.push((n, Ok((a, self.text.len()))));
-                }
-                Ok(Some((n, other))) => {
-                    self.last = n;
-                    self.lines
-                        .push((n, Err(other.problem().unwrap_or_default())));
-                }
-                Ok(None) => return Ok(true),
-                Err(e) => return Err(ResultsError::new(name, self.last + 1, e.to_string())),
-            }
+        let read = lines.read_batch(&mut self.text, &mut self.lines, BATCH_LINES, BATCH_BYTES);
+        if let Some(&(n, _)) = self.lines.last() {
+            self.last = n;
         }
-        Ok(false)
+        read.map_err(|e| ResultsError::new(name, self.last + 1, e.to_string()))
     }
 
     /// Every line of the batch parsed (in parallel), in order; with `stream`, `ok` command
@@ -757,7 +761,7 @@ impl Batch {
             .with_min_len(64)
             .map(|(n, r)| {
                 let p = match r {
-                    Err(why) => Parsed::Unreadable(why.clone()),
+                    Err(why) => Parsed::Unreadable(why.problem().unwrap_or_default()),
                     Ok((a, b)) => {
                         let line = &self.text[*a..*b];
                         if line.trim().is_empty() {
@@ -767,7 +771,7 @@ impl Batch {
                                 Err(e) => Parsed::NotJson(e.to_string()),
                                 Ok(kind) => {
                                     let full = matches!(
-                                        kind.as_str(),
+                                        &*kind,
                                         "run" | "command-run" | "job" | "command-job" | "adaptive"
                                     );
                                     let record =
@@ -822,174 +826,213 @@ fn load_with<R: BufRead>(
     let mut command_failed = Vec::new();
     let mut lines = LineReader::with_limit(input, name, MAX_RECORD_BYTES);
     // Lines are read in batches, parsed in parallel, then taken in file order.
-    // Two batches: while one is parsed (in parallel, from a helper thread), this thread reads
-    // the next; then the parsed one is taken in order.
-    let mut batches = [Batch::default(), Batch::default()];
     let stream = on_ok.is_some();
-    let mut eof = batches[0].fill(&mut lines, name)?;
-    let mut cur = 0;
-    loop {
-        let (first, second) = batches.split_at_mut(1);
-        let (this, next) = if cur == 0 {
-            (&first[0], &mut second[0])
-        } else {
-            (&second[0], &mut first[0])
+    // Takes one parsed line of the file, in order.
+    let mut take = |n: u64, item: Parsed<'_>| -> Result<(), ResultsError> {
+        let (kind, record) = match item {
+            Parsed::Blank => return Ok(()),
+            Parsed::Unreadable(why) => {
+                warnings.push(format!("line {n}: {why}; ignored"));
+                return Ok(());
+            }
+            Parsed::NotJson(e) => {
+                warnings.push(format!("line {n}: not a JSON record ({e}); ignored"));
+                return Ok(());
+            }
+            Parsed::Record(kind, record) => (kind, record),
         };
-        let (parsed, next_eof) = std::thread::scope(|s| {
-            let parsing = s.spawn(|| this.parse(stream));
-            let filled = if eof {
-                Ok(true)
-            } else {
-                next.fill(&mut lines, name)
-            };
-            (parsing.join(), filled)
-        });
-        let parsed = parsed.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        for (n, item) in parsed {
-            let (kind, record) = match item {
-                Parsed::Blank => continue,
-                Parsed::Unreadable(why) => {
-                    warnings.push(format!("line {n}: {why}; ignored"));
-                    continue;
-                }
-                Parsed::NotJson(e) => {
-                    warnings.push(format!("line {n}: not a JSON record ({e}); ignored"));
-                    continue;
-                }
-                Parsed::Record(kind, record) => (kind, record),
-            };
-            let is_plan = kind == "run" || kind == "command-run";
-            if header.is_none() && !is_plan {
+        let is_plan = kind == "run" || kind == "command-run";
+        if header.is_none() && !is_plan {
+            if kind == "job" || kind == "command-job" {
+                return Err(ResultsError::new(
+                    name,
+                    n,
+                    format!(
+                        "{kind} record before the {} record; not a benchdiff results file",
+                        if kind == "job" { "run" } else { "command-run" }
+                    ),
+                ));
+            }
+            return Ok(());
+        }
+        // Only the records the loader keeps are parsed in full.
+        let wanted = is_plan || kind == "job" || kind == "command-job" || kind == "adaptive";
+        let Some(record) = record.filter(|_| wanted) else {
+            return Ok(());
+        };
+        let record = match *record {
+            Ok(r) => r,
+            Err(e) if is_plan && header.is_none() => {
+                return Err(ResultsError::new(
+                    name,
+                    n,
+                    format!("bad {kind} record: {e}"),
+                ));
+            }
+            Err(e) => {
                 if kind == "job" || kind == "command-job" {
-                    return Err(ResultsError::new(
-                        name,
-                        n,
-                        format!(
-                            "{kind} record before the {} record; not a benchdiff results file",
-                            if kind == "job" { "run" } else { "command-run" }
-                        ),
-                    ));
+                    warnings.push(format!("line {n}: bad {kind} record ({e}); ignored"));
                 }
-                continue;
+                return Ok(());
             }
-            // Only the records the loader keeps are parsed in full.
-            let wanted = is_plan || kind == "job" || kind == "command-job" || kind == "adaptive";
-            let Some(record) = record.filter(|_| wanted) else {
-                continue;
-            };
-            let record = match *record {
-                Ok(r) => r,
-                Err(e) if is_plan && header.is_none() => {
-                    return Err(ResultsError::new(
-                        name,
-                        n,
-                        format!("bad {kind} record: {e}"),
-                    ));
-                }
-                Err(e) => {
-                    if kind == "job" || kind == "command-job" {
-                        warnings.push(format!("line {n}: bad {kind} record ({e}); ignored"));
-                    }
-                    continue;
-                }
-            };
-            let record = match record {
-                Item::Record(r) => *r,
-                Item::CommandOk(j) => {
-                    match (&header, on_ok.as_mut()) {
-                        // A second `ok` record of a position: not counted (and, being `ok`, not
-                        // an unused sample either).
-                        (Some(Header::Command(_)), _) if !seen_positions.insert(j.position) => {}
-                        (Some(Header::Command(_)), Some(f)) => {
-                            f(OkJob::Command(&j));
-                            key_buf.clear();
-                            key_buf.push_str(&j.benchmark);
-                            for (k, v) in &j.combination {
-                                key_buf.push('\0');
-                                key_buf.push_str(k);
-                                key_buf.push('\0');
-                                key_buf.push_str(v);
-                            }
-                            let k = match key_index.get(key_buf.as_str()) {
-                                Some(&k) => k,
-                                None => {
-                                    let k = keys.len() as u32;
-                                    keys.push((j.benchmark.into_owned(), j.combination));
-                                    key_index.insert(key_buf.as_str().into(), k);
-                                    k
-                                }
-                            };
-                            compact.push((j.position, j.run, k, j.side, j.warmup));
+        };
+        let record = match record {
+            Item::Record(r) => *r,
+            Item::CommandOk(j) => {
+                match (&header, on_ok.as_mut()) {
+                    // A second `ok` record of a position: not counted (and, being `ok`, not
+                    // an unused sample either).
+                    (Some(Header::Command(_)), _) if !seen_positions.insert(j.position) => {}
+                    (Some(Header::Command(_)), Some(f)) => {
+                        f(OkJob::Command(&j));
+                        key_buf.clear();
+                        key_buf.push_str(&j.benchmark);
+                        for (k, v) in &j.combination {
+                            key_buf.push('\0');
+                            key_buf.push_str(k);
+                            key_buf.push('\0');
+                            key_buf.push_str(v);
                         }
-                        _ => warnings.push(format!(
-                            "line {n}: a {kind} record in a results file of the other kind; ignored"
-                        )),
-                    }
-                    continue;
-                }
-            };
-            match (record, &header) {
-                (Record::Run(h), None) => header = Some(Header::Node(h)),
-                (Record::CommandRun(h), None) => header = Some(Header::Command(h)),
-                (Record::Run(_) | Record::CommandRun(_), Some(_)) => {
-                    warnings.push(format!("line {n}: a second {kind} record; ignored"));
-                }
-                (Record::Job(j), Some(Header::Node(_))) => {
-                    unused.add(&j);
-                    if j.status == JobStatus::Ok && seen.insert((j.file.clone(), j.side, j.run)) {
-                        match on_ok.as_mut() {
-                            Some(f) => {
-                                f(OkJob::Node(&j));
-                                done.push(JobRecord {
-                                    samples: Vec::new(),
-                                    stderr_tail: Vec::new(),
-                                    stdout_tail: Vec::new(),
-                                    ..j
-                                });
+                        let k = match key_index.get(key_buf.as_str()) {
+                            Some(&k) => k,
+                            None => {
+                                let k = keys.len() as u32;
+                                keys.push((j.benchmark.into_owned(), j.combination));
+                                key_index.insert(key_buf.as_str().into(), k);
+                                k
                             }
-                            None => done.push(j),
-                        }
-                    } else if j.status != JobStatus::Ok {
-                        failed.push(j);
+                        };
+                        compact.push((j.position, j.run, k, j.side, j.warmup));
                     }
-                }
-                (Record::CommandJob(j), Some(Header::Command(_)))
-                    if !j.ok() || !seen_positions.insert(j.position) =>
-                {
-                    unused.add_command(&j);
-                    if !j.ok() {
-                        command_failed.push(j);
-                    }
-                }
-                (Record::CommandJob(j), Some(Header::Command(_))) => command_done.push(j),
-                (Record::Job(_) | Record::CommandJob(_), _) => {
-                    warnings.push(format!(
+                    _ => warnings.push(format!(
                         "line {n}: a {kind} record in a results file of the other kind; ignored"
-                    ));
+                    )),
                 }
-                (Record::Adaptive(r), _) => {
-                    if adaptive.is_none() {
-                        adaptive = Some(plan::Rule {
-                            target_pct: r.target_accuracy_pct,
-                            min_runs: r.min_runs,
-                            max_runs: r.max_runs,
-                        });
-                    }
-                    for st in r.settled {
-                        if settled_seen.insert((st.file.clone(), st.configuration.clone())) {
-                            settled.push(st);
-                        }
-                    }
-                }
-                _ => {}
+                return Ok(());
             }
+        };
+        match (record, &header) {
+            (Record::Run(h), None) => header = Some(Header::Node(h)),
+            (Record::CommandRun(h), None) => header = Some(Header::Command(h)),
+            (Record::Run(_) | Record::CommandRun(_), Some(_)) => {
+                warnings.push(format!("line {n}: a second {kind} record; ignored"));
+            }
+            (Record::Job(j), Some(Header::Node(_))) => {
+                unused.add(&j);
+                if j.status == JobStatus::Ok && seen.insert((j.file.clone(), j.side, j.run)) {
+                    match on_ok.as_mut() {
+                        Some(f) => {
+                            f(OkJob::Node(&j));
+                            done.push(JobRecord {
+                                samples: Vec::new(),
+                                stderr_tail: Vec::new(),
+                                stdout_tail: Vec::new(),
+                                ..j
+                            });
+                        }
+                        None => done.push(j),
+                    }
+                } else if j.status != JobStatus::Ok {
+                    failed.push(j);
+                }
+            }
+            (Record::CommandJob(j), Some(Header::Command(_)))
+                if !j.ok() || !seen_positions.insert(j.position) =>
+            {
+                unused.add_command(&j);
+                if !j.ok() {
+                    command_failed.push(j);
+                }
+            }
+            (Record::CommandJob(j), Some(Header::Command(_))) => command_done.push(j),
+            (Record::Job(_) | Record::CommandJob(_), _) => {
+                warnings.push(format!(
+                    "line {n}: a {kind} record in a results file of the other kind; ignored"
+                ));
+            }
+            (Record::Adaptive(r), _) => {
+                if adaptive.is_none() {
+                    adaptive = Some(plan::Rule {
+                        target_pct: r.target_accuracy_pct,
+                        min_runs: r.min_runs,
+                        max_runs: r.max_runs,
+                    });
+                }
+                for st in r.settled {
+                    if settled_seen.insert((st.file.clone(), st.configuration.clone())) {
+                        settled.push(st);
+                    }
+                }
+            }
+            _ => {}
         }
-        if eof {
-            break;
+        Ok(())
+    };
+    let (mut a, mut b, mut c) = (Batch::default(), Batch::default(), Batch::default());
+    // The first batch is parsed while the second is read.
+    let eof = a.fill(&mut lines, name)?;
+    let (parsed_a, filled_b) = std::thread::scope(|s| {
+        let parsing = s.spawn(|| a.parse(stream));
+        let filled = (!eof).then(|| b.fill(&mut lines, name));
+        (parsing.join(), filled)
+    });
+    let mut parsed_a = parsed_a.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    'batches: {
+        let Some(mut filled_b) = filled_b else {
+            for (n, item) in parsed_a {
+                take(n, item)?;
+            }
+            break 'batches;
+        };
+        // Then three batches turn: while one is parsed on the pool, this thread takes the lines of
+        // the one parsed before, in order, then reads the next batch into the third. An error
+        // reading a batch is returned after every line before it was taken.
+        macro_rules! step {
+            (
+                $parsed:ident,
+                $next:ident,
+                $filled:ident,
+                $free:ident,
+                $parsed_next:ident,
+                $filled_free:ident
+            ) => {
+                let next_eof = match $filled {
+                    Ok(e) => e,
+                    Err(e) => {
+                        for (n, item) in $parsed {
+                            take(n, item)?;
+                        }
+                        return Err(e);
+                    }
+                };
+                let (parsed, taken, filled) = std::thread::scope(|s| {
+                    let parsing = s.spawn(|| $next.parse(stream));
+                    let taken = $parsed.into_iter().try_for_each(|(n, item)| take(n, item));
+                    let filled = (taken.is_ok() && !next_eof).then(|| $free.fill(&mut lines, name));
+                    (parsing.join(), taken, filled)
+                });
+                $parsed_next = parsed.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                taken?;
+                match filled {
+                    Some(f) => $filled_free = f,
+                    None => {
+                        for (n, item) in $parsed_next {
+                            take(n, item)?;
+                        }
+                        break;
+                    }
+                }
+            };
         }
-        // An error reading the next batch comes after every line before it was taken.
-        eof = next_eof?;
-        cur = 1 - cur;
+        let mut parsed_b;
+        let mut parsed_c;
+        let mut filled_c;
+        let mut filled_a;
+        loop {
+            step!(parsed_a, b, filled_b, c, parsed_b, filled_c);
+            step!(parsed_b, c, filled_c, a, parsed_c, filled_a);
+            step!(parsed_c, a, filled_a, b, parsed_a, filled_b);
+        }
     }
     let header = header.ok_or_else(|| {
         ResultsError::new(
@@ -1109,6 +1152,59 @@ fn de_params<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, ConfValue)>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Lines are taken in file order across many batches (three turning, each parsed while
+    /// the one before is taken): every job's samples in order, and each unreadable line
+    /// reported with its number, at batch boundaries too.
+    #[test]
+    fn batches_are_taken_in_order() {
+        let mut text = String::from(
+            "{\"type\":\"command-run\",\"benchdiff\":\"0.1.0\",\"started_unix_s\":1.0,\
+             \"targets\":[{\"side\":\"old\",\"label\":\"/bin/true\",\"argv\":[\"/bin/true\"]},\
+             {\"side\":\"new\",\"label\":\"/bin/true\",\"argv\":[\"/bin/true\"]}],\
+             \"benchmarks\":[{\"name\":\"b\",\"template\":\"\",\"params\":[],\"exclusions\":[]}],\
+             \"runs\":20000,\"warmup\":0,\"order\":\"node\",\"seed\":1,\"shell\":false,\
+             \"timeout_s\":null,\"prepare\":null,\"setup\":null,\"cleanup\":null,\"cpus\":null,\
+             \"jobs\":40000}\n",
+        );
+        let bad = [2, 4096, 4097, 8193, 12_289, 20_000, 30_001];
+        let mut line = 1u64;
+        let mut want_rates = Vec::new();
+        for position in 0..35_000u32 {
+            line += 1;
+            while bad.contains(&line) {
+                text.push_str("not json\n");
+                line += 1;
+            }
+            let side = if position % 2 == 0 { "old" } else { "new" };
+            let rate = f64::from(position) + 0.5;
+            want_rates.push(rate);
+            text.push_str(&format!(
+                "{{\"type\":\"command-job\",\"position\":{position},\"benchmark\":\"b\",\
+                 \"combination\":[],\"side\":\"{side}\",\"run\":{},\"warmup\":false,\
+                 \"argv\":[\"/bin/true\"],\"status\":\"ok\",\"exit_code\":0,\"signal\":null,\
+                 \"wall_s\":0.001,\"user_s\":0.001,\"sys_s\":0.0,\"max_rss_bytes\":1,\
+                 \"samples\":[{{\"name\":\"b\",\"configuration\":\"\",\"params\":[],\
+                 \"rate\":{rate},\"time_s\":0.001,\"source\":\"whole-process\",\"metrics\":[]}}]}}\n",
+                position / 2
+            ));
+        }
+        let mut rates = Vec::new();
+        let loaded = load_streamed(text.as_bytes(), "t.jsonl", &mut |job| {
+            if let OkJob::Command(j) = job {
+                rates.extend(j.samples.iter().map(|s| s.rate));
+            }
+        })
+        .unwrap();
+        assert_eq!(rates, want_rates);
+        let lines: Vec<&str> = loaded
+            .warnings
+            .iter()
+            .map(|w| w.split(':').next().unwrap_or(""))
+            .collect();
+        let want: Vec<String> = bad.iter().map(|n| format!("line {n}")).collect();
+        assert_eq!(lines, want, "{:?}", loaded.warnings);
+    }
 
     #[test]
     fn records_round_trip() {
