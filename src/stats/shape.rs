@@ -82,7 +82,7 @@ pub fn dip_test(x: &[f64]) -> Option<(f64, f64)> {
 /// estimate only runs when the dip test alone rejects, so a report over many unimodal rows
 /// stays cheap.
 pub fn multimodality(x: &[f64]) -> Option<Multimodal> {
-    let stats = regimes::regime_statistics(x)?;
+    let stats = regimes::regime_statistics_screened(x)?;
     // Only a flagged side reports it.
     let sep = || separation(x).unwrap_or(f64::NAN);
     if let Some(r) = regimes::decide(x, stats) {
