@@ -338,13 +338,13 @@ fn statistics(x: &[f64], exact: bool) -> Option<RegimeStats> {
         None
     } else {
         let (ll2, weight) = em_screen(&z, bic_split, var_floor);
-        let bic = bic_of(ll2, weight);
-        // Margins of `em_screen` (its notes): far from both limits the exact EM decides the
-        // same; near either (or beyond the critical value, where the value is shown) it runs.
+        // Margins of `em_screen` (its notes): far below the critical value, or with a clearly
+        // too light component, the exact EM decides the same; otherwise (near a limit, or
+        // beyond the critical value, where the value is shown) it runs.
         let margin = SCREEN_MARGIN * (1.0 + ll2.abs() + ll1.abs());
-        let clear = bic < bic_critical(n) - margin
-            && (weight.min(1.0 - weight) * nf - light).abs() > SCREEN_MARGIN * nf;
-        clear.then_some(bic)
+        let below = 2.0 * (ll2 - ll1) - 2.0 * nf.ln() < bic_critical(n) - margin;
+        let too_light = weight.min(1.0 - weight) * nf < light - WEIGHT_MARGIN;
+        (below || too_light).then(|| bic_of(ll2, weight))
     };
     let bic = screened.unwrap_or_else(|| {
         let (ll2, weight) = em_common_variance(&z, bic_split, var_floor);
@@ -454,15 +454,23 @@ fn em_common_variance(z: &[f64], k: usize, var_floor: f64) -> (f64, f64) {
     (ll, w)
 }
 
-/// Relative margin of [`em_screen`]'s `ΔBIC` (times `1 + |ℓ₂| + |ℓ₁|`) and of its lighter
-/// component's weight (times `n`) within which [`regime_statistics_screened`] runs the exact EM.
+/// Relative margin of [`em_screen`]'s `ΔBIC` (times `1 + |ℓ₂| + |ℓ₁|`) within which
+/// [`regime_statistics_screened`] runs the exact EM.
 const SCREEN_MARGIN: f64 = 1e-6;
+
+/// Margin of [`em_screen`]'s lighter component's weight, in samples (weight times `n`), from the
+/// [`min_regime_size`] limit, within which [`regime_statistics_screened`] runs the exact EM (when
+/// its `ΔBIC` is not clearly below the critical value). Wider than [`SCREEN_MARGIN`]: where the
+/// likelihood is flat in the weight, the stopping rule leaves the weight less settled than the
+/// log-likelihood.
+const WEIGHT_MARGIN: f64 = 0.25;
 
 /// The EM of [`em_common_variance`] (same start, same updates, same stopping rule) with a
 /// cheaper E step, for screening: one inlined polynomial exponential per point
 /// ([`exp_nonpositive`], relative error below `10⁻¹⁴`) instead of two `exp` and one `ln`
-/// library calls, and the log-likelihood summed as `Σ max(ℓ₁ᵢ, ℓ₂ᵢ) + ln Π(1 + e^{−|ℓ₁ᵢ − ℓ₂ᵢ|})`
-/// (one `ln` per 256 points).
+/// library calls, the log-likelihood summed as `Σ max(ℓ₁ᵢ, ℓ₂ᵢ) + ln Π(1 + e^{−|ℓ₁ᵢ − ℓ₂ᵢ|})`
+/// (two `ln` per 256 points), the component difference `ℓ₂ᵢ − ℓ₁ᵢ` taken as the linear
+/// function of `zᵢ` it is, and the sums in four lanes (a different summation order).
 ///
 /// Why its verdict is the exact EM's away from the limits: both iterate the same smooth map from
 /// the same start; the screen's parameters differ from the exact ones by rounding-level
@@ -470,10 +478,11 @@ const SCREEN_MARGIN: f64 = 1e-6;
 /// which EM, a contraction near its fixed point, does not amplify by more than a few orders of
 /// magnitude in its at most 100 steps. Where the two stop one iteration apart, the
 /// log-likelihoods differ by at most the last step's change, `10⁻¹⁰·|ℓ₂|` (the stopping rule).
-/// [`SCREEN_MARGIN`], `10⁻⁶` relative, is four orders of magnitude above both, and the
+/// [`SCREEN_MARGIN`], `10⁻⁶` relative, is four orders of magnitude above both. The weight is
+/// less settled where the likelihood is flat in it, hence the wider [`WEIGHT_MARGIN`]. The
 /// largest differences measured by `tests::screened_em_agrees_with_exact_em` over 12 600
 /// normal, log-normal, uniform, heavy-tailed, rounded and two-regime samples of 6–200 values
-/// are `5·10⁻¹³` of `1 + |ℓ₂|` and `10⁻¹⁰` in the weight.
+/// are `1.5·10⁻¹⁰` of `1 + |ℓ₂|` and `2.2·10⁻⁴` samples in the weight.
 fn em_screen(z: &[f64], k: usize, var_floor: f64) -> (f64, f64) {
     let n = z.len();
     let nf = n as f64;
@@ -483,6 +492,7 @@ fn em_screen(z: &[f64], k: usize, var_floor: f64) -> (f64, f64) {
     let ss: f64 = z[..k].iter().map(|a| (a - m1).powi(2)).sum::<f64>()
         + z[k..].iter().map(|a| (a - m2).powi(2)).sum::<f64>();
     let mut var = (ss / nf).max(var_floor);
+    let total: f64 = z.iter().sum();
     SCREEN_R.with(|r| {
         let mut r = r.borrow_mut();
         r.clear();
@@ -492,50 +502,113 @@ fn em_screen(z: &[f64], k: usize, var_floor: f64) -> (f64, f64) {
             let c = -0.5 * (std::f64::consts::TAU * var).ln();
             let (lw1, lw2) = (w.ln(), (1.0 - w).ln());
             let h = 0.5 / var;
-            let (mut tops, mut logs) = (0.0f64, 0.0f64);
-            for (rc, zc) in r.chunks_mut(256).zip(z.chunks(256)) {
-                let mut prod = 1.0f64;
-                for (ri, &a) in rc.iter_mut().zip(zc) {
-                    let l1 = lw1 + c - (a - m1) * (a - m1) * h;
-                    let l2 = lw2 + c - (a - m2) * (a - m2) * h;
-                    let d = l2 - l1;
-                    let e = exp_nonpositive(-d.abs());
-                    let inv = 1.0 / (1.0 + e);
-                    *ri = if d <= 0.0 { inv } else { e * inv };
-                    tops += l1.max(l2);
-                    prod *= 1.0 + e;
-                }
-                logs += prod.ln();
-            }
-            let new_ll = tops + logs;
+            // ℓ₂ᵢ − ℓ₁ᵢ = ln(w₂/w₁) + 2h(m₂ − m₁)(zᵢ − (m₁ + m₂)/2), linear in zᵢ; and
+            // max(ℓ₁ᵢ, ℓ₂ᵢ) = ℓ₁ᵢ + max(0, ℓ₂ᵢ − ℓ₁ᵢ).
+            let step = EStep {
+                dw: lw2 - lw1,
+                beta: 2.0 * h * (m2 - m1),
+                mid: 0.5 * (m1 + m2),
+                m1,
+            };
+            let (sq, pos, logs, s1, t1) = e_step(z, &mut r, step);
+            let lane_sum = |v: [f64; 4]| (v[0] + v[1]) + (v[2] + v[3]);
+            let new_ll = nf * (lw1 + c) - h * sq + pos + logs;
             let converged = (new_ll - ll).abs() <= 1e-10 * new_ll.abs().max(1.0);
             ll = new_ll;
             if converged {
                 break;
-            }
-            let (mut s1, mut t1, mut t2) = (0.0f64, 0.0f64, 0.0f64);
-            for (ri, a) in r.iter().zip(z) {
-                s1 += ri;
-                t1 += ri * a;
-                t2 += (1.0 - ri) * a;
             }
             let s2 = nf - s1;
             if s1 < 1e-9 || s2 < 1e-9 {
                 break;
             }
             m1 = t1 / s1;
-            m2 = t2 / s2;
+            m2 = (total - t1) / s2;
             w = s1 / nf;
-            var = (r
-                .iter()
-                .zip(z)
-                .map(|(ri, a)| ri * (a - m1) * (a - m1) + (1.0 - ri) * (a - m2) * (a - m2))
-                .sum::<f64>()
-                / nf)
-                .max(var_floor);
+            let mut acc = [0.0f64; 4];
+            let mut lanes = r.chunks_exact(4).zip(z.chunks_exact(4));
+            for (r4, z4) in lanes.by_ref() {
+                for j in 0..4 {
+                    let (ri, a) = (r4[j], z4[j]);
+                    acc[j] += ri * (a - m1) * (a - m1) + (1.0 - ri) * (a - m2) * (a - m2);
+                }
+            }
+            let rest = n / 4 * 4;
+            for (ri, a) in r[rest..].iter().zip(&z[rest..]) {
+                acc[0] += ri * (a - m1) * (a - m1) + (1.0 - ri) * (a - m2) * (a - m2);
+            }
+            var = (lane_sum(acc) / nf).max(var_floor);
         }
         (ll, w)
     })
+}
+
+/// Parameters of one E step of [`em_screen`]: `ℓ₂ᵢ − ℓ₁ᵢ = dw + beta·(zᵢ − mid)`, and the
+/// lower component's mean `m1`.
+#[derive(Clone, Copy)]
+struct EStep {
+    dw: f64,
+    beta: f64,
+    mid: f64,
+    m1: f64,
+}
+
+/// One E step of [`em_screen`] on `z`, writing the lower component's responsibilities into `r`:
+/// returns `(Σ(zᵢ − m₁)², Σ max(0, ℓ₂ᵢ − ℓ₁ᵢ), Σ ln(1 + e^{−|ℓ₂ᵢ − ℓ₁ᵢ|}), Σ rᵢ, Σ rᵢzᵢ)`.
+/// With AVX2 and FMA (checked at run time) the same loops are compiled for them.
+fn e_step(z: &[f64], r: &mut [f64], p: EStep) -> (f64, f64, f64, f64, f64) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has both features, checked just above.
+        return unsafe { e_step_avx2(z, r, p) };
+    }
+    e_step_body(z, r, p)
+}
+
+/// [`e_step_body`] compiled for AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn e_step_avx2(z: &[f64], r: &mut [f64], p: EStep) -> (f64, f64, f64, f64, f64) {
+    e_step_body(z, r, p)
+}
+
+/// The loops of [`e_step`]: a map (the exponentials, into `r`), then sums in four lanes so
+/// that both vectorise.
+#[inline(always)]
+fn e_step_body(z: &[f64], r: &mut [f64], p: EStep) -> (f64, f64, f64, f64, f64) {
+    let d = |a: f64| p.dw + p.beta * (a - p.mid);
+    for (ri, &a) in r.iter_mut().zip(z) {
+        *ri = exp_nonpositive(-d(a).abs());
+    }
+    let (mut sq, mut pos, mut s1, mut t1) = ([0.0f64; 4], [0.0f64; 4], [0.0f64; 4], [0.0f64; 4]);
+    let mut logs = 0.0f64;
+    let mut point = |j: usize, ri: &mut f64, a: f64, prod: &mut [f64; 4]| {
+        let (e, di, q) = (*ri, d(a), a - p.m1);
+        let inv = 1.0 / (1.0 + e);
+        let resp = if di <= 0.0 { inv } else { e * inv };
+        *ri = resp;
+        sq[j] += q * q;
+        pos[j] += di.max(0.0);
+        prod[j] *= 1.0 + e;
+        s1[j] += resp;
+        t1[j] += resp * a;
+    };
+    for (rc, zc) in r.chunks_mut(256).zip(z.chunks(256)) {
+        let mut prod = [1.0f64; 4];
+        let rest = zc.len() / 4 * 4;
+        let (rv, rt) = rc.split_at_mut(rest);
+        for (r4, z4) in rv.chunks_exact_mut(4).zip(zc.chunks_exact(4)) {
+            for j in 0..4 {
+                point(j, &mut r4[j], z4[j], &mut prod);
+            }
+        }
+        for (ri, &a) in rt.iter_mut().zip(&zc[rest..]) {
+            point(0, ri, a, &mut prod);
+        }
+        logs += (prod[0] * prod[1]).ln() + (prod[2] * prod[3]).ln();
+    }
+    let sum = |v: [f64; 4]| (v[0] + v[1]) + (v[2] + v[3]);
+    (sum(sq), sum(pos), logs, sum(s1), sum(t1))
 }
 
 thread_local! {
@@ -974,12 +1047,12 @@ mod tests {
             let (lle, we) = em_common_variance(&z, exact.bic_split, floor);
             let (lls, ws) = em_screen(&z, exact.bic_split, floor);
             worst_ll = worst_ll.max((lle - lls).abs() / (1.0 + lle.abs()));
-            worst_w = worst_w.max((we - ws).abs());
+            worst_w = worst_w.max((we - ws).abs() * nf);
         }
-        println!("{total} samples, {flagged} flagged; worst |Δℓ| {worst_ll:e}, |Δw| {worst_w:e}");
+        println!("{total} samples, {flagged} flagged; worst |Δℓ| {worst_ll:e}, |Δw|·n {worst_w:e}");
         assert!(total > 10_000 && flagged > 500, "{total} {flagged}");
         assert!(worst_ll < SCREEN_MARGIN * 1e-3, "{worst_ll:e}");
-        assert!(worst_w < SCREEN_MARGIN * 1e-3, "{worst_w:e}");
+        assert!(worst_w < WEIGHT_MARGIN * 0.01, "{worst_w:e}");
     }
 
     #[test]
