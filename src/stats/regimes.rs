@@ -154,6 +154,13 @@ pub struct Regimes {
 /// the step); when some value repeats exactly, at least the smallest positive spacing between
 /// distinct values. 0 for an empty or all-zero sample or any non-finite value.
 pub fn resolution(x: &[f64]) -> f64 {
+    let mut v: Vec<f64> = x.to_vec();
+    v.sort_by(f64::total_cmp);
+    resolution_sorted(&v)
+}
+
+/// [`resolution`] of a sample already sorted (by `f64::total_cmp`).
+fn resolution_sorted(x: &[f64]) -> f64 {
     let max = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     if max == 0.0 || !max.is_finite() {
         return 0.0;
@@ -170,8 +177,7 @@ pub fn resolution(x: &[f64]) -> f64 {
             break;
         }
     }
-    let mut v: Vec<f64> = x.to_vec();
-    v.sort_by(f64::total_cmp);
+    let v = x;
     let ties = v.windows(2).any(|w| w[0] == w[1]);
     let spacing = v
         .windows(2)
@@ -186,9 +192,27 @@ pub fn resolution(x: &[f64]) -> f64 {
 }
 
 /// Sorted de-rounded values on the working scale, with the bin of each: `(z, lo, hi)`.
+#[cfg(test)]
 fn derounded(x: &[f64], delta: f64, log: bool) -> Vec<(f64, f64, f64)> {
     let mut y: Vec<f64> = x.to_vec();
     y.sort_by(f64::total_cmp);
+    let ln: Vec<f64> = y.iter().map(|v| v.ln()).collect();
+    derounded_sorted(&y, &ln, delta, log)
+}
+
+/// [`derounded`] of `y`, sorted by `f64::total_cmp`, given `ln[i] = y[i].ln()` when `log`.
+/// Without a resolution every bin is its value, `(z, z, z)`, with no further logarithm.
+fn derounded_sorted(y: &[f64], ln: &[f64], delta: f64, log: bool) -> Vec<(f64, f64, f64)> {
+    if delta == 0.0 {
+        // v − 0/2 = v = v + 0/2, and (v − 0/2).max(v/2) = v for v > 0: the bins of the general
+        // case below, with the logarithm taken once.
+        return (0..y.len())
+            .map(|i| {
+                let t = if log { ln[i] } else { y[i] };
+                (t, t, t)
+            })
+            .collect();
+    }
     let tr = |v: f64| if log { v.ln() } else { v };
     let bin = |v: f64| {
         let lo = if log {
@@ -207,10 +231,8 @@ fn derounded(x: &[f64], delta: f64, log: bool) -> Vec<(f64, f64, f64)> {
         }
         let m = j - i + 1;
         let (lo, hi) = bin(y[i]);
-        if m == 1 || delta == 0.0 {
-            for _ in 0..m {
-                out.push((tr(y[i]), lo, hi));
-            }
+        if m == 1 {
+            out.push((if log { ln[i] } else { y[i] }, lo, hi));
         } else {
             for k in 0..m {
                 out.push((lo + (k as f64 + 0.5) * (hi - lo) / m as f64, lo, hi));
@@ -277,12 +299,25 @@ fn statistics(x: &[f64], exact: bool) -> Option<RegimeStats> {
     if n < MIN_N || x.iter().any(|v| !v.is_finite()) {
         return None;
     }
-    let log = x.iter().all(|v| *v > 0.0) && {
-        let ln: Vec<f64> = x.iter().map(|v| v.ln()).collect();
-        skewness(&ln).abs() <= skewness(x).abs()
+    // One sort (of the indices, so that the logarithms taken in arrival order for the
+    // skewness serve the sorted values too).
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_by(|&a, &b| x[a as usize].total_cmp(&x[b as usize]));
+    let y: Vec<f64> = order.iter().map(|&i| x[i as usize]).collect();
+    let positive = y[0] > 0.0;
+    let ln_x: Vec<f64> = if positive {
+        x.iter().map(|v| v.ln()).collect()
+    } else {
+        Vec::new()
     };
-    let delta = resolution(x);
-    let pts = derounded(x, delta, log);
+    let log = positive && skewness(&ln_x).abs() <= skewness(x).abs();
+    let ln_y: Vec<f64> = if log {
+        order.iter().map(|&i| ln_x[i as usize]).collect()
+    } else {
+        Vec::new()
+    };
+    let delta = resolution_sorted(&y);
+    let pts = derounded_sorted(&y, &ln_y, delta, log);
     let z: Vec<f64> = pts.iter().map(|p| p.0).collect();
     let fwd = running(z.iter().copied());
     let mut bwd = running(z.iter().rev().copied());
@@ -469,7 +504,7 @@ const WEIGHT_MARGIN: f64 = 0.25;
 /// cheaper E step, for screening: one inlined polynomial exponential per point
 /// ([`exp_nonpositive`], relative error below `10⁻¹⁴`) instead of two `exp` and one `ln`
 /// library calls, the log-likelihood summed as `Σ max(ℓ₁ᵢ, ℓ₂ᵢ) + ln Π(1 + e^{−|ℓ₁ᵢ − ℓ₂ᵢ|})`
-/// (two `ln` per 256 points), the component difference `ℓ₂ᵢ − ℓ₁ᵢ` taken as the linear
+/// (one `ln` per 256 points; this and the other logarithms by [`ln_positive`]), the component difference `ℓ₂ᵢ − ℓ₁ᵢ` taken as the linear
 /// function of `zᵢ` it is, and the sums in four lanes (a different summation order).
 ///
 /// Why its verdict is the exact EM's away from the limits: both iterate the same smooth map from
@@ -499,8 +534,8 @@ fn em_screen(z: &[f64], k: usize, var_floor: f64) -> (f64, f64) {
         r.resize(n, 0.0);
         let mut ll = f64::NEG_INFINITY;
         for _ in 0..100 {
-            let c = -0.5 * (std::f64::consts::TAU * var).ln();
-            let (lw1, lw2) = (w.ln(), (1.0 - w).ln());
+            let c = -0.5 * ln_positive(std::f64::consts::TAU * var);
+            let (lw1, lw2) = (ln_positive(w), ln_positive(1.0 - w));
             let h = 0.5 / var;
             // ℓ₂ᵢ − ℓ₁ᵢ = ln(w₂/w₁) + 2h(m₂ − m₁)(zᵢ − (m₁ + m₂)/2), linear in zᵢ; and
             // max(ℓ₁ᵢ, ℓ₂ᵢ) = ℓ₁ᵢ + max(0, ℓ₂ᵢ − ℓ₁ᵢ).
@@ -511,7 +546,6 @@ fn em_screen(z: &[f64], k: usize, var_floor: f64) -> (f64, f64) {
                 m1,
             };
             let (sq, pos, logs, s1, t1) = e_step(z, &mut r, step);
-            let lane_sum = |v: [f64; 4]| (v[0] + v[1]) + (v[2] + v[3]);
             let new_ll = nf * (lw1 + c) - h * sq + pos + logs;
             let converged = (new_ll - ll).abs() <= 1e-10 * new_ll.abs().max(1.0);
             ll = new_ll;
@@ -525,19 +559,7 @@ fn em_screen(z: &[f64], k: usize, var_floor: f64) -> (f64, f64) {
             m1 = t1 / s1;
             m2 = (total - t1) / s2;
             w = s1 / nf;
-            let mut acc = [0.0f64; 4];
-            let mut lanes = r.chunks_exact(4).zip(z.chunks_exact(4));
-            for (r4, z4) in lanes.by_ref() {
-                for j in 0..4 {
-                    let (ri, a) = (r4[j], z4[j]);
-                    acc[j] += ri * (a - m1) * (a - m1) + (1.0 - ri) * (a - m2) * (a - m2);
-                }
-            }
-            let rest = n / 4 * 4;
-            for (ri, a) in r[rest..].iter().zip(&z[rest..]) {
-                acc[0] += ri * (a - m1) * (a - m1) + (1.0 - ri) * (a - m2) * (a - m2);
-            }
-            var = (lane_sum(acc) / nf).max(var_floor);
+            var = (m_step_ss(z, &r, m1, m2) / nf).max(var_floor);
         }
         (ll, w)
     })
@@ -551,6 +573,66 @@ struct EStep {
     beta: f64,
     mid: f64,
     m1: f64,
+}
+
+/// `Σ rᵢ(zᵢ − m₁)² + (1 − rᵢ)(zᵢ − m₂)²`, the M step's pooled sum of squares of
+/// [`em_screen`], in four lanes (compiled for AVX2 when the CPU has it, as [`e_step`]).
+fn m_step_ss(z: &[f64], r: &[f64], m1: f64, m2: f64) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has both features, checked just above.
+        return unsafe { m_step_ss_avx2(z, r, m1, m2) };
+    }
+    m_step_ss_body(z, r, m1, m2)
+}
+
+/// [`m_step_ss_body`] compiled for AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn m_step_ss_avx2(z: &[f64], r: &[f64], m1: f64, m2: f64) -> f64 {
+    m_step_ss_body(z, r, m1, m2)
+}
+
+/// The loop of [`m_step_ss`].
+#[inline(always)]
+fn m_step_ss_body(z: &[f64], r: &[f64], m1: f64, m2: f64) -> f64 {
+    let term = |ri: f64, a: f64| ri * (a - m1) * (a - m1) + (1.0 - ri) * (a - m2) * (a - m2);
+    let mut acc = [0.0f64; 4];
+    for (r4, z4) in r.chunks_exact(4).zip(z.chunks_exact(4)) {
+        for j in 0..4 {
+            acc[j] += term(r4[j], z4[j]);
+        }
+    }
+    let rest = z.len() / 4 * 4;
+    for (&ri, &a) in r[rest..].iter().zip(&z[rest..]) {
+        acc[0] += term(ri, a);
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3])
+}
+
+/// `ln x` for the screen ([`em_screen`]), relative error below `10⁻¹⁵` for normal positive
+/// `x` (others go to the library's `ln`): `x = 2ᵏ·m` with `m ∈ [√½, √2)`, then
+/// `ln m = 2·atanh(s)`, `s = (m − 1)/(m + 1)`, `|s| ≤ 0.172`, by its series to `s¹⁹`
+/// (truncation below `10⁻¹⁷`).
+#[inline(always)]
+fn ln_positive(x: f64) -> f64 {
+    if !(f64::MIN_POSITIVE..f64::INFINITY).contains(&x) {
+        return x.ln();
+    }
+    let bits = x.to_bits();
+    let mut k = (bits >> 52) as i64 - 1023;
+    let mut m = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000);
+    if m > std::f64::consts::SQRT_2 {
+        m *= 0.5;
+        k += 1;
+    }
+    let s = (m - 1.0) / (m + 1.0);
+    let s2 = s * s;
+    let mut p = 1.0 / 19.0;
+    for j in (0..9).rev() {
+        p = p * s2 + 1.0 / (2 * j + 1) as f64;
+    }
+    k as f64 * std::f64::consts::LN_2 + 2.0 * s * p
 }
 
 /// One E step of [`em_screen`] on `z`, writing the lower component's responsibilities into `r`:
@@ -605,7 +687,8 @@ fn e_step_body(z: &[f64], r: &mut [f64], p: EStep) -> (f64, f64, f64, f64, f64) 
         for (ri, &a) in rt.iter_mut().zip(&zc[rest..]) {
             point(0, ri, a, &mut prod);
         }
-        logs += (prod[0] * prod[1]).ln() + (prod[2] * prod[3]).ln();
+        // Each lane's product is at most 2⁶⁴ (64 factors in (1, 2]): their product fits.
+        logs += ln_positive((prod[0] * prod[1]) * (prod[2] * prod[3]));
     }
     let sum = |v: [f64; 4]| (v[0] + v[1]) + (v[2] + v[3]);
     (sum(sq), sum(pos), logs, sum(s1), sum(t1))
@@ -623,8 +706,8 @@ thread_local! {
 #[inline(always)]
 fn exp_nonpositive(t: f64) -> f64 {
     const SHIFTER: f64 = 6_755_399_441_055_744.0; // 1.5·2⁵²: adding it rounds to an integer
-    const LN2_HI: f64 = 6.931_471_803_691_238_2e-1; // ln 2 with its last 32 bits zero
-    const LN2_LO: f64 = 1.908_214_929_270_587_7e-10; // ln 2 − LN2_HI
+    const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000); // ln 2, its last 32 bits zero
+    const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76); // ln 2 − LN2_HI
     let t = t.max(-700.0);
     let shifted = t * std::f64::consts::LOG2_E + SHIFTER;
     let k = shifted - SHIFTER;
@@ -1001,6 +1084,27 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn series_logarithm_is_accurate() {
+        let mut worst = 0.0f64;
+        let mut x = 1e-300f64;
+        while x < 1e300 {
+            for y in [x, x * 1.000_000_1, x * 1.414, x * 1.4143, x * 0.999_999] {
+                let (a, b) = (ln_positive(y), y.ln());
+                worst = worst.max((a - b).abs() / b.abs().max(1e-300));
+            }
+            x *= 1.37;
+        }
+        for i in 1..100_000 {
+            let y = 0.5 + i as f64 / 100_000.0;
+            let (a, b) = (ln_positive(y), y.ln());
+            worst = worst.max((a - b).abs() / b.abs().max(1e-300));
+        }
+        assert!(worst < 1e-14, "{worst:e}");
+        assert_eq!(ln_positive(1.0), 0.0);
+        assert_eq!(ln_positive(0.0), f64::NEG_INFINITY);
     }
 
     #[test]
