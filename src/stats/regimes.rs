@@ -519,6 +519,30 @@ const WEIGHT_MARGIN: f64 = 0.25;
 /// normal, log-normal, uniform, heavy-tailed, rounded and two-regime samples of 6–200 values
 /// are `1.5·10⁻¹⁰` of `1 + |ℓ₂|` and `2.2·10⁻⁴` samples in the weight.
 fn em_screen(z: &[f64], k: usize, var_floor: f64) -> (f64, f64) {
+    SCREEN_R.with(|r| {
+        let mut r = r.borrow_mut();
+        r.clear();
+        r.resize(z.len(), 0.0);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU has both features, checked just above.
+            return unsafe { em_screen_avx2(z, k, var_floor, &mut r) };
+        }
+        em_screen_body(z, k, var_floor, &mut r)
+    })
+}
+
+/// [`em_screen_body`] compiled for AVX2 and FMA (its loops vectorise four-wide).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn em_screen_avx2(z: &[f64], k: usize, var_floor: f64, r: &mut [f64]) -> (f64, f64) {
+    em_screen_body(z, k, var_floor, r)
+}
+
+/// The EM of [`em_screen`], with `r` (as long as `z`) for the responsibilities.
+#[inline(always)]
+fn em_screen_body(z: &[f64], k: usize, var_floor: f64, r: &mut [f64]) -> (f64, f64) {
     let n = z.len();
     let nf = n as f64;
     let mean = |s: &[f64]| s.iter().sum::<f64>() / s.len() as f64;
@@ -528,41 +552,36 @@ fn em_screen(z: &[f64], k: usize, var_floor: f64) -> (f64, f64) {
         + z[k..].iter().map(|a| (a - m2).powi(2)).sum::<f64>();
     let mut var = (ss / nf).max(var_floor);
     let total: f64 = z.iter().sum();
-    SCREEN_R.with(|r| {
-        let mut r = r.borrow_mut();
-        r.clear();
-        r.resize(n, 0.0);
-        let mut ll = f64::NEG_INFINITY;
-        for _ in 0..100 {
-            let c = -0.5 * ln_positive(std::f64::consts::TAU * var);
-            let (lw1, lw2) = (ln_positive(w), ln_positive(1.0 - w));
-            let h = 0.5 / var;
-            // ℓ₂ᵢ − ℓ₁ᵢ = ln(w₂/w₁) + 2h(m₂ − m₁)(zᵢ − (m₁ + m₂)/2), linear in zᵢ; and
-            // max(ℓ₁ᵢ, ℓ₂ᵢ) = ℓ₁ᵢ + max(0, ℓ₂ᵢ − ℓ₁ᵢ).
-            let step = EStep {
-                dw: lw2 - lw1,
-                beta: 2.0 * h * (m2 - m1),
-                mid: 0.5 * (m1 + m2),
-                m1,
-            };
-            let (sq, pos, logs, s1, t1) = e_step(z, &mut r, step);
-            let new_ll = nf * (lw1 + c) - h * sq + pos + logs;
-            let converged = (new_ll - ll).abs() <= 1e-10 * new_ll.abs().max(1.0);
-            ll = new_ll;
-            if converged {
-                break;
-            }
-            let s2 = nf - s1;
-            if s1 < 1e-9 || s2 < 1e-9 {
-                break;
-            }
-            m1 = t1 / s1;
-            m2 = (total - t1) / s2;
-            w = s1 / nf;
-            var = (m_step_ss(z, &r, m1, m2) / nf).max(var_floor);
+    let mut ll = f64::NEG_INFINITY;
+    for _ in 0..100 {
+        let c = -0.5 * ln_positive(std::f64::consts::TAU * var);
+        let (lw1, lw2) = (ln_positive(w), ln_positive(1.0 - w));
+        let h = 0.5 / var;
+        // ℓ₂ᵢ − ℓ₁ᵢ = ln(w₂/w₁) + 2h(m₂ − m₁)(zᵢ − (m₁ + m₂)/2), linear in zᵢ; and
+        // max(ℓ₁ᵢ, ℓ₂ᵢ) = ℓ₁ᵢ + max(0, ℓ₂ᵢ − ℓ₁ᵢ).
+        let step = EStep {
+            dw: lw2 - lw1,
+            beta: 2.0 * h * (m2 - m1),
+            mid: 0.5 * (m1 + m2),
+            m1,
+        };
+        let (sq, pos, logs, s1, t1) = e_step_body(z, r, step);
+        let new_ll = nf * (lw1 + c) - h * sq + pos + logs;
+        let converged = (new_ll - ll).abs() <= 1e-10 * new_ll.abs().max(1.0);
+        ll = new_ll;
+        if converged {
+            break;
         }
-        (ll, w)
-    })
+        let s2 = nf - s1;
+        if s1 < 1e-9 || s2 < 1e-9 {
+            break;
+        }
+        m1 = t1 / s1;
+        m2 = (total - t1) / s2;
+        w = s1 / nf;
+        var = (m_step_ss_body(z, r, m1, m2) / nf).max(var_floor);
+    }
+    (ll, w)
 }
 
 /// Parameters of one E step of [`em_screen`]: `ℓ₂ᵢ − ℓ₁ᵢ = dw + beta·(zᵢ − mid)`, and the
@@ -576,24 +595,7 @@ struct EStep {
 }
 
 /// `Σ rᵢ(zᵢ − m₁)² + (1 − rᵢ)(zᵢ − m₂)²`, the M step's pooled sum of squares of
-/// [`em_screen`], in four lanes (compiled for AVX2 when the CPU has it, as [`e_step`]).
-fn m_step_ss(z: &[f64], r: &[f64], m1: f64, m2: f64) -> f64 {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the CPU has both features, checked just above.
-        return unsafe { m_step_ss_avx2(z, r, m1, m2) };
-    }
-    m_step_ss_body(z, r, m1, m2)
-}
-
-/// [`m_step_ss_body`] compiled for AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn m_step_ss_avx2(z: &[f64], r: &[f64], m1: f64, m2: f64) -> f64 {
-    m_step_ss_body(z, r, m1, m2)
-}
-
-/// The loop of [`m_step_ss`].
+/// [`em_screen`], in four lanes.
 #[inline(always)]
 fn m_step_ss_body(z: &[f64], r: &[f64], m1: f64, m2: f64) -> f64 {
     let term = |ri: f64, a: f64| ri * (a - m1) * (a - m1) + (1.0 - ri) * (a - m2) * (a - m2);
@@ -637,25 +639,6 @@ fn ln_positive(x: f64) -> f64 {
 
 /// One E step of [`em_screen`] on `z`, writing the lower component's responsibilities into `r`:
 /// returns `(Σ(zᵢ − m₁)², Σ max(0, ℓ₂ᵢ − ℓ₁ᵢ), Σ ln(1 + e^{−|ℓ₂ᵢ − ℓ₁ᵢ|}), Σ rᵢ, Σ rᵢzᵢ)`.
-/// With AVX2 and FMA (checked at run time) the same loops are compiled for them.
-fn e_step(z: &[f64], r: &mut [f64], p: EStep) -> (f64, f64, f64, f64, f64) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the CPU has both features, checked just above.
-        return unsafe { e_step_avx2(z, r, p) };
-    }
-    e_step_body(z, r, p)
-}
-
-/// [`e_step_body`] compiled for AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn e_step_avx2(z: &[f64], r: &mut [f64], p: EStep) -> (f64, f64, f64, f64, f64) {
-    e_step_body(z, r, p)
-}
-
-/// The loops of [`e_step`]: a map (the exponentials, into `r`), then sums in four lanes so
-/// that both vectorise.
 #[inline(always)]
 fn e_step_body(z: &[f64], r: &mut [f64], p: EStep) -> (f64, f64, f64, f64, f64) {
     let d = |a: f64| p.dw + p.beta * (a - p.mid);
