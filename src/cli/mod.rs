@@ -871,11 +871,9 @@ pub(crate) fn emit_analysis_blocks(
             )?;
         }
     }
-    // Only the formats that print them get the accuracy half-widths (three t quantiles a row).
-    let accuracy = matches!(
-        args.format,
-        Format::R | Format::Analyze | Format::Json | Format::Html
-    );
+    // Only the formats that print them get the accuracy half-widths (three t quantiles a row;
+    // the HTML report shows none).
+    let accuracy = matches!(args.format, Format::R | Format::Analyze | Format::Json);
     let rows = if samples_only {
         let mut flagged: Vec<RowNote<'_>> = comparisons
             .iter()
