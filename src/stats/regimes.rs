@@ -535,9 +535,13 @@ fn em_screen(z: &[f64], k: usize, var_floor: f64) -> (f64, f64) {
 
 /// [`em_screen_body`] compiled for AVX2 and FMA (its loops vectorise four-wide, and its
 /// exponential's polynomial uses fused multiply-adds).
+///
+/// # Safety
+/// The CPU must have AVX2 and FMA. (An `unsafe fn` rather than a safe one with a target
+/// feature, which needs Rust 1.86.)
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn em_screen_avx2(z: &[f64], k: usize, var_floor: f64, r: &mut [f64]) -> (f64, f64) {
+unsafe fn em_screen_avx2(z: &[f64], k: usize, var_floor: f64, r: &mut [f64]) -> (f64, f64) {
     em_screen_body::<true>(z, k, var_floor, r)
 }
 
