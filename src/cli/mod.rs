@@ -871,11 +871,9 @@ pub(crate) fn emit_analysis_blocks(
             )?;
         }
     }
-    // Only the formats that print them get the accuracy half-widths (three t quantiles a row).
-    let accuracy = matches!(
-        args.format,
-        Format::R | Format::Analyze | Format::Json | Format::Html
-    );
+    // Only the formats that print them get the accuracy half-widths (three t quantiles a row;
+    // the HTML report shows none).
+    let accuracy = matches!(args.format, Format::R | Format::Analyze | Format::Json);
     let rows = if samples_only {
         let mut flagged: Vec<RowNote<'_>> = comparisons
             .iter()
@@ -908,12 +906,12 @@ pub(crate) fn emit_analysis_blocks(
         },
         threshold_pct: args.threshold,
         // Each format computes what it shows (issue 16): compare.R's and compare.js's layouts
-        // show no distribution check, and only JSON, HTML and the table's --details show the
-        // rank tests. No verdict depends on either.
+        // show no distribution check, and only JSON and the table's --details show the rank
+        // tests (HTML shows the table's notes: significant drift only). No verdict depends on
+        // either.
         distribution_checks: !matches!(args.format, Format::R | Format::Analyze),
-        rank_tests: matches!(args.format, Format::Json | Format::Html)
-            || (args.format == Format::Table && args.details),
-        every_drift: matches!(args.format, Format::Json | Format::Html),
+        rank_tests: args.format == Format::Json || (args.format == Format::Table && args.details),
+        every_drift: args.format == Format::Json,
         ..Options::default()
     };
     let combined = match blocks {

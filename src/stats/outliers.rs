@@ -65,6 +65,26 @@ pub fn mad_outliers(x: &[f64]) -> Outliers {
         };
     }
     let median = median_in_place(&mut finite);
+    mad_outliers_of(x, &finite, median)
+}
+
+/// [`mad_outliers`] of `x` when its finite values, sorted by `f64::total_cmp`, are at hand
+/// (`sorted`, as many as `x` has finite values): the same result without sorting them again.
+pub fn mad_outliers_sorted(x: &[f64], sorted: &[f64]) -> Outliers {
+    if sorted.is_empty() {
+        return mad_outliers(x);
+    }
+    let m = sorted.len() / 2;
+    let median = if sorted.len() % 2 == 1 {
+        sorted[m]
+    } else {
+        sorted[m - 1] / 2.0 + sorted[m] / 2.0
+    };
+    mad_outliers_of(x, sorted, median)
+}
+
+/// The rest of [`mad_outliers`] after the median of the sorted finite values `finite`.
+fn mad_outliers_of(x: &[f64], finite: &[f64], median: f64) -> Outliers {
     // |x − median| without overflow for values near ±f64::MAX.
     let dev = |v: f64| ((v / 2.0 - median / 2.0).abs()) * 2.0;
     let mut abs_dev: Vec<f64> = finite.iter().map(|&v| dev(v)).collect();

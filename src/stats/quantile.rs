@@ -107,7 +107,37 @@ fn binom_pmf(n: usize, p: f64, k: i64) -> f64 {
 
 /// The orders `(lo, hi)` and achieved confidence of the interval for the `q` quantile of n
 /// samples, as in the module doc; `lo` in `0..=n`, `hi` in `1..=n+1`.
+///
+/// A function of its arguments only, which a report asks for with the same few of them
+/// thousands of times (the median at 95% of 25 runs a side): each thread remembers the last
+/// few answers (the same values as computed afresh).
 fn ci_orders(n: usize, q: f64, confidence: f64) -> (usize, usize, f64) {
+    use std::cell::RefCell;
+    const SLOTS: usize = 8;
+    type Memo = [(usize, u64, u64, (usize, usize, f64)); SLOTS];
+    thread_local! {
+        static MEMO: RefCell<Memo> =
+            const { RefCell::new([(usize::MAX, 0, 0, (0, 0, 0.0)); SLOTS]) };
+    }
+    let key = (n, q.to_bits(), confidence.to_bits());
+    let slot = (key.0 as u64 ^ key.1.rotate_left(7) ^ key.2.rotate_left(29))
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        >> 61;
+    let slot = slot as usize % SLOTS;
+    let hit = MEMO.with(|memo| {
+        let m = memo.borrow()[slot];
+        ((m.0, m.1, m.2) == key).then_some(m.3)
+    });
+    if let Some(orders) = hit {
+        return orders;
+    }
+    let orders = ci_orders_uncached(n, q, confidence);
+    MEMO.with(|memo| memo.borrow_mut()[slot] = (key.0, key.1, key.2, orders));
+    orders
+}
+
+/// [`ci_orders`] computed.
+fn ci_orders_uncached(n: usize, q: f64, confidence: f64) -> (usize, usize, f64) {
     if confidence >= 1.0 {
         return (0, n + 1, 1.0);
     }

@@ -460,13 +460,13 @@ thread_local! {
 
 /// A key whose unsigned order is the numeric order of `v` (IEEE 754 total order), so that
 /// selection runs on integers.
-fn order_key(v: f64) -> u64 {
+pub(crate) fn order_key(v: f64) -> u64 {
     let b = v.to_bits();
     if b >> 63 == 1 { !b } else { b | (1 << 63) }
 }
 
 /// Inverse of [`order_key`].
-fn from_key(k: u64) -> f64 {
+pub(crate) fn from_key(k: u64) -> f64 {
     f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
 }
 

@@ -78,11 +78,13 @@ pub fn dip_test(x: &[f64]) -> Option<(f64, f64)> {
 /// p-value, the modes and (when found) the two regimes when the side is multimodal, `None`
 /// otherwise (also for fewer than [`regimes::MIN_N`] values or any NaN or infinite value).
 ///
-/// Cost: the regime statistics (a sort, linear passes, a short EM, the dip); the kernel density
+/// Cost: the regime statistics (a sort, linear passes, a short EM, the dip), with the EM
+/// screened ([`regimes::regime_statistics_screened`]: the exact EM only runs for a side near
+/// or beyond the mixture's critical value, or flagged by the gap); the kernel density
 /// estimate only runs when the dip test alone rejects, so a report over many unimodal rows
 /// stays cheap.
 pub fn multimodality(x: &[f64]) -> Option<Multimodal> {
-    let stats = regimes::regime_statistics(x)?;
+    let stats = regimes::regime_statistics_screened(x)?;
     // Only a flagged side reports it.
     let sep = || separation(x).unwrap_or(f64::NAN);
     if let Some(r) = regimes::decide(x, stats) {

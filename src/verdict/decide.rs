@@ -327,7 +327,8 @@ impl SideSummary {
             idx.sort_unstable();
             idx
         } else {
-            outliers::mad_outliers(rates).indices
+            // Every rate is finite here: `sorted` holds them all.
+            outliers::mad_outliers_sorted(rates, &sorted).indices
         };
         SideSummary {
             n: rates.len(),
