@@ -435,18 +435,25 @@ fn share_terms(n: usize) -> std::rc::Rc<Vec<(f64, f64)>> {
     })
 }
 
+/// The EM's starting parameters from the hard split of sorted `z` after `k` values: the two
+/// means, the weight of the lower part and the common variance (floored at `var_floor`).
+/// Shared by the exact EM and its screen, which must start from the same point.
+fn em_start(z: &[f64], k: usize, var_floor: f64) -> (f64, f64, f64, f64) {
+    let nf = z.len() as f64;
+    let mean = |s: &[f64]| s.iter().sum::<f64>() / s.len() as f64;
+    let (m1, m2) = (mean(&z[..k]), mean(&z[k..]));
+    let ss: f64 = z[..k].iter().map(|a| (a - m1).powi(2)).sum::<f64>()
+        + z[k..].iter().map(|a| (a - m2).powi(2)).sum::<f64>();
+    (m1, m2, k as f64 / nf, (ss / nf).max(var_floor))
+}
+
 /// Maximum log-likelihood reached by EM for a two-component Gaussian mixture with a common
 /// variance (floored at `var_floor`) on sorted `z`, from the hard split after `k` values, and
 /// the weight of the lower component.
 fn em_common_variance(z: &[f64], k: usize, var_floor: f64) -> (f64, f64) {
     let n = z.len();
     let nf = n as f64;
-    let mean = |s: &[f64]| s.iter().sum::<f64>() / s.len() as f64;
-    let (mut m1, mut m2) = (mean(&z[..k]), mean(&z[k..]));
-    let mut w = k as f64 / nf;
-    let ss: f64 = z[..k].iter().map(|a| (a - m1).powi(2)).sum::<f64>()
-        + z[k..].iter().map(|a| (a - m2).powi(2)).sum::<f64>();
-    let mut var = (ss / nf).max(var_floor);
+    let (mut m1, mut m2, mut w, mut var) = em_start(z, k, var_floor);
     let mut r = vec![0.0f64; n];
     let mut ll = f64::NEG_INFINITY;
     for _ in 0..100 {
@@ -556,12 +563,7 @@ fn em_screen_body<const FMA: bool>(
 ) -> (f64, f64) {
     let n = z.len();
     let nf = n as f64;
-    let mean = |s: &[f64]| s.iter().sum::<f64>() / s.len() as f64;
-    let (mut m1, mut m2) = (mean(&z[..k]), mean(&z[k..]));
-    let mut w = k as f64 / nf;
-    let ss: f64 = z[..k].iter().map(|a| (a - m1).powi(2)).sum::<f64>()
-        + z[k..].iter().map(|a| (a - m2).powi(2)).sum::<f64>();
-    let mut var = (ss / nf).max(var_floor);
+    let (mut m1, mut m2, mut w, mut var) = em_start(z, k, var_floor);
     let total: f64 = z.iter().sum();
     let mut ll = f64::NEG_INFINITY;
     for _ in 0..100 {
