@@ -695,14 +695,16 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         ))?;
         return Ok(0);
     }
-    emit_analysis_with(
+    let code = emit_analysis_with(
         &inputs.set,
         &args.analysis,
         inputs.run.as_ref(),
         Some(&inputs.input),
         &inputs.failures,
         io,
-    )
+    );
+    drop_in_background(inputs);
+    code
 }
 
 /// The metric `name` when some sample of `set` has it. Units the Go format converts are found
@@ -772,6 +774,45 @@ pub(crate) fn emit_analysis_blocks(
     settled: &[format::results::plan::Settled],
     failures: &crate::compare::failures::Failures,
     io: &mut Io<'_>,
+) -> anyhow::Result<i32> {
+    let mut assessed = None;
+    let code = emit_analysis_inner(
+        set,
+        blocks,
+        args,
+        run,
+        input,
+        settled,
+        failures,
+        io,
+        &mut assessed,
+    );
+    drop_in_background(assessed);
+    code
+}
+
+/// Drops `x` on a thread of its own: freeing the assessments of a large report (tens of
+/// thousands of small allocations) takes longer than writing it, and the process may end
+/// before that thread is done (issue 16).
+pub(crate) fn drop_in_background<T: Send + 'static>(x: T) {
+    // Without a thread (none can be started), it is dropped here.
+    let _ = std::thread::Builder::new()
+        .name("drop".to_owned())
+        .spawn(move || drop(x));
+}
+
+/// [`emit_analysis_blocks`], leaving the assessments in `assessed` for the caller to drop.
+#[allow(clippy::too_many_arguments)]
+fn emit_analysis_inner(
+    set: &SampleSet,
+    blocks: Option<&[(String, SampleSet)]>,
+    args: &AnalysisArgs,
+    run: Option<&render::RunInfo>,
+    input: Option<&str>,
+    settled: &[format::results::plan::Settled],
+    failures: &crate::compare::failures::Failures,
+    io: &mut Io<'_>,
+    assessed: &mut Option<Vec<decide::Assessment>>,
 ) -> anyhow::Result<i32> {
     let metric_id = match &args.metric {
         None => crate::compare::primary_metric(set),
@@ -952,6 +993,8 @@ pub(crate) fn emit_analysis_blocks(
     } else {
         (rows, None)
     };
+    *assessed = assessments;
+    let assessments = &*assessed;
     let a: &[decide::Assessment] = assessments.as_deref().unwrap_or(&[]);
     let d = render::ReportData {
         set,
@@ -1075,7 +1118,7 @@ pub(crate) fn emit_analysis_blocks(
             )?;
             return Ok(EXIT_USAGE);
         };
-        let cs: Vec<&crate::compare::Comparison> = match &assessments {
+        let cs: Vec<&crate::compare::Comparison> = match assessments {
             Some(a) => a.iter().map(|x| &x.row.comparison).collect(),
             None => rows.iter().map(|r| &r.comparison).collect(),
         };
@@ -1109,7 +1152,7 @@ pub(crate) fn emit_analysis_blocks(
     // The report's own assessment when it has one of the pooled samples; else the verdicts
     // only (the gate reads no distribution check).
     let mut gate_assessed;
-    let a: &[decide::Assessment] = match &assessments {
+    let a: &[decide::Assessment] = match assessments {
         Some(a) if combined.is_empty() => a,
         _ => {
             let o = Options {
