@@ -701,7 +701,7 @@ thread_local! {
 /// `0.347¹³/13! < 10⁻¹⁵`), `2ᵏ` built from its bits. Branch-free, so the E step vectorises.
 /// With `FMA` the polynomial's steps are fused multiply-adds (one rounding each instead of two).
 #[inline(always)]
-fn exp_nonpositive<const FMA: bool>(t: f64) -> f64 {
+pub(super) fn exp_nonpositive<const FMA: bool>(t: f64) -> f64 {
     const SHIFTER: f64 = 6_755_399_441_055_744.0; // 1.5·2⁵²: adding it rounds to an integer
     const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000); // ln 2, its last 32 bits zero
     const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76); // ln 2 − LN2_HI
