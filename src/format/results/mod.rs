@@ -792,12 +792,44 @@ impl Batch {
 /// is parsed in full: the failure summary keeps it).
 fn parse_item<'a>(kind: &str, line: &'a str, stream: bool) -> Result<Item<'a>, serde_json::Error> {
     if stream && kind == "command-job" {
+        // The bulk of a command run's file: the lines benchdiff wrote, read without serde.
+        if let Some(view) = command::CommandJobView::parse_fast(line) {
+            return Ok(Item::CommandOk(view));
+        }
         let view: command::CommandJobView<'a> = serde_json::from_str(line)?;
         if view.status == JobStatus::Ok {
             return Ok(Item::CommandOk(view));
         }
     }
     parse_record(kind, line).map(|r| Item::Record(Box::new(r)))
+}
+
+/// Schedule positions seen (of a command run's `ok` jobs): a bit per position below
+/// [`Positions::DENSE`] (positions count from 0 to the plan's number of jobs), a hash set for
+/// any above. Marking a position is then a bit operation, not a hash-set insert per job.
+#[derive(Default)]
+struct Positions {
+    bits: Vec<u64>,
+    sparse: rustc_hash::FxHashSet<u32>,
+}
+
+impl Positions {
+    /// Positions below this have a bit (2 MiB of bits at most).
+    const DENSE: u32 = 1 << 24;
+
+    /// Marks position `p`; true when it was not marked before.
+    fn insert(&mut self, p: u32) -> bool {
+        if p >= Self::DENSE {
+            return self.sparse.insert(p);
+        }
+        let (word, bit) = ((p / 64) as usize, 1u64 << (p % 64));
+        if word >= self.bits.len() {
+            self.bits.resize(word + 1, 0);
+        }
+        let new = self.bits[word] & bit == 0;
+        self.bits[word] |= bit;
+        new
+    }
 }
 
 /// The loader behind [`load_from`] (`on_ok` None: every record kept) and [`load_streamed`].
@@ -816,7 +848,7 @@ fn load_with<R: BufRead>(
     let mut done = Vec::new();
     let mut command_done = Vec::new();
     let mut seen = HashSet::new();
-    let mut seen_positions: rustc_hash::FxHashSet<u32> = rustc_hash::FxHashSet::default();
+    let mut seen_positions = Positions::default();
     let mut warnings = Vec::new();
     let mut adaptive = None;
     let mut settled = Vec::new();
@@ -885,6 +917,16 @@ fn load_with<R: BufRead>(
                     (Some(Header::Command(_)), _) if !seen_positions.insert(j.position) => {}
                     (Some(Header::Command(_)), Some(f)) => {
                         f(OkJob::Command(&j));
+                        // The old and new jobs of a benchmark often follow each other: the
+                        // key of the job before, without making and hashing the text key.
+                        if let Some(&(_, _, last, _, _)) = compact.last()
+                            && let Some((b, c)) = keys.get(last as usize)
+                            && *b == *j.benchmark
+                            && *c == j.combination
+                        {
+                            compact.push((j.position, j.run, last, j.side, j.warmup));
+                            return Ok(());
+                        }
                         key_buf.clear();
                         key_buf.push_str(&j.benchmark);
                         for (k, v) in &j.combination {
