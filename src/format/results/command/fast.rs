@@ -560,7 +560,7 @@ mod tests {
             let mut j = job("b", vec![sample("b", "", rate, Some(0.01))]);
             j.position = position;
             j.run = position / 2;
-            j.side = if position % 2 == 0 {
+            j.side = if position.is_multiple_of(2) {
                 Side::Old
             } else {
                 Side::New
