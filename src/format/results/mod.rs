@@ -709,7 +709,10 @@ enum Parsed<'a> {
     /// The record's `type`, and the record unless the loader has no use for it. Not boxed:
     /// a box per line was one more allocation on the parsing threads and one more free on
     /// the thread that takes the lines.
-    Record(Cow<'static, str>, Option<Result<Item<'a>, serde_json::Error>>),
+    Record(
+        Cow<'static, str>,
+        Option<Result<Item<'a>, serde_json::Error>>,
+    ),
 }
 
 /// A record parsed in full, or (when streaming) an `ok` command job as a view on its line.
@@ -774,8 +777,7 @@ impl Batch {
                                         &*kind,
                                         "run" | "command-run" | "job" | "command-job" | "adaptive"
                                     );
-                                    let record =
-                                        full.then(|| parse_item(&kind, line, stream));
+                                    let record = full.then(|| parse_item(&kind, line, stream));
                                     Parsed::Record(kind, record)
                                 }
                             }
