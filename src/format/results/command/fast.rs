@@ -468,6 +468,27 @@ mod tests {
         }
     }
 
+    /// The `ok` command jobs of results files written by real runs (the repository's test
+    /// data: combinations, parameters, program metrics) are read by the fast path, as serde
+    /// reads them.
+    #[test]
+    fn real_results_files_are_read_by_the_fast_path() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/results");
+        let mut read = 0;
+        for file in ["cmd-run.jsonl", "cmd-lines.jsonl"] {
+            let text = std::fs::read_to_string(format!("{dir}/{file}")).expect("test data");
+            for l in text
+                .lines()
+                .filter(|l| l.starts_with("{\"type\":\"command-job\""))
+            {
+                let ok = l.contains("\"status\":\"ok\"");
+                assert_eq!(agree(l), ok, "{file}: {l}");
+                read += usize::from(ok);
+            }
+        }
+        assert_eq!(read, 16);
+    }
+
     /// Lines written by hand in other forms: numbers in exponent and integer form are read as
     /// serde reads them; other shapes (whitespace, missing, extra or reordered fields, other
     /// statuses) are left to serde, and lines serde rejects (bad numbers, bad escapes, raw
