@@ -1250,6 +1250,25 @@ mod tests {
         assert_eq!(lines, want, "{:?}", loaded.warnings);
     }
 
+    /// Positions are marked once, below and above the dense range.
+    #[test]
+    fn positions_are_marked_once() {
+        let mut p = Positions::default();
+        for x in [
+            0,
+            63,
+            64,
+            5,
+            Positions::DENSE - 1,
+            Positions::DENSE,
+            u32::MAX,
+        ] {
+            assert!(p.insert(x), "{x}");
+            assert!(!p.insert(x), "{x}");
+        }
+        assert!(p.insert(1) && p.insert(65));
+    }
+
     #[test]
     fn records_round_trip() {
         let job = JobRecord {

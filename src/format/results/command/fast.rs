@@ -631,5 +631,18 @@ mod tests {
             .collect();
         assert_eq!(lines, ["line 5", "line 8"], "{:?}", streamed.warnings);
         assert_eq!(streamed.command_failed.len(), 1);
+        // With a failed job, the `ok` jobs kept for the failure summary are those of the
+        // full loader (position, benchmark, combination, side, run, warm-up).
+        let key = |l: &crate::format::results::Loaded| -> Vec<_> {
+            l.command_done
+                .iter()
+                .map(|j| {
+                    let c = j.combination.clone();
+                    (j.position, j.benchmark.clone(), c, j.side, j.run, j.warmup)
+                })
+                .collect()
+        };
+        assert_eq!(key(&streamed), key(&full));
+        assert_eq!(key(&streamed).len(), 4);
     }
 }
