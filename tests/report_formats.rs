@@ -106,6 +106,10 @@ fn json_validates_against_the_schema() {
     for (name, path) in inputs() {
         let out = report("json", &[&path]);
         let doc: serde_json::Value = serde_json::from_str(&out).expect("output is JSON");
+        // Written straight from the structs, the bytes are serde_json's pretty-printing of
+        // the document (sorted keys, its float digits and escapes, two-space indent).
+        let again = serde_json::to_string_pretty(&doc).expect("prints") + "\n";
+        assert!(again == out, "{name}: not serde_json's pretty-printing");
         let errors: Vec<String> = validator
             .iter_errors(&doc)
             .map(|e| format!("{} at {}", e, e.instance_path()))

@@ -94,7 +94,11 @@ fn two_clusters_of_five_are_flagged_in_every_format() {
     let html = report(&data, "html");
     assert!(html.contains(", 2 regimes") && html.contains("change per regime"));
 
-    let json: serde_json::Value = serde_json::from_str(&report(&data, "json")).expect("json");
+    let text = report(&data, "json");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("json");
+    // Written straight from the structs, the bytes (regimes and regime changes too) are
+    // serde_json's pretty-printing of the document.
+    assert_eq!(serde_json::to_string_pretty(&json).unwrap() + "\n", text);
     let c = &json["comparisons"][0];
     assert_eq!(c["flags"]["multimodal"], serde_json::json!(["new"]));
     let groups = c["new"]["multimodal"]["regimes"]["groups"]

@@ -184,6 +184,13 @@ fn json_report(dir: &Path, files: &[&Path]) -> serde_json::Value {
     let out = c.output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Written straight from the structs, the bytes (combined rows too) are serde_json's
+    // pretty-printing of the document.
+    let again = serde_json::to_string_pretty(&doc).unwrap() + "\n";
+    assert!(
+        again.as_bytes() == out.stdout,
+        "not serde_json's pretty-printing"
+    );
     // The combined rows' fields are in the schema.
     let schema_path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/report.schema.json");
     let schema: serde_json::Value =

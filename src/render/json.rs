@@ -23,14 +23,6 @@ fn num(x: f64) -> Value {
     if x.is_finite() { json!(x) } else { Value::Null }
 }
 
-/// `{"lower": lo, "upper": hi}` or `null`.
-fn interval(ci: Option<(f64, f64)>) -> Value {
-    match ci {
-        Some((lo, hi)) => json!({ "lower": num(lo), "upper": num(hi) }),
-        None => Value::Null,
-    }
-}
-
 /// The verdict's machine name: `faster`, `slower`, `no_change` or `inconclusive`.
 pub fn verdict_key(v: Verdict) -> &'static str {
     match v {
@@ -54,183 +46,471 @@ fn mean(x: &[f64]) -> f64 {
     x.iter().sum::<f64>() / x.len() as f64
 }
 
-fn side(s: &SideSummary, values: &[f64]) -> Value {
-    json!({
-        "n": s.n,
-        "mean": num(mean(values)),
-        "median": num(s.median),
-        "median_ci": interval(s.median_ci),
-        "cv_pct": num(s.cv_pct),
-        "outliers": s.outliers,
-        "multimodal": s.multimodal.as_ref().map(|m| json!({
-            "dip": num(m.dip),
-            "p_value": num(m.p_value),
-            "separation": num(m.separation),
-            "modes": m.modes.iter().map(|md| json!({
-                "centre": num(md.centre),
-                "share": num(md.share),
-                "density": num(md.density),
-            })).collect::<Vec<_>>(),
-            "regimes": m.regimes.as_ref().map(|r| json!({
-                "by_gap": r.by_gap,
-                "by_bic": r.by_bic,
-                "gap": num(r.stats.gap),
-                "gap_critical": num(crate::stats::regimes::gap_critical(r.stats.n)),
-                "bic": num(r.stats.bic),
-                "bic_critical": num(crate::stats::regimes::bic_critical(r.stats.n)),
-                "groups": r.regimes.iter().map(|g| json!({
-                    "centre": num(g.centre),
-                    "share": num(g.share),
-                    "count": g.count,
-                    "low": num(g.low),
-                    "high": num(g.high),
-                })).collect::<Vec<_>>(),
-            })),
-        })),
-        "drift": s.drift.as_ref().map(|d| json!({
-            "n": d.n,
-            "tau": num(d.tau),
-            "p_value": num(d.p_value),
-            "slope": num(d.slope),
-            "slope_pct_per_run": num(d.slope_pct_per_run),
-            "significant": s.significant_drift().is_some(),
-        })),
-    })
+/// A pretty-printer writing JSON straight from the report's structs, byte for byte as
+/// `serde_json::to_writer_pretty` prints the equivalent `Value` tree: two spaces per level,
+/// `"key": value`, `{}` and `[]` for empty containers, floats and string escapes by serde_json
+/// itself. The caller gives the keys of each object in sorted (byte) order, the order of
+/// serde_json's `BTreeMap`-backed objects (checked in debug builds).
+struct Pretty<'a> {
+    out: &'a mut Vec<u8>,
+    /// Nesting depth: an entry is indented by two spaces per level.
+    depth: usize,
+    /// No entry yet in the innermost open object or array.
+    first: bool,
+    /// The last key of every open object ("" before its first, and for arrays), to check the
+    /// order in debug builds.
+    #[cfg(debug_assertions)]
+    keys: Vec<&'static str>,
 }
 
-fn comparison(d: &ReportData<'_>, a: &Assessment) -> Value {
+impl<'a> Pretty<'a> {
+    fn new(out: &'a mut Vec<u8>, depth: usize) -> Self {
+        Pretty {
+            out,
+            depth,
+            first: true,
+            #[cfg(debug_assertions)]
+            keys: Vec::new(),
+        }
+    }
+
+    fn newline(&mut self) {
+        self.out.push(b'\n');
+        for _ in 0..self.depth {
+            self.out.extend_from_slice(b"  ");
+        }
+    }
+
+    /// Starts an entry of the innermost container: `,` after a previous one, then a new line.
+    fn entry(&mut self) {
+        if !self.first {
+            self.out.push(b',');
+        }
+        self.newline();
+        self.first = false;
+    }
+
+    /// Starts the entry `"key": ` of the innermost object (`key` needs no escaping).
+    fn key(&mut self, key: &'static str) {
+        #[cfg(debug_assertions)]
+        if let Some(last) = self.keys.last_mut() {
+            debug_assert!(
+                *last < key,
+                "JSON keys out of order: {last:?} before {key:?}"
+            );
+            *last = key;
+        }
+        self.entry();
+        self.out.push(b'"');
+        self.out.extend_from_slice(key.as_bytes());
+        self.out.extend_from_slice(b"\": ");
+    }
+
+    fn open(&mut self, bracket: u8) {
+        self.out.push(bracket);
+        self.depth += 1;
+        self.first = true;
+        #[cfg(debug_assertions)]
+        self.keys.push("");
+    }
+
+    fn close(&mut self, bracket: u8) {
+        self.depth -= 1;
+        if !self.first {
+            self.newline();
+        }
+        self.out.push(bracket);
+        self.first = false;
+        #[cfg(debug_assertions)]
+        self.keys.pop();
+    }
+
+    /// `{`, the entries `body` writes, `}`.
+    fn object(&mut self, body: impl FnOnce(&mut Self)) {
+        self.open(b'{');
+        body(self);
+        self.close(b'}');
+    }
+
+    /// `[`, one entry per item written by `item`, `]`.
+    fn array<T>(&mut self, items: impl IntoIterator<Item = T>, mut item: impl FnMut(&mut Self, T)) {
+        self.open(b'[');
+        for x in items {
+            self.entry();
+            item(self, x);
+        }
+        self.close(b']');
+    }
+
+    fn null(&mut self) {
+        self.out.extend_from_slice(b"null");
+    }
+
+    /// A finite number as serde_json prints an `f64` (shortest round-trip digits, `1.0` for
+    /// integral values), `null` for NaN and ±infinity (as [`num`]).
+    fn f64(&mut self, x: f64) {
+        if x.is_finite() {
+            use serde_json::ser::Formatter;
+            // Writing to a Vec cannot fail.
+            let _ = serde_json::ser::CompactFormatter.write_f64(self.out, x);
+        } else {
+            self.null();
+        }
+    }
+
+    fn uint(&mut self, n: u64) {
+        use std::io::Write;
+        let _ = write!(self.out, "{n}");
+    }
+
+    fn bool(&mut self, b: bool) {
+        self.out
+            .extend_from_slice(if b { b"true" } else { b"false" });
+    }
+
+    /// A JSON string, escaped by serde_json.
+    fn str(&mut self, s: &str) {
+        // Writing to a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut *self.out, s);
+    }
+
+    fn opt_str(&mut self, s: Option<&str>) {
+        match s {
+            Some(s) => self.str(s),
+            None => self.null(),
+        }
+    }
+
+    /// `{"lower": lo, "upper": hi}` or `null`.
+    fn interval(&mut self, ci: Option<(f64, f64)>) {
+        match ci {
+            Some((lo, hi)) => self.object(|w| {
+                w.key("lower");
+                w.f64(lo);
+                w.key("upper");
+                w.f64(hi);
+            }),
+            None => self.null(),
+        }
+    }
+
+    /// An optional object: `body` writes its entries, `null` for `None`.
+    fn opt<T>(&mut self, x: Option<T>, body: impl FnOnce(&mut Self, T)) {
+        match x {
+            Some(x) => self.object(|w| body(w, x)),
+            None => self.null(),
+        }
+    }
+}
+
+/// One side's summary (schema `side`) at the writer's position.
+fn write_side(w: &mut Pretty<'_>, s: &SideSummary, values: &[f64]) {
+    w.object(|w| {
+        w.key("cv_pct");
+        w.f64(s.cv_pct);
+        w.key("drift");
+        w.opt(s.drift.as_ref(), |w, d| {
+            w.key("n");
+            w.uint(d.n as u64);
+            w.key("p_value");
+            w.f64(d.p_value);
+            w.key("significant");
+            w.bool(s.significant_drift().is_some());
+            w.key("slope");
+            w.f64(d.slope);
+            w.key("slope_pct_per_run");
+            w.f64(d.slope_pct_per_run);
+            w.key("tau");
+            w.f64(d.tau);
+        });
+        w.key("mean");
+        w.f64(mean(values));
+        w.key("median");
+        w.f64(s.median);
+        w.key("median_ci");
+        w.interval(s.median_ci);
+        w.key("multimodal");
+        w.opt(s.multimodal.as_ref(), |w, m| {
+            w.key("dip");
+            w.f64(m.dip);
+            w.key("modes");
+            w.array(&m.modes, |w, md| {
+                w.object(|w| {
+                    w.key("centre");
+                    w.f64(md.centre);
+                    w.key("density");
+                    w.f64(md.density);
+                    w.key("share");
+                    w.f64(md.share);
+                })
+            });
+            w.key("p_value");
+            w.f64(m.p_value);
+            w.key("regimes");
+            w.opt(m.regimes.as_ref(), |w, r| {
+                w.key("bic");
+                w.f64(r.stats.bic);
+                w.key("bic_critical");
+                w.f64(crate::stats::regimes::bic_critical(r.stats.n));
+                w.key("by_bic");
+                w.bool(r.by_bic);
+                w.key("by_gap");
+                w.bool(r.by_gap);
+                w.key("gap");
+                w.f64(r.stats.gap);
+                w.key("gap_critical");
+                w.f64(crate::stats::regimes::gap_critical(r.stats.n));
+                w.key("groups");
+                w.array(&r.regimes, |w, g| {
+                    w.object(|w| {
+                        w.key("centre");
+                        w.f64(g.centre);
+                        w.key("count");
+                        w.uint(g.count as u64);
+                        w.key("high");
+                        w.f64(g.high);
+                        w.key("low");
+                        w.f64(g.low);
+                        w.key("share");
+                        w.f64(g.share);
+                    })
+                });
+            });
+            w.key("separation");
+            w.f64(m.separation);
+        });
+        w.key("n");
+        w.uint(s.n as u64);
+        w.key("outliers");
+        w.array(&s.outliers, |w, &i| w.uint(i as u64));
+    });
+}
+
+/// One comparison (schema `comparison`) at the writer's position.
+fn write_comparison(w: &mut Pretty<'_>, d: &ReportData<'_>, a: &Assessment) {
     let c = &a.row.comparison;
     let bench = d.set.benchmark(c.benchmark);
     let metric = d.set.metric(c.metric);
-    let sides_where = |f: &dyn Fn(&SideSummary) -> bool| -> Vec<&str> {
-        [("old", &a.old_side), ("new", &a.new_side)]
-            .into_iter()
-            .filter(|(_, s)| f(s))
-            .map(|(n, _)| n)
-            .collect()
+    let sides_where = |w: &mut Pretty<'_>, f: &dyn Fn(&SideSummary) -> bool| {
+        let sides = [("old", &a.old_side), ("new", &a.new_side)];
+        w.array(sides.into_iter().filter(|(_, s)| f(s)), |w, (n, _)| {
+            w.str(n)
+        });
     };
-    let welch_error = match &a.row.welch {
-        Ok(_) => Value::Null,
-        Err(WelchError::TooFewSamples) => json!("too_few_samples"),
-        Err(WelchError::EssentiallyConstant) => json!("essentially_constant"),
-        Err(WelchError::NotFinite) => json!("not_finite"),
-    };
-    let mut v = json!({
-        "name": c.name,
-        "file": bench.file,
-        "configuration": bench.configuration.text,
-        "metric": {
-            "name": metric.name,
-            "unit": metric.unit,
-            "better": match c.better { Better::Higher => "higher", Better::Lower => "lower" },
-        },
-        "method": match a.method { Method::Paired => "paired", Method::Unpaired => "unpaired" },
-        "pairing": c.pairing.key(),
-        "runs": a.runs,
-        "too_few_samples": a.too_few_samples,
-        "min_attainable_p": num(a.min_attainable_p),
-        "change_pct": num(a.change_pct),
-        "change": change_kind(a.change_pct),
-        "change_ci_pct": interval(a.change_ci_pct),
-        "p_value": num(a.p_value),
-        "p_adjusted": num(a.p_adjusted),
-        "significant": a.p_adjusted < d.opts.alpha,
-        "verdict": verdict_key(a.verdict),
-        "runs_needed": match a.verdict {
-            Verdict::Inconclusive { runs_needed } => json!(runs_needed),
-            _ => Value::Null,
-        },
-        "flags": {
-            "multimodal": sides_where(&|s| s.multimodal.is_some()),
-            "drift": sides_where(&|s| s.significant_drift().is_some()),
-            "outliers": sides_where(&|s| !s.outliers.is_empty()),
-        },
-        "old": side(&a.old_side, &c.old),
-        "new": side(&a.new_side, &c.new),
-        "compare_r": {
-            "improvement_pct": num(a.row.improvement_pct),
-            "stars": a.row.stars.map(|s| s.as_str()),
-            "accuracy_pct": a.row.accuracy_pct.map(|[p95, p99, p999]| json!({
-                "p95": num(p95), "p99": num(p99), "p999": num(p999),
-            })),
-            "welch": a.row.welch.as_ref().ok().map(|w| json!({
-                "t": num(w.t), "df": num(w.df), "p_value": num(w.p_value),
-            })),
-            "welch_error": welch_error,
-        },
-        "paired": a.paired.as_ref().map(|p| json!({
-            "n": p.n,
-            "mean_log_ratio": num(p.mean_log_ratio),
-            "ratio": num(p.ratio),
-            "ratio_ci": interval(Some(p.ratio_ci)),
-            "t": num(p.t),
-            "df": num(p.df),
-            "p_value": num(p.p_value),
-        })),
-        "rank_sum": a.rank.as_ref().map(|r| json!({
-            "w": num(r.w),
-            "p_value": num(r.p_value),
-            "exact": r.exact,
-            "method": r.method.key(),
-            "shift": num(r.shift),
-            "shift_ci": interval(Some(r.shift_ci)),
-            "ci_level": num(r.ci_level),
-        })),
-        "u_test": a.u_test.as_ref().map(|u| json!({
-            "u": num(u.u),
-            "p_value": num(u.p_value),
-            "method": u.method().key(),
-            "all_equal": u.all_equal,
-        })),
-    });
-    // Only on rows combined over machines (a sharded run; optional in the schema).
-    if let (Some(c), Some(obj)) = (&a.combined, v.as_object_mut()) {
-        obj.insert(
-            "combined".to_owned(),
-            json!({
-                "machines": c.k(),
-                "model": if c.random_effects() { "random_effects_dl" } else { "fixed_effect" },
-                "df": num(c.df),
-                "fixed_change_pct": num((c.meta.fixed.estimate.exp() - 1.0) * 100.0),
-                "tau2": num(c.meta.tau2),
-                "q": num(c.meta.q),
-                "q_p_value": num(c.meta.q_p_value),
-                "i2_pct": num(c.meta.i2_pct),
-                "heterogeneous": c.heterogeneous(),
-                "outliers": c.outliers(),
-                "per_machine": c.machines.iter().map(|m| json!({
-                    "machine": m.machine,
-                    "change_pct": num(m.change_pct()),
-                    "log_ratio": num(m.log_ratio),
-                    "variance": num(m.variance),
-                    "df": num(m.df),
-                    "method": if m.paired { "paired" } else { "unpaired" },
-                    "n_old": m.n.0,
-                    "n_new": m.n.1,
-                })).collect::<Vec<_>>(),
-            }),
-        );
-    }
-    // Only on rows where a side has two regimes (the key is optional in the schema).
-    let changes = a.regime_changes();
-    if let (false, Some(obj)) = (changes.is_empty(), v.as_object_mut()) {
-        obj.insert(
-            "regime_changes".to_owned(),
-            changes
-                .iter()
-                .map(|r| {
-                    json!({
-                        "old_centre": num(r.old_centre),
-                        "old_share": num(r.old_share),
-                        "new_centre": num(r.new_centre),
-                        "new_share": num(r.new_share),
-                        "change_pct": num(r.change_pct),
+    w.object(|w| {
+        w.key("change");
+        w.str(change_kind(a.change_pct));
+        w.key("change_ci_pct");
+        w.interval(a.change_ci_pct);
+        w.key("change_pct");
+        w.f64(a.change_pct);
+        // Only on rows combined over machines (a sharded run; optional in the schema).
+        if let Some(c) = &a.combined {
+            w.key("combined");
+            w.object(|w| {
+                w.key("df");
+                w.f64(c.df);
+                w.key("fixed_change_pct");
+                w.f64((c.meta.fixed.estimate.exp() - 1.0) * 100.0);
+                w.key("heterogeneous");
+                w.bool(c.heterogeneous());
+                w.key("i2_pct");
+                w.f64(c.meta.i2_pct);
+                w.key("machines");
+                w.uint(c.k() as u64);
+                w.key("model");
+                w.str(if c.random_effects() {
+                    "random_effects_dl"
+                } else {
+                    "fixed_effect"
+                });
+                w.key("outliers");
+                w.array(c.outliers(), |w, m| w.str(m));
+                w.key("per_machine");
+                w.array(&c.machines, |w, m| {
+                    w.object(|w| {
+                        w.key("change_pct");
+                        w.f64(m.change_pct());
+                        w.key("df");
+                        w.f64(m.df);
+                        w.key("log_ratio");
+                        w.f64(m.log_ratio);
+                        w.key("machine");
+                        w.str(&m.machine);
+                        w.key("method");
+                        w.str(if m.paired { "paired" } else { "unpaired" });
+                        w.key("n_new");
+                        w.uint(m.n.1 as u64);
+                        w.key("n_old");
+                        w.uint(m.n.0 as u64);
+                        w.key("variance");
+                        w.f64(m.variance);
                     })
+                });
+                w.key("q");
+                w.f64(c.meta.q);
+                w.key("q_p_value");
+                w.f64(c.meta.q_p_value);
+                w.key("tau2");
+                w.f64(c.meta.tau2);
+            });
+        }
+        w.key("compare_r");
+        w.object(|w| {
+            w.key("accuracy_pct");
+            w.opt(a.row.accuracy_pct, |w, [p95, p99, p999]| {
+                w.key("p95");
+                w.f64(p95);
+                w.key("p99");
+                w.f64(p99);
+                w.key("p999");
+                w.f64(p999);
+            });
+            w.key("improvement_pct");
+            w.f64(a.row.improvement_pct);
+            w.key("stars");
+            w.opt_str(a.row.stars.map(|s| s.as_str()));
+            w.key("welch");
+            w.opt(a.row.welch.as_ref().ok(), |w, t| {
+                w.key("df");
+                w.f64(t.df);
+                w.key("p_value");
+                w.f64(t.p_value);
+                w.key("t");
+                w.f64(t.t);
+            });
+            w.key("welch_error");
+            w.opt_str(match &a.row.welch {
+                Ok(_) => None,
+                Err(WelchError::TooFewSamples) => Some("too_few_samples"),
+                Err(WelchError::EssentiallyConstant) => Some("essentially_constant"),
+                Err(WelchError::NotFinite) => Some("not_finite"),
+            });
+        });
+        w.key("configuration");
+        w.str(&bench.configuration.text);
+        w.key("file");
+        w.str(&bench.file);
+        w.key("flags");
+        w.object(|w| {
+            w.key("drift");
+            sides_where(w, &|s| s.significant_drift().is_some());
+            w.key("multimodal");
+            sides_where(w, &|s| s.multimodal.is_some());
+            w.key("outliers");
+            sides_where(w, &|s| !s.outliers.is_empty());
+        });
+        w.key("method");
+        w.str(match a.method {
+            Method::Paired => "paired",
+            Method::Unpaired => "unpaired",
+        });
+        w.key("metric");
+        w.object(|w| {
+            w.key("better");
+            w.str(match c.better {
+                Better::Higher => "higher",
+                Better::Lower => "lower",
+            });
+            w.key("name");
+            w.str(&metric.name);
+            w.key("unit");
+            w.str(&metric.unit);
+        });
+        w.key("min_attainable_p");
+        w.f64(a.min_attainable_p);
+        w.key("name");
+        w.str(&c.name);
+        w.key("new");
+        write_side(w, &a.new_side, &c.new);
+        w.key("old");
+        write_side(w, &a.old_side, &c.old);
+        w.key("p_adjusted");
+        w.f64(a.p_adjusted);
+        w.key("p_value");
+        w.f64(a.p_value);
+        w.key("paired");
+        w.opt(a.paired.as_ref(), |w, p| {
+            w.key("df");
+            w.f64(p.df);
+            w.key("mean_log_ratio");
+            w.f64(p.mean_log_ratio);
+            w.key("n");
+            w.uint(p.n as u64);
+            w.key("p_value");
+            w.f64(p.p_value);
+            w.key("ratio");
+            w.f64(p.ratio);
+            w.key("ratio_ci");
+            w.interval(Some(p.ratio_ci));
+            w.key("t");
+            w.f64(p.t);
+        });
+        w.key("pairing");
+        w.str(c.pairing.key());
+        w.key("rank_sum");
+        w.opt(a.rank.as_ref(), |w, r| {
+            w.key("ci_level");
+            w.f64(r.ci_level);
+            w.key("exact");
+            w.bool(r.exact);
+            w.key("method");
+            w.str(r.method.key());
+            w.key("p_value");
+            w.f64(r.p_value);
+            w.key("shift");
+            w.f64(r.shift);
+            w.key("shift_ci");
+            w.interval(Some(r.shift_ci));
+            w.key("w");
+            w.f64(r.w);
+        });
+        // Only on rows where a side has two regimes (the key is optional in the schema).
+        let changes = a.regime_changes();
+        if !changes.is_empty() {
+            w.key("regime_changes");
+            w.array(&changes, |w, r| {
+                w.object(|w| {
+                    w.key("change_pct");
+                    w.f64(r.change_pct);
+                    w.key("new_centre");
+                    w.f64(r.new_centre);
+                    w.key("new_share");
+                    w.f64(r.new_share);
+                    w.key("old_centre");
+                    w.f64(r.old_centre);
+                    w.key("old_share");
+                    w.f64(r.old_share);
                 })
-                .collect::<Value>(),
-        );
-    }
-    v
+            });
+        }
+        w.key("runs");
+        w.uint(a.runs as u64);
+        w.key("runs_needed");
+        match a.verdict {
+            Verdict::Inconclusive {
+                runs_needed: Some(n),
+            } => w.uint(n),
+            _ => w.null(),
+        }
+        w.key("significant");
+        w.bool(a.p_adjusted < d.opts.alpha);
+        w.key("too_few_samples");
+        w.bool(a.too_few_samples);
+        w.key("u_test");
+        w.opt(a.u_test.as_ref(), |w, u| {
+            w.key("all_equal");
+            w.bool(u.all_equal);
+            w.key("method");
+            w.str(u.method().key());
+            w.key("p_value");
+            w.f64(u.p_value);
+            w.key("u");
+            w.f64(u.u);
+        });
+        w.key("verdict");
+        w.str(verdict_key(a.verdict));
+    });
 }
 
 /// What a change figure is when JSON cannot carry it as a number: `finite`, `increase_from_zero`
@@ -314,10 +594,12 @@ pub fn render(d: &ReportData<'_>) -> String {
     }
 }
 
-/// Writes the report of [`render`] to `out`, one comparison at a time: memory stays that of
-/// one comparison's JSON tree instead of the whole document's (a million-row report is over
-/// 100 MB of JSON). Keys are in serde_json's sorted order, so `comparisons` comes first and
-/// the other top-level keys follow it; the bytes are those of pretty-printing the whole tree.
+/// Writes the report of [`render`] to `out`, one window of comparisons at a time: memory stays
+/// that of a window's text instead of the whole document's (a million-row report is over
+/// 100 MB of JSON). Each comparison is written straight from its structs ([`Pretty`]; building
+/// a `serde_json::Value` tree of each and dropping it was a fifth of the report's CPU). Keys
+/// are in serde_json's sorted order, so `comparisons` comes first and the other top-level keys
+/// follow it; the bytes are those of pretty-printing the whole document as one `Value` tree.
 ///
 /// # Errors
 /// Returns the error of writing to `out`.
@@ -379,8 +661,7 @@ pub fn write(d: &ReportData<'_>, out: &mut dyn std::io::Write) -> std::io::Resul
         ),
     );
     // `comparisons` sorts before every other top-level key: streamed first, element by element,
-    // each pretty-printed on its own and indented to its depth (4 spaces; JSON strings hold no
-    // raw line feeds, so indenting line by line is exact).
+    // each written at its depth (2: in the top-level object and its array).
     debug_assert!(top.keys().all(|k| k.as_str() > "comparisons"));
     out.write_all(b"{\n  \"comparisons\": ")?;
     if a.is_empty() {
@@ -394,24 +675,19 @@ pub fn write(d: &ReportData<'_>, out: &mut dyn std::io::Write) -> std::io::Resul
         const CHUNK: usize = 64;
         let mut first = true;
         for window in a.chunks(WINDOW) {
-            let texts: Vec<std::io::Result<Vec<u8>>> = window
+            let texts: Vec<Vec<u8>> = window
                 .par_chunks(CHUNK)
                 .map(|chunk| {
                     let mut text = Vec::with_capacity(CHUNK * 4096);
-                    let mut buf = Vec::with_capacity(16 * 1024);
                     for x in chunk {
-                        buf.clear();
-                        serde_json::to_writer_pretty(&mut buf, &comparison(d, x))?;
-                        for (j, line) in buf.split(|&b| b == b'\n').enumerate() {
-                            text.extend_from_slice(if j == 0 { b",\n    " } else { b"\n    " });
-                            text.extend_from_slice(line);
-                        }
+                        text.extend_from_slice(b",\n    ");
+                        // Inside the top-level object and the array: depth 2.
+                        write_comparison(&mut Pretty::new(&mut text, 2), d, x);
                     }
-                    Ok(text)
+                    text
                 })
                 .collect();
             for text in texts {
-                let text = text?;
                 // Every comparison starts with ",\n": the first one of the array without it.
                 let skip = if first { 2 } else { 0 };
                 first = false;
@@ -447,4 +723,78 @@ fn failures(f: &crate::compare::failures::Failures) -> Value {
             })
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes the document of `pretty_matches_serde_json` with [`Pretty`] at `depth`.
+    fn write_doc(depth: usize) -> String {
+        let mut out = Vec::new();
+        let mut w = Pretty::new(&mut out, depth);
+        w.object(|w| {
+            w.key("a");
+            w.array(std::iter::empty::<u8>(), |_, _| {});
+            w.key("b");
+            w.object(|_| {});
+            w.key("c");
+            w.array(
+                [1.0, -0.0, 1e-7, 1.5e300, 0.1, 24.0, f64::NAN, f64::INFINITY],
+                |w, x| w.f64(x),
+            );
+            w.key("d");
+            w.null();
+            w.key("e");
+            w.str("q\"\\\n\u{1}é\u{2028}");
+            w.key("f");
+            w.array([true, false], |w, b| {
+                w.object(|w| {
+                    w.key("x");
+                    w.bool(b);
+                    w.key("y");
+                    w.interval(b.then_some((1.0, f64::NAN)));
+                })
+            });
+            w.key("n");
+            w.uint(u64::MAX);
+            w.key("o");
+            w.opt_str(None);
+            w.key("p_value");
+            w.opt(Some(3), |w, x| {
+                w.key("x");
+                w.uint(x);
+            });
+            w.key("pairing");
+            w.opt(None::<u64>, |_, _| {});
+        });
+        String::from_utf8(out).expect("UTF-8")
+    }
+
+    /// The direct writer gives serde_json's pretty-printing of the same tree: empty
+    /// containers, float digits (integral, negative zero, exponents), NaN and infinity as
+    /// `null`, string escapes, nesting, and indentation from a starting depth.
+    #[test]
+    fn pretty_matches_serde_json() {
+        let tree = json!({
+            "a": [],
+            "b": {},
+            "c": [1.0, -0.0, 1e-7, 1.5e300, 0.1, 24.0, num(f64::NAN), num(f64::INFINITY)],
+            "d": null,
+            "e": "q\"\\\n\u{1}é\u{2028}",
+            "f": [
+                { "x": true, "y": { "lower": 1.0, "upper": num(f64::NAN) } },
+                { "x": false, "y": null },
+            ],
+            "n": u64::MAX,
+            "o": null,
+            "p_value": { "x": 3 },
+            "pairing": null,
+        });
+        let want = serde_json::to_string_pretty(&tree).expect("prints");
+        assert_eq!(write_doc(0), want);
+        // At depth 2 (a comparison in the report), every line after the first is indented
+        // by four more spaces.
+        assert_eq!(write_doc(2), want.replace('\n', "\n    "));
+    }
 }

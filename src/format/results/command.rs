@@ -3,6 +3,8 @@
 //! [`super::Record`] enum and read by the one loader ([`super::load_from`]); status and side are
 //! typed as for Node-file runs.
 
+mod fast;
+
 use super::JobStatus;
 use super::plan::{Combination, Exclusion, Order, Param};
 use crate::format::result_lines::ReportedMetric;
@@ -200,6 +202,15 @@ pub struct CommandJobView<'a> {
     _sys_s: serde::de::IgnoredAny,
     #[serde(rename = "max_rss_bytes")]
     _max_rss_bytes: serde::de::IgnoredAny,
+}
+
+impl<'a> CommandJobView<'a> {
+    /// Reads an `ok` command-job line in exactly the shape benchdiff writes it, without serde
+    /// (see [`fast`]); `None` for any other line, which is then for serde to read (or reject)
+    /// as before.
+    pub fn parse_fast(line: &'a str) -> Option<CommandJobView<'a>> {
+        fast::parse(line)
+    }
 }
 
 /// One sample of a [`CommandJobView`] (the fields of a [`CommandSample`], text borrowed).

@@ -706,9 +706,12 @@ enum Parsed<'a> {
     Blank,
     Unreadable(String),
     NotJson(String),
+    /// The record's `type`, and the record unless the loader has no use for it. Not boxed:
+    /// a box per line was one more allocation on the parsing threads and one more free on
+    /// the thread that takes the lines.
     Record(
         Cow<'static, str>,
-        Option<Box<Result<Item<'a>, serde_json::Error>>>,
+        Option<Result<Item<'a>, serde_json::Error>>,
     ),
 }
 
@@ -774,8 +777,7 @@ impl Batch {
                                         &*kind,
                                         "run" | "command-run" | "job" | "command-job" | "adaptive"
                                     );
-                                    let record =
-                                        full.then(|| Box::new(parse_item(&kind, line, stream)));
+                                    let record = full.then(|| parse_item(&kind, line, stream));
                                     Parsed::Record(kind, record)
                                 }
                             }
@@ -792,12 +794,44 @@ impl Batch {
 /// is parsed in full: the failure summary keeps it).
 fn parse_item<'a>(kind: &str, line: &'a str, stream: bool) -> Result<Item<'a>, serde_json::Error> {
     if stream && kind == "command-job" {
+        // The bulk of a command run's file: the lines benchdiff wrote, read without serde.
+        if let Some(view) = command::CommandJobView::parse_fast(line) {
+            return Ok(Item::CommandOk(view));
+        }
         let view: command::CommandJobView<'a> = serde_json::from_str(line)?;
         if view.status == JobStatus::Ok {
             return Ok(Item::CommandOk(view));
         }
     }
     parse_record(kind, line).map(|r| Item::Record(Box::new(r)))
+}
+
+/// Schedule positions seen (of a command run's `ok` jobs): a bit per position below
+/// [`Positions::DENSE`] (positions count from 0 to the plan's number of jobs), a hash set for
+/// any above. Marking a position is then a bit operation, not a hash-set insert per job.
+#[derive(Default)]
+struct Positions {
+    bits: Vec<u64>,
+    sparse: rustc_hash::FxHashSet<u32>,
+}
+
+impl Positions {
+    /// Positions below this have a bit (2 MiB of bits at most).
+    const DENSE: u32 = 1 << 24;
+
+    /// Marks position `p`; true when it was not marked before.
+    fn insert(&mut self, p: u32) -> bool {
+        if p >= Self::DENSE {
+            return self.sparse.insert(p);
+        }
+        let (word, bit) = ((p / 64) as usize, 1u64 << (p % 64));
+        if word >= self.bits.len() {
+            self.bits.resize(word + 1, 0);
+        }
+        let new = self.bits[word] & bit == 0;
+        self.bits[word] |= bit;
+        new
+    }
 }
 
 /// The loader behind [`load_from`] (`on_ok` None: every record kept) and [`load_streamed`].
@@ -816,7 +850,7 @@ fn load_with<R: BufRead>(
     let mut done = Vec::new();
     let mut command_done = Vec::new();
     let mut seen = HashSet::new();
-    let mut seen_positions: rustc_hash::FxHashSet<u32> = rustc_hash::FxHashSet::default();
+    let mut seen_positions = Positions::default();
     let mut warnings = Vec::new();
     let mut adaptive = None;
     let mut settled = Vec::new();
@@ -860,7 +894,7 @@ fn load_with<R: BufRead>(
         let Some(record) = record.filter(|_| wanted) else {
             return Ok(());
         };
-        let record = match *record {
+        let record = match record {
             Ok(r) => r,
             Err(e) if is_plan && header.is_none() => {
                 return Err(ResultsError::new(
@@ -885,6 +919,16 @@ fn load_with<R: BufRead>(
                     (Some(Header::Command(_)), _) if !seen_positions.insert(j.position) => {}
                     (Some(Header::Command(_)), Some(f)) => {
                         f(OkJob::Command(&j));
+                        // The old and new jobs of a benchmark often follow each other: the
+                        // key of the job before, without making and hashing the text key.
+                        if let Some(&(_, _, last, _, _)) = compact.last()
+                            && let Some((b, c)) = keys.get(last as usize)
+                            && *b == *j.benchmark
+                            && *c == j.combination
+                        {
+                            compact.push((j.position, j.run, last, j.side, j.warmup));
+                            return Ok(());
+                        }
                         key_buf.clear();
                         key_buf.push_str(&j.benchmark);
                         for (k, v) in &j.combination {
@@ -1204,6 +1248,25 @@ mod tests {
             .collect();
         let want: Vec<String> = bad.iter().map(|n| format!("line {n}")).collect();
         assert_eq!(lines, want, "{:?}", loaded.warnings);
+    }
+
+    /// Positions are marked once, below and above the dense range.
+    #[test]
+    fn positions_are_marked_once() {
+        let mut p = Positions::default();
+        for x in [
+            0,
+            63,
+            64,
+            5,
+            Positions::DENSE - 1,
+            Positions::DENSE,
+            u32::MAX,
+        ] {
+            assert!(p.insert(x), "{x}");
+            assert!(!p.insert(x), "{x}");
+        }
+        assert!(p.insert(1) && p.insert(65));
     }
 
     #[test]
