@@ -717,7 +717,7 @@ fn find_present_metric(set: &SampleSet, name: &str) -> Option<crate::sample::Met
     [name, alias]
         .into_iter()
         .filter_map(|n| set.find_metric(n))
-        .find(|id| set.samples().iter().any(|s| s.metric == *id))
+        .find(|&id| set.has_metric(id))
 }
 
 /// The failures recorded in the results file at `path` (none when there is no file or it
@@ -783,11 +783,7 @@ pub(crate) fn emit_analysis_blocks(
                     .metrics()
                     .iter()
                     .enumerate()
-                    .filter(|(i, _)| {
-                        set.samples()
-                            .iter()
-                            .any(|s| s.metric == crate::sample::MetricId(*i as u32))
-                    })
+                    .filter(|(i, _)| set.has_metric(crate::sample::MetricId(*i as u32)))
                     .map(|(_, m)| m.name.as_str())
                     .collect();
                 writeln!(
