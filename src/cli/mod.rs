@@ -12,6 +12,8 @@ pub(crate) mod command_bench;
 mod compare_cmd;
 #[path = "history.rs"]
 mod history_cmd;
+#[path = "large.rs"]
+pub(crate) mod large;
 #[path = "run.rs"]
 mod run_cmd;
 #[path = "shard.rs"]
@@ -656,6 +658,10 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         && shard_cmd::any_sharded(&args.files)
     {
         return shard_cmd::report(&args.files, &args.analysis, io);
+    }
+    // compare.R's report of a compare.js CSV over some hundreds of MB: in bounded memory.
+    if let Some(code) = large::try_report_r(&args, io)? {
+        return Ok(code);
     }
     // benchstat summarises a single file as one column; every other report compares sides.
     let one_side_ok = args.analysis.format == Format::Benchstat;

@@ -1,0 +1,228 @@
+//! `report --format r` of a large compare.js CSV in bounded memory (issue 16).
+//!
+//! Reading a 2 GB compare.js CSV whole keeps 24 million samples (576 MB packed) and then the
+//! same values again per comparison. Above [`spill_threshold`] bytes, a single compare.js CSV
+//! reported with `--format r` is instead read with its samples spilled to temporary partition
+//! files by benchmark ([`SampleSet::spill_samples`]); each partition is then read back, grouped
+//! and analysed on its own, and only what compare.R prints of each row (name, stars,
+//! improvement, accuracy) is kept, in a compact form. The rows are put in the order the
+//! in-memory report gives them (first appearance, then sorted by name) and printed with the same
+//! renderer, so the output, the warnings and the exit code are those of the in-memory path, byte
+//! for byte. Rows that a note on stderr speaks of (values below 0, no Welch test) are rare and
+//! kept whole, for the same notes.
+//!
+//! The threshold is 256 MiB, or the byte count in the environment variable
+//! `BENCHDIFF_SPILL_BYTES` (for tests and for machines with less memory); partitions hold about a
+//! quarter of the threshold of input each (between 2 and 256 of them).
+
+use super::{EXIT_USAGE, Format, Io, ReportArgs, RowNote, row_notes};
+use crate::format::{self, InputFormat};
+use crate::sample::{RATE, SampleSet, Side};
+use crate::verdict::{self, Stars, decide};
+use std::io::Write;
+
+/// Input size from which the bounded path is taken, in bytes (256 MiB).
+pub const DEFAULT_SPILL_BYTES: u64 = 256 << 20;
+
+/// The input size (bytes) from which a compare.js CSV reported with `--format r` is read in
+/// bounded memory: `BENCHDIFF_SPILL_BYTES` when set to a number, else [`DEFAULT_SPILL_BYTES`].
+pub fn spill_threshold() -> u64 {
+    std::env::var("BENCHDIFF_SPILL_BYTES")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(DEFAULT_SPILL_BYTES)
+        .max(1)
+}
+
+/// What the report keeps of a row: what compare.R prints of it, the arrival position of its
+/// first sample (the in-memory order before sorting) and its sample counts.
+struct Compact {
+    first: u64,
+    name: Box<str>,
+    stars: Option<Stars>,
+    improvement_pct: f64,
+    accuracy_pct: Option<[f64; 3]>,
+    n: [u32; 2],
+}
+
+/// Reports `args` through the bounded path when it applies (see the module doc): returns the
+/// exit code, or `None` when the in-memory path must be taken (another format or option,
+/// several inputs, standard input, a small file, not a compare.js CSV).
+pub(super) fn try_report_r(args: &ReportArgs, io: &mut Io<'_>) -> anyhow::Result<Option<i32>> {
+    let a = &args.analysis;
+    if a.format != Format::R
+        || a.plot.is_some()
+        || a.max_regression.is_some()
+        || a.metric.is_some()
+        || args.files.len() != 1
+        || !args.inputs.label.is_empty()
+        || args.inputs.sides_by.is_some()
+        || args
+            .inputs
+            .input_format
+            .is_some_and(|f| f != InputFormat::NodeCompareCsv)
+    {
+        return Ok(None);
+    }
+    let f = &args.files[0];
+    let threshold = spill_threshold();
+    let size = match std::fs::metadata(f) {
+        Ok(m) if f != "-" && m.is_file() => m.len(),
+        _ => return Ok(None),
+    };
+    if size < threshold {
+        return Ok(None);
+    }
+    let Ok(input) = format::Input::open(f) else {
+        return Ok(None);
+    };
+    let fmt = args.inputs.input_format.or_else(|| input.sniff());
+    if fmt != Some(InputFormat::NodeCompareCsv) {
+        return Ok(None);
+    }
+    let parts = size.div_ceil((threshold / 8).max(1)).clamp(2, 256) as usize;
+    let mut set = SampleSet::new();
+    set.spill_samples(parts)?;
+    let ro = format::ReadOptions {
+        side: Side::Old,
+        sides_by: None,
+    };
+    // The messages of `read_inputs` for one compare.js CSV.
+    let imported = match input.read(fmt, &ro, &mut set) {
+        Ok(i) => i,
+        Err(e) => {
+            writeln!(io.stderr, "benchdiff: {e}")?;
+            return Ok(Some(EXIT_USAGE));
+        }
+    };
+    for w in &imported.warnings {
+        writeln!(io.stderr, "benchdiff: warning: {w}")?;
+    }
+    if imported.samples == 0 {
+        writeln!(
+            io.stderr,
+            "benchdiff: warning: {f}: no samples: nothing in it reads as {} \
+             (another --input-format?)",
+            imported.format.map_or("a known format", InputFormat::name)
+        )?;
+    }
+    let mut spilled = match set.take_spilled() {
+        Some(s) => s?,
+        None => anyhow::bail!("the samples of {f} were not spilled"),
+    };
+    if spilled.is_empty() {
+        writeln!(
+            io.stderr,
+            "benchdiff: no samples: the input holds no benchmark results (a CSV header but no rows, or a run of 0 benchmarks)"
+        )?;
+        return Ok(Some(EXIT_USAGE));
+    }
+    if !spilled.has_both_sides() {
+        let [old, new] = spilled.per_side();
+        writeln!(
+            io.stderr,
+            "benchdiff: nothing to compare: no benchmark has samples on both sides (old: {old} \
+             samples, new: {new} samples, from {f}); give the old results and the new results \
+             (two files, old first, or --label old=FILE --label new=FILE)"
+        )?;
+        return Ok(Some(EXIT_USAGE));
+    }
+    if spilled.metrics() != [RATE] {
+        anyhow::bail!("{f}: a compare.js CSV with samples of another metric than the rate");
+    }
+
+    // Partition by partition: group, compute compare.R's row, keep it compact.
+    let mut rows: Vec<Compact> = Vec::with_capacity(set.benchmarks().len());
+    let mut noted: Vec<(u64, verdict::Row)> = Vec::new();
+    for k in 0..spilled.partitions() {
+        let (part, ids) = spilled.partition(k, &mut set)?;
+        let mut comparisons = crate::compare::group_metric(&part, RATE);
+        drop(part);
+        for c in &mut comparisons {
+            c.benchmark = ids[c.benchmark.0 as usize];
+        }
+        for mut r in verdict::rows_with(comparisons, true) {
+            let c = &mut r.comparison;
+            let first = spilled.first_position(c.benchmark).unwrap_or(u64::MAX);
+            let n = [c.old.len() as u32, c.new.len() as u32];
+            let noted_row = RowNote::of(c, r.welch.err(), || r.improvement_pct).is_some();
+            let name: Box<str> = if noted_row {
+                c.name.as_str().into()
+            } else {
+                std::mem::take(&mut c.name).into_boxed_str()
+            };
+            rows.push(Compact {
+                first,
+                name,
+                stars: r.stars,
+                improvement_pct: r.improvement_pct,
+                accuracy_pct: r.accuracy_pct,
+                n,
+            });
+            if noted_row {
+                noted.push((first, r));
+            }
+        }
+    }
+    drop(spilled);
+    drop(set);
+    // The in-memory order: first appearance, then a stable sort by name.
+    {
+        use rayon::slice::ParallelSliceMut;
+        let coll = crate::compare::RootCollation::new();
+        rows.par_sort_unstable_by_key(|r| r.first);
+        rows.par_sort_by(|a, b| coll.compare(&a.name, &b.name));
+        noted.sort_unstable_by_key(|n| n.0);
+        noted.sort_by(|a, b| coll.compare(&a.1.comparison.name, &b.1.comparison.name));
+    }
+    // The messages of `emit_analysis_blocks` for compare.R's layout.
+    let few: Vec<&Compact> = rows
+        .iter()
+        .filter(|r| decide::min_attainable_p(r.n[0] as usize, r.n[1] as usize) > 0.05)
+        .collect();
+    if let Some(first) = few.first() {
+        writeln!(
+            io.stderr,
+            "benchdiff: warning: {} comparison(s) have too few samples for any verdict (first: \
+             {}, {}+{}: no rank test can reach p < 0.05); their stars rest on normality alone",
+            few.len(),
+            first.name.trim_end(),
+            first.n[0],
+            first.n[1]
+        )?;
+    }
+    let flagged: Vec<RowNote<'_>> = noted
+        .iter()
+        .filter_map(|(_, r)| RowNote::of(&r.comparison, r.welch.err(), || r.improvement_pct))
+        .collect();
+    row_notes(&flagged, Format::R, io)?;
+    let row = |i: usize| {
+        let r = &rows[i];
+        crate::render::compare_r::RRow {
+            name: &r.name,
+            stars: r.stars,
+            improvement_pct: r.improvement_pct,
+            accuracy_pct: r.accuracy_pct,
+        }
+    };
+    let width = crate::render::compare_r::R_PRINT_WIDTH;
+    match &a.output {
+        Some(path) => {
+            let written = std::fs::File::create(path).and_then(|file| {
+                let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
+                crate::render::compare_r::write_rows(rows.len(), row, width, &mut w)?;
+                w.flush()
+            });
+            if let Err(e) = written {
+                writeln!(io.stderr, "benchdiff: -o {}: {e}", path.display())?;
+                return Ok(Some(EXIT_USAGE));
+            }
+        }
+        None => {
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut *io.stdout);
+            crate::render::compare_r::write_rows(rows.len(), row, width, &mut w)?;
+            w.flush()?;
+        }
+    }
+    Ok(Some(0))
+}
