@@ -34,6 +34,17 @@ pub fn spill_threshold() -> u64 {
         .max(1)
 }
 
+/// After a temporary file failed (`e`: the disk is full, say): says so, and leaves `f` to the
+/// in-memory path (nothing else was printed: a compare.js CSV that reads gives no warnings).
+fn in_memory(f: &str, e: &std::io::Error, io: &mut Io<'_>) -> anyhow::Result<Option<i32>> {
+    writeln!(
+        io.stderr,
+        "benchdiff: note: {f}: the temporary files of a bounded-memory read failed ({e}); \
+         reading it in memory"
+    )?;
+    Ok(None)
+}
+
 /// What the report keeps of a row: what compare.R prints of it, the arrival position of its
 /// first sample (the in-memory order before sorting) and its sample counts.
 struct Compact {
@@ -82,7 +93,10 @@ pub(super) fn try_report_r(args: &ReportArgs, io: &mut Io<'_>) -> anyhow::Result
     }
     let parts = size.div_ceil((threshold / 8).max(1)).clamp(2, 256) as usize;
     let mut set = SampleSet::new();
-    set.spill_samples(parts)?;
+    // Without temporary files (none can be created), the in-memory path reads the file.
+    if set.spill_samples(parts).is_err() {
+        return Ok(None);
+    }
     let ro = format::ReadOptions {
         side: Side::Old,
         sides_by: None,
@@ -95,6 +109,11 @@ pub(super) fn try_report_r(args: &ReportArgs, io: &mut Io<'_>) -> anyhow::Result
             return Ok(Some(EXIT_USAGE));
         }
     };
+    let mut spilled = match set.take_spilled() {
+        Some(Ok(s)) => s,
+        Some(Err(e)) => return in_memory(f, &e, io),
+        None => anyhow::bail!("the samples of {f} were not spilled"),
+    };
     for w in &imported.warnings {
         writeln!(io.stderr, "benchdiff: warning: {w}")?;
     }
@@ -106,10 +125,6 @@ pub(super) fn try_report_r(args: &ReportArgs, io: &mut Io<'_>) -> anyhow::Result
             imported.format.map_or("a known format", InputFormat::name)
         )?;
     }
-    let mut spilled = match set.take_spilled() {
-        Some(s) => s?,
-        None => anyhow::bail!("the samples of {f} were not spilled"),
-    };
     if spilled.is_empty() {
         writeln!(
             io.stderr,
@@ -135,7 +150,10 @@ pub(super) fn try_report_r(args: &ReportArgs, io: &mut Io<'_>) -> anyhow::Result
     let mut rows: Vec<Compact> = Vec::with_capacity(set.benchmarks().len());
     let mut noted: Vec<(u64, verdict::Row)> = Vec::new();
     for k in 0..spilled.partitions() {
-        let (part, ids) = spilled.partition(k, &mut set)?;
+        let (part, ids) = match spilled.partition(k, &mut set) {
+            Ok(p) => p,
+            Err(e) => return in_memory(f, &e, io),
+        };
         let mut comparisons = crate::compare::group_metric(&part, RATE);
         drop(part);
         for c in &mut comparisons {

@@ -16,19 +16,21 @@
 //! a crash or a kill included.
 
 use super::{BenchmarkId, MetricId, Packed, SampleSet};
-use std::io::{BufWriter, Read, Seek, Write};
+use std::io::{Read, Seek, Write};
 
 /// Bytes of one sample in a partition file: value, time (f64), benchmark id, tag (u32), little
 /// endian.
 const RECORD: usize = 24;
 
-/// Buffer of each partition file while writing, in bytes.
+/// Bytes of records buffered per partition before they are written to its file.
 const WRITE_BUFFER: usize = 1 << 16;
 
 /// The spill of a set being read: one buffered file per partition.
 #[derive(Debug)]
 pub(super) struct Spill {
-    files: Vec<BufWriter<std::fs::File>>,
+    files: Vec<std::fs::File>,
+    /// Per partition, the records not written yet (up to [`WRITE_BUFFER`] bytes).
+    buffers: Vec<Vec<u8>>,
     /// Samples written to each partition.
     counts: Vec<u64>,
     /// Per partition, `(index within the partition, metric, run)` of the samples whose metric
@@ -53,10 +55,13 @@ impl Spill {
     pub(super) fn new(parts: usize) -> std::io::Result<Spill> {
         let parts = parts.max(1);
         let files = (0..parts)
-            .map(|_| tempfile::tempfile().map(|f| BufWriter::with_capacity(WRITE_BUFFER, f)))
+            .map(|_| tempfile::tempfile())
             .collect::<std::io::Result<Vec<_>>>()?;
         Ok(Spill {
             files,
+            buffers: (0..parts)
+                .map(|_| Vec::with_capacity(WRITE_BUFFER))
+                .collect(),
             counts: vec![0; parts],
             wide: vec![Vec::new(); parts],
             total: 0,
@@ -69,6 +74,7 @@ impl Spill {
     }
 
     /// Writes one sample; `wide` its metric and run when they do not fit its tag.
+    #[inline]
     pub(super) fn push(&mut self, p: Packed, metric: MetricId, wide: Option<Option<u32>>) {
         let b = p.benchmark as usize;
         let k = b % self.files.len();
@@ -85,22 +91,29 @@ impl Spill {
         let new = usize::from(p.tag & 1 == 1);
         self.sides[b] |= 1 << new;
         self.per_side[new] += 1;
-        if !self.metrics.contains(&metric) {
+        if self.metrics.last() != Some(&metric) && !self.metrics.contains(&metric) {
             self.metrics.push(metric);
         }
         self.counts[k] += 1;
         self.total += 1;
-        if self.error.is_some() {
-            return;
+        let buf = &mut self.buffers[k];
+        buf.extend_from_slice(&p.value.to_bits().to_le_bytes());
+        buf.extend_from_slice(&p.time_s.to_bits().to_le_bytes());
+        buf.extend_from_slice(&p.benchmark.to_le_bytes());
+        buf.extend_from_slice(&p.tag.to_le_bytes());
+        if buf.len() + RECORD > WRITE_BUFFER {
+            self.flush(k);
         }
-        let mut rec = [0u8; RECORD];
-        rec[0..8].copy_from_slice(&p.value.to_bits().to_le_bytes());
-        rec[8..16].copy_from_slice(&p.time_s.to_bits().to_le_bytes());
-        rec[16..20].copy_from_slice(&p.benchmark.to_le_bytes());
-        rec[20..24].copy_from_slice(&p.tag.to_le_bytes());
-        if let Err(e) = self.files[k].write_all(&rec) {
+    }
+
+    /// Writes the buffer of partition `k` to its file (keeping the first error).
+    fn flush(&mut self, k: usize) {
+        if self.error.is_none()
+            && let Err(e) = self.files[k].write_all(&self.buffers[k])
+        {
             self.error = Some(e);
         }
+        self.buffers[k].clear();
     }
 
     /// Samples written in all.
@@ -125,17 +138,15 @@ pub struct Spilled {
 
 impl Spilled {
     /// Flushes the files of `spill` for reading.
-    pub(super) fn finish(spill: Spill) -> std::io::Result<Spilled> {
+    pub(super) fn finish(mut spill: Spill) -> std::io::Result<Spilled> {
+        for k in 0..spill.files.len() {
+            spill.flush(k);
+        }
         if let Some(e) = spill.error {
             return Err(e);
         }
-        let files = spill
-            .files
-            .into_iter()
-            .map(|w| w.into_inner().map_err(|e| e.into_error()))
-            .collect::<std::io::Result<Vec<_>>>()?;
         Ok(Spilled {
-            files,
+            files: spill.files,
             counts: spill.counts,
             wide: spill.wide,
             total: spill.total,
