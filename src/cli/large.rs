@@ -60,6 +60,15 @@ struct Compact {
 /// exit code, or `None` when the in-memory path must be taken (another format or option,
 /// several inputs, standard input, a small file, not a compare.js CSV).
 pub(super) fn try_report_r(args: &ReportArgs, io: &mut Io<'_>) -> anyhow::Result<Option<i32>> {
+    try_report_r_from(args, spill_threshold(), io)
+}
+
+/// [`try_report_r`] with the threshold `threshold` (bytes) instead of [`spill_threshold`].
+fn try_report_r_from(
+    args: &ReportArgs,
+    threshold: u64,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Option<i32>> {
     let a = &args.analysis;
     if a.format != Format::R
         || a.plot.is_some()
@@ -76,7 +85,6 @@ pub(super) fn try_report_r(args: &ReportArgs, io: &mut Io<'_>) -> anyhow::Result
         return Ok(None);
     }
     let f = &args.files[0];
-    let threshold = spill_threshold();
     let size = match std::fs::metadata(f) {
         Ok(m) if f != "-" && m.is_file() => m.len(),
         _ => return Ok(None),
@@ -243,4 +251,84 @@ pub(super) fn try_report_r(args: &ReportArgs, io: &mut Io<'_>) -> anyhow::Result
         }
     }
     Ok(Some(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Cli, Command, Io, run};
+    use super::try_report_r_from;
+    use clap::Parser as _;
+
+    /// Runs `f` with an [`Io`] over two buffers; returns its result and (stdout, stderr).
+    fn captured<T>(f: impl FnOnce(&mut Io<'_>) -> T) -> (T, String, String) {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let r = f(&mut Io {
+            stdout: &mut out,
+            stderr: &mut err,
+            color: false,
+            width: None,
+            stdout_is_terminal: false,
+            stderr_is_terminal: false,
+        });
+        let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
+        (r, text(out), text(err))
+    }
+
+    /// The bounded path is taken at a low threshold (and only then), and prints what the
+    /// in-memory report prints: the end-to-end tests of `tests/import_spill.rs` cannot see
+    /// which path ran.
+    #[test]
+    fn a_low_threshold_takes_the_bounded_path_with_the_same_output() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("r.csv");
+        let mut text =
+            String::from("\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n");
+        for run in 0..6 {
+            for c in 0..40 {
+                for (side, shift) in [("old", 0.0), ("new", 0.02 * (c % 3) as f64)] {
+                    let rate = 100.0 * (1.0 + shift) + ((run * 7 + c * 3) % 11) as f64;
+                    text.push_str(&format!(
+                        "\"{side}\",\"b{}.js\",\"n={c}\",{rate},1\n",
+                        c % 4
+                    ));
+                }
+            }
+            text.push_str("\"new\",\"z/new-only.js\",\"\",3,1\n");
+        }
+        std::fs::write(&path, &text).expect("write");
+        let file = path.to_str().expect("UTF-8 path").to_owned();
+        let argv = ["benchdiff", "report", "--format", "r", file.as_str()];
+        let args = || match Cli::try_parse_from(argv) {
+            Ok(Cli {
+                command: Command::Report(a),
+            }) => a,
+            other => panic!("not a report: {other:?}"),
+        };
+        let want = captured(|io| run(argv.iter().map(Into::into).collect(), io));
+        assert_eq!(want.0, 0, "{}", want.2);
+        assert!(want.1.contains("z/new-only.js "), "{}", want.1);
+        for threshold in [1, text.len() as u64 / 5, text.len() as u64] {
+            let got = captured(|io| try_report_r_from(&args(), threshold, io).expect("report"));
+            assert_eq!(
+                (got.0, &got.1, &got.2),
+                (Some(0), &want.1, &want.2),
+                "{threshold}"
+            );
+        }
+        let above =
+            captured(|io| try_report_r_from(&args(), text.len() as u64 + 1, io).expect("report"));
+        assert_eq!(above, (None, String::new(), String::new()));
+        // Another format: not this path.
+        let table = Cli::try_parse_from(["benchdiff", "report", file.as_str()]);
+        let Ok(Cli {
+            command: Command::Report(table),
+        }) = table
+        else {
+            panic!("not a report");
+        };
+        assert_eq!(
+            captured(|io| try_report_r_from(&table, 1, io).expect("report")).0,
+            None
+        );
+    }
 }
