@@ -12,16 +12,17 @@
 //! kept whole, for the same notes.
 //!
 //! The threshold is 256 MiB, or the byte count in the environment variable
-//! `BENCHDIFF_SPILL_BYTES` (for tests and for machines with less memory); partitions hold about
-//! an eighth of the threshold of input each (between 2 and 256 of them). The temporary files
-//! (24 bytes a sample: 576 MB for the 2 GB file) go to the system's temporary folder (`TMPDIR`);
-//! where that folder is in memory (tmpfs), point `TMPDIR` at a disk.
+//! `BENCHDIFF_SPILL_BYTES` (for tests and for machines with less memory); partitions hold
+//! about a sixteenth of the threshold of input each (16 MiB; between 2 and 256 partitions).
+//! The temporary files (24 bytes a sample: 576 MB for the 2 GB file) go to the system's
+//! temporary folder (`TMPDIR`); where that folder is in memory (tmpfs), point `TMPDIR` at a
+//! disk.
 //!
-//! What memory still holds: the benchmark names (read once), and per comparison its compact row
-//! (about 80 bytes and its name) — about 190 MB for the 2.1 GB file of 480,000 comparisons,
-//! against 1.37 GB read whole — plus one partition's samples at a time. A file whose
-//! samples belong to a few huge comparisons is bounded by its largest comparison, which the
-//! statistics need whole.
+//! What memory still holds: the benchmark names (read once), and per comparison its compact
+//! row (about 80 bytes and its name) — about 145 MB at the peak for the 2.1 GB file of 480,000
+//! comparisons, against 1.37 GB read whole — plus one partition's samples at a time. A file
+//! whose samples belong to a few huge comparisons is bounded by its largest comparison, which
+//! the statistics need whole.
 
 use super::{EXIT_USAGE, Format, Io, ReportArgs, RowNote, row_notes};
 use crate::format::{self, InputFormat};
@@ -51,6 +52,16 @@ fn in_memory(f: &str, e: &std::io::Error, io: &mut Io<'_>) -> anyhow::Result<Opt
          reading it in memory"
     )?;
     Ok(None)
+}
+
+/// Returns the heap's free pages to the system (glibc keeps what was freed — the reader's
+/// blocks, a partition's samples — and the peak RSS would count it again and again).
+fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory of the allocator; no pointer is involved.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 /// What the report keeps of a row: what compare.R prints of it, the arrival position of its
@@ -107,7 +118,7 @@ fn try_report_r_from(
     if fmt != Some(InputFormat::NodeCompareCsv) {
         return Ok(None);
     }
-    let parts = size.div_ceil((threshold / 8).max(1)).clamp(2, 256) as usize;
+    let parts = size.div_ceil((threshold / 16).max(1)).clamp(2, 256) as usize;
     let mut set = SampleSet::new();
     // Without temporary files (none can be created), the in-memory path reads the file.
     if set.spill_samples(parts).is_err() {
@@ -130,6 +141,7 @@ fn try_report_r_from(
         Some(Err(e)) => return in_memory(f, &e, io),
         None => anyhow::bail!("the samples of {f} were not spilled"),
     };
+    release_free_memory();
     for w in &imported.warnings {
         writeln!(io.stderr, "benchdiff: warning: {w}")?;
     }
@@ -175,6 +187,7 @@ fn try_report_r_from(
         for c in &mut comparisons {
             c.benchmark = ids[c.benchmark.0 as usize];
         }
+        release_free_memory();
         for mut r in verdict::rows_with(comparisons, true) {
             let c = &mut r.comparison;
             let first = spilled.first_position(c.benchmark).unwrap_or(u64::MAX);

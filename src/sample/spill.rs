@@ -203,8 +203,8 @@ impl Spilled {
     /// benchmarks are not indexed by name: look-ups by name find none).
     ///
     /// The names of the partition's benchmarks are **moved** out of `whole` (left empty there),
-    /// so that they are held once: read each partition once, and use `whole` for nothing
-    /// else afterwards.
+    /// so that they are held once, and `whole`'s index of names is freed on the first call:
+    /// read each partition once, and use `whole` for nothing else afterwards.
     ///
     /// # Errors
     /// Reading the partition file fails, or it is shorter than what was written.
@@ -216,6 +216,10 @@ impl Spilled {
         k: usize,
         whole: &mut SampleSet,
     ) -> std::io::Result<(SampleSet, Vec<BenchmarkId>)> {
+        // Nothing looks names up any more.
+        whole.index = rustc_hash::FxHashMap::default();
+        whole.collided = rustc_hash::FxHashMap::default();
+        whole.last_id = None;
         let file = &mut self.files[k];
         file.seek(std::io::SeekFrom::Start(0))?;
         let mut reader = std::io::BufReader::with_capacity(1 << 20, &mut *file);
