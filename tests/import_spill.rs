@@ -204,3 +204,42 @@ fn bounded_r_report_of_one_side_only_or_no_rows() {
         assert_eq!(report(path, &["--format", "r"], Some(1)), want);
     }
 }
+
+/// Two files concatenated with `cat`, the second with its columns in another order and with
+/// Windows line ends, and its 200 configurations also in the first (their samples pooled): the
+/// bounded path reads them as the in-memory path does (the reader re-reads a block with a
+/// header line by line).
+#[test]
+fn bounded_r_report_of_concatenated_files() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("cat.csv");
+    let first = csv(300, 12);
+    let mut second =
+        String::from("\"filename\",\"binary\",\"configuration\",\"time\",\"rate\"\r\n");
+    for line in csv(200, 10).lines().skip(1) {
+        // "binary","filename","configuration",rate,time -> filename,binary,configuration,time,rate
+        let f: Vec<&str> = line.splitn(3, ',').collect();
+        let (rest, nums) = f[2]
+            .rsplit_once(',')
+            .and_then(|(a, time)| {
+                a.rsplit_once(',')
+                    .map(|(conf, rate)| (conf.to_owned(), (rate.to_owned(), time.to_owned())))
+            })
+            .expect("five fields");
+        second.push_str(&format!(
+            "{},{},{rest},{},{}\r\n",
+            f[1], f[0], nums.1, nums.0
+        ));
+    }
+    std::fs::write(&path, format!("{first}{second}")).expect("write");
+    let want = report(&path, &["--format", "r"], None);
+    assert_eq!(want.0, 0, "{}", want.2);
+    assert!(want.1.contains("there are 304 comparisons"), "{}", want.1);
+    for t in [1, 100_000] {
+        assert_eq!(
+            report(&path, &["--format", "r"], Some(t)),
+            want,
+            "threshold {t}"
+        );
+    }
+}
