@@ -1,13 +1,15 @@
-//! `report --format r` of a large compare.js CSV in bounded memory (issue 16).
+//! `report --format r` and `--format analyze` of a large compare.js CSV in bounded memory
+//! (issue 16).
 //!
 //! Reading a 2 GB compare.js CSV whole keeps 24 million samples (576 MB packed) and then the
 //! same values again per comparison. Above [`spill_threshold`] bytes, a single compare.js CSV
-//! reported with `--format r` is instead read with its samples spilled to temporary partition
+//! reported with `--format r` or `--format analyze` (without `--plot` or `--max-regression`)
+//! is instead read with its samples spilled to temporary partition
 //! files by benchmark ([`SampleSet::spill_samples`]); each partition is then read back, grouped
-//! and analysed on its own, and only what compare.R prints of each row (name, stars,
-//! improvement, accuracy) is kept, in a compact form. The rows are put in the order the
-//! in-memory report gives them (first appearance, then sorted by name) and printed with the same
-//! renderer, so the output, the warnings and the exit code are those of the in-memory path, byte
+//! and analysed on its own, and only what compare.R and compare.js print of each row (name,
+//! stars, improvement, accuracy, sample counts, the p-value of the corrected count) is kept, in a
+//! compact form. The rows are put in the order the in-memory report gives them (first
+//! appearance, then for `r` sorted by name) and printed with the same streaming renderers, so the output, the warnings and the exit code are those of the in-memory path, byte
 //! for byte. Rows that a note on stderr speaks of (values below 0, no Welch test) are rare and
 //! kept whole, for the same notes.
 //!
@@ -24,8 +26,9 @@
 //! whose samples belong to a few huge comparisons is bounded by its largest comparison, which
 //! the statistics need whole.
 
-use super::{EXIT_USAGE, Format, Io, ReportArgs, RowNote, row_notes};
+use super::{CorrectionArg, EXIT_USAGE, Format, Io, ReportArgs, RowNote, row_notes};
 use crate::format::{self, InputFormat};
+use crate::render::analyze;
 use crate::sample::{RATE, SampleSet, Side};
 use crate::verdict::{self, Stars, decide};
 use std::io::Write;
@@ -73,23 +76,25 @@ struct Compact {
     improvement_pct: f64,
     accuracy_pct: Option<[f64; 3]>,
     n: [u32; 2],
+    /// The p-value of the analyze layout's corrected count ([`analyze::count_p`]).
+    count_p: f64,
 }
 
 /// Reports `args` through the bounded path when it applies (see the module doc): returns the
 /// exit code, or `None` when the in-memory path must be taken (another format or option,
 /// several inputs, standard input, a small file, not a compare.js CSV).
-pub(super) fn try_report_r(args: &ReportArgs, io: &mut Io<'_>) -> anyhow::Result<Option<i32>> {
-    try_report_r_from(args, spill_threshold(), io)
+pub(super) fn try_report(args: &ReportArgs, io: &mut Io<'_>) -> anyhow::Result<Option<i32>> {
+    try_report_from(args, spill_threshold(), io)
 }
 
-/// [`try_report_r`] with the threshold `threshold` (bytes) instead of [`spill_threshold`].
-fn try_report_r_from(
+/// [`try_report`] with the threshold `threshold` (bytes) instead of [`spill_threshold`].
+fn try_report_from(
     args: &ReportArgs,
     threshold: u64,
     io: &mut Io<'_>,
 ) -> anyhow::Result<Option<i32>> {
     let a = &args.analysis;
-    if a.format != Format::R
+    if !matches!(a.format, Format::R | Format::Analyze)
         || a.plot.is_some()
         || a.max_regression.is_some()
         || a.metric.is_some()
@@ -177,6 +182,10 @@ fn try_report_r_from(
     // Partition by partition: group, compute compare.R's row, keep it compact.
     let mut rows: Vec<Compact> = Vec::with_capacity(set.benchmarks().len());
     let mut noted: Vec<(u64, verdict::Row)> = Vec::new();
+    // The analyze layout lists the benchmarks measured on one side only instead of comparing
+    // them: (first position, name, only old).
+    let analyze_layout = a.format == Format::Analyze;
+    let mut one_sided: Vec<(u64, String, bool)> = Vec::new();
     for k in 0..spilled.partitions() {
         let (part, ids) = match spilled.partition(k, &mut set) {
             Ok(p) => p,
@@ -191,6 +200,12 @@ fn try_report_r_from(
         for mut r in verdict::rows_with(comparisons, true) {
             let c = &mut r.comparison;
             let first = spilled.first_position(c.benchmark).unwrap_or(u64::MAX);
+            if analyze_layout && (c.old.is_empty() || c.new.is_empty()) {
+                one_sided.push((first, std::mem::take(&mut c.name), c.new.is_empty()));
+                continue;
+            }
+            let count_p = analyze::count_p(&r);
+            let c = &mut r.comparison;
             let n = [c.old.len() as u32, c.new.len() as u32];
             let noted_row = RowNote::of(c, r.welch.err(), || r.improvement_pct).is_some();
             let name: Box<str> = if noted_row {
@@ -205,6 +220,7 @@ fn try_report_r_from(
                 improvement_pct: r.improvement_pct,
                 accuracy_pct: r.accuracy_pct,
                 n,
+                count_p,
             });
             if noted_row {
                 noted.push((first, r));
@@ -213,16 +229,31 @@ fn try_report_r_from(
     }
     drop(spilled);
     drop(set);
-    // The in-memory order: first appearance, then a stable sort by name.
+    // The in-memory order: first appearance, then (but for the analyze layout, which keeps
+    // compare.js's order) a stable sort by name.
     {
         use rayon::slice::ParallelSliceMut;
-        let coll = crate::compare::RootCollation::new();
         rows.par_sort_unstable_by_key(|r| r.first);
-        rows.par_sort_by(|a, b| coll.compare(&a.name, &b.name));
         noted.sort_unstable_by_key(|n| n.0);
-        noted.sort_by(|a, b| coll.compare(&a.1.comparison.name, &b.1.comparison.name));
+        one_sided.sort_unstable_by_key(|n| n.0);
+        if !analyze_layout {
+            let coll = crate::compare::RootCollation::new();
+            rows.par_sort_by(|a, b| coll.compare(&a.name, &b.name));
+            noted.sort_by(|a, b| coll.compare(&a.1.comparison.name, &b.1.comparison.name));
+        }
     }
-    // The messages of `emit_analysis_blocks` for compare.R's layout.
+    // The messages of `emit_analysis_blocks` for compare.R's and compare.js's layouts.
+    let mut listed = crate::compare::OneSided::default();
+    for (_, name, only_old) in one_sided {
+        if only_old {
+            listed.only_old.push(name);
+        } else {
+            listed.only_new.push(name);
+        }
+    }
+    if let Some(w) = listed.without_failures(&Default::default()).warning() {
+        writeln!(io.stderr, "benchdiff: warning: {w}")?;
+    }
     let few: Vec<&Compact> = rows
         .iter()
         .filter(|r| decide::min_attainable_p(r.n[0] as usize, r.n[1] as usize) > 0.05)
@@ -242,7 +273,7 @@ fn try_report_r_from(
         .iter()
         .filter_map(|(_, r)| RowNote::of(&r.comparison, r.welch.err(), || r.improvement_pct))
         .collect();
-    row_notes(&flagged, Format::R, io)?;
+    row_notes(&flagged, a.format, io)?;
     let row = |i: usize| {
         let r = &rows[i];
         crate::render::compare_r::RRow {
@@ -253,23 +284,49 @@ fn try_report_r_from(
         }
     };
     let width = crate::render::compare_r::R_PRINT_WIDTH;
+    let arow = |i: usize| {
+        let r = &rows[i];
+        analyze::ARow {
+            name: &r.name,
+            stars: r.stars,
+            improvement_pct: r.improvement_pct,
+            accuracy_pct: r.accuracy_pct,
+            shown: r.n[0] >= 2 && r.n[1] >= 2,
+            count_p: r.count_p,
+        }
+    };
+    let opts = decide::Options {
+        correction: match a.correction {
+            CorrectionArg::Holm => decide::Correction::Holm,
+            CorrectionArg::Bh => decide::Correction::BenjaminiHochberg,
+            CorrectionArg::None => decide::Correction::None,
+        },
+        threshold_pct: a.threshold,
+        distribution_checks: false,
+        ..decide::Options::default()
+    };
+    let failures = crate::compare::failures::Failures::default();
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        if analyze_layout {
+            analyze::write_rows(rows.len(), arow, &opts, &failures, None, w)?;
+        } else {
+            crate::render::compare_r::write_rows(rows.len(), row, width, w)?;
+        }
+        w.flush()
+    };
     match &a.output {
         Some(path) => {
-            let written = std::fs::File::create(path).and_then(|file| {
-                let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
-                crate::render::compare_r::write_rows(rows.len(), row, width, &mut w)?;
-                w.flush()
-            });
+            let written = std::fs::File::create(path)
+                .and_then(|file| write(&mut std::io::BufWriter::with_capacity(1 << 16, file)));
             if let Err(e) = written {
                 writeln!(io.stderr, "benchdiff: -o {}: {e}", path.display())?;
                 return Ok(Some(EXIT_USAGE));
             }
         }
-        None => {
-            let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut *io.stdout);
-            crate::render::compare_r::write_rows(rows.len(), row, width, &mut w)?;
-            w.flush()?;
-        }
+        None => write(&mut std::io::BufWriter::with_capacity(
+            1 << 16,
+            &mut *io.stdout,
+        ))?,
     }
     Ok(Some(0))
 }
@@ -277,7 +334,7 @@ fn try_report_r_from(
 #[cfg(test)]
 mod tests {
     use super::super::{Cli, Command, Io, run};
-    use super::try_report_r_from;
+    use super::try_report_from;
     use clap::Parser as _;
 
     /// Runs `f` with an [`Io`] over two buffers; returns its result and (stdout, stderr).
@@ -318,27 +375,29 @@ mod tests {
         }
         std::fs::write(&path, &text).expect("write");
         let file = path.to_str().expect("UTF-8 path").to_owned();
-        let argv = ["benchdiff", "report", "--format", "r", file.as_str()];
-        let args = || match Cli::try_parse_from(argv) {
-            Ok(Cli {
-                command: Command::Report(a),
-            }) => a,
-            other => panic!("not a report: {other:?}"),
-        };
-        let want = captured(|io| run(argv.iter().map(Into::into).collect(), io));
-        assert_eq!(want.0, 0, "{}", want.2);
-        assert!(want.1.contains("z/new-only.js "), "{}", want.1);
-        for threshold in [1, text.len() as u64 / 5, text.len() as u64] {
-            let got = captured(|io| try_report_r_from(&args(), threshold, io).expect("report"));
-            assert_eq!(
-                (got.0, &got.1, &got.2),
-                (Some(0), &want.1, &want.2),
-                "{threshold}"
-            );
+        for format in ["r", "analyze"] {
+            let argv = ["benchdiff", "report", "--format", format, file.as_str()];
+            let args = || match Cli::try_parse_from(argv) {
+                Ok(Cli {
+                    command: Command::Report(a),
+                }) => a,
+                other => panic!("not a report: {other:?}"),
+            };
+            let want = captured(|io| run(argv.iter().map(Into::into).collect(), io));
+            assert_eq!(want.0, 0, "{}", want.2);
+            assert!(want.1.contains("b0.js n=0"), "{}", want.1);
+            for threshold in [1, text.len() as u64 / 5, text.len() as u64] {
+                let got = captured(|io| try_report_from(&args(), threshold, io).expect("report"));
+                assert_eq!(
+                    (got.0, &got.1, &got.2),
+                    (Some(0), &want.1, &want.2),
+                    "{format} {threshold}"
+                );
+            }
+            let above =
+                captured(|io| try_report_from(&args(), text.len() as u64 + 1, io).expect("report"));
+            assert_eq!(above, (None, String::new(), String::new()));
         }
-        let above =
-            captured(|io| try_report_r_from(&args(), text.len() as u64 + 1, io).expect("report"));
-        assert_eq!(above, (None, String::new(), String::new()));
         // Another format: not this path.
         let table = Cli::try_parse_from(["benchdiff", "report", file.as_str()]);
         let Ok(Cli {
@@ -348,7 +407,7 @@ mod tests {
             panic!("not a report");
         };
         assert_eq!(
-            captured(|io| try_report_r_from(&table, 1, io).expect("report")).0,
+            captured(|io| try_report_from(&table, 1, io).expect("report")).0,
             None
         );
     }
