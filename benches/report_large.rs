@@ -10,10 +10,10 @@
 //! benchmark file (written by `--format go`), and a generated ~217 MB results JSON Lines file
 //! (1,000 command benchmarks × 2 sides × 160 runs). With `--big`, also a ~2 GB compare.js CSV
 //! (the 1M-row file's pattern 24 times under other names), generated under the temporary folder
-//! and deleted afterwards, read by `--format r` twice: as `benchdiff` reads it (over 256 MiB, in
-//! bounded memory: samples spilled to temporary partition files, see `src/cli/large.rs`), then
-//! in memory (`BENCHDIFF_SPILL_BYTES` above its size) for comparison; the peak RSS of each shows
-//! what the bounded read saves.
+//! and deleted afterwards, read by `--format r` and `--format analyze` as `benchdiff` reads it
+//! (over 256 MiB, in bounded memory: samples spilled to temporary partition files, see
+//! `src/cli/large.rs`), then by `--format r` in memory (`BENCHDIFF_SPILL_BYTES` above its size)
+//! for comparison; the peak RSS of each shows what the bounded read saves.
 //!
 //! Run: `cargo bench --bench report_large [-- [--compare-r /path/to/compare.R] [--big]
 //! [--formats r,table,…]]` (`--formats`: only those formats, no importers)
@@ -349,6 +349,12 @@ fn importers(exe: &str, dir: &Path, csv: &Path, big: bool) {
             &format!("{gb:.1} GB compare.js CSV, --format r"),
             &path,
             &["--format", "r"],
+        );
+        time_report(
+            exe,
+            &format!("{gb:.1} GB compare.js CSV, --format analyze"),
+            &path,
+            &["--format", "analyze"],
         );
         time_report_env(
             exe,
