@@ -17,6 +17,9 @@
 use rustc_hash::FxHashMap;
 use std::fmt;
 
+mod spill;
+pub use spill::Spilled;
+
 /// Which build a sample was measured under: compare.js calls these `old` and `new`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Side {
@@ -88,7 +91,7 @@ impl Configuration {
 
 /// A benchmark identity: the benchmark file (compare.js `filename`, e.g. `util/format.js`)
 /// plus one configuration of it. Comparisons are made per benchmark.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct Benchmark {
     /// Benchmark file relative to the benchmark folder, e.g. `process/next-tick-loop.js`.
     pub file: String,
@@ -301,6 +304,19 @@ pub struct SampleSet {
     /// The samples unpacked, made on the first call of [`SampleSet::samples`].
     unpacked: std::sync::OnceLock<Vec<Sample>>,
     rounds_recorded: bool,
+    /// Where samples go instead of `packed` after [`SampleSet::spill_samples`].
+    spill: SpillSlot,
+}
+
+/// The spill of a [`SampleSet`], if it spills; a clone of the set does not spill (and holds
+/// none of the spilled samples).
+#[derive(Debug, Default)]
+struct SpillSlot(Option<Box<spill::Spill>>);
+
+impl Clone for SpillSlot {
+    fn clone(&self) -> Self {
+        SpillSlot(None)
+    }
 }
 
 impl Default for SampleSet {
@@ -319,6 +335,7 @@ impl Default for SampleSet {
             wide: Vec::new(),
             unpacked: std::sync::OnceLock::new(),
             rounds_recorded: false,
+            spill: SpillSlot::default(),
         }
     }
 }
@@ -450,6 +467,10 @@ impl SampleSet {
     pub fn push(&mut self, sample: Sample) {
         debug_assert!((sample.benchmark.0 as usize) < self.benchmarks.len());
         let (p, wide) = Packed::of(&sample);
+        if let Some(spill) = &mut self.spill.0 {
+            spill.push(p, sample.metric, wide.then_some(sample.run));
+            return;
+        }
         if wide {
             self.wide
                 .push((self.packed.len(), sample.metric, sample.run));
@@ -461,6 +482,14 @@ impl SampleSet {
     /// Appends samples in order (their benchmark ids must come from this set).
     pub fn extend_samples(&mut self, samples: impl IntoIterator<Item = Sample>) {
         let n = self.benchmarks.len();
+        if let Some(spill) = &mut self.spill.0 {
+            for s in samples {
+                debug_assert!((s.benchmark.0 as usize) < n);
+                let (p, wide) = Packed::of(&s);
+                spill.push(p, s.metric, wide.then_some(s.run));
+            }
+            return;
+        }
         let base = self.packed.len();
         let wide = &mut self.wide;
         let packed = &mut self.packed;
@@ -541,14 +570,40 @@ impl SampleSet {
         self.rounds_recorded
     }
 
-    /// Number of samples.
+    /// Number of samples (those spilled included, see [`SampleSet::spill_samples`]).
     pub fn len(&self) -> usize {
-        self.packed.len()
+        self.packed.len() + self.spill.0.as_ref().map_or(0, |s| s.total() as usize)
     }
 
-    /// True when the set holds no sample.
+    /// True when the set holds no sample (spilled or not).
     pub fn is_empty(&self) -> bool {
-        self.packed.is_empty()
+        self.len() == 0
+    }
+
+    /// From now on, writes every sample added ([`SampleSet::push`],
+    /// [`SampleSet::extend_samples`]) to one of `parts` temporary partition files, by
+    /// benchmark, instead of keeping it: memory then holds the names and metrics only, however
+    /// many samples are read (issue 16: a 2 GB compare.js CSV). [`SampleSet::len`] counts the
+    /// spilled samples; every other reader of samples ([`SampleSet::iter`],
+    /// [`SampleSet::has_metric`], …) sees only those kept before. Take them back with
+    /// [`SampleSet::take_spilled`].
+    ///
+    /// # Errors
+    /// A temporary file cannot be created.
+    pub fn spill_samples(&mut self, parts: usize) -> std::io::Result<()> {
+        self.spill = SpillSlot(Some(Box::new(spill::Spill::new(parts)?)));
+        Ok(())
+    }
+
+    /// Ends spilling: the samples spilled since [`SampleSet::spill_samples`], to be read back
+    /// partition by partition ([`Spilled::partition`]); `None` when the set was not spilling.
+    /// The set keeps its names and metrics and takes new samples in memory again.
+    ///
+    /// # Errors
+    /// Writing a partition file failed.
+    pub fn take_spilled(&mut self) -> Option<std::io::Result<Spilled>> {
+        let spill = self.spill.0.take()?;
+        Some(Spilled::finish(*spill))
     }
 
     /// Appends every sample of `other`, re-interning its benchmarks and metrics (pooling

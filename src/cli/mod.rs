@@ -12,6 +12,8 @@ pub(crate) mod command_bench;
 mod compare_cmd;
 #[path = "history.rs"]
 mod history_cmd;
+#[path = "large.rs"]
+pub(crate) mod large;
 #[path = "run.rs"]
 mod run_cmd;
 #[path = "shard.rs"]
@@ -657,6 +659,10 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     {
         return shard_cmd::report(&args.files, &args.analysis, io);
     }
+    // compare.R's and compare.js's reports of a compare.js CSV over 256 MiB: in bounded memory.
+    if let Some(code) = large::try_report(&args, io)? {
+        return Ok(code);
+    }
     // benchstat summarises a single file as one column; every other report compares sides.
     let one_side_ok = args.analysis.format == Format::Benchstat;
     let Some(inputs) = read_inputs(&args.files, &args.inputs, one_side_ok, io)? else {
@@ -719,7 +725,7 @@ fn find_present_metric(set: &SampleSet, name: &str) -> Option<crate::sample::Met
     [name, alias]
         .into_iter()
         .filter_map(|n| set.find_metric(n))
-        .find(|id| set.samples().iter().any(|s| s.metric == *id))
+        .find(|&id| set.has_metric(id))
 }
 
 /// The failures recorded in the results file at `path` (none when there is no file or it
@@ -824,11 +830,7 @@ fn emit_analysis_inner(
                     .metrics()
                     .iter()
                     .enumerate()
-                    .filter(|(i, _)| {
-                        set.samples()
-                            .iter()
-                            .any(|s| s.metric == crate::sample::MetricId(*i as u32))
-                    })
+                    .filter(|(i, _)| set.has_metric(crate::sample::MetricId(*i as u32)))
                     .map(|(_, m)| m.name.as_str())
                     .collect();
                 writeln!(

@@ -363,6 +363,103 @@ mod tests {
         assert_eq!(bits(c.pairs()), bits(c.pairs_by_run()));
     }
 
+    /// A spilling set writes its samples to partitions by benchmark; each partition read back
+    /// holds exactly the samples of its benchmarks in arrival order (wide metrics and runs
+    /// included), so grouping it gives the comparisons that grouping the whole set gives.
+    #[test]
+    fn spilled_partitions_hold_each_benchmark_whole() {
+        use crate::sample::Sample;
+        let fill = |set: &mut SampleSet| {
+            set.mark_rounds_recorded();
+            for i in 0..130 {
+                set.intern_metric(&format!("m{i}"), "s", crate::sample::Better::Lower);
+            }
+            for i in 0..400u32 {
+                let b = set.intern(&format!("f{}.js", (i * 7) % 23), &format!("n={}", i % 3));
+                let s = Sample {
+                    benchmark: b,
+                    side: if i % 5 < 2 { Side::New } else { Side::Old },
+                    metric: if i % 50 == 7 { MetricId(128) } else { RATE },
+                    value: f64::from(i) * 0.5,
+                    time_s: if i % 9 == 0 { f64::NAN } else { f64::from(i) },
+                    run: if i % 60 == 3 {
+                        Some(0xFF_FFFF + i)
+                    } else {
+                        None
+                    },
+                };
+                if i % 2 == 0 {
+                    set.push(s);
+                } else {
+                    set.extend_samples([s]);
+                }
+            }
+        };
+        let mut whole = SampleSet::new();
+        fill(&mut whole);
+        let mut spilling = SampleSet::new();
+        spilling.spill_samples(4).expect("temporary files");
+        fill(&mut spilling);
+        assert_eq!(spilling.len(), whole.len());
+        assert_eq!(spilling.iter().count(), 0);
+        let mut spilled = spilling.take_spilled().expect("spilling").expect("flushed");
+        assert_eq!(spilled.len(), 400);
+        assert_eq!(spilled.partitions(), 4);
+        assert_eq!(spilled.metrics(), [RATE, MetricId(128)]);
+        let new = whole.iter().filter(|s| s.side == Side::New).count() as u64;
+        assert_eq!(spilled.per_side(), [400 - new, new]);
+        assert!(spilled.has_both_sides());
+        for (b, _) in whole.benchmarks().iter().enumerate() {
+            let first = whole.iter().position(|s| s.benchmark.0 as usize == b);
+            assert_eq!(
+                spilled.first_position(BenchmarkId(b as u32)),
+                first.map(|p| p as u64)
+            );
+        }
+        let text = |s: &Sample, set: &SampleSet, id: BenchmarkId| {
+            let b = set.benchmark(id);
+            format!(
+                "{} {} {:?}",
+                b.file,
+                b.configuration.text,
+                Sample {
+                    benchmark: BenchmarkId(0),
+                    ..*s
+                }
+            )
+        };
+        let mut seen = 0;
+        for k in 0..spilled.partitions() {
+            let (part, ids) = spilled.partition(k, &mut spilling).expect("partition");
+            let got: Vec<String> = part.iter().map(|s| text(&s, &part, s.benchmark)).collect();
+            let want: Vec<String> = whole
+                .iter()
+                .filter(|s| s.benchmark.0 as usize % 4 == k)
+                .map(|s| text(&s, &whole, s.benchmark))
+                .collect();
+            assert_eq!(got, want, "partition {k}");
+            for (local, global) in ids.iter().enumerate() {
+                assert_eq!(
+                    part.benchmark(BenchmarkId(local as u32)),
+                    whole.benchmark(*global)
+                );
+            }
+            for metric in [RATE, MetricId(128)] {
+                let mut got = group_metric(&part, metric);
+                for c in &mut got {
+                    c.benchmark = ids[c.benchmark.0 as usize];
+                }
+                let want: Vec<_> = group_metric(&whole, metric)
+                    .into_iter()
+                    .filter(|c| c.benchmark.0 as usize % 4 == k)
+                    .collect();
+                assert_eq!(format!("{got:?}"), format!("{want:?}"));
+            }
+            seen += part.len();
+        }
+        assert_eq!(seen, 400);
+    }
+
     #[test]
     fn icu_root_order_matches_r() {
         let c = RootCollation::new();

@@ -93,14 +93,22 @@ pub fn chart(rows: &[(&str, f64, f64, Option<Stars>)], max_name_len: usize) -> S
     if rows.is_empty() {
         return String::new();
     }
-    let mut max_abs = rows
-        .iter()
-        .map(|(_, imp, ci, _)| imp.abs() + ci)
-        .filter(|v| v.is_finite())
-        .fold(0.0_f64, f64::max);
-    if max_abs == 0.0 {
-        max_abs = 1.0;
+    let max_abs = chart_scale(rows.iter().map(|(_, imp, ci, _)| imp.abs() + ci));
+    let mut out = chart_head(max_abs, max_name_len);
+    for (name, imp, ci, stars) in rows {
+        chart_line(&mut out, name, *imp, *ci, *stars, max_abs, max_name_len);
     }
+    out
+}
+
+/// The chart's scale: the largest finite `|improvement| + half-width` (1 when that is 0).
+fn chart_scale(ends: impl Iterator<Item = f64>) -> f64 {
+    let max_abs = ends.filter(|v| v.is_finite()).fold(0.0_f64, f64::max);
+    if max_abs == 0.0 { 1.0 } else { max_abs }
+}
+
+/// The chart's empty line and scale line.
+fn chart_head(max_abs: f64, max_name_len: usize) -> String {
     let l = format!("-{}%", js_fixed(max_abs, 1));
     let r = format!("+{}%", js_fixed(max_abs, 1));
     let mut out = String::from("\n");
@@ -111,18 +119,28 @@ pub fn chart(rows: &[(&str, f64, f64, Option<Stars>)], max_name_len: usize) -> S
         " ".repeat(HALF_WIDTH.saturating_sub(l.chars().count() + 1)),
         " ".repeat((HALF_WIDTH - 1).saturating_sub(r.chars().count())),
     );
-    for (name, imp, ci, stars) in rows {
-        let s = stars3(*stars);
-        let _ = writeln!(
-            out,
-            "{}  {}  {}% {}",
-            pad_right(name, max_name_len),
-            bar(*imp, *ci, max_abs, !s.trim().is_empty()),
-            signed2(*imp),
-            s.trim()
-        );
-    }
     out
+}
+
+/// Appends the chart line of one row to `out`.
+fn chart_line(
+    out: &mut String,
+    name: &str,
+    imp: f64,
+    ci: f64,
+    stars: Option<Stars>,
+    max_abs: f64,
+    max_name_len: usize,
+) {
+    let s = stars3(stars);
+    let _ = writeln!(
+        out,
+        "{}  {}  {}% {}",
+        pad_right(name, max_name_len),
+        bar(imp, ci, max_abs, !s.trim().is_empty()),
+        signed2(imp),
+        s.trim()
+    );
 }
 
 /// Renders the `--analyze` report. `max_regression` is `--max-regression` in percent: rows
@@ -130,6 +148,56 @@ pub fn chart(rows: &[(&str, f64, f64, Option<Stars>)], max_name_len: usize) -> S
 pub fn render(d: &ReportData<'_>, max_regression: Option<f64>) -> String {
     let rows: Vec<&Row> = d.assessments.iter().map(|a| &a.row).collect();
     render_rows(&rows, d.opts, d.failures, max_regression)
+}
+
+/// What the `--analyze` layout shows of one row: its name, stars, improvement and accuracy
+/// (percent), whether compare.js shows it at all (at least 2 samples a side), and the p-value
+/// of the corrected count ([`count_p`]). Borrowed from a [`Row`] ([`ARow::of`]) or from a
+/// compact copy of it (the bounded-memory report of a large input keeps only these).
+#[derive(Clone, Copy, Debug)]
+pub struct ARow<'a> {
+    /// The comparison's name.
+    pub name: &'a str,
+    /// [`Row::stars`].
+    pub stars: Option<Stars>,
+    /// [`Row::improvement_pct`], percent.
+    pub improvement_pct: f64,
+    /// [`Row::accuracy_pct`], percent.
+    pub accuracy_pct: Option<[f64; 3]>,
+    /// At least 2 samples on each side (compare.js skips the others).
+    pub shown: bool,
+    /// [`count_p`] of the row.
+    pub count_p: f64,
+}
+
+impl<'a> ARow<'a> {
+    /// The fields of `row`.
+    pub fn of(row: &'a Row) -> ARow<'a> {
+        ARow {
+            name: &row.comparison.name,
+            stars: row.stars,
+            improvement_pct: row.improvement_pct,
+            accuracy_pct: row.accuracy_pct,
+            shown: row.comparison.old.len() >= 2 && row.comparison.new.len() >= 2,
+            count_p: count_p(row),
+        }
+    }
+}
+
+/// The p-value a row brings to the corrected count: Welch's; for essentially constant data 1
+/// when the improvement is 0, else 0 (an exact difference); NaN without a test.
+pub fn count_p(row: &Row) -> f64 {
+    match &row.welch {
+        Ok(w) => w.p_value,
+        Err(WelchError::EssentiallyConstant) => {
+            if row.improvement_pct == 0.0 {
+                1.0
+            } else {
+                0.0
+            }
+        }
+        Err(_) => f64::NAN,
+    }
 }
 
 /// [`render`] from compare.R's rows alone (all the layout shows): no assessment needed.
@@ -140,94 +208,97 @@ pub fn render_rows(
     failures: &crate::compare::failures::Failures,
     max_regression: Option<f64>,
 ) -> String {
+    let mut out: Vec<u8> = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = write_rows(
+        rows.len(),
+        |i| ARow::of(rows[i]),
+        opts,
+        failures,
+        max_regression,
+        &mut out,
+    );
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Writes [`render_rows`]'s text for the `n` rows `row(0)`, …, `row(n - 1)` (in report order)
+/// to `out`, a line at a time, without holding the text (issue 16: the report of a 2 GB input
+/// in bounded memory).
+///
+/// # Errors
+/// Write errors of `out`.
+pub fn write_rows<'a, F>(
+    n: usize,
+    row: F,
+    opts: &crate::verdict::decide::Options,
+    failures: &crate::compare::failures::Failures,
+    max_regression: Option<f64>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()>
+where
+    F: Fn(usize) -> ARow<'a>,
+{
     // compare.js skips a configuration with fewer than 2 samples on a side.
-    let shown: Vec<Shown<'_>> = rows
-        .iter()
-        .filter(|r| r.comparison.old.len() >= 2 && r.comparison.new.len() >= 2)
-        .map(|&row| Shown { row })
-        .collect();
-    let skipped = rows.len() - shown.len();
-    let w = shown
-        .iter()
-        .map(|a| {
-            super::escape_control(&a.row.comparison.name)
-                .chars()
-                .count()
-        })
+    let shown_rows = || (0..n).map(&row).filter(|r| r.shown);
+    let shown = shown_rows().count();
+    let skipped = n - shown;
+    let w = shown_rows()
+        .map(|a| super::escape_control(a.name).chars().count())
         .max()
         .unwrap_or(0);
-    let ci = |a: &Shown<'_>, k: usize| -> f64 {
+    let ci = |a: &ARow<'_>, k: usize| -> f64 {
         // Absolute: with non-positive rates R's half-width/mean is negative (`±-5%`).
-        a.row.accuracy_pct.map_or(f64::NAN, |c| c[k].abs())
+        a.accuracy_pct.map_or(f64::NAN, |c| c[k].abs())
     };
-    let mut out = String::new();
-    let _ = writeln!(
+    let mut line = String::new();
+    writeln!(
         out,
         "{}  confidence   improvement   accuracy (*)    (**)   (***)",
         " ".repeat(w)
-    );
+    )?;
     let gate = max_regression.filter(|r| *r > 0.0);
     let mut underpowered = 0;
-    for a in &shown {
-        let stars = stars3(a.row.stars);
-        let imp = format!("{} %", signed2(a.row.improvement_pct));
+    for a in shown_rows() {
+        line.clear();
+        let stars = stars3(a.stars);
+        let imp = format!("{} %", signed2(a.improvement_pct));
         let _ = write!(
-            out,
+            line,
             "{}  {}  {}   ±{}%  ±{}%  ±{}%",
-            pad_right(&super::escape_control(&a.row.comparison.name), w),
+            pad_right(&super::escape_control(a.name), w),
             pad_right(stars, 10),
             pad_left(&imp, 11),
-            js_fixed(ci(a, 0), 2),
-            js_fixed(ci(a, 1), 2),
-            js_fixed(ci(a, 2), 2),
+            js_fixed(ci(&a, 0), 2),
+            js_fixed(ci(&a, 1), 2),
+            js_fixed(ci(&a, 2), 2),
         );
         if let Some(r) = gate
             && stars.trim().is_empty()
-            && ci(a, 0) > r
+            && ci(&a, 0) > r
         {
             underpowered += 1;
-            out.push_str("  (inconclusive)");
+            line.push_str("  (inconclusive)");
         }
-        out.push('\n');
+        line.push('\n');
+        out.write_all(line.as_bytes())?;
     }
     if skipped > 0 {
-        let _ = writeln!(
+        writeln!(
             out,
             "\nNote: {skipped} configuration{} skipped because Welch's t-test requires at least \
              2 samples per binary. Use --runs 2 or higher.",
             if skipped == 1 { " was" } else { "s were" }
-        );
+        )?;
     }
-    let names: Vec<String> = shown
-        .iter()
-        .map(|a| super::escape_control(&a.row.comparison.name).into_owned())
-        .collect();
-    let bars: Vec<(&str, f64, f64, Option<Stars>)> = shown
-        .iter()
-        .zip(&names)
-        .map(|(a, name)| (name.as_str(), a.row.improvement_pct, ci(a, 0), a.row.stars))
-        .collect();
-    out.push_str(&chart(&bars, w));
-    out.push_str(
+    chart_rows(shown_rows, &ci, w, out)?;
+    out.write_all(
         "\nRates were used as measured: Welch's t-test on the raw samples \
-         (no histogram quantisation).\n\n",
-    );
-    out.push_str(&super::compare_r::false_positive_paragraph(shown.len()));
+         (no histogram quantisation).\n\n"
+            .as_bytes(),
+    )?;
+    out.write_all(super::compare_r::false_positive_paragraph(shown).as_bytes())?;
     // The corrected count: the Welch p-values of the shown rows, adjusted together.
-    let p: Vec<f64> = shown
-        .iter()
-        .map(|a| match &a.row.welch {
-            Ok(w) => w.p_value,
-            Err(WelchError::EssentiallyConstant) => {
-                if a.row.improvement_pct == 0.0 {
-                    1.0
-                } else {
-                    0.0
-                }
-            }
-            Err(_) => f64::NAN,
-        })
-        .collect();
+    let p: Vec<f64> = shown_rows().map(|a| a.count_p).collect();
     let adj = opts.correction.adjust(&p);
     let k = adj.iter().filter(|p| **p < opts.alpha).count();
     let (noun, verb) = if k == 1 {
@@ -238,11 +309,11 @@ pub fn render_rows(
     let level = format!("{}%", opts.alpha * 100.0);
     match opts.correction {
         Correction::None => {
-            let _ = write!(
+            write!(
                 out,
                 "\nThe stars above are per-benchmark and uncorrected, and so is this count\n\
                  (--correction none): {k} {noun} {verb} significant at {level}.\n"
-            );
+            )?;
         }
         c => {
             let method = if c == Correction::Holm {
@@ -250,32 +321,55 @@ pub fn render_rows(
             } else {
                 "Benjamini-Hochberg"
             };
-            let _ = write!(
+            write!(
                 out,
                 "\nThe stars above are per-benchmark and uncorrected. Adjusting for the size of\n\
                  this comparison set ({method}), {k} {noun} {verb} significant at {level}.\n"
-            );
+            )?;
         }
     }
-    out.push_str("--max-regression uses the corrected values.\n");
+    out.write_all(b"--max-regression uses the corrected values.\n")?;
     if let Some(r) = gate
         && underpowered > 0
     {
-        let _ = write!(
+        write!(
             out,
-            "\nNote: {underpowered} of {} comparison(s) could not resolve an effect as small as \
+            "\nNote: {underpowered} of {shown} comparison(s) could not resolve an effect as small as \
              {r}%, and are marked (inconclusive):\ntheir 95% interval is wider than that. Raise \
              --runs,\nor pin cores with --set CPUSET, to narrow them.\n",
-            shown.len()
-        );
+        )?;
     }
-    out.push_str(&super::table::failures_section(failures));
-    out
+    out.write_all(super::table::failures_section(failures).as_bytes())
 }
 
-/// A row the layout shows (the field name `row` keeps the layout code as it reads).
-struct Shown<'a> {
-    row: &'a Row,
+/// [`chart`] of the shown rows, written a line at a time: the same text.
+fn chart_rows<'a, I: Iterator<Item = ARow<'a>>>(
+    rows: impl Fn() -> I,
+    ci: &dyn Fn(&ARow<'_>, usize) -> f64,
+    max_name_len: usize,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    if rows().next().is_none() {
+        return Ok(());
+    }
+    let max_abs = chart_scale(rows().map(|a| a.improvement_pct.abs() + ci(&a, 0)));
+    out.write_all(chart_head(max_abs, max_name_len).as_bytes())?;
+    let mut line = String::new();
+    for a in rows() {
+        line.clear();
+        let name = super::escape_control(a.name);
+        chart_line(
+            &mut line,
+            &name,
+            a.improvement_pct,
+            ci(&a, 0),
+            a.stars,
+            max_abs,
+            max_name_len,
+        );
+        out.write_all(line.as_bytes())?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -310,14 +310,19 @@ pub fn render(set: &SampleSet, opts: &Options) -> String {
         let _ = writeln!(out, "{k}: {v}");
     }
     let mut metrics: Vec<MetricId> = Vec::new();
-    for s in set.samples() {
+    // Read in the packed form (`iter`), not unpacked into a copy of every sample.
+    let (mut any_old, mut any_new) = (false, false);
+    for s in set.iter() {
         if !metrics.contains(&s.metric) {
             metrics.push(s.metric);
         }
+        match s.side {
+            Side::Old => any_old = true,
+            Side::New => any_new = true,
+        }
     }
-    let two = set.samples().iter().any(|s| s.side == Side::New)
-        && set.samples().iter().any(|s| s.side == Side::Old);
-    let only_new = !set.samples().iter().any(|s| s.side == Side::Old);
+    let two = any_new && any_old;
+    let only_new = !any_old;
     for (i, &m) in metrics.iter().enumerate() {
         if i > 0 {
             out.push('\n');

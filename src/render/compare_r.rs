@@ -68,9 +68,40 @@ pub fn r_escape(s: &str) -> String {
     out
 }
 
+/// What compare.R prints of one row: its name (as [`crate::compare::Comparison::name`]), stars,
+/// improvement (percent) and accuracy half-widths (percent), borrowed from a [`Row`] or from
+/// a compact copy of it (the bounded-memory report of a large input keeps only these).
+#[derive(Clone, Copy, Debug)]
+pub struct RRow<'a> {
+    /// The comparison's name (benchdiff's: no trailing space for an empty configuration).
+    pub name: &'a str,
+    /// [`Row::stars`].
+    pub stars: Option<crate::verdict::Stars>,
+    /// [`Row::improvement_pct`], percent.
+    pub improvement_pct: f64,
+    /// [`Row::accuracy_pct`], percent.
+    pub accuracy_pct: Option<[f64; 3]>,
+}
+
+impl<'a> From<&'a Row> for RRow<'a> {
+    fn from(row: &'a Row) -> RRow<'a> {
+        RRow {
+            name: &row.comparison.name,
+            stars: row.stars,
+            improvement_pct: row.improvement_pct,
+            accuracy_pct: row.accuracy_pct,
+        }
+    }
+}
+
 /// The five cells compare.R prints for a row: confidence, improvement, and the three
 /// accuracy columns.
 pub fn cells(row: &Row) -> [String; 5] {
+    row_cells(&RRow::from(row))
+}
+
+/// [`cells`] of an [`RRow`].
+pub fn row_cells(row: &RRow<'_>) -> [String; 5] {
     let confidence = match row.stars {
         Some(s) => s.as_str().to_owned(),
         None => "NA".to_owned(),
@@ -83,32 +114,69 @@ pub fn cells(row: &Row) -> [String; 5] {
     [confidence, improvement, acc(0), acc(1), acc(2)]
 }
 
+/// compare.R's row name of `row` as R prints it: `paste0(filename, ' ', configuration)` (an
+/// empty configuration leaves a trailing space, which benchdiff's own names drop: a name
+/// without a space is a file without configuration), escaped as R's `print` does.
+fn row_name(row: &RRow<'_>) -> String {
+    let n = row.name;
+    if n.contains(' ') {
+        r_escape(n)
+    } else {
+        r_escape(&format!("{n} "))
+    }
+}
+
 /// Renders the table and paragraph for `rows` (already in report order) with print width
 /// `width` (R's is [`R_PRINT_WIDTH`]).
 pub fn render(rows: &[Row], width: usize) -> String {
-    // compare.R's row name is `paste0(filename, ' ', configuration)`: an empty configuration
-    // leaves a trailing space, which benchdiff's own names drop (a name without a space is a
-    // file without configuration).
-    let names: Vec<String> = rows
-        .iter()
-        .map(|r| {
-            let n = &r.comparison.name;
-            if n.contains(' ') {
-                r_escape(n)
-            } else {
-                r_escape(&format!("{n} "))
+    let mut out: Vec<u8> = Vec::with_capacity(rows.len() * 120 + 600);
+    // Writing into a Vec cannot fail.
+    let _ = write_rows(rows.len(), |i| RRow::from(&rows[i]), width, &mut out);
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Writes [`render`]'s text for the `n` rows `row(0)`, …, `row(n - 1)` (in report order) to
+/// `out`, without holding the text or the cells of every row: a first pass finds the column
+/// widths, then each block of columns is formatted again, a window of rows at a time, in
+/// parallel, and written in order (issue 16: the report of a 2 GB input in bounded memory).
+///
+/// # Errors
+/// Write errors of `out`.
+pub fn write_rows<'a, F>(
+    n: usize,
+    row: F,
+    width: usize,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()>
+where
+    F: Fn(usize) -> RRow<'a> + Sync,
+{
+    use rayon::prelude::*;
+    const CHUNK: usize = 2048;
+    const WINDOW: usize = 1 << 15;
+    // Widths: the row labels' (display characters) and each column's (header or cells).
+    let widths = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let mut w = [0usize; 6];
+            for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
+                let r = row(i);
+                w[0] = w[0].max(row_name(&r).width());
+                for (j, cell) in row_cells(&r).iter().enumerate() {
+                    w[j + 1] = w[j + 1].max(cell.width());
+                }
             }
+            w
         })
-        .collect();
-    let cells: Vec<[String; 5]> = rows.iter().map(cells).collect();
-    let rlabw = names.iter().map(|n| n.width()).max().unwrap_or(0);
+        .reduce(
+            || [0usize; 6],
+            |a, b| std::array::from_fn(|j| a[j].max(b[j])),
+        );
+    let rlabw = widths[0];
     let mut w = HEADERS.map(|h| h.width());
-    for c in &cells {
-        for j in 0..5 {
-            w[j] = w[j].max(c[j].width());
-        }
+    for j in 0..5 {
+        w[j] = w[j].max(widths[j + 1]);
     }
-    let mut out = String::with_capacity(rows.len() * (rlabw + 60) + 600);
     // Column blocks, as R's printMatrix forms them (gap of 1 before each column).
     let mut jmin = 0;
     while jmin < 5 {
@@ -121,26 +189,44 @@ pub fn render(rows: &[Row], width: usize) -> String {
                 break;
             }
         }
-        push_spaces(&mut out, rlabw);
+        let mut head = String::new();
+        push_spaces(&mut head, rlabw);
         for j in jmin..jmax {
-            push_spaces(&mut out, 1 + w[j] - HEADERS[j].width());
-            out.push_str(HEADERS[j]);
+            push_spaces(&mut head, 1 + w[j] - HEADERS[j].width());
+            head.push_str(HEADERS[j]);
         }
-        out.push('\n');
-        for (name, c) in names.iter().zip(&cells) {
-            out.push_str(name);
-            push_spaces(&mut out, rlabw - name.width());
-            for j in jmin..jmax {
-                push_spaces(&mut out, 1 + w[j] - c[j].width());
-                out.push_str(&c[j]);
+        head.push('\n');
+        out.write_all(head.as_bytes())?;
+        for window in (0..n).step_by(WINDOW) {
+            let end = (window + WINDOW).min(n);
+            let texts: Vec<String> = (0..(end - window).div_ceil(CHUNK))
+                .into_par_iter()
+                .map(|c| {
+                    let from = window + c * CHUNK;
+                    let mut text = String::with_capacity((end - from).min(CHUNK) * (rlabw + 60));
+                    for i in from..(from + CHUNK).min(end) {
+                        let r = row(i);
+                        let name = row_name(&r);
+                        let cells = row_cells(&r);
+                        text.push_str(&name);
+                        push_spaces(&mut text, rlabw - name.width());
+                        for j in jmin..jmax {
+                            push_spaces(&mut text, 1 + w[j] - cells[j].width());
+                            text.push_str(&cells[j]);
+                        }
+                        text.push('\n');
+                    }
+                    text
+                })
+                .collect();
+            for t in texts {
+                out.write_all(t.as_bytes())?;
             }
-            out.push('\n');
         }
         jmin = jmax;
     }
-    out.push('\n');
-    out.push_str(&false_positive_paragraph(rows.len()));
-    out
+    out.write_all(b"\n")?;
+    out.write_all(false_positive_paragraph(n).as_bytes())
 }
 
 /// compare.R's closing paragraph for `n` comparisons (all rows, NA rows included).

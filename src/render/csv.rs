@@ -25,7 +25,7 @@ pub fn render_metric(set: &SampleSet, metric: MetricId) -> String {
     let mut buf: Vec<u8> = Vec::with_capacity(64 * set.len() + 64);
     // Writing into a Vec cannot fail.
     if let Ok(mut w) = CsvWriter::new(&mut buf) {
-        for s in set.samples().iter().filter(|s| s.metric == metric) {
+        for s in set.iter().filter(|s| s.metric == metric) {
             let b = set.benchmark(s.benchmark);
             let time = if s.time_s.is_finite() {
                 format!("{:.9}", s.time_s)
@@ -56,14 +56,19 @@ pub fn write_metric(
     // Windows of samples are formatted in parallel, chunk by chunk, and written in order.
     const WINDOW: usize = 1 << 16;
     const CHUNK: usize = 4096;
-    for window in set.samples().chunks(WINDOW) {
-        let texts: Vec<String> = window
-            .par_chunks(CHUNK)
-            .map(|chunk| {
-                let mut text = String::with_capacity(96 * chunk.len());
+    // The samples are read in their packed form (`iter_range`), not unpacked into a copy.
+    let n = set.len();
+    for window in (0..n).step_by(WINDOW) {
+        let end = (window + WINDOW).min(n);
+        let texts: Vec<String> = (window..end)
+            .into_par_iter()
+            .step_by(CHUNK)
+            .map(|from| {
+                let to = (from + CHUNK).min(end);
+                let mut text = String::with_capacity(96 * (to - from));
                 let mut number = String::with_capacity(32);
-                for s in chunk.iter().filter(|s| s.metric == metric) {
-                    push_row(&mut text, &mut number, set, s);
+                for s in set.iter_range(from..to).filter(|s| s.metric == metric) {
+                    push_row(&mut text, &mut number, set, &s);
                 }
                 text
             })
@@ -210,14 +215,14 @@ pub fn rate_view(
         ));
     }
     let mut out = SampleSet::new();
-    for s in set.samples().iter().filter(|s| s.metric == metric) {
+    for s in set.iter().filter(|s| s.metric == metric) {
         let b = set.benchmark(s.benchmark);
         let id = out.intern_configuration(&b.file, &b.configuration);
         out.push(Sample {
             benchmark: id,
             metric: RATE,
             value: 1.0 / s.value,
-            ..*s
+            ..s
         });
     }
     Ok(Some(RateView {

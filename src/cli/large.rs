@@ -1,0 +1,414 @@
+//! `report --format r` and `--format analyze` of a large compare.js CSV in bounded memory
+//! (issue 16).
+//!
+//! Reading a 2 GB compare.js CSV whole keeps 24 million samples (576 MB packed) and then the
+//! same values again per comparison. Above [`spill_threshold`] bytes, a single compare.js CSV
+//! reported with `--format r` or `--format analyze` (without `--plot` or `--max-regression`)
+//! is instead read with its samples spilled to temporary partition
+//! files by benchmark ([`SampleSet::spill_samples`]); each partition is then read back, grouped
+//! and analysed on its own, and only what compare.R and compare.js print of each row (name,
+//! stars, improvement, accuracy, sample counts, the p-value of the corrected count) is kept, in a
+//! compact form. The rows are put in the order the in-memory report gives them (first
+//! appearance, then for `r` sorted by name) and printed with the same streaming renderers, so the output, the warnings and the exit code are those of the in-memory path, byte
+//! for byte. Rows that a note on stderr speaks of (values below 0, no Welch test) are rare and
+//! kept whole, for the same notes.
+//!
+//! The threshold is 256 MiB, or the byte count in the environment variable
+//! `BENCHDIFF_SPILL_BYTES` (for tests and for machines with less memory); partitions hold
+//! about a sixteenth of the threshold of input each (16 MiB; between 2 and 256 partitions).
+//! The temporary files (24 bytes a sample: 576 MB for the 2 GB file) go to the system's
+//! temporary folder (`TMPDIR`); where that folder is in memory (tmpfs), point `TMPDIR` at a
+//! disk.
+//!
+//! What memory still holds: the benchmark names (read once), and per comparison its compact
+//! row (about 80 bytes and its name) — about 145 MB at the peak for the 2.1 GB file of 480,000
+//! comparisons, against 1.37 GB read whole — plus one partition's samples at a time. A file
+//! whose samples belong to a few huge comparisons is bounded by its largest comparison, which
+//! the statistics need whole.
+
+use super::{CorrectionArg, EXIT_USAGE, Format, Io, ReportArgs, RowNote, row_notes};
+use crate::format::{self, InputFormat};
+use crate::render::analyze;
+use crate::sample::{RATE, SampleSet, Side};
+use crate::verdict::{self, Stars, decide};
+use std::io::Write;
+
+/// Input size from which the bounded path is taken, in bytes (256 MiB).
+pub const DEFAULT_SPILL_BYTES: u64 = 256 << 20;
+
+/// The input size (bytes) from which a compare.js CSV reported with `--format r` is read in
+/// bounded memory: `BENCHDIFF_SPILL_BYTES` when set to a number, else [`DEFAULT_SPILL_BYTES`].
+pub fn spill_threshold() -> u64 {
+    std::env::var("BENCHDIFF_SPILL_BYTES")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(DEFAULT_SPILL_BYTES)
+        .max(1)
+}
+
+/// After a temporary file failed (`e`: the disk is full, say): says so, and leaves `f` to the
+/// in-memory path (nothing else was printed: a compare.js CSV that reads gives no warnings).
+fn in_memory(f: &str, e: &std::io::Error, io: &mut Io<'_>) -> anyhow::Result<Option<i32>> {
+    writeln!(
+        io.stderr,
+        "benchdiff: note: {f}: the temporary files of a bounded-memory read failed ({e}); \
+         reading it in memory"
+    )?;
+    Ok(None)
+}
+
+/// Returns the heap's free pages to the system (glibc keeps what was freed — the reader's
+/// blocks, a partition's samples — and the peak RSS would count it again and again).
+fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory of the allocator; no pointer is involved.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// What the report keeps of a row: what compare.R prints of it, the arrival position of its
+/// first sample (the in-memory order before sorting) and its sample counts.
+struct Compact {
+    first: u64,
+    name: Box<str>,
+    stars: Option<Stars>,
+    improvement_pct: f64,
+    accuracy_pct: Option<[f64; 3]>,
+    n: [u32; 2],
+    /// The p-value of the analyze layout's corrected count ([`analyze::count_p`]).
+    count_p: f64,
+}
+
+/// Reports `args` through the bounded path when it applies (see the module doc): returns the
+/// exit code, or `None` when the in-memory path must be taken (another format or option,
+/// several inputs, standard input, a small file, not a compare.js CSV).
+pub(super) fn try_report(args: &ReportArgs, io: &mut Io<'_>) -> anyhow::Result<Option<i32>> {
+    try_report_from(args, spill_threshold(), io)
+}
+
+/// [`try_report`] with the threshold `threshold` (bytes) instead of [`spill_threshold`].
+fn try_report_from(
+    args: &ReportArgs,
+    threshold: u64,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Option<i32>> {
+    let a = &args.analysis;
+    if !matches!(a.format, Format::R | Format::Analyze)
+        || a.plot.is_some()
+        || a.max_regression.is_some()
+        || a.metric.is_some()
+        || args.files.len() != 1
+        || !args.inputs.label.is_empty()
+        || args.inputs.sides_by.is_some()
+        || args
+            .inputs
+            .input_format
+            .is_some_and(|f| f != InputFormat::NodeCompareCsv)
+    {
+        return Ok(None);
+    }
+    let f = &args.files[0];
+    let size = match std::fs::metadata(f) {
+        Ok(m) if f != "-" && m.is_file() => m.len(),
+        _ => return Ok(None),
+    };
+    if size < threshold {
+        return Ok(None);
+    }
+    let Ok(input) = format::Input::open(f) else {
+        return Ok(None);
+    };
+    let fmt = args.inputs.input_format.or_else(|| input.sniff());
+    if fmt != Some(InputFormat::NodeCompareCsv) {
+        return Ok(None);
+    }
+    let parts = size.div_ceil((threshold / 16).max(1)).clamp(2, 256) as usize;
+    let mut set = SampleSet::new();
+    // Without temporary files (none can be created), the in-memory path reads the file.
+    if set.spill_samples(parts).is_err() {
+        return Ok(None);
+    }
+    let ro = format::ReadOptions {
+        side: Side::Old,
+        sides_by: None,
+    };
+    // The messages of `read_inputs` for one compare.js CSV.
+    let imported = match input.read(fmt, &ro, &mut set) {
+        Ok(i) => i,
+        Err(e) => {
+            writeln!(io.stderr, "benchdiff: {e}")?;
+            return Ok(Some(EXIT_USAGE));
+        }
+    };
+    let mut spilled = match set.take_spilled() {
+        Some(Ok(s)) => s,
+        Some(Err(e)) => return in_memory(f, &e, io),
+        None => anyhow::bail!("the samples of {f} were not spilled"),
+    };
+    release_free_memory();
+    for w in &imported.warnings {
+        writeln!(io.stderr, "benchdiff: warning: {w}")?;
+    }
+    if imported.samples == 0 {
+        writeln!(
+            io.stderr,
+            "benchdiff: warning: {f}: no samples: nothing in it reads as {} \
+             (another --input-format?)",
+            imported.format.map_or("a known format", InputFormat::name)
+        )?;
+    }
+    if spilled.is_empty() {
+        writeln!(
+            io.stderr,
+            "benchdiff: no samples: the input holds no benchmark results (a CSV header but no rows, or a run of 0 benchmarks)"
+        )?;
+        return Ok(Some(EXIT_USAGE));
+    }
+    if !spilled.has_both_sides() {
+        let [old, new] = spilled.per_side();
+        writeln!(
+            io.stderr,
+            "benchdiff: nothing to compare: no benchmark has samples on both sides (old: {old} \
+             samples, new: {new} samples, from {f}); give the old results and the new results \
+             (two files, old first, or --label old=FILE --label new=FILE)"
+        )?;
+        return Ok(Some(EXIT_USAGE));
+    }
+    if spilled.metrics() != [RATE] {
+        anyhow::bail!("{f}: a compare.js CSV with samples of another metric than the rate");
+    }
+
+    // Partition by partition: group, compute compare.R's row, keep it compact.
+    let mut rows: Vec<Compact> = Vec::with_capacity(set.benchmarks().len());
+    let mut noted: Vec<(u64, verdict::Row)> = Vec::new();
+    // The analyze layout lists the benchmarks measured on one side only instead of comparing
+    // them: (first position, name, only old).
+    let analyze_layout = a.format == Format::Analyze;
+    let mut one_sided: Vec<(u64, String, bool)> = Vec::new();
+    for k in 0..spilled.partitions() {
+        let (part, ids) = match spilled.partition(k, &mut set) {
+            Ok(p) => p,
+            Err(e) => return in_memory(f, &e, io),
+        };
+        let mut comparisons = crate::compare::group_metric(&part, RATE);
+        drop(part);
+        for c in &mut comparisons {
+            c.benchmark = ids[c.benchmark.0 as usize];
+        }
+        release_free_memory();
+        for mut r in verdict::rows_with(comparisons, true) {
+            let c = &mut r.comparison;
+            let first = spilled.first_position(c.benchmark).unwrap_or(u64::MAX);
+            if analyze_layout && (c.old.is_empty() || c.new.is_empty()) {
+                one_sided.push((first, std::mem::take(&mut c.name), c.new.is_empty()));
+                continue;
+            }
+            let count_p = analyze::count_p(&r);
+            let c = &mut r.comparison;
+            let n = [c.old.len() as u32, c.new.len() as u32];
+            let noted_row = RowNote::of(c, r.welch.err(), || r.improvement_pct).is_some();
+            let name: Box<str> = if noted_row {
+                c.name.as_str().into()
+            } else {
+                std::mem::take(&mut c.name).into_boxed_str()
+            };
+            rows.push(Compact {
+                first,
+                name,
+                stars: r.stars,
+                improvement_pct: r.improvement_pct,
+                accuracy_pct: r.accuracy_pct,
+                n,
+                count_p,
+            });
+            if noted_row {
+                noted.push((first, r));
+            }
+        }
+    }
+    drop(spilled);
+    drop(set);
+    // The in-memory order: first appearance, then (but for the analyze layout, which keeps
+    // compare.js's order) a stable sort by name.
+    {
+        use rayon::slice::ParallelSliceMut;
+        rows.par_sort_unstable_by_key(|r| r.first);
+        noted.sort_unstable_by_key(|n| n.0);
+        one_sided.sort_unstable_by_key(|n| n.0);
+        if !analyze_layout {
+            let coll = crate::compare::RootCollation::new();
+            rows.par_sort_by(|a, b| coll.compare(&a.name, &b.name));
+            noted.sort_by(|a, b| coll.compare(&a.1.comparison.name, &b.1.comparison.name));
+        }
+    }
+    // The messages of `emit_analysis_blocks` for compare.R's and compare.js's layouts.
+    let mut listed = crate::compare::OneSided::default();
+    for (_, name, only_old) in one_sided {
+        if only_old {
+            listed.only_old.push(name);
+        } else {
+            listed.only_new.push(name);
+        }
+    }
+    if let Some(w) = listed.without_failures(&Default::default()).warning() {
+        writeln!(io.stderr, "benchdiff: warning: {w}")?;
+    }
+    let few: Vec<&Compact> = rows
+        .iter()
+        .filter(|r| decide::min_attainable_p(r.n[0] as usize, r.n[1] as usize) > 0.05)
+        .collect();
+    if let Some(first) = few.first() {
+        writeln!(
+            io.stderr,
+            "benchdiff: warning: {} comparison(s) have too few samples for any verdict (first: \
+             {}, {}+{}: no rank test can reach p < 0.05); their stars rest on normality alone",
+            few.len(),
+            first.name.trim_end(),
+            first.n[0],
+            first.n[1]
+        )?;
+    }
+    let flagged: Vec<RowNote<'_>> = noted
+        .iter()
+        .filter_map(|(_, r)| RowNote::of(&r.comparison, r.welch.err(), || r.improvement_pct))
+        .collect();
+    row_notes(&flagged, a.format, io)?;
+    let row = |i: usize| {
+        let r = &rows[i];
+        crate::render::compare_r::RRow {
+            name: &r.name,
+            stars: r.stars,
+            improvement_pct: r.improvement_pct,
+            accuracy_pct: r.accuracy_pct,
+        }
+    };
+    let width = crate::render::compare_r::R_PRINT_WIDTH;
+    let arow = |i: usize| {
+        let r = &rows[i];
+        analyze::ARow {
+            name: &r.name,
+            stars: r.stars,
+            improvement_pct: r.improvement_pct,
+            accuracy_pct: r.accuracy_pct,
+            shown: r.n[0] >= 2 && r.n[1] >= 2,
+            count_p: r.count_p,
+        }
+    };
+    let opts = decide::Options {
+        correction: match a.correction {
+            CorrectionArg::Holm => decide::Correction::Holm,
+            CorrectionArg::Bh => decide::Correction::BenjaminiHochberg,
+            CorrectionArg::None => decide::Correction::None,
+        },
+        threshold_pct: a.threshold,
+        distribution_checks: false,
+        ..decide::Options::default()
+    };
+    let failures = crate::compare::failures::Failures::default();
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        if analyze_layout {
+            analyze::write_rows(rows.len(), arow, &opts, &failures, None, w)?;
+        } else {
+            crate::render::compare_r::write_rows(rows.len(), row, width, w)?;
+        }
+        w.flush()
+    };
+    match &a.output {
+        Some(path) => {
+            let written = std::fs::File::create(path)
+                .and_then(|file| write(&mut std::io::BufWriter::with_capacity(1 << 16, file)));
+            if let Err(e) = written {
+                writeln!(io.stderr, "benchdiff: -o {}: {e}", path.display())?;
+                return Ok(Some(EXIT_USAGE));
+            }
+        }
+        None => write(&mut std::io::BufWriter::with_capacity(
+            1 << 16,
+            &mut *io.stdout,
+        ))?,
+    }
+    Ok(Some(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Cli, Command, Io, run};
+    use super::try_report_from;
+    use clap::Parser as _;
+
+    /// Runs `f` with an [`Io`] over two buffers; returns its result and (stdout, stderr).
+    fn captured<T>(f: impl FnOnce(&mut Io<'_>) -> T) -> (T, String, String) {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let r = f(&mut Io {
+            stdout: &mut out,
+            stderr: &mut err,
+            color: false,
+            width: None,
+            stdout_is_terminal: false,
+            stderr_is_terminal: false,
+        });
+        let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
+        (r, text(out), text(err))
+    }
+
+    /// The bounded path is taken at a low threshold (and only then), and prints what the
+    /// in-memory report prints: the end-to-end tests of `tests/import_spill.rs` cannot see
+    /// which path ran.
+    #[test]
+    fn a_low_threshold_takes_the_bounded_path_with_the_same_output() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("r.csv");
+        let mut text =
+            String::from("\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n");
+        for run in 0..6 {
+            for c in 0..40 {
+                for (side, shift) in [("old", 0.0), ("new", 0.02 * (c % 3) as f64)] {
+                    let rate = 100.0 * (1.0 + shift) + ((run * 7 + c * 3) % 11) as f64;
+                    text.push_str(&format!(
+                        "\"{side}\",\"b{}.js\",\"n={c}\",{rate},1\n",
+                        c % 4
+                    ));
+                }
+            }
+            text.push_str("\"new\",\"z/new-only.js\",\"\",3,1\n");
+        }
+        std::fs::write(&path, &text).expect("write");
+        let file = path.to_str().expect("UTF-8 path").to_owned();
+        for format in ["r", "analyze"] {
+            let argv = ["benchdiff", "report", "--format", format, file.as_str()];
+            let args = || match Cli::try_parse_from(argv) {
+                Ok(Cli {
+                    command: Command::Report(a),
+                }) => a,
+                other => panic!("not a report: {other:?}"),
+            };
+            let want = captured(|io| run(argv.iter().map(Into::into).collect(), io));
+            assert_eq!(want.0, 0, "{}", want.2);
+            assert!(want.1.contains("b0.js n=0"), "{}", want.1);
+            for threshold in [1, text.len() as u64 / 5, text.len() as u64] {
+                let got = captured(|io| try_report_from(&args(), threshold, io).expect("report"));
+                assert_eq!(
+                    (got.0, &got.1, &got.2),
+                    (Some(0), &want.1, &want.2),
+                    "{format} {threshold}"
+                );
+            }
+            let above =
+                captured(|io| try_report_from(&args(), text.len() as u64 + 1, io).expect("report"));
+            assert_eq!(above, (None, String::new(), String::new()));
+        }
+        // Another format: not this path.
+        let table = Cli::try_parse_from(["benchdiff", "report", file.as_str()]);
+        let Ok(Cli {
+            command: Command::Report(table),
+        }) = table
+        else {
+            panic!("not a report");
+        };
+        assert_eq!(
+            captured(|io| try_report_from(&table, 1, io).expect("report")).0,
+            None
+        );
+    }
+}

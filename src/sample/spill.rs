@@ -1,0 +1,278 @@
+//! Samples spilled to temporary files, partitioned by benchmark, so that an input larger than
+//! memory (a 2 GB compare.js CSV holds 24 million samples, 576 MB packed) is read in bounded
+//! memory and then analysed one partition at a time (issue 16).
+//!
+//! A [`SampleSet`] told to spill ([`SampleSet::spill_samples`]) keeps interning benchmark
+//! names and metrics in memory, but writes every sample it is given, packed (24 bytes, the
+//! form it keeps them in), to the partition file of its benchmark (`benchmark id % parts`);
+//! [`SampleSet::take_spilled`] then hands the files over as [`Spilled`], and
+//! [`Spilled::partition`] reads one partition back as a set of its own. Within a partition
+//! samples keep their arrival order, and every sample of a benchmark is in the same
+//! partition, so grouping a partition gives exactly the comparisons that grouping the whole
+//! set gives for those benchmarks.
+//!
+//! The files are anonymous temporary files ([`tempfile::tempfile`]: on Linux unlinked from the
+//! start, elsewhere deleted when closed), so they disappear whatever happens to the process,
+//! a crash or a kill included.
+
+use super::{BenchmarkId, MetricId, Packed, SampleSet};
+use std::io::{Read, Seek, Write};
+
+/// Bytes of one sample in a partition file: value, time (f64), benchmark id, tag (u32), little
+/// endian.
+const RECORD: usize = 24;
+
+/// Bytes of records buffered per partition before they are written to its file.
+const WRITE_BUFFER: usize = 1 << 16;
+
+/// The spill of a set being read: one buffered file per partition.
+#[derive(Debug)]
+pub(super) struct Spill {
+    files: Vec<std::fs::File>,
+    /// Per partition, the records not written yet (up to [`WRITE_BUFFER`] bytes).
+    buffers: Vec<Vec<u8>>,
+    /// Samples written to each partition.
+    counts: Vec<u64>,
+    /// Per partition, `(index within the partition, metric, run)` of the samples whose metric
+    /// or run does not fit the packed tag (see [`SampleSet`]'s `wide`).
+    wide: Vec<Vec<(usize, MetricId, Option<u32>)>>,
+    /// Samples written in all.
+    total: u64,
+    /// Per benchmark id: the arrival position of its first sample (`u64::MAX`: none yet).
+    first: Vec<u64>,
+    /// Per benchmark id: bit 0 set when it has an old sample, bit 1 a new one.
+    sides: Vec<u8>,
+    /// Samples per side (old, new).
+    per_side: [u64; 2],
+    /// Every metric some sample had, in order of first appearance.
+    metrics: Vec<MetricId>,
+    /// The first write error; reported by [`SampleSet::take_spilled`].
+    error: Option<std::io::Error>,
+}
+
+impl Spill {
+    /// A spill over `parts` new temporary files (at least one).
+    pub(super) fn new(parts: usize) -> std::io::Result<Spill> {
+        let parts = parts.max(1);
+        let files = (0..parts)
+            .map(|_| tempfile::tempfile())
+            .collect::<std::io::Result<Vec<_>>>()?;
+        Ok(Spill {
+            files,
+            buffers: (0..parts)
+                .map(|_| Vec::with_capacity(WRITE_BUFFER))
+                .collect(),
+            counts: vec![0; parts],
+            wide: vec![Vec::new(); parts],
+            total: 0,
+            first: Vec::new(),
+            sides: Vec::new(),
+            per_side: [0, 0],
+            metrics: Vec::new(),
+            error: None,
+        })
+    }
+
+    /// Writes one sample; `wide` its metric and run when they do not fit its tag.
+    #[inline]
+    pub(super) fn push(&mut self, p: Packed, metric: MetricId, wide: Option<Option<u32>>) {
+        let b = p.benchmark as usize;
+        let k = b % self.files.len();
+        if let Some(run) = wide {
+            self.wide[k].push((self.counts[k] as usize, metric, run));
+        }
+        if self.first.len() <= b {
+            self.first.resize(b + 1, u64::MAX);
+            self.sides.resize(b + 1, 0);
+        }
+        if self.first[b] == u64::MAX {
+            self.first[b] = self.total;
+        }
+        let new = usize::from(p.tag & 1 == 1);
+        self.sides[b] |= 1 << new;
+        self.per_side[new] += 1;
+        if self.metrics.last() != Some(&metric) && !self.metrics.contains(&metric) {
+            self.metrics.push(metric);
+        }
+        self.counts[k] += 1;
+        self.total += 1;
+        let buf = &mut self.buffers[k];
+        buf.extend_from_slice(&p.value.to_bits().to_le_bytes());
+        buf.extend_from_slice(&p.time_s.to_bits().to_le_bytes());
+        buf.extend_from_slice(&p.benchmark.to_le_bytes());
+        buf.extend_from_slice(&p.tag.to_le_bytes());
+        if buf.len() + RECORD > WRITE_BUFFER {
+            self.flush(k);
+        }
+    }
+
+    /// Writes the buffer of partition `k` to its file (keeping the first error).
+    fn flush(&mut self, k: usize) {
+        if self.error.is_none()
+            && let Err(e) = self.files[k].write_all(&self.buffers[k])
+        {
+            self.error = Some(e);
+        }
+        self.buffers[k].clear();
+    }
+
+    /// Samples written in all.
+    pub(super) fn total(&self) -> u64 {
+        self.total
+    }
+}
+
+/// The samples of a set that spilled ([`SampleSet::take_spilled`]), in partition files,
+/// with what was learnt of them on the way.
+#[derive(Debug)]
+pub struct Spilled {
+    files: Vec<std::fs::File>,
+    counts: Vec<u64>,
+    wide: Vec<Vec<(usize, MetricId, Option<u32>)>>,
+    total: u64,
+    first: Vec<u64>,
+    sides: Vec<u8>,
+    per_side: [u64; 2],
+    metrics: Vec<MetricId>,
+}
+
+impl Spilled {
+    /// Flushes the files of `spill` for reading.
+    pub(super) fn finish(mut spill: Spill) -> std::io::Result<Spilled> {
+        for k in 0..spill.files.len() {
+            spill.flush(k);
+        }
+        if let Some(e) = spill.error {
+            return Err(e);
+        }
+        Ok(Spilled {
+            files: spill.files,
+            counts: spill.counts,
+            wide: spill.wide,
+            total: spill.total,
+            first: spill.first,
+            sides: spill.sides,
+            per_side: spill.per_side,
+            metrics: spill.metrics,
+        })
+    }
+
+    /// Number of partitions.
+    pub fn partitions(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Number of samples spilled.
+    pub fn len(&self) -> u64 {
+        self.total
+    }
+
+    /// True when no sample was spilled.
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// Samples spilled under the old and the new binary.
+    pub fn per_side(&self) -> [u64; 2] {
+        self.per_side
+    }
+
+    /// The metrics of the spilled samples, in order of first appearance.
+    pub fn metrics(&self) -> &[MetricId] {
+        &self.metrics
+    }
+
+    /// Arrival position (0-based, over every spilled sample) of the first sample of benchmark
+    /// `id`; `None` when it has none.
+    pub fn first_position(&self, id: BenchmarkId) -> Option<u64> {
+        self.first
+            .get(id.0 as usize)
+            .copied()
+            .filter(|&p| p != u64::MAX)
+    }
+
+    /// True when some benchmark has samples on both sides.
+    pub fn has_both_sides(&self) -> bool {
+        self.sides.contains(&3)
+    }
+
+    /// Reads partition `k` back (`k < partitions()`) as a set of its own: its benchmarks
+    /// in first-seen order, the metrics and the rounds flag of `whole` (the set that
+    /// spilled, which holds the names), its samples in arrival order. Returns the set and,
+    /// indexed by its benchmark ids, the ids they have in `whole`. The set is for reading (its
+    /// benchmarks are not indexed by name: look-ups by name find none).
+    ///
+    /// The names of the partition's benchmarks are **moved** out of `whole` (left empty there),
+    /// so that they are held once, and `whole`'s index of names is freed on the first call:
+    /// read each partition once, and use `whole` for nothing else afterwards.
+    ///
+    /// # Errors
+    /// Reading the partition file fails, or it is shorter than what was written.
+    ///
+    /// # Panics
+    /// Panics if `k` is out of range.
+    pub fn partition(
+        &mut self,
+        k: usize,
+        whole: &mut SampleSet,
+    ) -> std::io::Result<(SampleSet, Vec<BenchmarkId>)> {
+        // Nothing looks names up any more.
+        whole.index = rustc_hash::FxHashMap::default();
+        whole.collided = rustc_hash::FxHashMap::default();
+        whole.last_id = None;
+        let file = &mut self.files[k];
+        file.seek(std::io::SeekFrom::Start(0))?;
+        let mut reader = std::io::BufReader::with_capacity(1 << 20, &mut *file);
+        let mut set = SampleSet {
+            metrics: whole.metrics.clone(),
+            rounds_recorded: whole.rounds_recorded,
+            ..SampleSet::default()
+        };
+        let n = self.counts[k] as usize;
+        set.packed.reserve_exact(n);
+        let mut global: Vec<BenchmarkId> = Vec::new();
+        let mut local: rustc_hash::FxHashMap<u32, u32> = rustc_hash::FxHashMap::default();
+        let mut buf = vec![0u8; RECORD * 4096];
+        let mut left = n;
+        while left > 0 {
+            let take = left.min(4096);
+            let bytes = &mut buf[..take * RECORD];
+            reader.read_exact(bytes)?;
+            for rec in bytes.chunks_exact(RECORD) {
+                let word =
+                    |i: usize| u32::from_le_bytes([rec[i], rec[i + 1], rec[i + 2], rec[i + 3]]);
+                let dword = |i: usize| {
+                    let mut b = [0u8; 8];
+                    b.copy_from_slice(&rec[i..i + 8]);
+                    f64::from_bits(u64::from_le_bytes(b))
+                };
+                let g = word(16);
+                let id = match local.get(&g) {
+                    Some(&id) => id,
+                    None => {
+                        let b = whole.benchmarks.get_mut(g as usize).ok_or_else(|| {
+                            std::io::Error::new(
+                                std::io::ErrorKind::InvalidData,
+                                "a spilled sample names an unknown benchmark",
+                            )
+                        })?;
+                        let id = set.benchmarks.len() as u32;
+                        set.benchmarks.push(std::mem::take(b));
+                        global.push(BenchmarkId(g));
+                        local.insert(g, id);
+                        id
+                    }
+                };
+                set.packed.push(Packed {
+                    value: dword(0),
+                    time_s: dword(8),
+                    benchmark: id,
+                    tag: word(20),
+                });
+            }
+            left -= take;
+        }
+        set.wide = self.wide[k].clone();
+        Ok((set, global))
+    }
+}

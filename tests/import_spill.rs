@@ -1,0 +1,268 @@
+//! A large compare.js CSV reported with `--format r` or `analyze` is read in bounded memory
+//! (issue 16):
+//! its samples are spilled to temporary partition files by benchmark and analysed partition
+//! by partition (`src/cli/large.rs`). The path is taken from `BENCHDIFF_SPILL_BYTES` bytes of
+//! input (256 MiB by default); these tests lower it so that a small file takes it, and check
+//! that stdout, stderr and the exit code are those of the in-memory path, byte for byte: rows
+//! of a comparison spread over the whole file (not contiguous), names that need quoting or R
+//! escapes, a benchmark on one side only, a constant comparison and negative rates (notes on
+//! stderr), too few samples (a warning), `-o FILE`, and a malformed row (the error names the
+//! file and line). Every other format ignores the variable; they are checked too.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+
+/// Runs `benchdiff report ARGS… FILE` with `BENCHDIFF_SPILL_BYTES` set to `spill` (unset when
+/// `None`); returns (exit code, stdout, stderr).
+fn report(file: &Path, args: &[&str], spill: Option<u64>) -> (i32, String, String) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_benchdiff"));
+    c.arg("report").args(args).arg(file);
+    c.env_remove("BENCHDIFF_SPILL_BYTES");
+    if let Some(s) = spill {
+        c.env("BENCHDIFF_SPILL_BYTES", s.to_string());
+    }
+    let out = c.output().expect("benchdiff runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A compare.js CSV of `configs` configurations × 2 binaries × `runs` runs, runs outermost (so
+/// a comparison's rows are spread over the whole file), plus the special benchmarks of the
+/// module doc. Rates are reproducible (xorshift).
+fn csv(configs: usize, runs: usize) -> String {
+    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        s ^= s >> 12;
+        s ^= s << 25;
+        s ^= s >> 27;
+        (s.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut out = String::from("\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n");
+    for run in 0..runs {
+        for c in 0..configs {
+            let file = format!("cat{}/bench-{}.js", c % 7, c / 11);
+            let conf = match c % 5 {
+                0 => format!("type='string' n={c}"),
+                1 => format!("type=\"\"quoted\"\" n={c}"),
+                2 => format!("naïve=été n={c}"),
+                3 => String::new(),
+                _ => format!("back\\slash n={c}"),
+            };
+            // The new side first in odd runs.
+            let sides: [(&str, f64); 2] = if run % 2 == 0 {
+                [("old", 1.0), ("new", 1.0 + 0.03 * ((c % 3) as f64 - 1.0))]
+            } else {
+                [("new", 1.0 + 0.03 * ((c % 3) as f64 - 1.0)), ("old", 1.0)]
+            };
+            for (bin, shift) in sides {
+                let rate = 1e5 * (1.0 + (c % 13) as f64) * shift * (1.0 + 0.05 * (next() - 0.5));
+                out.push_str(&format!(
+                    "\"{bin}\",\"{file}\",\"{conf}\",{rate},{:.9}\n",
+                    1000.0 / rate
+                ));
+            }
+        }
+        // Constant and equal on both sides: no t-test (a note on stderr).
+        for bin in ["old", "new"] {
+            out.push_str(&format!("\"{bin}\",\"z/const.js\",\"n=1\",500,0.002\n"));
+        }
+        // Negative rates (a warning on stderr).
+        out.push_str(&format!(
+            "\"old\",\"z/neg.js\",\"n=1\",{},1\n",
+            -1.0 - next()
+        ));
+        out.push_str(&format!(
+            "\"new\",\"z/neg.js\",\"n=1\",{},1\n",
+            -1.5 - next()
+        ));
+        // On the old side only.
+        out.push_str(&format!(
+            "\"old\",\"z/old-only.js\",\"n=1\",{},1\n",
+            10.0 + next()
+        ));
+        // Two runs only: too few samples for any verdict (a warning).
+        if run < 2 {
+            out.push_str(&format!(
+                "\"old\",\"z/few.js\",\"n=1\",{},1\n",
+                10.0 + next()
+            ));
+            out.push_str(&format!(
+                "\"new\",\"z/few.js\",\"n=1\",{},1\n",
+                11.0 + next()
+            ));
+        }
+    }
+    out
+}
+
+/// The spill thresholds tried: every partition count from many (1 byte: 256 partitions) to a
+/// few (a third of the file).
+fn thresholds(size: u64) -> [u64; 3] {
+    [1, size / 40, size / 3]
+}
+
+#[test]
+fn bounded_r_report_is_the_in_memory_report() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("results.csv");
+    // About 2.4 MB: more than one block of the parallel reader.
+    let text = csv(600, 30);
+    std::fs::write(&path, &text).expect("write CSV");
+    let size = text.len() as u64;
+    assert!(size > 2 << 20, "{size} bytes");
+    let want = report(&path, &["--format", "r"], None);
+    assert_eq!(want.0, 0, "{}", want.2);
+    assert!(want.1.contains("there are 604 comparisons"), "{}", want.1);
+    assert!(want.1.contains("cat1/bench-0.js type=\"quoted\" n=1 "));
+    assert!(want.1.contains("back\\\\slash n=4"));
+    for note in [
+        "z/const.js n=1: both sides are constant and equal",
+        "1 comparison(s) have values < 0 (first: z/neg.js n=1)",
+        "2 comparison(s) have too few samples for any verdict (first: z/few.js n=1, 2+2",
+    ] {
+        assert!(want.2.contains(note), "{note} not in {}", want.2);
+    }
+    for t in thresholds(size) {
+        assert_eq!(
+            report(&path, &["--format", "r"], Some(t)),
+            want,
+            "threshold {t}"
+        );
+    }
+    // compare.js's layout: first-seen order, the one-sided benchmark listed on stderr, the
+    // corrected count under each correction.
+    for args in [
+        &["--format", "analyze"][..],
+        &["--format", "analyze", "--correction", "bh"],
+        &["--format", "analyze", "--correction", "none"],
+    ] {
+        let want = report(&path, args, None);
+        assert_eq!(want.0, 0, "{}", want.2);
+        assert!(
+            want.2
+                .contains("1 benchmark only in old (first: z/old-only.js n=1)")
+        );
+        assert!(want.1.contains("significant at 5%"), "{}", want.1);
+        for t in thresholds(size) {
+            assert_eq!(
+                report(&path, args, Some(t)),
+                want,
+                "{args:?}, threshold {t}"
+            );
+        }
+    }
+    // The default threshold (256 MiB) leaves this file in memory: the same again.
+    assert_eq!(report(&path, &["--format", "r"], Some(u64::MAX)), want);
+    // -o FILE: the same bytes in the file, nothing on stdout.
+    let out = dir.path().join("r.txt");
+    let o = out.to_str().expect("UTF-8 path");
+    let got = report(&path, &["--format", "r", "-o", o], Some(1));
+    assert_eq!((got.0, got.1.as_str(), &got.2), (0, "", &want.2));
+    assert_eq!(std::fs::read_to_string(&out).expect("-o file"), want.1);
+    // The other formats do not take the bounded path: the variable changes nothing.
+    for format in ["table", "csv", "markdown"] {
+        assert_eq!(
+            report(&path, &["--format", format], Some(1)),
+            report(&path, &["--format", format], None),
+            "--format {format}"
+        );
+    }
+}
+
+#[test]
+fn bounded_r_report_names_the_line_of_a_malformed_row() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("bad.csv");
+    let text = csv(600, 30);
+    let mut lines: Vec<&str> = text.lines().collect();
+    // Well past the first block of the reader (1 MiB).
+    let bad = 30_001;
+    lines[bad - 1] = "\"new\",\"cat1/bench-3.js\",\"n=1\",fast,0.1";
+    let mut f = std::fs::File::create(&path).expect("create");
+    for l in &lines {
+        writeln!(f, "{l}").expect("write");
+    }
+    drop(f);
+    let want = report(&path, &["--format", "r"], None);
+    assert_eq!(want.0, 2, "{want:?}");
+    let name = path.display().to_string();
+    assert!(
+        want.2
+            .contains(&format!("{name}:{bad}: rate 'fast' is not a number")),
+        "{}",
+        want.2
+    );
+    for t in thresholds(text.len() as u64) {
+        assert_eq!(
+            report(&path, &["--format", "r"], Some(t)),
+            want,
+            "threshold {t}"
+        );
+    }
+}
+
+#[test]
+fn bounded_r_report_of_one_side_only_or_no_rows() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let one = dir.path().join("one.csv");
+    std::fs::write(
+        &one,
+        "\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n\
+         \"old\",\"a.js\",\"n=1\",1,1\n\"old\",\"a.js\",\"n=1\",2,1\n",
+    )
+    .expect("write");
+    let empty = dir.path().join("empty.csv");
+    std::fs::write(
+        &empty,
+        "\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n",
+    )
+    .expect("write");
+    for path in [&one, &empty] {
+        let want = report(&path.clone(), &["--format", "r"], None);
+        assert_eq!(want.0, 2, "{want:?}");
+        assert_eq!(report(path, &["--format", "r"], Some(1)), want);
+    }
+}
+
+/// Two files concatenated with `cat`, the second with its columns in another order and with
+/// Windows line ends, and its 200 configurations also in the first (their samples pooled): the
+/// bounded path reads them as the in-memory path does (the reader re-reads a block with a
+/// header line by line).
+#[test]
+fn bounded_r_report_of_concatenated_files() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("cat.csv");
+    let first = csv(300, 12);
+    let mut second =
+        String::from("\"filename\",\"binary\",\"configuration\",\"time\",\"rate\"\r\n");
+    for line in csv(200, 10).lines().skip(1) {
+        // "binary","filename","configuration",rate,time -> filename,binary,configuration,time,rate
+        let f: Vec<&str> = line.splitn(3, ',').collect();
+        let (rest, nums) = f[2]
+            .rsplit_once(',')
+            .and_then(|(a, time)| {
+                a.rsplit_once(',')
+                    .map(|(conf, rate)| (conf.to_owned(), (rate.to_owned(), time.to_owned())))
+            })
+            .expect("five fields");
+        second.push_str(&format!(
+            "{},{},{rest},{},{}\r\n",
+            f[1], f[0], nums.1, nums.0
+        ));
+    }
+    std::fs::write(&path, format!("{first}{second}")).expect("write");
+    let want = report(&path, &["--format", "r"], None);
+    assert_eq!(want.0, 0, "{}", want.2);
+    assert!(want.1.contains("there are 304 comparisons"), "{}", want.1);
+    for t in [1, 100_000] {
+        assert_eq!(
+            report(&path, &["--format", "r"], Some(t)),
+            want,
+            "threshold {t}"
+        );
+    }
+}
