@@ -81,35 +81,52 @@ fn table(rows: &[&Assessment], d: &ReportData<'_>) -> String {
          |:--|--:|--:|--:|:--|--:|:--|\n",
         d.opts.correction.label()
     );
-    for x in rows {
-        let ci = match x.change_ci_pct {
-            Some((lo, hi)) => format!("{} … {}", signed_pct(lo), signed_pct(hi)),
-            None => "NA".to_owned(),
-        };
-        let verdict = match x.verdict {
-            Verdict::Faster | Verdict::Slower => format!("**{}**", verdict_cell(x)),
-            _ => verdict_cell(x),
-        };
-        let c = &x.row.comparison;
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {}/{}{} | {} |",
-            escape(&c.name),
-            signed_pct(x.change_pct),
-            ci,
-            p_cell(x, x.p_adjusted),
-            verdict,
-            c.old.len(),
-            c.new.len(),
-            if x.method == Method::Paired {
-                " paired"
-            } else {
-                ""
-            },
-            escape(&super::table::flags(x)),
-        );
+    // Rows in parallel, 512 at a time, joined in order (a million-row report has 20,000).
+    use rayon::prelude::*;
+    let chunks: Vec<String> = rows
+        .par_chunks(512)
+        .map(|chunk| {
+            let mut text = String::with_capacity(chunk.len() * 160);
+            for x in chunk {
+                row(&mut text, x);
+            }
+            text
+        })
+        .collect();
+    for c in &chunks {
+        out.push_str(c);
     }
     out
+}
+
+/// Appends the Markdown table row of `x` (with its newline) to `out`.
+fn row(out: &mut String, x: &Assessment) {
+    let ci = match x.change_ci_pct {
+        Some((lo, hi)) => format!("{} … {}", signed_pct(lo), signed_pct(hi)),
+        None => "NA".to_owned(),
+    };
+    let verdict = match x.verdict {
+        Verdict::Faster | Verdict::Slower => format!("**{}**", verdict_cell(x)),
+        _ => verdict_cell(x),
+    };
+    let c = &x.row.comparison;
+    let _ = writeln!(
+        out,
+        "| {} | {} | {} | {} | {} | {}/{}{} | {} |",
+        escape(&c.name),
+        signed_pct(x.change_pct),
+        ci,
+        p_cell(x, x.p_adjusted),
+        verdict,
+        c.old.len(),
+        c.new.len(),
+        if x.method == Method::Paired {
+            " paired"
+        } else {
+            ""
+        },
+        escape(&super::table::flags(x)),
+    );
 }
 
 /// Notes for multimodal and drifting sides, one Markdown list item each (empty when none).
