@@ -36,5 +36,7 @@ fn main() {
     let code = benchdiff::cli::run(std::env::args_os().collect(), &mut io);
     use std::io::Write;
     let _ = out.flush();
+    // Nothing of the run outlives a normal exit: the watchdog process ends first.
+    benchdiff::run::child::watchdog::shutdown();
     std::process::exit(code);
 }

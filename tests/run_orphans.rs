@@ -176,3 +176,38 @@ fn sleep_forked_by_a_command_dies_with_benchdiff() {
         p.iter().any(|(_, c)| c.starts_with("sleep 1000"))
     });
 }
+
+/// A run that ends normally leaves nothing behind at the moment benchdiff has exited: its
+/// watchdog process is ended and reaped before the exit (it used to end a moment later, which
+/// a check right after the exit could see).
+#[test]
+fn a_normal_exit_leaves_no_watchdog_behind() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for round in 0..5 {
+        let m = marker(&format!("normal-exit-{round}"));
+        let status = start(
+            dir.path(),
+            &m,
+            &[
+                "compare",
+                "--old",
+                "true",
+                "--new",
+                "true",
+                "--bench",
+                "",
+                "--runs",
+                "2",
+                "--no-progress",
+                "--force",
+                "--csv",
+                "out.csv",
+            ],
+        )
+        .wait()
+        .expect("benchdiff ends");
+        assert!(status.code().is_some(), "benchdiff was killed: {status}");
+        let left = marked(&m);
+        assert!(left.is_empty(), "round {round}: left behind {left:?}");
+    }
+}

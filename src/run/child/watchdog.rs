@@ -39,8 +39,9 @@ pub const MAX_GROUPS: usize = 256;
 /// The watchdog once started: benchdiff's write end of the pipe (kept open for the life of
 /// benchdiff) and the shared table; `None` when it could not be started.
 struct Watchdog {
-    _write_end: RawFd,
+    write_end: RawFd,
     table: &'static [AtomicI32; MAX_GROUPS],
+    pid: libc::pid_t,
 }
 
 static WATCHDOG: Mutex<Option<Option<Watchdog>>> = Mutex::new(None);
@@ -108,9 +109,30 @@ fn start() -> Option<Watchdog> {
         return None;
     }
     Some(Watchdog {
-        _write_end: write_end,
+        write_end,
         table,
+        pid,
     })
+}
+
+/// Ends the watchdog as benchdiff's death would (it kills any group still registered) and
+/// waits up to a second for it to exit, so that nothing of the run is left when benchdiff
+/// exits normally (without this, the watchdog ends a moment after benchdiff). A later child
+/// starts a new watchdog.
+pub fn shutdown() {
+    let Ok(mut g) = WATCHDOG.lock() else { return };
+    let Some(Some(w)) = g.take() else { return };
+    // SAFETY: closing the write end we own; the watchdog then reads end-of-file.
+    unsafe { libc::close(w.write_end) };
+    for _ in 0..10_000 {
+        let mut status = 0;
+        // SAFETY: waiting for our own child, the watchdog; status is writable.
+        let rc = unsafe { libc::waitpid(w.pid, &mut status, libc::WNOHANG) };
+        if rc != 0 {
+            return; // reaped, or not ours to wait for
+        }
+        std::thread::sleep(std::time::Duration::from_micros(100));
+    }
 }
 
 /// The watchdog process (see the module notes). Never returns.
