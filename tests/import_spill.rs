@@ -266,3 +266,40 @@ fn bounded_r_report_of_concatenated_files() {
         );
     }
 }
+
+/// `TMPDIR` naming no folder: no temporary file can be created, so the file is read in memory
+/// after a note naming the folder (not silently: the in-memory read may need far more
+/// memory); stdout and the exit code are those of the in-memory path, and the rest of stderr
+/// too.
+#[test]
+fn bounded_r_report_without_a_temporary_folder_says_so_and_reads_in_memory() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("r.csv");
+    std::fs::write(&path, csv(40, 6)).expect("write");
+    let missing = dir.path().join("no-such-folder");
+    for format in ["r", "analyze"] {
+        let want = report(&path, &["--format", format], None);
+        assert_eq!(want.0, 0, "{}", want.2);
+        let out = Command::new(env!("CARGO_BIN_EXE_benchdiff"))
+            .args(["report", "--format", format])
+            .arg(&path)
+            .env("BENCHDIFF_SPILL_BYTES", "1")
+            .env("TMPDIR", &missing)
+            .output()
+            .expect("benchdiff runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want.1);
+        let (note, rest) = stderr.split_once('\n').expect("a note line");
+        assert!(
+            note.starts_with(&format!(
+                "benchdiff: note: {}: the temporary files of a bounded-memory read (in {}) \
+                 failed (",
+                path.display(),
+                missing.display()
+            )) && note.ends_with("); reading it in memory"),
+            "{note}"
+        );
+        assert_eq!(rest, want.2);
+    }
+}

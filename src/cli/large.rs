@@ -46,13 +46,16 @@ pub fn spill_threshold() -> u64 {
         .max(1)
 }
 
-/// After a temporary file failed (`e`: the disk is full, say): says so, and leaves `f` to the
-/// in-memory path (nothing else was printed: a compare.js CSV that reads gives no warnings).
+/// After a temporary file could not be created or written (`e`: `TMPDIR` names no folder or
+/// one benchdiff may not write, the disk is full): says so, naming the folder, and leaves `f`
+/// to the in-memory path (nothing else was printed: a compare.js CSV that reads gives no
+/// warnings).
 fn in_memory(f: &str, e: &std::io::Error, io: &mut Io<'_>) -> anyhow::Result<Option<i32>> {
     writeln!(
         io.stderr,
-        "benchdiff: note: {f}: the temporary files of a bounded-memory read failed ({e}); \
-         reading it in memory"
+        "benchdiff: note: {f}: the temporary files of a bounded-memory read (in {}) failed \
+         ({e}); reading it in memory",
+        std::env::temp_dir().display()
     )?;
     Ok(None)
 }
@@ -125,9 +128,10 @@ fn try_report_from(
     }
     let parts = size.div_ceil((threshold / 16).max(1)).clamp(2, 256) as usize;
     let mut set = SampleSet::new();
-    // Without temporary files (none can be created), the in-memory path reads the file.
-    if set.spill_samples(parts).is_err() {
-        return Ok(None);
+    // Without temporary files (none can be created: `TMPDIR` names no folder, too many open
+    // files), the in-memory path reads the file, after a note: it may need much more memory.
+    if let Err(e) = set.spill_samples(parts) {
+        return in_memory(f, &e, io);
     }
     let ro = format::ReadOptions {
         side: Side::Old,
