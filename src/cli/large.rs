@@ -258,21 +258,10 @@ fn try_report_from(
     if let Some(w) = listed.without_failures(&Default::default()).warning() {
         writeln!(io.stderr, "benchdiff: warning: {w}")?;
     }
-    let few: Vec<&Compact> = rows
+    let counts = rows
         .iter()
-        .filter(|r| decide::min_attainable_p(r.n[0] as usize, r.n[1] as usize) > 0.05)
-        .collect();
-    if let Some(first) = few.first() {
-        writeln!(
-            io.stderr,
-            "benchdiff: warning: {} comparison(s) have too few samples for any verdict (first: \
-             {}, {}+{}: no rank test can reach p < 0.05); their stars rest on normality alone",
-            few.len(),
-            first.name.trim_end(),
-            first.n[0],
-            first.n[1]
-        )?;
-    }
+        .map(|r| (&*r.name, r.n[0] as usize, r.n[1] as usize));
+    super::warn_too_few(counts, io)?;
     let flagged: Vec<RowNote<'_>> = noted
         .iter()
         .filter_map(|(_, r)| RowNote::of(&r.comparison, r.welch.err(), || r.improvement_pct))

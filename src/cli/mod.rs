@@ -713,6 +713,29 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     code
 }
 
+/// Warns on stderr when some of the comparisons `(name, old samples, new samples)` have too few
+/// samples for any rank test to reach p < 0.05 (compare.R's and compare.js's layouts show
+/// stars by their own rule), naming how many and the first.
+///
+/// # Errors
+/// Writing to stderr failed.
+pub(crate) fn warn_too_few<'a>(
+    counts: impl Iterator<Item = (&'a str, usize, usize)>,
+    io: &mut Io<'_>,
+) -> std::io::Result<()> {
+    let mut few = counts.filter(|&(_, o, n)| decide::min_attainable_p(o, n) > 0.05);
+    let Some((name, o, n)) = few.next() else {
+        return Ok(());
+    };
+    writeln!(
+        io.stderr,
+        "benchdiff: warning: {} comparison(s) have too few samples for any verdict (first: {}, \
+         {o}+{n}: no rank test can reach p < 0.05); their stars rest on normality alone",
+        1 + few.count(),
+        name.trim_end(),
+    )
+}
+
 /// The metric `name` when some sample of `set` has it. Units the Go format converts are found
 /// by the name the input used: `MB/s` is `B/s`, `ns/op` is `sec/op`.
 fn find_present_metric(set: &SampleSet, name: &str) -> Option<crate::sample::MetricId> {
@@ -898,21 +921,10 @@ fn emit_analysis_inner(
     }
     // compare.R's and compare.js's layouts show stars by their own rule: warn on stderr.
     if matches!(args.format, Format::R | Format::Analyze) {
-        let few: Vec<&crate::compare::Comparison> = comparisons
+        let counts = comparisons
             .iter()
-            .filter(|c| decide::min_attainable_p(c.old.len(), c.new.len()) > 0.05)
-            .collect();
-        if let Some(first) = few.first() {
-            writeln!(
-                io.stderr,
-                "benchdiff: warning: {} comparison(s) have too few samples for any verdict (first: \
-                 {}, {}+{}: no rank test can reach p < 0.05); their stars rest on normality alone",
-                few.len(),
-                first.name.trim_end(),
-                first.old.len(),
-                first.new.len()
-            )?;
-        }
+            .map(|c| (c.name.as_str(), c.old.len(), c.new.len()));
+        warn_too_few(counts, io)?;
     }
     // Only the formats that print them get the accuracy half-widths (three t quantiles a row;
     // the HTML report shows none).

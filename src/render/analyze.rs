@@ -11,7 +11,6 @@
 //! as compare.js does). Rows keep the order the caller gives (compare.js: first seen).
 
 use super::ReportData;
-use crate::stats::welch::WelchError;
 use crate::verdict::decide::Correction;
 use crate::verdict::{Row, Stars};
 use std::fmt::Write as _;
@@ -184,20 +183,9 @@ impl<'a> ARow<'a> {
     }
 }
 
-/// The p-value a row brings to the corrected count: Welch's; for essentially constant data 1
-/// when the improvement is 0, else 0 (an exact difference); NaN without a test.
+/// The p-value a row brings to the corrected count ([`Row::welch_p`]).
 pub fn count_p(row: &Row) -> f64 {
-    match &row.welch {
-        Ok(w) => w.p_value,
-        Err(WelchError::EssentiallyConstant) => {
-            if row.improvement_pct == 0.0 {
-                1.0
-            } else {
-                0.0
-            }
-        }
-        Err(_) => f64::NAN,
-    }
+    row.welch_p()
 }
 
 /// [`render`] from compare.R's rows alone (all the layout shows): no assessment needed.

@@ -43,9 +43,7 @@
 //! as "faster", and a positive one as "slower".
 
 use crate::sample::Better;
-use crate::stats::{
-    adjust, drift, outliers, paired, quantile, rank, ratio, shape, utest, welch::WelchError,
-};
+use crate::stats::{adjust, drift, outliers, paired, quantile, rank, ratio, shape, utest};
 use crate::verdict::Row;
 
 /// Fewest rounds with both sides measured for the paired method.
@@ -496,18 +494,8 @@ fn unpaired(row: &Row, confidence: f64) -> (f64, Option<(f64, f64)>, f64) {
     let non_negative = c.old.iter().chain(&c.new).all(|v| *v >= 0.0);
     // Constant needs two samples: one sample says nothing about its spread.
     let constant = |v: &[f64]| v.len() >= 2 && v.iter().all(|x| *x == v[0]);
-    let welch_p = match row.welch {
-        Ok(w) => w.p_value,
-        // Both sides (essentially) constant: a difference is certain, equality means no change.
-        Err(WelchError::EssentiallyConstant) => {
-            if row.improvement_pct == 0.0 {
-                1.0
-            } else {
-                0.0
-            }
-        }
-        Err(_) => f64::NAN,
-    };
+    // Both sides (essentially) constant: a difference is certain, equality means no change.
+    let welch_p = row.welch_p();
     if constant(&c.old) && constant(&c.new) && non_negative {
         let (o, n) = (c.old[0], c.new[0]);
         let change = if o == n {

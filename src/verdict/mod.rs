@@ -74,6 +74,22 @@ pub struct Row {
 }
 
 impl Row {
+    /// The row's p-value for a correction over rows: Welch's; for essentially constant data 1
+    /// when the improvement is 0, else 0 (the difference is then exact); NaN without a test.
+    pub fn welch_p(&self) -> f64 {
+        match &self.welch {
+            Ok(w) => w.p_value,
+            Err(WelchError::EssentiallyConstant) => {
+                if self.improvement_pct == 0.0 {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+            Err(_) => f64::NAN,
+        }
+    }
+
     /// Computes the statistics of one comparison.
     pub fn new(comparison: Comparison) -> Row {
         Row::with_accuracy(comparison, true)
