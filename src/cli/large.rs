@@ -155,12 +155,7 @@ fn try_report_from(
         writeln!(io.stderr, "benchdiff: warning: {w}")?;
     }
     if imported.samples == 0 {
-        writeln!(
-            io.stderr,
-            "benchdiff: warning: {f}: no samples: nothing in it reads as {} \
-             (another --input-format?)",
-            imported.format.map_or("a known format", InputFormat::name)
-        )?;
+        super::warn_no_samples(f, imported.format, io)?;
     }
     if spilled.is_empty() {
         writeln!(

@@ -464,12 +464,7 @@ fn read_inputs(
                     !crate::compare::failures::Failures::from_loaded(l).is_empty()
                 });
                 if imported.samples == 0 && !all_failed {
-                    writeln!(
-                        io.stderr,
-                        "benchdiff: warning: {f}: no samples: nothing in it reads as {} \
-                         (another --input-format?)",
-                        imported.format.map_or("a known format", InputFormat::name)
-                    )?;
+                    warn_no_samples(f, imported.format, io)?;
                 }
                 if imported.side_values.len() == 2 {
                     labels = imported.side_values.clone();
@@ -711,6 +706,24 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     );
     drop_in_background(inputs);
     code
+}
+
+/// Warns on stderr that the input `file` gave no samples in the format it was read as
+/// (`read_as`; `None` when none was recognised).
+///
+/// # Errors
+/// Writing to stderr failed.
+pub(crate) fn warn_no_samples(
+    file: &str,
+    read_as: Option<format::InputFormat>,
+    io: &mut Io<'_>,
+) -> std::io::Result<()> {
+    writeln!(
+        io.stderr,
+        "benchdiff: warning: {file}: no samples: nothing in it reads as {} (another \
+         --input-format?)",
+        read_as.map_or("a known format", format::InputFormat::name)
+    )
 }
 
 /// Warns on stderr when some of the comparisons `(name, old samples, new samples)` have too few
