@@ -229,16 +229,19 @@ pub fn tail_push(tail: &mut VecDeque<String>, cap: usize, line: &[u8]) {
 
 /// A pipe for one of the child's output streams (see [`run`]).
 struct OutPipe {
-    /// The read end, ours.
+    /// The read end, ours, already non-blocking.
     ours: OwnedFd,
-    /// The write end handed to the child (closed in the parent by the spawn).
+    /// The write end handed to the child. On the fast spawn path ([`super::spawn::spawn`])
+    /// the child gets a copy and this one is kept until the child has exited, so that the
+    /// child closing its end wakes nobody: the exit is seen on the pidfd, the data on the read
+    /// end. (The std path hands this one to the child and keeps a duplicate.)
     child_end: OwnedFd,
-    /// A copy of the write end kept until the child has exited, so that the child closing its
-    /// end wakes nobody: the exit is seen on the pidfd, the data on the read end.
-    kept_writer: OwnedFd,
 }
 
-fn pipe_keeping_writer() -> io::Result<OutPipe> {
+/// A pipe whose read end (ours) is non-blocking and whose write end (the child's) blocks.
+/// Three system calls: `pipe2` and one `fcntl(F_SETFL)` on a read end whose status flags are
+/// known (`O_RDONLY`), rather than reading them first.
+fn out_pipe() -> io::Result<OutPipe> {
     let mut fds = [0 as RawFd; 2];
     // SAFETY: pipe2 fills a two-element array with two new descriptors.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -246,12 +249,18 @@ fn pipe_keeping_writer() -> io::Result<OutPipe> {
     }
     // SAFETY: both descriptors are fresh and ours.
     let (ours, child_end) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-    let kept_writer = child_end.try_clone()?;
-    Ok(OutPipe {
-        ours,
-        child_end,
-        kept_writer,
-    })
+    // SAFETY: fcntl on a descriptor we own; a fresh pipe's read end has status O_RDONLY.
+    if unsafe {
+        libc::fcntl(
+            ours.as_raw_fd(),
+            libc::F_SETFL,
+            libc::O_RDONLY | libc::O_NONBLOCK,
+        )
+    } != 0
+    {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(OutPipe { ours, child_end })
 }
 
 fn set_nonblocking(fd: RawFd) {
@@ -302,7 +311,7 @@ pub fn run(
     // Our own pipes, so that we keep a copy of each write end while the child runs: its exit
     // then wakes us once (the pidfd) instead of once per closed pipe plus the exit.
     let stdout_pipe = if spec.stdout {
-        match pipe_keeping_writer() {
+        match out_pipe() {
             Ok(p) => Some(p),
             Err(e) => {
                 out.spawn_error = Some(format!("cannot create a pipe: {e}"));
@@ -312,7 +321,7 @@ pub fn run(
     } else {
         None
     };
-    let stderr_pipe = match pipe_keeping_writer() {
+    let stderr_pipe = match out_pipe() {
         Ok(p) => p,
         Err(e) => {
             out.spawn_error = Some(format!("cannot create a pipe: {e}"));
@@ -339,14 +348,13 @@ pub fn run(
     };
     let spawned: io::Result<libc::pid_t> = match fast {
         Some(r) => {
-            // The child's ends were duplicated into the child (or it failed): close ours.
+            // The child's ends were duplicated into the child (or it failed): ours are the kept
+            // writers.
             if let Some(p) = stdout_pipe {
-                drop(p.child_end);
-                kept_writers.push(p.kept_writer);
+                kept_writers.push(p.child_end);
                 readers.push((Stream::Stdout, p.ours));
             }
-            drop(stderr_pipe.child_end);
-            kept_writers.push(stderr_pipe.kept_writer);
+            kept_writers.push(stderr_pipe.child_end);
             readers.push((Stream::Stderr, stderr_pipe.ours));
             r
         }
@@ -378,19 +386,23 @@ pub fn run(
         drop(e.theirs);
         streams.push((Stream::Extra, Some(File::from(e.ours)), Lines::new(e.limit)));
     }
-    for (kind, fd) in readers {
-        streams.push((kind, Some(File::from(fd)), Lines::new(MAX_LINE_BYTES)));
-    }
     for (_, f, _) in &streams {
         if let Some(f) = f {
             set_nonblocking(f.as_raw_fd());
         }
+    }
+    // The pipes' read ends are non-blocking from `out_pipe`.
+    for (kind, fd) in readers {
+        streams.push((kind, Some(File::from(fd)), Lines::new(MAX_LINE_BYTES)));
     }
     let pidfd = pidfd_open(pid);
     if pidfd.is_none() {
         // Without a pidfd only the pipes' hang-up wakes us early at the exit.
         kept_writers.clear();
     }
+    // Whether the child is known to have exited (its pidfd turned readable), and whether to
+    // ask `waitid` before the next wait (no pidfd, or the last wait saw nothing).
+    let (mut exited, mut check_exit) = (false, pidfd.is_none());
     let deadline = timeout.map(|t| start + t);
     let mut kill_at: Option<Instant> = None;
     let mut caller_stopped = false;
@@ -472,7 +484,10 @@ pub fn run(
             killpg(pid, libc::SIGKILL);
             kill_at = None;
         }
-        if rusage::has_exited(pid).unwrap_or(true) {
+        // With a pidfd the exit is known from `poll` (the pidfd turns readable); `waitid` asks
+        // only after a wait that saw nothing, in case a wake-up was missed. Without one, it
+        // asks every time.
+        if exited || (check_exit && rusage::has_exited(pid).unwrap_or(true)) {
             // Only descendants can hold the pipes open now: drain what they wrote so far.
             kept_writers.clear();
             for i in 0..streams.len() {
@@ -491,11 +506,13 @@ pub fn run(
         {
             wait = wait.min(t.saturating_duration_since(now));
         }
-        let ready = {
+        let (ready, pid_ready) = {
             let view: Vec<(Stream, Option<&File>)> =
                 streams.iter().map(|(k, f, _)| (*k, f.as_ref())).collect();
             crate::run::child::poll::wait_readable(&view, pidfd.as_ref(), wait)
         };
+        exited = pid_ready;
+        check_exit = pidfd.is_none() || (ready.is_empty() && !pid_ready);
         for i in ready {
             read_some(i, &mut streams, &mut caller_stopped, false);
         }
@@ -532,16 +549,16 @@ fn spawn_with_std(
     cmd.args(args).stdin(Stdio::null());
     match stdout_pipe {
         Some(p) => {
+            kept_writers.push(p.child_end.try_clone()?);
             cmd.stdout(Stdio::from(p.child_end));
-            kept_writers.push(p.kept_writer);
             readers.push((Stream::Stdout, p.ours));
         }
         None => {
             cmd.stdout(Stdio::null());
         }
     }
+    kept_writers.push(stderr_pipe.child_end.try_clone()?);
     cmd.stderr(Stdio::from(stderr_pipe.child_end));
-    kept_writers.push(stderr_pipe.kept_writer);
     readers.push((Stream::Stderr, stderr_pipe.ours));
     for k in &spec.env_remove {
         cmd.env_remove(k);
