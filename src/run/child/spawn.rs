@@ -194,18 +194,31 @@ pub fn spawn(
     })
 }
 
-fn spawn_with(
-    argv: &[*const libc::c_char],
-    envp: *const *const libc::c_char,
+/// The file actions and attributes of the last spawn on this thread, and the descriptors and
+/// folder they were made for. Making them costs six `getrlimit` calls (glibc checks each
+/// `adddup2` descriptor against the limit) and some allocation; a run's pipes get the same
+/// descriptor numbers child after child, so they are made again only when those change.
+struct Prepared {
+    key: (RawFd, RawFd, RawFd, Option<std::ffi::CString>),
+    fa: FileActions,
+    attr: Attr,
+}
+
+thread_local! {
+    static PREPARED: RefCell<Option<Prepared>> = const { RefCell::new(None) };
+}
+
+/// The file actions (stdin, stdout, stderr, folder) and attributes (own process group, empty
+/// signal mask, `SIGPIPE` at its default) of a spawn.
+fn prepare(
     cwd: Option<&std::ffi::CStr>,
     null: RawFd,
     stdout: Option<RawFd>,
     stderr: RawFd,
-) -> io::Result<libc::pid_t> {
-    // SAFETY: every libc call gets pointers to initialised values that outlive it: the file
-    // actions and attributes are initialised before use and destroyed by their guards; argv
-    // and envp are null-terminated arrays of NUL-terminated strings owned by the caller for
-    // the whole call; the descriptors are open (ours, close-on-exec, above 2).
+) -> io::Result<Prepared> {
+    // SAFETY: every libc call gets pointers to initialised values: the file actions and
+    // attributes are initialised before use and destroyed by their guards; the descriptors
+    // are open (ours, close-on-exec, above 2) and `cwd` is NUL-terminated (glibc copies it).
     unsafe {
         let mut fa = FileActions(std::mem::zeroed());
         check(libc::posix_spawn_file_actions_init(&mut fa.0))?;
@@ -236,17 +249,59 @@ fn spawn_with(
             | libc::POSIX_SPAWN_SETSIGMASK
             | libc::POSIX_SPAWN_SETSIGDEF;
         check(libc::posix_spawnattr_setflags(&mut attr.0, flags as _))?;
-        let mut pid: libc::pid_t = 0;
-        check(libc::posix_spawnp(
-            &mut pid,
-            argv[0],
-            &fa.0,
-            &attr.0,
-            argv.as_ptr() as *const *mut libc::c_char,
-            envp as *const *mut libc::c_char,
-        ))?;
-        Ok(pid)
+        Ok(Prepared {
+            key: (
+                null,
+                stdout.unwrap_or(-1),
+                stderr,
+                cwd.map(|c| c.to_owned()),
+            ),
+            fa,
+            attr,
+        })
     }
+}
+
+fn spawn_with(
+    argv: &[*const libc::c_char],
+    envp: *const *const libc::c_char,
+    cwd: Option<&std::ffi::CStr>,
+    null: RawFd,
+    stdout: Option<RawFd>,
+    stderr: RawFd,
+) -> io::Result<libc::pid_t> {
+    PREPARED.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let same = cell.as_ref().is_some_and(|p| {
+            p.key.0 == null
+                && p.key.1 == stdout.unwrap_or(-1)
+                && p.key.2 == stderr
+                && p.key.3.as_deref() == cwd
+        });
+        if !same {
+            // The old ones are destroyed first (their guards), then the new ones made.
+            *cell = None;
+            *cell = Some(prepare(cwd, null, stdout, stderr)?);
+        }
+        let Some(p) = cell.as_ref() else {
+            return Err(io::Error::other("no spawn file actions"));
+        };
+        let mut pid: libc::pid_t = 0;
+        // SAFETY: the file actions and attributes are initialised (`prepare`) and live in the
+        // cell for the whole call; argv and envp are null-terminated arrays of NUL-terminated
+        // strings owned by the caller for the whole call.
+        check(unsafe {
+            libc::posix_spawnp(
+                &mut pid,
+                argv[0],
+                &p.fa.0,
+                &p.attr.0,
+                argv.as_ptr() as *const *mut libc::c_char,
+                envp as *const *mut libc::c_char,
+            )
+        })?;
+        Ok(pid)
+    })
 }
 
 #[cfg(test)]
@@ -311,6 +366,49 @@ mod tests {
         assert_eq!(wait(pid), 0);
         assert_eq!(out, "old /tmp \nown-group\nstdin-empty\n");
         assert_eq!(err, "err\n");
+    }
+
+    #[test]
+    fn kept_file_actions_follow_new_descriptors_and_folders() {
+        use std::io::Read;
+        // Spawns in a row whose pipes and folders change (and then repeat): each child writes
+        // to its own pipe and runs in its own folder, whatever the previous spawn used.
+        let argv: Vec<OsString> = ["sh", "-c", "pwd; echo e >&2"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        let mut keep = Vec::new();
+        for (i, dir) in [Some("/tmp"), Some("/"), None, None, Some("/tmp")]
+            .into_iter()
+            .enumerate()
+        {
+            let (mut out_r, out_w) = pipe();
+            let (mut err_r, err_w) = pipe();
+            // Hold every other run's readers open so the descriptor numbers differ.
+            let pid = spawn(
+                &argv,
+                &[],
+                &[],
+                dir.map(Path::new),
+                Some(out_w.as_raw_fd()),
+                err_w.as_raw_fd(),
+            )
+            .expect("fast path")
+            .expect("spawned");
+            drop((out_w, err_w));
+            let mut out = String::new();
+            out_r.read_to_string(&mut out).expect("stdout");
+            let mut err = String::new();
+            err_r.read_to_string(&mut err).expect("stderr");
+            assert_eq!(wait(pid), 0);
+            let here = std::env::current_dir().expect("cwd");
+            let want = dir.map(std::path::PathBuf::from).unwrap_or(here);
+            assert_eq!(out.trim_end(), want.to_string_lossy(), "spawn {i}");
+            assert_eq!(err, "e\n", "spawn {i}");
+            if i % 2 == 0 {
+                keep.push((out_r, err_r));
+            }
+        }
     }
 
     #[test]
