@@ -861,8 +861,11 @@ fn load_with<R: BufRead>(
     let mut lines = LineReader::with_limit(input, name, MAX_RECORD_BYTES);
     // Lines are read in batches, parsed in parallel, then taken in file order.
     let stream = on_ok.is_some();
-    // Takes one parsed line of the file, in order.
-    let mut take = |n: u64, item: Parsed<'_>| -> Result<(), ResultsError> {
+    // Takes one parsed line of the file, in order. An `ok` command job is left in its slot
+    // (read in place), so that the thread taking the lines does not free its samples: their
+    // batch is dropped on a thread of its own.
+    let mut take = |n: u64, slot: &mut Parsed<'_>| -> Result<(), ResultsError> {
+        let item = std::mem::replace(slot, Parsed::Blank);
         let (kind, record) = match item {
             Parsed::Blank => return Ok(()),
             Parsed::Unreadable(why) => {
@@ -921,29 +924,35 @@ fn load_with<R: BufRead>(
                         f(OkJob::Command(&j));
                         // The old and new jobs of a benchmark often follow each other: the
                         // key of the job before, without making and hashing the text key.
-                        if let Some(&(_, _, last, _, _)) = compact.last()
-                            && let Some((b, c)) = keys.get(last as usize)
-                            && *b == *j.benchmark
-                            && *c == j.combination
-                        {
-                            compact.push((j.position, j.run, last, j.side, j.warmup));
-                            return Ok(());
-                        }
-                        key_buf.clear();
-                        key_buf.push_str(&j.benchmark);
-                        for (k, v) in &j.combination {
-                            key_buf.push('\0');
-                            key_buf.push_str(k);
-                            key_buf.push('\0');
-                            key_buf.push_str(v);
-                        }
-                        let k = match key_index.get(key_buf.as_str()) {
-                            Some(&k) => k,
-                            None => {
-                                let k = keys.len() as u32;
-                                keys.push((j.benchmark.into_owned(), j.combination));
-                                key_index.insert(key_buf.as_str().into(), k);
-                                k
+                        let k = match compact.last() {
+                            Some(&(_, _, last, _, _))
+                                if keys.get(last as usize).is_some_and(|(b, c)| {
+                                    *b == *j.benchmark && *c == j.combination
+                                }) =>
+                            {
+                                last
+                            }
+                            _ => {
+                                key_buf.clear();
+                                key_buf.push_str(&j.benchmark);
+                                for (k, v) in &j.combination {
+                                    key_buf.push('\0');
+                                    key_buf.push_str(k);
+                                    key_buf.push('\0');
+                                    key_buf.push_str(v);
+                                }
+                                match key_index.get(key_buf.as_str()) {
+                                    Some(&k) => k,
+                                    None => {
+                                        let k = keys.len() as u32;
+                                        keys.push((
+                                            j.benchmark.clone().into_owned(),
+                                            j.combination.clone(),
+                                        ));
+                                        key_index.insert(key_buf.as_str().into(), k);
+                                        k
+                                    }
+                                }
                             }
                         };
                         compact.push((j.position, j.run, k, j.side, j.warmup));
@@ -952,6 +961,7 @@ fn load_with<R: BufRead>(
                         "line {n}: a {kind} record in a results file of the other kind; ignored"
                     )),
                 }
+                *slot = Parsed::Record(kind, Some(Ok(Item::CommandOk(j))));
                 return Ok(());
             }
         };
@@ -1023,8 +1033,8 @@ fn load_with<R: BufRead>(
     let mut parsed_a = parsed_a.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     'batches: {
         let Some(mut filled_b) = filled_b else {
-            for (n, item) in parsed_a {
-                take(n, item)?;
+            for (n, item) in &mut parsed_a {
+                take(*n, item)?;
             }
             break 'batches;
         };
@@ -1043,15 +1053,19 @@ fn load_with<R: BufRead>(
                 let next_eof = match $filled {
                     Ok(e) => e,
                     Err(e) => {
-                        for (n, item) in $parsed {
-                            take(n, item)?;
+                        for (n, item) in &mut $parsed {
+                            take(*n, item)?;
                         }
                         return Err(e);
                     }
                 };
                 let (parsed, taken, filled) = std::thread::scope(|s| {
                     let parsing = s.spawn(|| $next.parse(stream));
-                    let taken = $parsed.into_iter().try_for_each(|(n, item)| take(n, item));
+                    let taken = $parsed.iter_mut().try_for_each(|(n, item)| take(*n, item));
+                    // Freeing the taken batch's jobs (their samples, allocated on the
+                    // parsing threads) is no work for this thread.
+                    let spent = $parsed;
+                    s.spawn(move || drop(spent));
                     let filled = (taken.is_ok() && !next_eof).then(|| $free.fill(&mut lines, name));
                     (parsing.join(), taken, filled)
                 });
@@ -1060,8 +1074,8 @@ fn load_with<R: BufRead>(
                 match filled {
                     Some(f) => $filled_free = f,
                     None => {
-                        for (n, item) in $parsed_next {
-                            take(n, item)?;
+                        for (n, item) in &mut $parsed_next {
+                            take(*n, item)?;
                         }
                         break;
                     }
