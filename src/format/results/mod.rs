@@ -790,6 +790,49 @@ impl Batch {
     }
 }
 
+/// Takes the parsed lines of a batch in order (see `take` in [`load_with`]). The parts of an
+/// `ok` command job the taking thread reads first (the name in its line, its samples, their
+/// metrics) were written by the parsing threads, on other cores: they are asked for a few
+/// jobs ahead, so that their cache misses overlap instead of stalling the thread one after
+/// the other (measured: 6% less time of that thread on a 217 MB results file).
+fn take_all<'a>(
+    parsed: &mut [(u64, Parsed<'a>)],
+    take: &mut impl FnMut(u64, &mut Parsed<'a>) -> Result<(), ResultsError>,
+) -> Result<(), ResultsError> {
+    fn job<'p, 'a>(p: Option<&'p (u64, Parsed<'a>)>) -> Option<&'p command::CommandJobView<'a>> {
+        match p {
+            Some((_, Parsed::Record(_, Some(Ok(Item::CommandOk(j)))))) => Some(j),
+            _ => None,
+        }
+    }
+    const AHEAD: usize = 8;
+    for i in 0..parsed.len() {
+        if let Some(j) = job(parsed.get(i + AHEAD)) {
+            prefetch(j.benchmark.as_ptr());
+            prefetch(j.samples.as_ptr().cast());
+        }
+        if let Some(s) = job(parsed.get(i + AHEAD / 2)).and_then(|j| j.samples.first()) {
+            prefetch(s.metrics.as_ptr().cast());
+        }
+        let (n, item) = &mut parsed[i];
+        take(*n, item)?;
+    }
+    Ok(())
+}
+
+/// Asks the processor to bring the cache line at `p` closer; a hint only.
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing the program sees and never faults, whatever the
+    // address; SSE is part of every x86-64 target.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// [`parse_record`], or with `stream` an `ok` command job as a view (a job of another status
 /// is parsed in full: the failure summary keeps it).
 fn parse_item<'a>(kind: &str, line: &'a str, stream: bool) -> Result<Item<'a>, serde_json::Error> {
@@ -1061,7 +1104,7 @@ fn load_with<R: BufRead>(
                 };
                 let (parsed, taken, filled) = std::thread::scope(|s| {
                     let parsing = s.spawn(|| $next.parse(stream));
-                    let taken = $parsed.iter_mut().try_for_each(|(n, item)| take(*n, item));
+                    let taken = take_all(&mut $parsed, &mut take);
                     // Freeing the taken batch's jobs (their samples, allocated on the
                     // parsing threads) is no work for this thread.
                     let spent = $parsed;
