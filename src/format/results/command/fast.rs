@@ -15,7 +15,7 @@
 //! by serde_json in place), makes it give up. Measured on a 217 MB file of 320,000 jobs, serde
 //! parsing was 62% of `benchdiff report FILE --format r`.
 
-use super::{CommandJobView, CommandSampleView, MetricView};
+use super::{CommandJobView, CommandSampleView, Few, MetricView};
 use crate::format::results::JobStatus;
 use crate::sample::{Better, Side};
 use serde::de::IgnoredAny;
@@ -74,7 +74,7 @@ pub fn parse(line: &str) -> Option<CommandJobView<'_>> {
     c.lit(",\"max_rss_bytes\":")?;
     c.number_or_null()?;
     c.lit(",\"samples\":")?;
-    let samples = c.array(|c| c.sample(&benchmark))?;
+    let samples = c.few(|c| c.sample(&benchmark))?;
     c.lit("}")?;
     // serde_json accepts trailing whitespace only.
     if !c.b[c.i..]
@@ -407,11 +407,14 @@ impl<'a> Cursor<'a> {
         self.skip_number().map(|()| Some(IgnoredAny))
     }
 
-    /// `[item, item, …]`.
+    /// `[item, item, …]` into a [`Few`].
     #[inline(always)]
-    fn array<T>(&mut self, mut item: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
+    fn few<T: Default, const N: usize>(
+        &mut self,
+        mut item: impl FnMut(&mut Self) -> Option<T>,
+    ) -> Option<Few<T, N>> {
         self.lit("[")?;
-        let mut items = Vec::new();
+        let mut items = Few::default();
         if self.lit("]").is_some() {
             return Some(items);
         }
@@ -475,7 +478,7 @@ impl<'a> Cursor<'a> {
         self.lit(",\"source\":")?;
         self.skip_string()?;
         self.lit(",\"metrics\":")?;
-        let metrics = self.array(Cursor::metric)?;
+        let metrics = self.few(Cursor::metric)?;
         self.lit("}")?;
         Some(CommandSampleView {
             name,
@@ -688,6 +691,24 @@ mod tests {
             }
         }
         assert_eq!(read, 16);
+    }
+
+    /// A [`Few`] reads as the vector of its items, in place up to its size and beyond it
+    /// (a job with several samples, a sample with program metrics).
+    #[test]
+    fn few_reads_as_its_items() {
+        for n in 0..12 {
+            let mut few: Few<String, 4> = Few::default();
+            let items: Vec<String> = (0..n).map(|i| format!("m{i}")).collect();
+            for i in &items {
+                few.push(i.clone());
+            }
+            assert_eq!(&*few, items.as_slice());
+            assert_eq!(format!("{few:?}"), format!("{items:?}"));
+            let json = serde_json::to_string(&items).expect("serialises");
+            let read: Few<String, 4> = serde_json::from_str(&json).expect("reads");
+            assert_eq!(&*read, items.as_slice());
+        }
     }
 
     /// Numbers read by [`Cursor::f64`] (in one exact operation, or by the standard library)
