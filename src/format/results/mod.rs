@@ -702,6 +702,8 @@ fn parse_record(kind: &str, line: &str) -> Result<Record, serde_json::Error> {
 /// A line of a batch after the parallel step: blank, unreadable (over the limit, not UTF-8),
 /// not JSON, or a record's `type` with the record parsed when the loader may keep it (plans,
 /// job records, adaptive rounds).
+// Most lines of a large file are `ok` command jobs, held in place (see `Record`).
+#[allow(clippy::large_enum_variant)]
 enum Parsed<'a> {
     Blank,
     Unreadable(String),
@@ -716,6 +718,9 @@ enum Parsed<'a> {
 }
 
 /// A record parsed in full, or (when streaming) an `ok` command job as a view on its line.
+/// The view is not boxed: most lines of a large file are such jobs, and a box per line is an
+/// allocation on a parsing thread freed on another.
+#[allow(clippy::large_enum_variant)]
 enum Item<'a> {
     Record(Box<Record>),
     CommandOk(command::CommandJobView<'a>),
