@@ -27,11 +27,12 @@ pub fn render_metric(set: &SampleSet, metric: MetricId) -> String {
     if let Ok(mut w) = CsvWriter::new(&mut buf) {
         for s in set.iter().filter(|s| s.metric == metric) {
             let b = set.benchmark(s.benchmark);
-            let time = if s.time_s.is_finite() {
-                format!("{:.9}", s.time_s)
+            let mut time = String::new();
+            if s.time_s.is_finite() {
+                push_fixed9(&mut time, s.time_s);
             } else {
-                "NA".to_owned()
-            };
+                time.push_str("NA");
+            }
             let _ = w.row(s.side, &b.file, &b.configuration.text, s.value, &time);
         }
     }
@@ -82,7 +83,6 @@ pub fn write_metric(
 
 /// Appends the CSV row of sample `s` (with its newline) to `line`.
 fn push_row(line: &mut String, number: &mut String, set: &SampleSet, s: &Sample) {
-    use std::fmt::Write as _;
     let b = set.benchmark(s.benchmark);
     line.push('"');
     line.push_str(s.side.label());
@@ -94,11 +94,52 @@ fn push_row(line: &mut String, number: &mut String, set: &SampleSet, s: &Sample)
     push_js_number(line, number, s.value);
     line.push(',');
     if s.time_s.is_finite() {
-        let _ = write!(line, "{:.9}", s.time_s);
+        push_fixed9(line, s.time_s);
     } else {
         line.push_str("NA");
     }
     line.push('\n');
+}
+
+/// Appends `format!("{:.9}", t)` (seconds with 9 decimals, as Node's workers print them) to
+/// `line`. For a non-negative `t` below 9·10⁶ the digits come from the integer nearest to
+/// `t`·10⁹ when the rounding of that product cannot change which integer is nearest (it is
+/// off by at most `t`·10⁹·2⁻⁵², so a fraction farther than 2⁻⁵⁰ of it from ½ decides): that
+/// is the correctly rounded value `{:.9}` prints, without its exact big-number arithmetic
+/// (which was a seventh of `--format csv` of a million rows). Anything else, ties and
+/// near-ties included, is formatted by `{:.9}` itself.
+fn push_fixed9(line: &mut String, t: f64) {
+    if t.is_sign_positive() && t < 9e6 {
+        let y = t * 1e9;
+        // A nearest integer (`as` truncates; `round` is a library call); checked below.
+        let n = (y + 0.5) as u64;
+        // 0 ≤ n < 9·10¹⁵: exact as a double, and so is the difference.
+        if 0.5 - (y - n as f64).abs() > y * (4.0 * f64::EPSILON) {
+            let (int, frac) = (n / 1_000_000_000, (n % 1_000_000_000) as u32);
+            let mut digits = [b'0'; 30];
+            let mut at = 20;
+            let mut rest = int;
+            loop {
+                at -= 1;
+                digits[at] = b'0' + (rest % 10) as u8;
+                rest /= 10;
+                if rest == 0 {
+                    break;
+                }
+            }
+            digits[20] = b'.';
+            let mut rest = frac;
+            for d in digits[21..30].iter_mut().rev() {
+                *d = b'0' + (rest % 10) as u8;
+                rest /= 10;
+            }
+            // ASCII digits and a point.
+            line.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+            return;
+        }
+    }
+    use std::fmt::Write as _;
+    let _ = write!(line, "{t:.9}");
 }
 
 /// `field` with every `"` doubled (compare.js CSV quoting).
@@ -121,6 +162,11 @@ fn push_js_number(line: &mut String, scratch: &mut String, x: f64) {
     use std::fmt::Write as _;
     if !x.is_finite() || x == 0.0 || x < 0.0 {
         line.push_str(&crate::format::inspect::js_number(x));
+        return;
+    }
+    let mut buffer = zmij::Buffer::new();
+    if let Some(text) = shortest_positional(x, &mut buffer) {
+        line.push_str(text);
         return;
     }
     scratch.clear();
@@ -161,6 +207,41 @@ fn push_js_number(line: &mut String, scratch: &mut String, x: f64) {
         }
         let _ = write!(line, "e{sign}{}", e.abs());
     }
+}
+
+/// JavaScript's `Number#toString` of `x` from zmij's shortest round-trip digits, when they
+/// are certainly the digits of Rust's `{:e}` and JavaScript writes them positionally as zmij
+/// does: `None` (the caller then uses `{:e}`) outside 2⁻¹⁰²² ≤ `x` < 2⁵⁰, for an `x` whose
+/// exact decimal value has at most 18 significant digits, and for zmij's exponent form
+/// (`x` < 10⁻⁵).
+///
+/// Both libraries give the shortest digits that read back to `x` and, of those, the closest
+/// to `x`; they differ only on a tie between two equally close candidates (Rust rounds up,
+/// zmij to even). A tie needs `x` to be exactly halfway between them, so `x`'s exact value
+/// has one digit more than they (at most 18): excluded. A candidate on an end of `x`'s
+/// rounding interval (where the libraries might treat the ends differently) needs `x` ≥
+/// 2⁵² (below, the ends have 18 or more significant digits). Checked against `{:e}` on 43
+/// million values (tests check more on every run).
+fn shortest_positional(x: f64, buffer: &mut zmij::Buffer) -> Option<&str> {
+    if !(f64::MIN_POSITIVE..(1u64 << 50) as f64).contains(&x) {
+        return None;
+    }
+    // x = m·2^e exactly, m odd.
+    let bits = x.to_bits();
+    let m = (bits & ((1 << 52) - 1)) | (1 << 52);
+    let e = ((bits >> 52) & 0x7ff) as i32 - 1075;
+    let zeros = m.trailing_zeros();
+    let (m, e) = (m >> zeros, e + zeros as i32);
+    // An integer, or x = m·5^-e / 10^-e with at most 18 significant digits (m·5^-e is odd,
+    // so it has no trailing zeros).
+    if e >= 0 || (-e <= 26 && u128::from(m) * 5u128.pow(e.unsigned_abs()) < 10u128.pow(18)) {
+        return None;
+    }
+    let text = buffer.format_finite(x);
+    if text.contains('e') {
+        return None;
+    }
+    Some(text.strip_suffix(".0").unwrap_or(text))
 }
 
 /// A sample set whose compared metric was converted to compare.js's rate (for the formats
@@ -262,7 +343,7 @@ mod tests {
             0.1 + 0.2,
         ];
         let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
-        for _ in 0..20_000 {
+        for _ in 0..100_000 {
             s ^= s >> 12;
             s ^= s << 25;
             s ^= s >> 27;
@@ -271,12 +352,70 @@ mod tests {
             values.push(
                 (bits >> 11) as f64 / (1u64 << 53) as f64 * 10f64.powi((bits % 40) as i32 - 20),
             );
+            // Rates as benchmarks give them, values with a short binary fraction (exact
+            // decimals of 17 or 18 digits: ties), every binade up to 2^80.
+            values.push(1e9 / ((bits % 100_000_000) as f64 + 0.5));
+            values.push((bits % 1_000_000_000_000) as f64 / 1024.0);
+            values.push(f64::from_bits((bits >> 12) | (((bits % 80) + 1000) << 52)));
         }
         let (mut line, mut scratch) = (String::new(), String::new());
         for v in values {
             line.clear();
             push_js_number(&mut line, &mut scratch, v);
             assert_eq!(line, crate::format::inspect::js_number(v), "{v:e}");
+        }
+    }
+
+    /// The fast 9-decimal form is `{:.9}`'s: random times of every scale, values next to a
+    /// tie (k + ½)·10⁻⁹ and exact ties, integers, zero, negative zero, the limits.
+    #[test]
+    fn fixed9_is_rusts_9_decimals() {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            1.0,
+            0.010228719,
+            0.0000000005,
+            0.0000000015,
+            0.0000000025,
+            1e-10,
+            4.9999999999e-10,
+            5.0000000001e-10,
+            8_999_999.999_999_999,
+            9e6,
+            1e7,
+            -0.5,
+            f64::MIN_POSITIVE,
+            5e-324,
+            123.4567890125,
+            0.5,
+            0.25,
+            0.125,
+            2.5e-9,
+        ];
+        let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..200_000 {
+            s ^= s >> 12;
+            s ^= s << 25;
+            s ^= s >> 27;
+            let bits = s.wrapping_mul(0x2545_F491_4F6C_DD1D);
+            let unit = (bits >> 11) as f64 / (1u64 << 53) as f64;
+            values.push(f64::from_bits(bits));
+            values.push(unit * 10f64.powi((bits % 19) as i32 - 12));
+            // Times as Node prints them (9 decimals), and halfway between two of them.
+            let k = (bits % 100_000_000_000) as f64;
+            values.push(k / 1e9);
+            values.push((k + 0.5) / 1e9);
+            values.push((2.0 * k + 1.0) * 5e-10);
+            let near = (k + 0.5) / 1e9;
+            values.push(f64::from_bits(near.to_bits() + 1));
+            values.push(f64::from_bits(near.to_bits().saturating_sub(1)));
+        }
+        let mut line = String::new();
+        for v in values.into_iter().filter(|v| v.is_finite()) {
+            line.clear();
+            push_fixed9(&mut line, v);
+            assert_eq!(line, format!("{v:.9}"), "{v:e}");
         }
     }
 

@@ -702,6 +702,8 @@ fn parse_record(kind: &str, line: &str) -> Result<Record, serde_json::Error> {
 /// A line of a batch after the parallel step: blank, unreadable (over the limit, not UTF-8),
 /// not JSON, or a record's `type` with the record parsed when the loader may keep it (plans,
 /// job records, adaptive rounds).
+// Most lines of a large file are `ok` command jobs, held in place (see `Record`).
+#[allow(clippy::large_enum_variant)]
 enum Parsed<'a> {
     Blank,
     Unreadable(String),
@@ -716,6 +718,9 @@ enum Parsed<'a> {
 }
 
 /// A record parsed in full, or (when streaming) an `ok` command job as a view on its line.
+/// The view is not boxed: most lines of a large file are such jobs, and a box per line is an
+/// allocation on a parsing thread freed on another.
+#[allow(clippy::large_enum_variant)]
 enum Item<'a> {
     Record(Box<Record>),
     CommandOk(command::CommandJobView<'a>),
@@ -790,6 +795,49 @@ impl Batch {
     }
 }
 
+/// Takes the parsed lines of a batch in order (see `take` in [`load_with`]). The parts of an
+/// `ok` command job the taking thread reads first (the name in its line, its samples, their
+/// metrics) were written by the parsing threads, on other cores: they are asked for a few
+/// jobs ahead, so that their cache misses overlap instead of stalling the thread one after
+/// the other (measured: 6% less time of that thread on a 217 MB results file).
+fn take_all<'a>(
+    parsed: &mut [(u64, Parsed<'a>)],
+    take: &mut impl FnMut(u64, &mut Parsed<'a>) -> Result<(), ResultsError>,
+) -> Result<(), ResultsError> {
+    fn job<'p, 'a>(p: Option<&'p (u64, Parsed<'a>)>) -> Option<&'p command::CommandJobView<'a>> {
+        match p {
+            Some((_, Parsed::Record(_, Some(Ok(Item::CommandOk(j)))))) => Some(j),
+            _ => None,
+        }
+    }
+    const AHEAD: usize = 8;
+    for i in 0..parsed.len() {
+        if let Some(j) = job(parsed.get(i + AHEAD)) {
+            prefetch(j.benchmark.as_ptr());
+            prefetch(j.samples.as_ptr().cast());
+        }
+        if let Some(s) = job(parsed.get(i + AHEAD / 2)).and_then(|j| j.samples.first()) {
+            prefetch(s.metrics.as_ptr().cast());
+        }
+        let (n, item) = &mut parsed[i];
+        take(*n, item)?;
+    }
+    Ok(())
+}
+
+/// Asks the processor to bring the cache line at `p` closer; a hint only.
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing the program sees and never faults, whatever the
+    // address; SSE is part of every x86-64 target.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// [`parse_record`], or with `stream` an `ok` command job as a view (a job of another status
 /// is parsed in full: the failure summary keeps it).
 fn parse_item<'a>(kind: &str, line: &'a str, stream: bool) -> Result<Item<'a>, serde_json::Error> {
@@ -861,8 +909,11 @@ fn load_with<R: BufRead>(
     let mut lines = LineReader::with_limit(input, name, MAX_RECORD_BYTES);
     // Lines are read in batches, parsed in parallel, then taken in file order.
     let stream = on_ok.is_some();
-    // Takes one parsed line of the file, in order.
-    let mut take = |n: u64, item: Parsed<'_>| -> Result<(), ResultsError> {
+    // Takes one parsed line of the file, in order. An `ok` command job is left in its slot
+    // (read in place), so that the thread taking the lines does not free its samples: their
+    // batch is dropped on a thread of its own.
+    let mut take = |n: u64, slot: &mut Parsed<'_>| -> Result<(), ResultsError> {
+        let item = std::mem::replace(slot, Parsed::Blank);
         let (kind, record) = match item {
             Parsed::Blank => return Ok(()),
             Parsed::Unreadable(why) => {
@@ -921,29 +972,35 @@ fn load_with<R: BufRead>(
                         f(OkJob::Command(&j));
                         // The old and new jobs of a benchmark often follow each other: the
                         // key of the job before, without making and hashing the text key.
-                        if let Some(&(_, _, last, _, _)) = compact.last()
-                            && let Some((b, c)) = keys.get(last as usize)
-                            && *b == *j.benchmark
-                            && *c == j.combination
-                        {
-                            compact.push((j.position, j.run, last, j.side, j.warmup));
-                            return Ok(());
-                        }
-                        key_buf.clear();
-                        key_buf.push_str(&j.benchmark);
-                        for (k, v) in &j.combination {
-                            key_buf.push('\0');
-                            key_buf.push_str(k);
-                            key_buf.push('\0');
-                            key_buf.push_str(v);
-                        }
-                        let k = match key_index.get(key_buf.as_str()) {
-                            Some(&k) => k,
-                            None => {
-                                let k = keys.len() as u32;
-                                keys.push((j.benchmark.into_owned(), j.combination));
-                                key_index.insert(key_buf.as_str().into(), k);
-                                k
+                        let k = match compact.last() {
+                            Some(&(_, _, last, _, _))
+                                if keys.get(last as usize).is_some_and(|(b, c)| {
+                                    *b == *j.benchmark && *c == j.combination
+                                }) =>
+                            {
+                                last
+                            }
+                            _ => {
+                                key_buf.clear();
+                                key_buf.push_str(&j.benchmark);
+                                for (k, v) in &j.combination {
+                                    key_buf.push('\0');
+                                    key_buf.push_str(k);
+                                    key_buf.push('\0');
+                                    key_buf.push_str(v);
+                                }
+                                match key_index.get(key_buf.as_str()) {
+                                    Some(&k) => k,
+                                    None => {
+                                        let k = keys.len() as u32;
+                                        keys.push((
+                                            j.benchmark.clone().into_owned(),
+                                            j.combination.clone(),
+                                        ));
+                                        key_index.insert(key_buf.as_str().into(), k);
+                                        k
+                                    }
+                                }
                             }
                         };
                         compact.push((j.position, j.run, k, j.side, j.warmup));
@@ -952,6 +1009,7 @@ fn load_with<R: BufRead>(
                         "line {n}: a {kind} record in a results file of the other kind; ignored"
                     )),
                 }
+                *slot = Parsed::Record(kind, Some(Ok(Item::CommandOk(j))));
                 return Ok(());
             }
         };
@@ -1023,8 +1081,8 @@ fn load_with<R: BufRead>(
     let mut parsed_a = parsed_a.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     'batches: {
         let Some(mut filled_b) = filled_b else {
-            for (n, item) in parsed_a {
-                take(n, item)?;
+            for (n, item) in &mut parsed_a {
+                take(*n, item)?;
             }
             break 'batches;
         };
@@ -1043,15 +1101,19 @@ fn load_with<R: BufRead>(
                 let next_eof = match $filled {
                     Ok(e) => e,
                     Err(e) => {
-                        for (n, item) in $parsed {
-                            take(n, item)?;
+                        for (n, item) in &mut $parsed {
+                            take(*n, item)?;
                         }
                         return Err(e);
                     }
                 };
                 let (parsed, taken, filled) = std::thread::scope(|s| {
                     let parsing = s.spawn(|| $next.parse(stream));
-                    let taken = $parsed.into_iter().try_for_each(|(n, item)| take(n, item));
+                    let taken = take_all(&mut $parsed, &mut take);
+                    // Freeing the taken batch's jobs (their samples, allocated on the
+                    // parsing threads) is no work for this thread.
+                    let spent = $parsed;
+                    s.spawn(move || drop(spent));
                     let filled = (taken.is_ok() && !next_eof).then(|| $free.fill(&mut lines, name));
                     (parsing.join(), taken, filled)
                 });
@@ -1060,8 +1122,8 @@ fn load_with<R: BufRead>(
                 match filled {
                     Some(f) => $filled_free = f,
                     None => {
-                        for (n, item) in $parsed_next {
-                            take(n, item)?;
+                        for (n, item) in &mut $parsed_next {
+                            take(*n, item)?;
                         }
                         break;
                     }

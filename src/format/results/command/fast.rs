@@ -15,7 +15,7 @@
 //! by serde_json in place), makes it give up. Measured on a 217 MB file of 320,000 jobs, serde
 //! parsing was 62% of `benchdiff report FILE --format r`.
 
-use super::{CommandJobView, CommandSampleView, MetricView};
+use super::{CommandJobView, CommandSampleView, Few, MetricView};
 use crate::format::results::JobStatus;
 use crate::sample::{Better, Side};
 use serde::de::IgnoredAny;
@@ -24,7 +24,11 @@ use std::borrow::Cow;
 /// Reads an `ok` command-job line written by benchdiff; `None` when the line is not exactly in
 /// that shape (the caller then parses it with serde).
 pub fn parse(line: &str) -> Option<CommandJobView<'_>> {
-    let mut c = Cursor { s: line, i: 0 };
+    let mut c = Cursor {
+        s: line,
+        b: line.as_bytes(),
+        i: 0,
+    };
     c.lit("{\"type\":\"command-job\",\"position\":")?;
     let position = c.u32()?;
     c.lit(",\"benchmark\":")?;
@@ -47,27 +51,34 @@ pub fn parse(line: &str) -> Option<CommandJobView<'_>> {
     c.lit(",\"warmup\":")?;
     let warmup = c.bool()?;
     c.lit(",\"argv\":")?;
-    c.array(|c| c.string().map(drop))?;
+    c.lit("[")?;
+    if c.lit("]").is_none() {
+        loop {
+            c.skip_string()?;
+            if c.lit("]").is_some() {
+                break;
+            }
+            c.lit(",")?;
+        }
+    }
     c.lit(",\"status\":\"ok\",\"exit_code\":")?;
     let exit_code = c.number_or_null()?;
     c.lit(",\"signal\":")?;
     let signal = c.number_or_null()?;
-    for key in [
-        ",\"wall_s\":",
-        ",\"user_s\":",
-        ",\"sys_s\":",
-        ",\"max_rss_bytes\":",
-    ] {
-        c.lit(key)?;
-        c.number_or_null()?;
-    }
+    c.lit(",\"wall_s\":")?;
+    c.number_or_null()?;
+    c.lit(",\"user_s\":")?;
+    c.number_or_null()?;
+    c.lit(",\"sys_s\":")?;
+    c.number_or_null()?;
+    c.lit(",\"max_rss_bytes\":")?;
+    c.number_or_null()?;
     c.lit(",\"samples\":")?;
-    let samples = c.array(|c| c.sample(&benchmark))?;
+    let samples = c.few(|c| c.sample(&benchmark))?;
     c.lit("}")?;
     // serde_json accepts trailing whitespace only.
-    if !c
-        .rest()
-        .bytes()
+    if !c.b[c.i..]
+        .iter()
         .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
     {
         return None;
@@ -91,20 +102,30 @@ pub fn parse(line: &str) -> Option<CommandJobView<'_>> {
     })
 }
 
-/// A position in the line being read.
+/// A position in the line being read, byte by byte (text is taken from the line only
+/// between ASCII delimiters, so always at character boundaries).
 struct Cursor<'a> {
     s: &'a str,
-    /// Byte offset of the next byte to read.
+    /// The line's bytes.
+    b: &'a [u8],
+    /// Byte offset of the next byte to read (past the end when a line ends in a `\`).
     i: usize,
 }
+
+/// 10^0 … 10^22: the powers of ten a double holds exactly.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
 
 impl<'a> Cursor<'a> {
     fn rest(&self) -> &'a str {
         self.s.get(self.i..).unwrap_or_default()
     }
 
+    #[inline(always)]
     fn peek(&self) -> Option<u8> {
-        self.s.as_bytes().get(self.i).copied()
+        self.b.get(self.i).copied()
     }
 
     /// Skips `text` when the line continues with it. Inlined, so that the comparison with a
@@ -112,7 +133,9 @@ impl<'a> Cursor<'a> {
     /// single largest cost of the fast path).
     #[inline(always)]
     fn lit(&mut self, text: &str) -> Option<()> {
-        self.rest().starts_with(text).then(|| self.i += text.len())
+        let t = text.as_bytes();
+        let end = self.i + t.len();
+        (self.b.get(self.i..end)? == t).then(|| self.i = end)
     }
 
     fn bool(&mut self) -> Option<bool> {
@@ -123,15 +146,45 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A JSON string: borrowed from the line without escapes, decoded by serde_json with them;
-    /// `None` for a raw control character or a bad escape (serde_json rejects both).
-    fn string(&mut self) -> Option<Cow<'a, str>> {
-        let open = self.i;
+    /// Skips a JSON string; its byte range without the quotes, and whether it has an escape.
+    /// `None` for a raw control character or a line ending inside it (serde_json rejects
+    /// both; escapes are checked by the caller).
+    #[inline(always)]
+    fn skip_string(&mut self) -> Option<(usize, usize, bool)> {
         self.lit("\"")?;
-        let bytes = self.s.as_bytes();
+        let open = self.i;
         let mut escaped = false;
         loop {
-            match *bytes.get(self.i)? {
+            match *self.b.get(self.i)? {
+                b'"' => break,
+                // The escaped byte is skipped too (it may be a quote); serde_json checks the
+                // escape (see `string`).
+                b'\\' => {
+                    escaped = true;
+                    self.i += 2;
+                }
+                0..=0x1f => return None,
+                _ => self.i += 1,
+            }
+        }
+        let close = self.i;
+        self.i += 1;
+        if escaped {
+            // A bad escape makes serde reject the line: check it here as `string` does.
+            serde_json::from_str::<IgnoredAny>(self.s.get(open - 1..=close)?).ok()?;
+        }
+        Some((open, close, escaped))
+    }
+
+    /// A JSON string: borrowed from the line without escapes, decoded by serde_json with them;
+    /// `None` for a raw control character or a bad escape (serde_json rejects both).
+    #[inline(always)]
+    fn string(&mut self) -> Option<Cow<'a, str>> {
+        self.lit("\"")?;
+        let open = self.i;
+        let mut escaped = false;
+        loop {
+            match *self.b.get(self.i)? {
                 b'"' => break,
                 // The escaped byte is skipped too (it may be a quote); serde_json checks the
                 // escape below.
@@ -146,38 +199,45 @@ impl<'a> Cursor<'a> {
         let close = self.i;
         self.i += 1;
         if escaped {
-            serde_json::from_str::<String>(self.s.get(open..=close)?)
+            serde_json::from_str::<String>(self.s.get(open - 1..=close)?)
                 .ok()
                 .map(Cow::Owned)
         } else {
-            self.s.get(open + 1..close).map(Cow::Borrowed)
+            self.s.get(open..close).map(Cow::Borrowed)
         }
+    }
+
+    /// Skips ASCII digits; how many.
+    #[inline(always)]
+    fn digits(&mut self) -> usize {
+        let from = self.i;
+        while self.b.get(self.i).is_some_and(u8::is_ascii_digit) {
+            self.i += 1;
+        }
+        self.i - from
     }
 
     /// A number token by JSON's grammar (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`),
     /// and whether it is an integer (no fraction, no exponent). `None` for anything else, for
     /// an integer of more than 18 digits or an exponent of more than 3 digits (left to serde).
+    #[inline(always)]
     fn number(&mut self) -> Option<(&'a str, bool)> {
         let start = self.i;
-        let digits = |c: &mut Self| {
-            let from = c.i;
-            while c.peek().is_some_and(|b| b.is_ascii_digit()) {
-                c.i += 1;
-            }
-            c.i - from
-        };
-        self.lit("-");
+        if self.peek() == Some(b'-') {
+            self.i += 1;
+        }
         match self.peek()? {
             b'0' => self.i += 1,
             b'1'..=b'9' => {
-                digits(self);
+                self.digits();
             }
             _ => return None,
         }
         let mut integer = true;
-        if self.lit(".").is_some() {
+        if self.peek() == Some(b'.') {
+            self.i += 1;
             integer = false;
-            if digits(self) == 0 {
+            if self.digits() == 0 {
                 return None;
             }
         }
@@ -187,7 +247,7 @@ impl<'a> Cursor<'a> {
             if matches!(self.peek(), Some(b'+' | b'-')) {
                 self.i += 1;
             }
-            if !(1..=3).contains(&digits(self)) {
+            if !(1..=3).contains(&self.digits()) {
                 return None;
             }
         }
@@ -199,10 +259,135 @@ impl<'a> Cursor<'a> {
     }
 
     /// A number as serde_json reads it into an `f64` (finite: serde_json rejects a number out
-    /// of range).
+    /// of range): the token of [`Cursor::number`], its value computed while it is scanned
+    /// when a single correctly rounded operation gives it (Clinger's fast path: an integer of
+    /// its digits of at most 2^53, times or over an exact power of ten up to 10^22), which is
+    /// the value the standard library's parser gives; other tokens are parsed by the standard
+    /// library.
+    #[inline(always)]
     fn f64(&mut self) -> Option<f64> {
-        let (token, _) = self.number()?;
+        let start = self.i;
+        let negative = self.peek() == Some(b'-');
+        if negative {
+            self.i += 1;
+        }
+        // The digits as an integer while it stays at most 2^53 (`big` past that).
+        let mut mantissa: u64 = 0;
+        let mut big = false;
+        let mut scale: i32 = 0;
+        let mut digit = |mantissa: &mut u64, d: u8| {
+            if *mantissa >= 1 << 53 {
+                big = true;
+            } else {
+                *mantissa = *mantissa * 10 + u64::from(d - b'0');
+            }
+        };
+        match self.peek()? {
+            b'0' => self.i += 1,
+            b'1'..=b'9' => {
+                while let Some(&d @ b'0'..=b'9') = self.b.get(self.i) {
+                    digit(&mut mantissa, d);
+                    self.i += 1;
+                }
+            }
+            _ => return None,
+        }
+        let mut integer = true;
+        if self.peek() == Some(b'.') {
+            self.i += 1;
+            integer = false;
+            let from = self.i;
+            while let Some(&d @ b'0'..=b'9') = self.b.get(self.i) {
+                digit(&mut mantissa, d);
+                scale -= 1;
+                self.i += 1;
+            }
+            if self.i == from {
+                return None;
+            }
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            integer = false;
+            self.i += 1;
+            let negative_exponent = match self.peek() {
+                Some(b'-') => {
+                    self.i += 1;
+                    true
+                }
+                Some(b'+') => {
+                    self.i += 1;
+                    false
+                }
+                _ => false,
+            };
+            let from = self.i;
+            let mut exponent: i32 = 0;
+            while let Some(&d @ b'0'..=b'9') = self.b.get(self.i) {
+                exponent = exponent * 10 + i32::from(d - b'0');
+                self.i += 1;
+                if self.i - from > 3 {
+                    return None;
+                }
+            }
+            if self.i == from {
+                return None;
+            }
+            scale += if negative_exponent {
+                -exponent
+            } else {
+                exponent
+            };
+        }
+        if integer && self.i - start > 18 {
+            return None;
+        }
+        if !big && mantissa <= 1 << 53 && (-22..=22).contains(&scale) {
+            let m = mantissa as f64;
+            let value = if scale >= 0 {
+                m * POW10[scale as usize]
+            } else {
+                m / POW10[scale.unsigned_abs() as usize]
+            };
+            return Some(if negative { -value } else { value });
+        }
+        let token = self.s.get(start..self.i)?;
         token.parse::<f64>().ok().filter(|x| x.is_finite())
+    }
+
+    /// Skips a number token ([`Cursor::number`]'s grammar and limits) whose value is not
+    /// needed.
+    #[inline(always)]
+    fn skip_number(&mut self) -> Option<()> {
+        let start = self.i;
+        if self.peek() == Some(b'-') {
+            self.i += 1;
+        }
+        match self.peek()? {
+            b'0' => self.i += 1,
+            b'1'..=b'9' => {
+                self.digits();
+            }
+            _ => return None,
+        }
+        let mut integer = true;
+        if self.peek() == Some(b'.') {
+            self.i += 1;
+            integer = false;
+            if self.digits() == 0 {
+                return None;
+            }
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            integer = false;
+            self.i += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            if !(1..=3).contains(&self.digits()) {
+                return None;
+            }
+        }
+        (!integer || self.i - start <= 18).then_some(())
     }
 
     /// A non-negative integer that fits a `u32`.
@@ -214,17 +399,22 @@ impl<'a> Cursor<'a> {
     }
 
     /// A number or `null` whose value is not needed, as serde reads an `Option<IgnoredAny>`.
+    #[inline(always)]
     fn number_or_null(&mut self) -> Option<Option<IgnoredAny>> {
         if self.lit("null").is_some() {
             return Some(None);
         }
-        self.number().map(|_| Some(IgnoredAny))
+        self.skip_number().map(|()| Some(IgnoredAny))
     }
 
-    /// `[item, item, …]`.
-    fn array<T>(&mut self, mut item: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
+    /// `[item, item, …]` into a [`Few`].
+    #[inline(always)]
+    fn few<T: Default, const N: usize>(
+        &mut self,
+        mut item: impl FnMut(&mut Self) -> Option<T>,
+    ) -> Option<Few<T, N>> {
         self.lit("[")?;
-        let mut items = Vec::new();
+        let mut items = Few::default();
         if self.lit("]").is_some() {
             return Some(items);
         }
@@ -286,9 +476,9 @@ impl<'a> Cursor<'a> {
             Some(self.f64()?)
         };
         self.lit(",\"source\":")?;
-        self.string()?;
+        self.skip_string()?;
         self.lit(",\"metrics\":")?;
-        let metrics = self.array(Cursor::metric)?;
+        let metrics = self.few(Cursor::metric)?;
         self.lit("}")?;
         Some(CommandSampleView {
             name,
@@ -302,16 +492,23 @@ impl<'a> Cursor<'a> {
     }
 
     /// A metric: `{"name":…,"unit":…,"better":"lower"|"higher","value":…}`.
+    #[inline(always)]
     fn metric(&mut self) -> Option<MetricView<'a>> {
         self.lit("{\"name\":")?;
         let name = known(self.string()?);
         self.lit(",\"unit\":")?;
         let unit = known(self.string()?);
         self.lit(",\"better\":")?;
-        let better = match &*self.string()? {
-            "lower" => Better::Lower,
-            "higher" => Better::Higher,
-            _ => return None,
+        let better = if self.lit("\"lower\"").is_some() {
+            Better::Lower
+        } else if self.lit("\"higher\"").is_some() {
+            Better::Higher
+        } else {
+            match &*self.string()? {
+                "lower" => Better::Lower,
+                "higher" => Better::Higher,
+                _ => return None,
+            }
         };
         self.lit(",\"value\":")?;
         let value = self.f64()?;
@@ -329,12 +526,19 @@ impl<'a> Cursor<'a> {
 /// every sample, else as it is. The thread that takes the jobs in order then reads these
 /// from one small static table instead of from the lines (parsed on other cores: reading
 /// their bytes again there was a quarter of that thread's time, mostly cache misses).
+#[inline(always)]
 fn known(text: Cow<'_, str>) -> Cow<'_, str> {
-    const KNOWN: [&str; 7] = ["wall", "user", "sys", "max_rss", "s", "bytes", ""];
-    match KNOWN.iter().find(|k| **k == text) {
-        Some(k) => Cow::Borrowed(k),
-        None => text,
-    }
+    let k: &'static str = match &*text {
+        "wall" => "wall",
+        "user" => "user",
+        "sys" => "sys",
+        "max_rss" => "max_rss",
+        "s" => "s",
+        "bytes" => "bytes",
+        "" => "",
+        _ => return text,
+    };
+    Cow::Borrowed(k)
 }
 
 #[cfg(test)]
@@ -487,6 +691,104 @@ mod tests {
             }
         }
         assert_eq!(read, 16);
+    }
+
+    /// A [`Few`] reads as the vector of its items, in place up to its size and beyond it
+    /// (a job with several samples, a sample with program metrics).
+    #[test]
+    fn few_reads_as_its_items() {
+        for n in 0..12 {
+            let mut few: Few<String, 4> = Few::default();
+            let items: Vec<String> = (0..n).map(|i| format!("m{i}")).collect();
+            for i in &items {
+                few.push(i.clone());
+            }
+            assert_eq!(&*few, items.as_slice());
+            assert_eq!(format!("{few:?}"), format!("{items:?}"));
+            let json = serde_json::to_string(&items).expect("serialises");
+            let read: Few<String, 4> = serde_json::from_str(&json).expect("reads");
+            assert_eq!(&*read, items.as_slice());
+        }
+    }
+
+    /// Numbers read by [`Cursor::f64`] (in one exact operation, or by the standard library)
+    /// have the standard library's value (the value serde_json's `float_roundtrip` gives):
+    /// random digit strings around 2^53, with fractions and exponents, signs and zeros.
+    #[test]
+    fn numbers_are_the_parsed_numbers() {
+        let read = |token: &str| {
+            let mut c = Cursor {
+                s: token,
+                b: token.as_bytes(),
+                i: 0,
+            };
+            let x = c.f64();
+            assert_eq!(c.i, token.len(), "{token}");
+            x
+        };
+        let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+        for i in 0..200_000u64 {
+            s ^= s >> 12;
+            s ^= s << 25;
+            s ^= s >> 27;
+            let r = s.wrapping_mul(0x2545_F491_4F6C_DD1D);
+            let digits = (r % 10u64.pow(1 + (i % 19) as u32)).to_string();
+            let point = ((r >> 20) as usize % (digits.len() + 1)).max(1);
+            let mut token = String::new();
+            if r & 1 == 1 {
+                token.push('-');
+            }
+            token.push_str(&digits[..point]);
+            if point < digits.len() {
+                token.push('.');
+                token.push_str(&digits[point..]);
+            }
+            if r & 2 == 2 {
+                token.push_str(&format!("e{}", (r >> 40) as i64 % 40 - 20));
+            }
+            if token.len() > 18 && !token.contains(['.', 'e']) {
+                continue;
+            }
+            let std: f64 = token.parse().expect("a number");
+            assert_eq!(
+                read(&token).map(f64::to_bits),
+                Some(std.to_bits()),
+                "{token}"
+            );
+        }
+        for (token, x) in [
+            ("-0", -0.0),
+            ("0.0", 0.0),
+            ("9007199254740992", 9007199254740992.0),
+            ("9007199254740993", 9007199254740992.0),
+            ("1e23", 1e23),
+            ("1E+2", 100.0),
+            ("0.0010026395436679254", 0.0010026395436679254),
+        ] {
+            assert_eq!(
+                read(token).map(f64::to_bits),
+                Some(f64::to_bits(x)),
+                "{token}"
+            );
+        }
+        for token in [
+            "1e400",
+            "1e0400",
+            "01",
+            "1.",
+            ".5",
+            "-",
+            "1e",
+            "123456789012345678901",
+        ] {
+            let mut c = Cursor {
+                s: token,
+                b: token.as_bytes(),
+                i: 0,
+            };
+            let whole = c.f64().is_some() && c.i == token.len();
+            assert!(!whole, "{token}");
+        }
     }
 
     /// Lines written by hand in other forms: numbers in exponent and integer form are read as
