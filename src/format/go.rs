@@ -191,8 +191,7 @@ fn read_go<R: std::io::BufRead>(
     let mut metric_cache: rustc_hash::FxHashMap<String, (MetricId, f64, bool)> =
         rustc_hash::FxHashMap::default();
     // Benchmark name (after `--sides-by` stripping) → its identity; the last one seen.
-    let mut bench_ids: rustc_hash::FxHashMap<Box<str>, crate::sample::BenchmarkId> =
-        rustc_hash::FxHashMap::default();
+    let mut bench_ids = GoNames::default();
     let mut last_bid: Option<(String, crate::sample::BenchmarkId)> = None;
     let (sides_by, wanted): (Option<SidesBy>, Option<(String, String)>) = match &opts.sides_by {
         None => (None, None),
@@ -256,10 +255,10 @@ fn read_go<R: std::io::BufRead>(
                 let mut new_ids = Vec::with_capacity(block.names.len());
                 for n in &block.names {
                     let id = match bench_ids.get(n) {
-                        Some(&id) => id,
+                        Some((id, _)) => id,
                         None => {
                             let id = intern_go_name(set, n);
-                            bench_ids.insert(n.clone(), id);
+                            bench_ids.insert(n, id);
                             id
                         }
                     };
@@ -434,10 +433,10 @@ fn read_go<R: std::io::BufRead>(
                 Some((n, id)) if n.as_str() == bench_name.as_ref() => *id,
                 _ => {
                     let id = match bench_ids.get(bench_name.as_ref()) {
-                        Some(&id) => id,
+                        Some((id, _)) => id,
                         None => {
                             let id = intern_go_name(set, &bench_name);
-                            bench_ids.insert(bench_name.as_ref().into(), id);
+                            bench_ids.insert(&bench_name, id);
                             id
                         }
                     };
@@ -969,7 +968,50 @@ struct Ctx<'a> {
     side: Side,
     default_side: Side,
     metrics: &'a rustc_hash::FxHashMap<String, (MetricId, f64, bool)>,
-    names: &'a rustc_hash::FxHashMap<Box<str>, crate::sample::BenchmarkId>,
+    names: &'a GoNames,
+}
+
+/// The benchmark names met so far (after `--sides-by` stripping), each with its identity and
+/// its place in first-seen order; the names' text is kept in that order too, so that a file
+/// that cycles through its benchmarks (compare.js's order: every configuration once per run)
+/// is matched name after name by one comparison with the name after the last one's, in
+/// memory read in order, instead of a hash look-up that misses the cache.
+#[derive(Default)]
+struct GoNames {
+    index: rustc_hash::FxHashMap<Box<str>, u32>,
+    text: String,
+    /// Per name in first-seen order: its byte range in `text` and its identity.
+    order: Vec<(usize, usize, crate::sample::BenchmarkId)>,
+}
+
+impl GoNames {
+    /// The identity of `name` and its place in first-seen order.
+    fn get(&self, name: &str) -> Option<(crate::sample::BenchmarkId, usize)> {
+        let &p = self.index.get(name)?;
+        Some((self.order[p as usize].2, p as usize))
+    }
+
+    /// Adds `name` (not met before) with identity `id`.
+    fn insert(&mut self, name: &str, id: crate::sample::BenchmarkId) {
+        let Ok(p) = u32::try_from(self.order.len()) else {
+            return;
+        };
+        let start = self.text.len();
+        self.text.push_str(name);
+        self.order.push((start, self.text.len(), id));
+        self.index.insert(name.into(), p);
+    }
+
+    /// The place after `p` in first-seen order (the first after the last).
+    fn after(&self, p: usize) -> usize {
+        if p + 1 >= self.order.len() { 0 } else { p + 1 }
+    }
+
+    /// The identity of the name at place `p` when it is `name`.
+    fn at(&self, p: usize, name: &str) -> Option<crate::sample::BenchmarkId> {
+        let &(a, b, id) = self.order.get(p)?;
+        (&self.text[a..b] == name).then_some(id)
+    }
 }
 
 /// What a block's parse depends on besides its lines: the number of units known (units are
@@ -1261,8 +1303,8 @@ fn read_ahead<R: std::io::BufRead>(
     let mut blocks: Vec<Vec<u8>> = Vec::with_capacity(batch_blocks);
     let mut eof = false;
     while blocks.len() < batch_blocks && !eof {
+        // A buffer kept from an earlier block is zeroed only past its last length.
         let mut buf = pool.pop().unwrap_or_default();
-        buf.clear();
         buf.resize(GO_BLOCK_BYTES, 0);
         let mut len = carry.len();
         buf[..len].copy_from_slice(carry);
@@ -1319,6 +1361,8 @@ fn parse_go_block(bytes: &[u8], ctx: &Ctx<'_>) -> Option<GoBlock> {
     let mut rows = Vec::with_capacity(bytes.len() / 64);
     let mut configs = Vec::new();
     let mut last: Option<(&str, NameRef)> = None;
+    // Where the next record's name is looked for first in the names known ([`GoNames`]).
+    let mut guess: Option<usize> = None;
     let mut records = 0u64;
     let mut lines = 0u64;
     let mut side = ctx.side;
@@ -1361,8 +1405,14 @@ fn parse_go_block(bytes: &[u8], ctx: &Ctx<'_>) -> Option<GoBlock> {
         let r = match last {
             Some((n, r)) if n == full => r,
             _ => {
-                let r = match ctx.names.get(full) {
-                    Some(&id) => NameRef::Known(id),
+                // The name after the last known one, or looked up.
+                let known = match guess.and_then(|p| ctx.names.at(p, full).map(|id| (id, p))) {
+                    Some(found) => Some(found),
+                    None => ctx.names.get(full),
+                };
+                guess = known.map(|(_, p)| ctx.names.after(p));
+                let r = match known {
+                    Some((id, _)) => NameRef::Known(id),
                     None => match index.get(full) {
                         Some(&k) => NameRef::New(k),
                         None => {
@@ -1491,7 +1541,12 @@ mod tests {
         let (set, imported) = read_both_ways(&text).unwrap();
         assert_eq!(set.len(), 200_000);
         assert!(set.samples().iter().any(|s| s.side == Side::New));
-        assert!(imported.config.iter().any(|(k, v)| k == "cpu" && v == "Some CPU @ 2GHz"));
+        assert!(
+            imported
+                .config
+                .iter()
+                .any(|(k, v)| k == "cpu" && v == "Some CPU @ 2GHz")
+        );
         // The last line without its newline.
         text.truncate(text.len() - 2);
         assert_eq!(read_both_ways(&text).unwrap().0.len(), 200_000);
@@ -1499,7 +1554,10 @@ mod tests {
         let mut long = text.clone();
         let at = long.len() / 2;
         let at = at + memchr::memchr(b'\n', &long[at..]).unwrap() + 1;
-        long.splice(at..at, std::iter::repeat_n(b'x', crate::lines::MAX_LINE_BYTES + 10));
+        long.splice(
+            at..at,
+            std::iter::repeat_n(b'x', crate::lines::MAX_LINE_BYTES + 10),
+        );
         let at = 3 * GO_BLOCK_BYTES / 2;
         let at = at + memchr::memchr(b'\n', &long[at..]).unwrap() + 1;
         let mut short = vec![b'y'; crate::lines::MAX_LINE_BYTES - 1];
