@@ -978,7 +978,10 @@ struct Ctx<'a> {
 /// memory read in order, instead of a hash look-up that misses the cache.
 #[derive(Default)]
 struct GoNames {
-    index: rustc_hash::FxHashMap<Box<str>, u32>,
+    /// The place of the first name of each hash (no allocation per name).
+    index: rustc_hash::FxHashMap<u64, u32>,
+    /// The places of names whose hash an earlier name already had.
+    collided: rustc_hash::FxHashMap<Box<str>, u32>,
     text: String,
     /// Per name in first-seen order: its byte range in `text` and its identity.
     order: Vec<(usize, usize, crate::sample::BenchmarkId)>,
@@ -987,8 +990,17 @@ struct GoNames {
 impl GoNames {
     /// The identity of `name` and its place in first-seen order.
     fn get(&self, name: &str) -> Option<(crate::sample::BenchmarkId, usize)> {
-        let &p = self.index.get(name)?;
-        Some((self.order[p as usize].2, p as usize))
+        let &p = self.index.get(&Self::hash(name))?;
+        if let Some(id) = self.at(p as usize, name) {
+            return Some((id, p as usize));
+        }
+        let &p = self.collided.get(name)?;
+        Some((self.order.get(p as usize)?.2, p as usize))
+    }
+
+    fn hash(name: &str) -> u64 {
+        use std::hash::BuildHasher;
+        rustc_hash::FxBuildHasher.hash_one(name)
     }
 
     /// Adds `name` (not met before) with identity `id`.
@@ -999,7 +1011,14 @@ impl GoNames {
         let start = self.text.len();
         self.text.push_str(name);
         self.order.push((start, self.text.len(), id));
-        self.index.insert(name.into(), p);
+        match self.index.entry(Self::hash(name)) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(p);
+            }
+            std::collections::hash_map::Entry::Occupied(_) => {
+                self.collided.insert(name.into(), p);
+            }
+        }
     }
 
     /// The place after `p` in first-seen order (the first after the last).
@@ -1067,7 +1086,8 @@ struct Batch {
 type SeqReader<R> = LineReader<std::io::Chain<std::io::Cursor<Vec<u8>>, R>>;
 
 /// The input read ahead in blocks of whole lines (1 MiB each, two per thread a batch, read
-/// straight into their buffers), each batch parsed in parallel while the next is read, so
+/// straight into their buffers; the first batch is one block of 64 KiB), each batch parsed
+/// in parallel while the next is read, so
 /// that runs of plain result records are parsed in parallel; a block holding any other line
 /// (unit metadata, a record split by the benchmark's output, a line that cannot be read, …)
 /// is read line by line through a [`LineReader`] numbered on from the lines before it, as
@@ -1103,6 +1123,10 @@ struct Lines<R> {
 
 /// Bytes of lines per block parsed by one thread.
 const GO_BLOCK_BYTES: usize = 1 << 20;
+
+/// Bytes of lines of the input's first block (the only one of the first batch), unless its
+/// first line is longer.
+const FIRST_BLOCK_BYTES: usize = 1 << 16;
 
 /// The lines of a block as [`LineReader`] counts them: every `\n`, and a last line without
 /// one.
@@ -1237,8 +1261,13 @@ impl<R: std::io::BufRead> Lines<R> {
         let batch = match self.ahead.take() {
             Some(b) => b,
             None => match self.input.as_mut() {
-                Some(input) => read_ahead(input, &mut self.carry, &mut self.pool, batch_blocks)
-                    .map_err(|e| io_err(&self.name, e))?,
+                // The first batch is one short block: its lines (often unit and configuration
+                // lines, which it is read line by line for) are taken while the next batch is
+                // read, which is then parsed knowing the units.
+                Some(input) => {
+                    read_ahead(input, &mut self.carry, &mut self.pool, 1, FIRST_BLOCK_BYTES)
+                        .map_err(|e| io_err(&self.name, e))?
+                }
                 None => Batch {
                     blocks: Vec::new(),
                     long: None,
@@ -1261,7 +1290,9 @@ impl<R: std::io::BufRead> Lines<R> {
                 });
             });
             let ahead = match input {
-                Some(input) if read_next => Some(read_ahead(input, carry, pool, batch_blocks)),
+                Some(input) if read_next => {
+                    Some(read_ahead(input, carry, pool, batch_blocks, GO_BLOCK_BYTES))
+                }
                 _ => None,
             };
             if let Err(panic) = parsing.join() {
@@ -1299,6 +1330,7 @@ fn read_ahead<R: std::io::BufRead>(
     carry: &mut Vec<u8>,
     pool: &mut Vec<Vec<u8>>,
     batch_blocks: usize,
+    first_bytes: usize,
 ) -> std::io::Result<Batch> {
     let mut blocks: Vec<Vec<u8>> = Vec::with_capacity(batch_blocks);
     let mut eof = false;
@@ -1309,22 +1341,37 @@ fn read_ahead<R: std::io::BufRead>(
         let mut len = carry.len();
         buf[..len].copy_from_slice(carry);
         carry.clear();
-        while len < GO_BLOCK_BYTES {
-            match input.read(&mut buf[len..]) {
-                Ok(0) => {
-                    eof = true;
+        // The first block of the batch may be shorter (`first_bytes`), unless its first
+        // line is longer than that.
+        let mut want = if blocks.is_empty() {
+            first_bytes.clamp(1, GO_BLOCK_BYTES)
+        } else {
+            GO_BLOCK_BYTES
+        };
+        loop {
+            while len < want {
+                match input.read(&mut buf[len..want]) {
+                    Ok(0) => {
+                        eof = true;
+                        break;
+                    }
+                    Ok(k) => len += k,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                }
+            }
+            if eof {
+                break;
+            }
+            match memchr::memrchr(b'\n', &buf[..len]) {
+                Some(i) => {
+                    carry.extend_from_slice(&buf[i + 1..len]);
+                    len = i + 1;
                     break;
                 }
-                Ok(k) => len += k,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            }
-        }
-        buf.truncate(len);
-        if !eof {
-            match memchr::memrchr(b'\n', &buf) {
-                Some(i) => carry.extend_from_slice(&buf[i + 1..]),
+                None if want < GO_BLOCK_BYTES => want = GO_BLOCK_BYTES,
                 None => {
+                    buf.truncate(len);
                     return Ok(Batch {
                         blocks,
                         long: Some(buf),
@@ -1332,9 +1379,8 @@ fn read_ahead<R: std::io::BufRead>(
                     });
                 }
             }
-            let keep = buf.len() - carry.len();
-            buf.truncate(keep);
         }
+        buf.truncate(len);
         if !buf.is_empty() {
             blocks.push(buf);
         }
@@ -1550,6 +1596,13 @@ mod tests {
         // The last line without its newline.
         text.truncate(text.len() - 2);
         assert_eq!(read_both_ways(&text).unwrap().0.len(), 200_000);
+        // A first line longer than the first block (64 KiB), and one as long as it.
+        for first in [100_000, FIRST_BLOCK_BYTES - 1] {
+            let mut wide = vec![b'z'; first];
+            wide.push(b'\n');
+            wide.extend_from_slice(&text);
+            assert_eq!(read_both_ways(&wide).unwrap().0.len(), 200_000);
+        }
         // A line over the limit in the second batch, and one a byte short of it in the first.
         let mut long = text.clone();
         let at = long.len() / 2;
@@ -1638,6 +1691,26 @@ mod tests {
         assert_eq!(a.benchmarks(), b.benchmarks());
         assert_eq!(a.metrics(), b.metrics());
         assert!(a.samples().iter().any(|s| s.side == Side::New));
+    }
+
+    /// Names are found by hash and text, a name whose hash an earlier one has (forced here)
+    /// through the collision map, and the place after the last is the first.
+    #[test]
+    fn go_names_find_names_and_collisions() {
+        use crate::sample::BenchmarkId;
+        let mut names = GoNames::default();
+        names.insert("A-8", BenchmarkId(7));
+        assert_eq!(names.get("A-8"), Some((BenchmarkId(7), 0)));
+        // "B-8" is made to share the hash of "A-8".
+        names.index.insert(GoNames::hash("B-8"), 0);
+        names.insert("B-8", BenchmarkId(3));
+        assert_eq!(names.collided.len(), 1);
+        assert_eq!(names.get("B-8"), Some((BenchmarkId(3), 1)));
+        assert_eq!(names.get("A-8"), Some((BenchmarkId(7), 0)));
+        assert_eq!(names.get("C-8"), None);
+        assert_eq!(names.at(1, "B-8"), Some(BenchmarkId(3)));
+        assert_eq!(names.at(1, "A-8"), None);
+        assert_eq!((names.after(0), names.after(1)), (1, 0));
     }
 
     #[test]
