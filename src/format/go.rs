@@ -191,8 +191,7 @@ fn read_go<R: std::io::BufRead>(
     let mut metric_cache: rustc_hash::FxHashMap<String, (MetricId, f64, bool)> =
         rustc_hash::FxHashMap::default();
     // Benchmark name (after `--sides-by` stripping) → its identity; the last one seen.
-    let mut bench_ids: rustc_hash::FxHashMap<Box<str>, crate::sample::BenchmarkId> =
-        rustc_hash::FxHashMap::default();
+    let mut bench_ids = GoNames::default();
     let mut last_bid: Option<(String, crate::sample::BenchmarkId)> = None;
     let (sides_by, wanted): (Option<SidesBy>, Option<(String, String)>) = match &opts.sides_by {
         None => (None, None),
@@ -221,11 +220,7 @@ fn read_go<R: std::io::BufRead>(
         .unwrap_or_default();
     // Unit metadata applies to the whole input; a metric's direction is fixed when it is first
     // interned, so `better=` must come before the unit's first result (as benchfmt requires).
-    let mut lines = Lines::new(
-        LineReader::new(input, name),
-        name,
-        parallel && opts.sides_by.is_none(),
-    );
+    let mut lines = Lines::new(input, name, parallel && opts.sides_by.is_none());
     // A result line whose numbers have not come yet, records read, records joined.
     let mut pending: Option<Pending> = None;
     let mut records = 0u64;
@@ -239,6 +234,7 @@ fn read_go<R: std::io::BufRead>(
                 Some((_, v)) => Side::from_label(v).unwrap_or(opts.side),
                 None => opts.side,
             },
+            default_side: opts.side,
             metrics: &metric_cache,
             names: &bench_ids,
         };
@@ -259,30 +255,34 @@ fn read_go<R: std::io::BufRead>(
                 let mut new_ids = Vec::with_capacity(block.names.len());
                 for n in &block.names {
                     let id = match bench_ids.get(n) {
-                        Some(&id) => id,
+                        Some((id, _)) => id,
                         None => {
                             let id = intern_go_name(set, n);
-                            bench_ids.insert(n.clone(), id);
+                            bench_ids.insert(n, id);
                             id
                         }
                     };
                     new_ids.push(id);
                 }
-                for &(r, metric, value, time_s) in &block.rows {
-                    set.push(Sample {
+                set.extend_samples(block.rows.iter().map(|&(r, side, metric, value, time_s)| {
+                    Sample {
                         benchmark: match r {
                             NameRef::Known(id) => id,
                             NameRef::New(k) => new_ids[k as usize],
                         },
-                        side: block.side,
+                        side,
                         metric,
                         value,
                         time_s,
                         run: None,
-                    });
+                    }
+                }));
+                for (k, v) in &block.configs {
+                    set_config(&mut config, &mut imported.config, k, v);
                 }
                 records += block.records;
                 results += block.records;
+                lines.done(block);
                 continue;
             }
         };
@@ -433,10 +433,10 @@ fn read_go<R: std::io::BufRead>(
                 Some((n, id)) if n.as_str() == bench_name.as_ref() => *id,
                 _ => {
                     let id = match bench_ids.get(bench_name.as_ref()) {
-                        Some(&id) => id,
+                        Some((id, _)) => id,
                         None => {
                             let id = intern_go_name(set, &bench_name);
-                            bench_ids.insert(bench_name.as_ref().into(), id);
+                            bench_ids.insert(&bench_name, id);
                             id
                         }
                     };
@@ -490,13 +490,7 @@ fn read_go<R: std::io::BufRead>(
             continue;
         }
         if let Some((k, v)) = parse_config_line(line) {
-            match config.iter_mut().find(|(ck, _)| ck == k) {
-                Some(e) => e.1 = v.to_owned(),
-                None => config.push((k.to_owned(), v.to_owned())),
-            }
-            if !imported.config.iter().any(|(ck, cv)| ck == k && cv == v) {
-                imported.config.push((k.to_owned(), v.to_owned()));
-            }
+            set_config(&mut config, &mut imported.config, k, v);
         }
     }
     for (unit, m) in &meta {
@@ -537,6 +531,23 @@ fn read_go<R: std::io::BufRead>(
     }
     fatal.finish()?;
     Ok(imported)
+}
+
+/// Applies the configuration line `k: v`: sets `k` in `config` (the configuration in
+/// effect) and adds the pair to `seen` (every pair met, first-seen order) when new.
+fn set_config(
+    config: &mut Vec<(String, String)>,
+    seen: &mut Vec<(String, String)>,
+    k: &str,
+    v: &str,
+) {
+    match config.iter_mut().find(|(ck, _)| ck == k) {
+        Some(e) => e.1 = v.to_owned(),
+        None => config.push((k.to_owned(), v.to_owned())),
+    }
+    if !seen.iter().any(|(ck, cv)| ck == k && cv == v) {
+        seen.push((k.to_owned(), v.to_owned()));
+    }
 }
 
 /// One record read: the full name (after `Benchmark`), its `(unit, value)` pairs and its
@@ -628,6 +639,15 @@ fn fields_into<'a>(line: &'a str, v: &mut Vec<&'a str>) {
             i += 1;
         }
         let start = i;
+        // Eight bytes at a time while none is below `!` or above the ASCII range (so each is
+        // of class 0): a borrow can only set more high bits, never hide one.
+        while let Some(w) = b[i..].first_chunk::<8>() {
+            let w = u64::from_le_bytes(*w);
+            if (w.wrapping_sub(0x2121_2121_2121_2121) | w) & 0x8080_8080_8080_8080 != 0 {
+                break;
+            }
+            i += 8;
+        }
         while i < n && CLASS[b[i] as usize] == 0 {
             i += 1;
         }
@@ -942,11 +962,75 @@ fn intern_go_name(set: &mut SampleSet, name: &str) -> crate::sample::BenchmarkId
 }
 
 /// What the parallel parse of a batch may assume: the side of results (the `binary`
-/// configuration), the units and names already known.
+/// configuration) and the side a `binary` line that is not `old` or `new` stands for, the
+/// units and names already known.
 struct Ctx<'a> {
     side: Side,
+    default_side: Side,
     metrics: &'a rustc_hash::FxHashMap<String, (MetricId, f64, bool)>,
-    names: &'a rustc_hash::FxHashMap<Box<str>, crate::sample::BenchmarkId>,
+    names: &'a GoNames,
+}
+
+/// The benchmark names met so far (after `--sides-by` stripping), each with its identity and
+/// its place in first-seen order; the names' text is kept in that order too, so that a file
+/// that cycles through its benchmarks (compare.js's order: every configuration once per run)
+/// is matched name after name by one comparison with the name after the last one's, in
+/// memory read in order, instead of a hash look-up that misses the cache.
+#[derive(Default)]
+struct GoNames {
+    /// The place of the first name of each hash (no allocation per name).
+    index: rustc_hash::FxHashMap<u64, u32>,
+    /// The places of names whose hash an earlier name already had.
+    collided: rustc_hash::FxHashMap<Box<str>, u32>,
+    text: String,
+    /// Per name in first-seen order: its byte range in `text` and its identity.
+    order: Vec<(usize, usize, crate::sample::BenchmarkId)>,
+}
+
+impl GoNames {
+    /// The identity of `name` and its place in first-seen order.
+    fn get(&self, name: &str) -> Option<(crate::sample::BenchmarkId, usize)> {
+        let &p = self.index.get(&Self::hash(name))?;
+        if let Some(id) = self.at(p as usize, name) {
+            return Some((id, p as usize));
+        }
+        let &p = self.collided.get(name)?;
+        Some((self.order.get(p as usize)?.2, p as usize))
+    }
+
+    fn hash(name: &str) -> u64 {
+        use std::hash::BuildHasher;
+        rustc_hash::FxBuildHasher.hash_one(name)
+    }
+
+    /// Adds `name` (not met before) with identity `id`.
+    fn insert(&mut self, name: &str, id: crate::sample::BenchmarkId) {
+        let Ok(p) = u32::try_from(self.order.len()) else {
+            return;
+        };
+        let start = self.text.len();
+        self.text.push_str(name);
+        self.order.push((start, self.text.len(), id));
+        match self.index.entry(Self::hash(name)) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(p);
+            }
+            std::collections::hash_map::Entry::Occupied(_) => {
+                self.collided.insert(name.into(), p);
+            }
+        }
+    }
+
+    /// The place after `p` in first-seen order (the first after the last).
+    fn after(&self, p: usize) -> usize {
+        if p + 1 >= self.order.len() { 0 } else { p + 1 }
+    }
+
+    /// The identity of the name at place `p` when it is `name`.
+    fn at(&self, p: usize, name: &str) -> Option<crate::sample::BenchmarkId> {
+        let &(a, b, id) = self.order.get(p)?;
+        (&self.text[a..b] == name).then_some(id)
+    }
 }
 
 /// What a block's parse depends on besides its lines: the number of units known (units are
@@ -968,15 +1052,19 @@ enum NameRef {
     New(u32),
 }
 
-/// A run of lines that are all whole result records of known units, parsed in parallel:
-/// the side assumed, names new to it (first-seen order), one row per value, the records, and
-/// its lines in the batch (to read them one by one if the assumptions no longer hold).
+/// A block of lines that are all whole result records of known units, configuration lines
+/// or other text that is ignored, parsed in parallel: the side assumed at its start, names
+/// new to it (first-seen order), one row per value `(name, side, metric, value, time)`, its
+/// configuration lines in order, the records and lines, and its bytes (to read them one by
+/// one if the assumptions no longer hold).
 struct GoBlock {
     side: Side,
     names: Vec<Box<str>>,
-    rows: Vec<(NameRef, MetricId, f64, f64)>,
+    rows: Vec<(NameRef, Side, MetricId, f64, f64)>,
+    configs: Vec<(String, String)>,
     records: u64,
-    lines: std::ops::Range<usize>,
+    lines: u64,
+    bytes: Vec<u8>,
 }
 
 /// The next thing [`Lines`] gives: one line, or a block of records parsed in parallel.
@@ -985,56 +1073,111 @@ enum Next<'a> {
     Block(GoBlock),
 }
 
-/// Lines read ahead (1 MiB a block, two blocks per thread) so that runs of plain result
-/// records are parsed in parallel; every other line (configuration, unit metadata, prose, a
-/// record split by the benchmark's output, a line that cannot be read) makes its block be
-/// read line by line, as without read-ahead. With `parallel` false (`--sides-by`), every line
-/// is given one by one.
-struct Lines<R> {
-    reader: LineReader<R>,
-    name: String,
-    parallel: bool,
-    text: String,
-    /// Per line: number, and byte range in `text` or the problem.
-    lines: Vec<(u64, ReadLine)>,
-    /// Blocks of the batch: line ranges, the parallel parse of each (`None`: not records of
-    /// known units under the state it was parsed with), and that state ([`Ctx::key`]; `None`
-    /// when it is to be parsed again).
-    blocks: std::collections::VecDeque<(std::ops::Range<usize>, Option<GoBlock>, Option<CtxKey>)>,
-    /// Lines being given one by one.
-    current: std::ops::Range<usize>,
+/// A batch of blocks read ahead: blocks of whole lines, the bytes read of a line longer than
+/// a block when one was met (the rest of the input is then read line by line), and whether
+/// the input ended.
+struct Batch {
+    blocks: Vec<Vec<u8>>,
+    long: Option<Vec<u8>>,
     eof: bool,
 }
 
-/// A line read ahead: its byte range in the batch's text, or why it cannot be read.
-type ReadLine = Result<(usize, usize), crate::format::Line<'static>>;
+/// The rest of the input read line by line, after what was read ahead.
+type SeqReader<R> = LineReader<std::io::Chain<std::io::Cursor<Vec<u8>>, R>>;
+
+/// The input read ahead in blocks of whole lines (1 MiB each, two per thread a batch, read
+/// straight into their buffers; the first batch is one block of 64 KiB), each batch parsed
+/// in parallel while the next is read, so
+/// that runs of plain result records are parsed in parallel; a block holding any other line
+/// (unit metadata, a record split by the benchmark's output, a line that cannot be read, …)
+/// is read line by line through a [`LineReader`] numbered on from the lines before it, as
+/// without read-ahead. With `parallel` false (`--sides-by`), every line is given one by one.
+struct Lines<R> {
+    name: String,
+    /// The input while it is read in blocks.
+    input: Option<R>,
+    /// The rest of the input read line by line (without `parallel`, or from a line longer
+    /// than a block on).
+    seq: Option<SeqReader<R>>,
+    /// The next batch, read ahead.
+    ahead: Option<Batch>,
+    /// Blocks of the current batch: bytes, the parallel parse of each (`None`: not lines it
+    /// can take under the state it was parsed with), and that state ([`Ctx::key`]; `None`
+    /// when it is to be parsed again).
+    blocks: std::collections::VecDeque<(Vec<u8>, Option<GoBlock>, Option<CtxKey>)>,
+    /// The current batch's line longer than a block, read after its blocks.
+    long: Option<Vec<u8>>,
+    /// A block being given line by line.
+    current: Option<LineReader<std::io::Cursor<Vec<u8>>>>,
+    /// The line given last from `current` (copied out of its reader).
+    line: String,
+    /// Lines before the next block.
+    line_no: u64,
+    /// The start of a line cut by the end of the last block read.
+    carry: Vec<u8>,
+    /// Block buffers for reuse.
+    pool: Vec<Vec<u8>>,
+    /// No batch after the current one.
+    eof: bool,
+}
 
 /// Bytes of lines per block parsed by one thread.
 const GO_BLOCK_BYTES: usize = 1 << 20;
 
+/// Bytes of lines of the input's first block (the only one of the first batch), unless its
+/// first line is longer.
+const FIRST_BLOCK_BYTES: usize = 1 << 16;
+
+/// The lines of a block as [`LineReader`] counts them: every `\n`, and a last line without
+/// one.
+fn count_lines(bytes: &[u8]) -> u64 {
+    let n = memchr::memchr_iter(b'\n', bytes).count() as u64;
+    n + u64::from(bytes.last().is_some_and(|&b| b != b'\n'))
+}
+
 impl<R: std::io::BufRead> Lines<R> {
-    fn new(reader: LineReader<R>, name: &str, parallel: bool) -> Self {
+    fn new(input: R, name: &str, parallel: bool) -> Self {
+        let (input, seq) = if parallel {
+            (Some(input), None)
+        } else {
+            let chain = std::io::Read::chain(std::io::Cursor::new(Vec::new()), input);
+            (None, Some(LineReader::new(chain, name)))
+        };
         Lines {
-            reader,
             name: name.to_owned(),
-            parallel,
-            text: String::new(),
-            lines: Vec::new(),
+            input,
+            seq,
+            ahead: None,
             blocks: std::collections::VecDeque::new(),
-            current: 0..0,
+            long: None,
+            current: None,
+            line: String::new(),
+            line_no: 0,
+            carry: Vec::new(),
+            pool: Vec::new(),
             eof: false,
         }
     }
 
     /// Gives the lines of `block` one by one after all (its assumptions no longer hold).
     fn reread(&mut self, block: GoBlock) {
-        self.current = block.lines;
+        let start = self.line_no;
+        self.line_no += block.lines;
+        self.current = Some(
+            LineReader::new(std::io::Cursor::new(block.bytes), &self.name).starting_after(start),
+        );
     }
 
     /// Parses `block` again at its turn, with the state then (it was parsed with the side of
     /// an earlier configuration line).
     fn retry(&mut self, block: GoBlock) {
-        self.blocks.push_front((block.lines, None, None));
+        self.blocks.push_front((block.bytes, None, None));
+    }
+
+    /// `block` was taken: its lines are counted, its buffer kept for reuse.
+    fn done(&mut self, block: GoBlock) {
+        self.line_no += block.lines;
+        self.pool.push(block.bytes);
     }
 
     /// The next line or block; problems as [`LineReader::next_text_lenient`] reports them.
@@ -1043,137 +1186,279 @@ impl<R: std::io::BufRead> Lines<R> {
         diags: &mut Diagnostics,
         ctx: &Ctx<'_>,
     ) -> Result<Option<Next<'_>>, ImportError> {
-        if !self.parallel {
-            return Ok(self
-                .reader
-                .next_text_lenient(diags)?
-                .map(|(n, l)| Next::Line(n, l)));
+        if self.seq.is_some() {
+            return match self.seq.as_mut() {
+                Some(r) => Ok(r.next_text_lenient(diags)?.map(|(n, l)| Next::Line(n, l))),
+                None => Ok(None),
+            };
         }
         loop {
-            if let Some(i) = (!self.current.is_empty()).then_some(self.current.start) {
-                self.current.start += 1;
-                let (n, r) = &self.lines[i];
-                match r {
-                    Ok((a, b)) => return Ok(Some(Next::Line(*n, &self.text[*a..*b]))),
-                    Err(problem @ crate::format::Line::NotUtf8 { .. }) => {
-                        return Err(ImportError::Invalid(
-                            vec![crate::error::Diagnostic {
-                                file: self.name.clone(),
-                                line: *n,
-                                message: format!(
-                                    "{}: the file is not UTF-8 (nor UTF-16 with a byte-order \
-                                     mark); convert it, e.g. iconv -f LATIN1 -t UTF-8",
-                                    problem.problem().unwrap_or_default()
-                                ),
-                            }],
-                            1,
-                        ));
+            if let Some(r) = self.current.as_mut() {
+                match r.next_text_lenient(diags)? {
+                    Some((n, l)) => {
+                        self.line.clear();
+                        self.line.push_str(l);
+                        return Ok(Some(Next::Line(n, &self.line)));
                     }
-                    Err(problem) => diags.push(*n, problem.problem().unwrap_or_default()),
+                    None => self.current = None,
                 }
                 continue;
             }
-            if let Some((range, parsed, key)) = self.blocks.pop_front() {
+            if let Some((bytes, parsed, key)) = self.blocks.pop_front() {
                 match parsed {
-                    Some(b) => return Ok(Some(Next::Block(b))),
+                    Some(mut b) => {
+                        b.bytes = bytes;
+                        return Ok(Some(Next::Block(b)));
+                    }
                     None if key != Some(ctx.key()) => {
                         // Parsed with an older state (before the batch's first unit line, or
                         // with the side of an earlier configuration line): this block and the
                         // rest of the batch parsed so are parsed again, in parallel, with the
                         // state now; what still fails is read line by line.
-                        self.blocks.push_front((range, None, None));
+                        self.blocks.push_front((bytes, None, None));
                         self.reparse(ctx);
                     }
-                    None => self.current = range,
+                    None => {
+                        let start = self.line_no;
+                        self.line_no += count_lines(&bytes);
+                        self.current = Some(
+                            LineReader::new(std::io::Cursor::new(bytes), &self.name)
+                                .starting_after(start),
+                        );
+                    }
                 }
                 continue;
+            }
+            if let Some(long) = self.long.take() {
+                // A line longer than a block (so over the line limit): the rest is read line
+                // by line, which reports it.
+                if let Some(input) = self.input.take() {
+                    let chain = std::io::Read::chain(std::io::Cursor::new(long), input);
+                    self.seq =
+                        Some(LineReader::new(chain, &self.name).starting_after(self.line_no));
+                }
+                return match self.seq.as_mut() {
+                    Some(r) => Ok(r.next_text_lenient(diags)?.map(|(n, l)| Next::Line(n, l))),
+                    None => Ok(None),
+                };
             }
             if self.eof {
                 return Ok(None);
             }
-            self.fill()?;
-            self.parse(ctx);
+            self.next_batch(ctx)?;
         }
     }
 
-    /// Reads the next batch of lines, a block at a time ([`LineReader::read_batch`]).
-    fn fill(&mut self) -> Result<(), ImportError> {
-        self.text.clear();
-        self.lines.clear();
-        self.blocks.clear();
-        let want = 2 * rayon::current_num_threads().max(1);
-        while self.blocks.len() < want && !self.eof {
-            let start = self.lines.len();
-            self.eof = self.reader.read_batch(
-                &mut self.text,
-                &mut self.lines,
-                usize::MAX,
-                GO_BLOCK_BYTES,
-            )?;
-            if self.lines.len() > start {
-                self.blocks.push_back((start..self.lines.len(), None, None));
-            }
-        }
-        Ok(())
-    }
-
-    /// Parses the batch's blocks in parallel.
-    fn parse(&mut self, ctx: &Ctx<'_>) {
+    /// Makes the batch read ahead (read now, the first time) the current one and parses its
+    /// blocks in parallel while the next batch is read on this thread.
+    fn next_batch(&mut self, ctx: &Ctx<'_>) -> Result<(), ImportError> {
         use rayon::prelude::*;
-        let (text, lines) = (&self.text, &self.lines);
+        let io_err = |name: &str, e: std::io::Error| ImportError::Io {
+            file: name.to_owned(),
+            source: e,
+        };
+        let batch_blocks = 2 * rayon::current_num_threads().max(1);
+        let batch = match self.ahead.take() {
+            Some(b) => b,
+            None => match self.input.as_mut() {
+                // The first batch is one short block: its lines (often unit and configuration
+                // lines, which it is read line by line for) are taken while the next batch is
+                // read, which is then parsed knowing the units.
+                Some(input) => {
+                    read_ahead(input, &mut self.carry, &mut self.pool, 1, FIRST_BLOCK_BYTES)
+                        .map_err(|e| io_err(&self.name, e))?
+                }
+                None => Batch {
+                    blocks: Vec::new(),
+                    long: None,
+                    eof: true,
+                },
+            },
+        };
+        self.eof = batch.eof || batch.long.is_some();
+        self.long = batch.long;
         let key = Some(ctx.key());
-        self.blocks.par_iter_mut().for_each(|(range, parsed, k)| {
-            *parsed = parse_go_block(text, lines, range.clone(), ctx);
-            *k = key;
+        let mut parsed: Vec<(Vec<u8>, Option<GoBlock>, Option<CtxKey>)> =
+            batch.blocks.into_iter().map(|b| (b, None, key)).collect();
+        let read_next = !self.eof;
+        let (carry, pool) = (&mut self.carry, &mut self.pool);
+        let input = self.input.as_mut();
+        let ahead = std::thread::scope(|s| {
+            let parsing = s.spawn(|| {
+                parsed.par_iter_mut().for_each(|(bytes, p, _)| {
+                    *p = parse_go_block(bytes, ctx);
+                });
+            });
+            let ahead = match input {
+                Some(input) if read_next => {
+                    Some(read_ahead(input, carry, pool, batch_blocks, GO_BLOCK_BYTES))
+                }
+                _ => None,
+            };
+            if let Err(panic) = parsing.join() {
+                std::panic::resume_unwind(panic);
+            }
+            ahead
         });
+        self.blocks = parsed.into();
+        self.ahead = ahead.transpose().map_err(|e| io_err(&self.name, e))?;
+        Ok(())
     }
 
     /// Parses again, in parallel with `ctx`, the blocks left that were parsed under another
     /// state (fewer units known, another side) or are to be parsed again.
     fn reparse(&mut self, ctx: &Ctx<'_>) {
         use rayon::prelude::*;
-        let (text, lines) = (&self.text, &self.lines);
         let key = Some(ctx.key());
-        self.blocks.par_iter_mut().for_each(|(range, parsed, k)| {
+        self.blocks.par_iter_mut().for_each(|(bytes, parsed, k)| {
             if *k != key {
-                *parsed = parse_go_block(text, lines, range.clone(), ctx);
+                *parsed = parse_go_block(bytes, ctx);
                 *k = key;
             }
         });
     }
 }
 
-/// Parses lines `range` of a batch as whole result records of known units, or `None` when
-/// any line is something else (see [`Lines`]).
-fn parse_go_block(
-    text: &str,
-    lines: &[(u64, ReadLine)],
-    range: std::ops::Range<usize>,
-    ctx: &Ctx<'_>,
-) -> Option<GoBlock> {
+/// Reads the next batch of up to `batch_blocks` blocks of whole lines, each straight into
+/// its buffer (taken from `pool`): no copy of the input but the start of a line cut by a
+/// block's end, carried to the next block in `carry`.
+///
+/// # Errors
+/// Read errors of `input`.
+fn read_ahead<R: std::io::BufRead>(
+    input: &mut R,
+    carry: &mut Vec<u8>,
+    pool: &mut Vec<Vec<u8>>,
+    batch_blocks: usize,
+    first_bytes: usize,
+) -> std::io::Result<Batch> {
+    let mut blocks: Vec<Vec<u8>> = Vec::with_capacity(batch_blocks);
+    let mut eof = false;
+    while blocks.len() < batch_blocks && !eof {
+        // A buffer kept from an earlier block is zeroed only past its last length.
+        let mut buf = pool.pop().unwrap_or_default();
+        buf.resize(GO_BLOCK_BYTES, 0);
+        let mut len = carry.len();
+        buf[..len].copy_from_slice(carry);
+        carry.clear();
+        // The first block of the batch may be shorter (`first_bytes`), unless its first
+        // line is longer than that.
+        let mut want = if blocks.is_empty() {
+            first_bytes.clamp(1, GO_BLOCK_BYTES)
+        } else {
+            GO_BLOCK_BYTES
+        };
+        loop {
+            while len < want {
+                match input.read(&mut buf[len..want]) {
+                    Ok(0) => {
+                        eof = true;
+                        break;
+                    }
+                    Ok(k) => len += k,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                }
+            }
+            if eof {
+                break;
+            }
+            match memchr::memrchr(b'\n', &buf[..len]) {
+                Some(i) => {
+                    carry.extend_from_slice(&buf[i + 1..len]);
+                    len = i + 1;
+                    break;
+                }
+                None if want < GO_BLOCK_BYTES => want = GO_BLOCK_BYTES,
+                None => {
+                    buf.truncate(len);
+                    return Ok(Batch {
+                        blocks,
+                        long: Some(buf),
+                        eof: false,
+                    });
+                }
+            }
+        }
+        buf.truncate(len);
+        if !buf.is_empty() {
+            blocks.push(buf);
+        }
+    }
+    Ok(Batch {
+        blocks,
+        long: None,
+        eof,
+    })
+}
+
+/// Parses a block of whole lines as result records of known units, configuration lines and
+/// other text that reading line by line ignores, or `None` when any line is something else
+/// (unit metadata, a record without its numbers, a line that cannot be read or is not a
+/// whole record, a unit not known yet, a line over the limit, not UTF-8, a byte-order mark):
+/// the caller then reads the block line by line, which reports it (see [`Lines`]).
+fn parse_go_block(bytes: &[u8], ctx: &Ctx<'_>) -> Option<GoBlock> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    if text.starts_with('\u{feff}') {
+        return None;
+    }
     let mut names: Vec<Box<str>> = Vec::new();
     let mut index: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
-    let mut rows = Vec::with_capacity(range.len());
+    let mut rows = Vec::with_capacity(bytes.len() / 64);
+    let mut configs = Vec::new();
     let mut last: Option<(&str, NameRef)> = None;
+    // Where the next record's name is looked for first in the names known ([`GoNames`]).
+    let mut guess: Option<usize> = None;
     let mut records = 0u64;
+    let mut lines = 0u64;
+    let mut side = ctx.side;
     let mut fields: Vec<&str> = Vec::with_capacity(8);
-    for (_, r) in &lines[range.clone()] {
-        let (a, b) = *r.as_ref().ok()?;
-        let line = &text[a..b];
-        if line.starts_with("Unit ") || line.starts_with("Unit\t") || !is_result_line(line) {
+    let mut rest = text;
+    while !rest.is_empty() {
+        let (mut line, next) = match memchr::memchr(b'\n', rest.as_bytes()) {
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, ""),
+        };
+        rest = next;
+        lines += 1;
+        if line.len() > crate::lines::MAX_LINE_BYTES {
             return None;
+        }
+        if let Some(l) = line.strip_suffix('\r') {
+            line = l;
+        }
+        if line.starts_with("Unit ") || line.starts_with("Unit\t") {
+            return None;
+        }
+        if !is_result_line(line) {
+            // What reading line by line does with it when no record waits for its numbers.
+            if let Some((k, v)) = parse_config_line(line) {
+                if k == "binary" {
+                    side = Side::from_label(v).unwrap_or(ctx.default_side);
+                }
+                configs.push((k.to_owned(), v.to_owned()));
+            }
+            continue;
         }
         fields_into(line, &mut fields);
-        if fields.len() < 2 || fields[1].parse::<u64>().is_err() {
+        // A name without its numbers, or not a whole record (as `parse_measurements` takes
+        // it: an odd number of fields after the count, each value a number, its unit not).
+        if fields.len() < 4 || fields.len() % 2 == 1 {
             return None;
         }
+        let iters = fields[1].parse::<u64>().ok()?;
         let full = &fields[0]["Benchmark".len()..];
-        let (iters, values) = parse_measurements(&fields[1..]).ok()?;
         let r = match last {
             Some((n, r)) if n == full => r,
             _ => {
-                let r = match ctx.names.get(full) {
-                    Some(&id) => NameRef::Known(id),
+                // The name after the last known one, or looked up.
+                let known = match guess.and_then(|p| ctx.names.at(p, full).map(|id| (id, p))) {
+                    Some(found) => Some(found),
+                    None => ctx.names.get(full),
+                };
+                guess = known.map(|(_, p)| ctx.names.after(p));
+                let r = match known {
+                    Some((id, _)) => NameRef::Known(id),
                     None => match index.get(full) {
                         Some(&k) => NameRef::New(k),
                         None => {
@@ -1188,15 +1473,17 @@ fn parse_go_block(
                 r
             }
         };
-        for (unit, v) in values {
-            let &(mid, factor, per_op_time) = ctx.metrics.get(unit)?;
+        for pair in fields[2..].chunks_exact(2) {
+            let v = pair[0].parse::<f64>().ok()?;
+            // A known unit was read as a unit before, so it is not a number.
+            let &(mid, factor, per_op_time) = ctx.metrics.get(pair[1])?;
             let value = v * factor;
             let time_s = if per_op_time {
                 value * iters as f64
             } else {
                 f64::NAN
             };
-            rows.push((r, mid, value, time_s));
+            rows.push((r, side, mid, value, time_s));
         }
         records += 1;
     }
@@ -1204,8 +1491,10 @@ fn parse_go_block(
         side: ctx.side,
         names,
         rows,
+        configs,
         records,
-        lines: range,
+        lines,
+        bytes: Vec::new(),
     })
 }
 
@@ -1228,6 +1517,10 @@ mod tests {
             "",
             " \t ",
             "one",
+            "BenchmarkLongName/with=parts-8\t1\t2.5 ns/op",
+            "BenchmarkLongName/with=parts\u{a0}more-8 1 2 ns/op",
+            "abcdefgh\x0Bijklmnopq rstuvwxyz0123456789~\x7F!\x0Cend",
+            "abcdefghijklmno\u{3000}pqrstuvwxyz",
         ];
         let mut v = Vec::new();
         for l in lines {
@@ -1235,6 +1528,108 @@ mod tests {
             assert_eq!(v, l.split_whitespace().collect::<Vec<_>>(), "{l:?}");
             assert_eq!(fields_of(l), v);
         }
+    }
+
+    /// Reads `bytes` in parallel blocks and line by line; asserts the same result (samples,
+    /// names, metrics, configuration, warnings, or the same error) and returns it.
+    fn read_both_ways(bytes: &[u8]) -> Result<(SampleSet, Imported), String> {
+        let read = |parallel: bool| {
+            let mut set = SampleSet::new();
+            let r = read_go(bytes, "t.txt", &ReadOptions::default(), &mut set, parallel)
+                .map_err(|e| e.to_string());
+            (set, r)
+        };
+        let (a, ra) = read(true);
+        let (b, rb) = read(false);
+        assert_eq!(ra, rb);
+        assert_eq!(a.len(), b.len());
+        let first = a
+            .samples()
+            .iter()
+            .zip(b.samples())
+            .position(|(x, y)| format!("{x:?}") != format!("{y:?}"));
+        assert_eq!(first, None, "first differing sample");
+        assert_eq!(a.benchmarks(), b.benchmarks());
+        assert_eq!(a.metrics(), b.metrics());
+        ra.map(|i| (a, i))
+    }
+
+    /// Records with the lines reading line by line passes over (blank lines, `PASS`,
+    /// configuration lines that set the side or not), a byte-order mark, CRLF, a line over
+    /// the limit, a last line without a newline, and a line that is not UTF-8: read in
+    /// parallel blocks as line by line, line numbers included.
+    #[test]
+    fn parallel_blocks_read_odd_lines_as_line_by_line() {
+        let records = |text: &mut Vec<u8>, from: u64, n: u64, eol: &str| {
+            for i in from..from + n {
+                text.extend_from_slice(
+                    format!(
+                        "BenchmarkDecode/size={}-8 \t {} \t {}.5 ns/op{eol}",
+                        i % 300,
+                        1000 + i % 13,
+                        100 + i % 997
+                    )
+                    .as_bytes(),
+                );
+                match i % 40_000 {
+                    7_000 => text.extend_from_slice(b"\nPASS\nok  \tpkg\t1.2s\n"),
+                    9_000 => text.extend_from_slice(b"cpu: Some CPU @ 2GHz\n"),
+                    13_000 => text.extend_from_slice(b"binary: new\n"),
+                    21_000 => text.extend_from_slice(b"binary: neither\n"),
+                    33_000 => text.extend_from_slice(b"binary: old\n"),
+                    _ => {}
+                }
+            }
+        };
+        let mut text = b"\xEF\xBB\xBFgoos: linux\n".to_vec();
+        records(&mut text, 0, 150_000, "\n");
+        records(&mut text, 150_000, 50_000, "\r\n");
+        let (set, imported) = read_both_ways(&text).unwrap();
+        assert_eq!(set.len(), 200_000);
+        assert!(set.samples().iter().any(|s| s.side == Side::New));
+        assert!(
+            imported
+                .config
+                .iter()
+                .any(|(k, v)| k == "cpu" && v == "Some CPU @ 2GHz")
+        );
+        // The last line without its newline.
+        text.truncate(text.len() - 2);
+        assert_eq!(read_both_ways(&text).unwrap().0.len(), 200_000);
+        // A first line longer than the first block (64 KiB), and one as long as it.
+        for first in [100_000, FIRST_BLOCK_BYTES - 1] {
+            let mut wide = vec![b'z'; first];
+            wide.push(b'\n');
+            wide.extend_from_slice(&text);
+            assert_eq!(read_both_ways(&wide).unwrap().0.len(), 200_000);
+        }
+        // A line over the limit in the second batch, and one a byte short of it in the first.
+        let mut long = text.clone();
+        let at = long.len() / 2;
+        let at = at + memchr::memchr(b'\n', &long[at..]).unwrap() + 1;
+        long.splice(
+            at..at,
+            std::iter::repeat_n(b'x', crate::lines::MAX_LINE_BYTES + 10),
+        );
+        let at = 3 * GO_BLOCK_BYTES / 2;
+        let at = at + memchr::memchr(b'\n', &long[at..]).unwrap() + 1;
+        let mut short = vec![b'y'; crate::lines::MAX_LINE_BYTES - 1];
+        short.extend_from_slice(b"\r\n");
+        long.splice(at..at, short);
+        let (_, imported) = read_both_ways(&long).unwrap();
+        assert!(
+            imported.warnings[0].to_string().contains("longer than"),
+            "{:?}",
+            imported.warnings
+        );
+        // A line that is not UTF-8 in the third block: the same error, naming its line.
+        let mut bad = text.clone();
+        let at = 5 * GO_BLOCK_BYTES / 2;
+        let at = at + memchr::memchr(b'\n', &bad[at..]).unwrap() + 1;
+        bad.splice(at..at, b"caf\xE9\n".iter().copied());
+        let line = bad[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        let e = read_both_ways(&bad).unwrap_err();
+        assert!(e.contains(&format!("t.txt:{line}: not valid UTF-8")), "{e}");
     }
 
     #[test]
@@ -1296,6 +1691,26 @@ mod tests {
         assert_eq!(a.benchmarks(), b.benchmarks());
         assert_eq!(a.metrics(), b.metrics());
         assert!(a.samples().iter().any(|s| s.side == Side::New));
+    }
+
+    /// Names are found by hash and text, a name whose hash an earlier one has (forced here)
+    /// through the collision map, and the place after the last is the first.
+    #[test]
+    fn go_names_find_names_and_collisions() {
+        use crate::sample::BenchmarkId;
+        let mut names = GoNames::default();
+        names.insert("A-8", BenchmarkId(7));
+        assert_eq!(names.get("A-8"), Some((BenchmarkId(7), 0)));
+        // "B-8" is made to share the hash of "A-8".
+        names.index.insert(GoNames::hash("B-8"), 0);
+        names.insert("B-8", BenchmarkId(3));
+        assert_eq!(names.collided.len(), 1);
+        assert_eq!(names.get("B-8"), Some((BenchmarkId(3), 1)));
+        assert_eq!(names.get("A-8"), Some((BenchmarkId(7), 0)));
+        assert_eq!(names.get("C-8"), None);
+        assert_eq!(names.at(1, "B-8"), Some(BenchmarkId(3)));
+        assert_eq!(names.at(1, "A-8"), None);
+        assert_eq!((names.after(0), names.after(1)), (1, 0));
     }
 
     #[test]

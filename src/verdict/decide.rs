@@ -657,16 +657,25 @@ pub fn geomean(a: &[Assessment]) -> Option<Geomean> {
     if a.len() < 2 {
         return None;
     }
+    use rayon::prelude::*;
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    // Each comparison's log ratio (None: undefined) in parallel: the means read every sample,
+    // a million of them in a large report (issue 16); the sum below stays in row order.
+    let logs: Vec<Option<f64>> = a
+        .par_iter()
+        .with_min_len(256)
+        .map(|x| {
+            let c = &x.row.comparison;
+            let r = 1.0 + x.change_pct / 100.0;
+            (mean(&c.old) > 0.0 && mean(&c.new) > 0.0 && r.is_finite() && r > 0.0).then(|| r.ln())
+        })
+        .collect();
     let mut sum = 0.0;
     let mut undefined = 0;
-    for x in a {
-        let c = &x.row.comparison;
-        let r = 1.0 + x.change_pct / 100.0;
-        if !(mean(&c.old) > 0.0 && mean(&c.new) > 0.0 && r.is_finite() && r > 0.0) {
-            undefined += 1;
-        } else {
-            sum += r.ln();
+    for l in logs {
+        match l {
+            Some(l) => sum += l,
+            None => undefined += 1,
         }
     }
     Some(if undefined > 0 {
