@@ -42,6 +42,7 @@
 //! non-Go benchmarks (`Node:<file>:/<word>…`) are decoded back to file and configuration.
 
 use crate::error::ImportError;
+use crate::format::blocks::{Batch, read_ahead};
 use crate::format::{Diagnostics, Imported, LineReader, ReadOptions};
 use crate::sample::{Better, ConfValue, Configuration, MetricId, Sample, SampleSet, Side};
 use std::collections::HashMap;
@@ -1073,15 +1074,6 @@ enum Next<'a> {
     Block(GoBlock),
 }
 
-/// A batch of blocks read ahead: blocks of whole lines, the bytes read of a line longer than
-/// a block when one was met (the rest of the input is then read line by line), and whether
-/// the input ended.
-struct Batch {
-    blocks: Vec<Vec<u8>>,
-    long: Option<Vec<u8>>,
-    eof: bool,
-}
-
 /// The rest of the input read line by line, after what was read ahead.
 type SeqReader<R> = LineReader<std::io::Chain<std::io::Cursor<Vec<u8>>, R>>;
 
@@ -1264,10 +1256,15 @@ impl<R: std::io::BufRead> Lines<R> {
                 // The first batch is one short block: its lines (often unit and configuration
                 // lines, which it is read line by line for) are taken while the next batch is
                 // read, which is then parsed knowing the units.
-                Some(input) => {
-                    read_ahead(input, &mut self.carry, &mut self.pool, 1, FIRST_BLOCK_BYTES)
-                        .map_err(|e| io_err(&self.name, e))?
-                }
+                Some(input) => read_ahead(
+                    input,
+                    &mut self.carry,
+                    &mut self.pool,
+                    1,
+                    GO_BLOCK_BYTES,
+                    FIRST_BLOCK_BYTES,
+                )
+                .map_err(|e| io_err(&self.name, e))?,
                 None => Batch {
                     blocks: Vec::new(),
                     long: None,
@@ -1290,9 +1287,14 @@ impl<R: std::io::BufRead> Lines<R> {
                 });
             });
             let ahead = match input {
-                Some(input) if read_next => {
-                    Some(read_ahead(input, carry, pool, batch_blocks, GO_BLOCK_BYTES))
-                }
+                Some(input) if read_next => Some(read_ahead(
+                    input,
+                    carry,
+                    pool,
+                    batch_blocks,
+                    GO_BLOCK_BYTES,
+                    GO_BLOCK_BYTES,
+                )),
                 _ => None,
             };
             if let Err(panic) = parsing.join() {
@@ -1317,79 +1319,6 @@ impl<R: std::io::BufRead> Lines<R> {
             }
         });
     }
-}
-
-/// Reads the next batch of up to `batch_blocks` blocks of whole lines, each straight into
-/// its buffer (taken from `pool`): no copy of the input but the start of a line cut by a
-/// block's end, carried to the next block in `carry`.
-///
-/// # Errors
-/// Read errors of `input`.
-fn read_ahead<R: std::io::BufRead>(
-    input: &mut R,
-    carry: &mut Vec<u8>,
-    pool: &mut Vec<Vec<u8>>,
-    batch_blocks: usize,
-    first_bytes: usize,
-) -> std::io::Result<Batch> {
-    let mut blocks: Vec<Vec<u8>> = Vec::with_capacity(batch_blocks);
-    let mut eof = false;
-    while blocks.len() < batch_blocks && !eof {
-        // A buffer kept from an earlier block is zeroed only past its last length.
-        let mut buf = pool.pop().unwrap_or_default();
-        buf.resize(GO_BLOCK_BYTES, 0);
-        let mut len = carry.len();
-        buf[..len].copy_from_slice(carry);
-        carry.clear();
-        // The first block of the batch may be shorter (`first_bytes`), unless its first
-        // line is longer than that.
-        let mut want = if blocks.is_empty() {
-            first_bytes.clamp(1, GO_BLOCK_BYTES)
-        } else {
-            GO_BLOCK_BYTES
-        };
-        loop {
-            while len < want {
-                match input.read(&mut buf[len..want]) {
-                    Ok(0) => {
-                        eof = true;
-                        break;
-                    }
-                    Ok(k) => len += k,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(e),
-                }
-            }
-            if eof {
-                break;
-            }
-            match memchr::memrchr(b'\n', &buf[..len]) {
-                Some(i) => {
-                    carry.extend_from_slice(&buf[i + 1..len]);
-                    len = i + 1;
-                    break;
-                }
-                None if want < GO_BLOCK_BYTES => want = GO_BLOCK_BYTES,
-                None => {
-                    buf.truncate(len);
-                    return Ok(Batch {
-                        blocks,
-                        long: Some(buf),
-                        eof: false,
-                    });
-                }
-            }
-        }
-        buf.truncate(len);
-        if !buf.is_empty() {
-            blocks.push(buf);
-        }
-    }
-    Ok(Batch {
-        blocks,
-        long: None,
-        eof,
-    })
 }
 
 /// Parses a block of whole lines as result records of known units, configuration lines and

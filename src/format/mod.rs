@@ -20,6 +20,7 @@
 //! their samples on the side given in [`ReadOptions::side`]: `benchdiff report old.txt new.txt`
 //! reads the first file as old and the second as new, like benchstat.
 
+mod blocks;
 pub mod criterion;
 pub mod go;
 pub mod google_benchmark;

@@ -29,6 +29,7 @@
 pub mod write;
 
 use crate::error::{Diagnostic, ImportError, MAX_DIAGNOSTICS};
+use crate::format::blocks::{Batch, read_ahead};
 use crate::format::{Line, LineReader};
 use crate::sample::{RATE, Sample, SampleSet, Side};
 use std::io::BufRead;
@@ -409,58 +410,6 @@ fn read_csv_in<R: BufRead>(
 /// so every full block of readable lines ends in a line break).
 const BLOCK_BYTES: usize = MAX_LINE_BYTES + (1 << 16);
 
-/// A batch of blocks read ahead: blocks of whole lines (the last one at the end of input may
-/// not end in a line break) and whether the input ended; or, when a line is longer than a
-/// block (so over the line limit), the blocks before it and what was read of it.
-enum ReadAhead {
-    Blocks(Vec<Vec<u8>>, bool),
-    Long(Vec<Vec<u8>>, Vec<u8>),
-}
-
-/// Reads the next batch of up to `batch_blocks` blocks, each straight into its buffer (taken
-/// from `pool`; the reader's own buffer is passed by once it is empty): no copy of the input
-/// but the partial line carried to the next block in `carry`.
-fn read_ahead<R: BufRead>(
-    input: &mut R,
-    carry: &mut Vec<u8>,
-    pool: &mut Vec<Vec<u8>>,
-    batch_blocks: usize,
-) -> std::io::Result<ReadAhead> {
-    let mut blocks: Vec<Vec<u8>> = Vec::with_capacity(batch_blocks);
-    let mut eof = false;
-    while blocks.len() < batch_blocks && !eof {
-        let mut buf = pool.pop().unwrap_or_default();
-        buf.resize(BLOCK_BYTES, 0);
-        let mut len = carry.len();
-        buf[..len].copy_from_slice(carry);
-        carry.clear();
-        while len < BLOCK_BYTES {
-            match input.read(&mut buf[len..]) {
-                Ok(0) => {
-                    eof = true;
-                    break;
-                }
-                Ok(k) => len += k,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            }
-        }
-        buf.truncate(len);
-        if !eof {
-            match memchr::memrchr(b'\n', &buf) {
-                Some(i) => carry.extend_from_slice(&buf[i + 1..]),
-                None => return Ok(ReadAhead::Long(blocks, buf)),
-            }
-            let keep = buf.len() - carry.len();
-            buf.truncate(keep);
-        }
-        if !buf.is_empty() {
-            blocks.push(buf);
-        }
-    }
-    Ok(ReadAhead::Blocks(blocks, eof))
-}
-
 /// Reads the rest of a compare.js CSV (after its first header) in blocks of whole lines,
 /// a batch of blocks at a time parsed in parallel while the next batch is read, and adds them
 /// to `set` in order. Memory holds two batches of the input, never the whole of it.
@@ -479,11 +428,27 @@ fn read_blocks<R: BufRead>(
     let mut carry: Vec<u8> = Vec::new();
     // The blocks' buffers, kept from batch to batch.
     let mut pool: Vec<Vec<u8>> = Vec::new();
-    let mut next = read_ahead(input, &mut carry, &mut pool, batch_blocks).map_err(io_err)?;
+    let mut next = read_ahead(
+        input,
+        &mut carry,
+        &mut pool,
+        batch_blocks,
+        BLOCK_BYTES,
+        BLOCK_BYTES,
+    )
+    .map_err(io_err)?;
     loop {
         let (blocks, eof) = match next {
-            ReadAhead::Blocks(blocks, eof) => (blocks, eof),
-            ReadAhead::Long(blocks, buf) => {
+            Batch {
+                blocks,
+                long: None,
+                eof,
+            } => (blocks, eof),
+            Batch {
+                blocks,
+                long: Some(buf),
+                ..
+            } => {
                 // A line longer than a block (so over the line limit): the rest is read line
                 // by line, which reports it.
                 for b in blocks {
@@ -509,9 +474,20 @@ fn read_blocks<R: BufRead>(
                         .collect::<Vec<Option<Block>>>()
                 });
                 let ahead = if eof {
-                    Ok(ReadAhead::Blocks(Vec::new(), true))
+                    Ok(Batch {
+                        blocks: Vec::new(),
+                        long: None,
+                        eof: true,
+                    })
                 } else {
-                    read_ahead(input, &mut carry, &mut pool, batch_blocks)
+                    read_ahead(
+                        input,
+                        &mut carry,
+                        &mut pool,
+                        batch_blocks,
+                        BLOCK_BYTES,
+                        BLOCK_BYTES,
+                    )
                 };
                 (parsing.join(), ahead)
             })

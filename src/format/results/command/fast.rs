@@ -222,6 +222,14 @@ impl<'a> Cursor<'a> {
     /// an integer of more than 18 digits or an exponent of more than 3 digits (left to serde).
     #[inline(always)]
     fn number(&mut self) -> Option<(&'a str, bool)> {
+        let (start, integer) = self.scan_number()?;
+        Some((self.s.get(start..self.i)?, integer))
+    }
+
+    /// Moves past a number token ([`Cursor::number`]'s grammar and limits): where it started
+    /// and whether it is an integer, `None` where [`Cursor::number`] gives `None`.
+    #[inline(always)]
+    fn scan_number(&mut self) -> Option<(usize, bool)> {
         let start = self.i;
         if self.peek() == Some(b'-') {
             self.i += 1;
@@ -251,11 +259,7 @@ impl<'a> Cursor<'a> {
                 return None;
             }
         }
-        let token = self.s.get(start..self.i)?;
-        if integer && token.len() > 18 {
-            return None;
-        }
-        Some((token, integer))
+        (!integer || self.i - start <= 18).then_some((start, integer))
     }
 
     /// A number as serde_json reads it into an `f64` (finite: serde_json rejects a number out
@@ -358,36 +362,7 @@ impl<'a> Cursor<'a> {
     /// needed.
     #[inline(always)]
     fn skip_number(&mut self) -> Option<()> {
-        let start = self.i;
-        if self.peek() == Some(b'-') {
-            self.i += 1;
-        }
-        match self.peek()? {
-            b'0' => self.i += 1,
-            b'1'..=b'9' => {
-                self.digits();
-            }
-            _ => return None,
-        }
-        let mut integer = true;
-        if self.peek() == Some(b'.') {
-            self.i += 1;
-            integer = false;
-            if self.digits() == 0 {
-                return None;
-            }
-        }
-        if matches!(self.peek(), Some(b'e' | b'E')) {
-            integer = false;
-            self.i += 1;
-            if matches!(self.peek(), Some(b'+' | b'-')) {
-                self.i += 1;
-            }
-            if !(1..=3).contains(&self.digits()) {
-                return None;
-            }
-        }
-        (!integer || self.i - start <= 18).then_some(())
+        self.scan_number().map(|_| ())
     }
 
     /// A non-negative integer that fits a `u32`.
