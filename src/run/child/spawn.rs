@@ -329,11 +329,37 @@ mod tests {
         }
     }
 
-    #[test]
-    fn child_sees_environment_group_cwd_and_streams() {
+    /// Spawns `argv` by [`spawn`] with stdout and stderr on fresh pipes, reads both to their
+    /// end and waits: stdout, stderr, the wait status and the two read ends (still open).
+    fn run_piped(
+        argv: &[OsString],
+        env: &[(String, String)],
+        env_remove: &[String],
+        cwd: Option<&Path>,
+    ) -> (String, String, i32, (std::fs::File, std::fs::File)) {
         use std::io::Read;
         let (mut out_r, out_w) = pipe();
         let (mut err_r, err_w) = pipe();
+        let pid = spawn(
+            argv,
+            env,
+            env_remove,
+            cwd,
+            Some(out_w.as_raw_fd()),
+            err_w.as_raw_fd(),
+        )
+        .expect("fast path")
+        .expect("spawned");
+        drop((out_w, err_w));
+        let mut out = String::new();
+        out_r.read_to_string(&mut out).expect("stdout");
+        let mut err = String::new();
+        err_r.read_to_string(&mut err).expect("stderr");
+        (out, err, wait(pid), (out_r, err_r))
+    }
+
+    #[test]
+    fn child_sees_environment_group_cwd_and_streams() {
         let argv: Vec<OsString> = [
             "sh",
             "-c",
@@ -348,29 +374,19 @@ mod tests {
             ("BENCHDIFF_SIDE".to_owned(), "first".to_owned()),
             ("BENCHDIFF_SIDE".to_owned(), "old".to_owned()),
         ];
-        let pid = spawn(
+        let (out, err, status, _) = run_piped(
             &argv,
             &env,
             &["HOME_GONE".to_owned()],
             Some(Path::new("/tmp")),
-            Some(out_w.as_raw_fd()),
-            err_w.as_raw_fd(),
-        )
-        .expect("fast path")
-        .expect("spawned");
-        drop((out_w, err_w));
-        let mut out = String::new();
-        out_r.read_to_string(&mut out).expect("stdout");
-        let mut err = String::new();
-        err_r.read_to_string(&mut err).expect("stderr");
-        assert_eq!(wait(pid), 0);
+        );
+        assert_eq!(status, 0);
         assert_eq!(out, "old /tmp \nown-group\nstdin-empty\n");
         assert_eq!(err, "err\n");
     }
 
     #[test]
     fn kept_file_actions_follow_new_descriptors_and_folders() {
-        use std::io::Read;
         // Spawns in a row whose pipes and folders change (and then repeat): each child writes
         // to its own pipe and runs in its own folder, whatever the previous spawn used.
         let argv: Vec<OsString> = ["sh", "-c", "pwd; echo e >&2"]
@@ -382,31 +398,15 @@ mod tests {
             .into_iter()
             .enumerate()
         {
-            let (mut out_r, out_w) = pipe();
-            let (mut err_r, err_w) = pipe();
-            // Hold every other run's readers open so the descriptor numbers differ.
-            let pid = spawn(
-                &argv,
-                &[],
-                &[],
-                dir.map(Path::new),
-                Some(out_w.as_raw_fd()),
-                err_w.as_raw_fd(),
-            )
-            .expect("fast path")
-            .expect("spawned");
-            drop((out_w, err_w));
-            let mut out = String::new();
-            out_r.read_to_string(&mut out).expect("stdout");
-            let mut err = String::new();
-            err_r.read_to_string(&mut err).expect("stderr");
-            assert_eq!(wait(pid), 0);
+            let (out, err, status, readers) = run_piped(&argv, &[], &[], dir.map(Path::new));
+            assert_eq!(status, 0);
             let here = std::env::current_dir().expect("cwd");
             let want = dir.map(std::path::PathBuf::from).unwrap_or(here);
             assert_eq!(out.trim_end(), want.to_string_lossy(), "spawn {i}");
             assert_eq!(err, "e\n", "spawn {i}");
+            // Every other run's read ends stay open, so the next pipes get other numbers.
             if i % 2 == 0 {
-                keep.push((out_r, err_r));
+                keep.push(readers);
             }
         }
     }
