@@ -88,3 +88,13 @@ pub(crate) fn read_ahead<R: Read>(
         eof,
     })
 }
+
+/// The first line of `rest` (without its line break) and what follows the break (empty at
+/// the end): how a parser walks a block of [`read_ahead`].
+#[inline(always)]
+pub(crate) fn split_line(rest: &str) -> (&str, &str) {
+    match memchr::memchr(b'\n', rest.as_bytes()) {
+        Some(i) => (&rest[..i], &rest[i + 1..]),
+        None => (rest, ""),
+    }
+}

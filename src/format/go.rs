@@ -42,7 +42,7 @@
 //! non-Go benchmarks (`Node:<file>:/<word>…`) are decoded back to file and configuration.
 
 use crate::error::ImportError;
-use crate::format::blocks::{Batch, read_ahead};
+use crate::format::blocks::{Batch, read_ahead, split_line};
 use crate::format::{Diagnostics, Imported, LineReader, ReadOptions};
 use crate::sample::{Better, ConfValue, Configuration, MetricId, Sample, SampleSet, Side};
 use std::collections::HashMap;
@@ -1344,10 +1344,7 @@ fn parse_go_block(bytes: &[u8], ctx: &Ctx<'_>) -> Option<GoBlock> {
     let mut fields: Vec<&str> = Vec::with_capacity(8);
     let mut rest = text;
     while !rest.is_empty() {
-        let (mut line, next) = match memchr::memchr(b'\n', rest.as_bytes()) {
-            Some(i) => (&rest[..i], &rest[i + 1..]),
-            None => (rest, ""),
-        };
+        let (mut line, next) = split_line(rest);
         rest = next;
         lines += 1;
         if line.len() > crate::lines::MAX_LINE_BYTES {

@@ -29,7 +29,7 @@
 pub mod write;
 
 use crate::error::{Diagnostic, ImportError, MAX_DIAGNOSTICS};
-use crate::format::blocks::{Batch, read_ahead};
+use crate::format::blocks::{Batch, read_ahead, split_line};
 use crate::format::{Line, LineReader};
 use crate::sample::{RATE, Sample, SampleSet, Side};
 use std::io::BufRead;
@@ -585,10 +585,7 @@ fn parse_block(
     let mut lines = 0u64;
     let mut rest = text;
     while !rest.is_empty() {
-        let (mut line, next) = match memchr::memchr(b'\n', rest.as_bytes()) {
-            Some(i) => (&rest[..i], &rest[i + 1..]),
-            None => (rest, ""),
-        };
+        let (mut line, next) = split_line(rest);
         rest = next;
         lines += 1;
         if line.len() > MAX_LINE_BYTES {

@@ -151,24 +151,7 @@ impl<'a> Cursor<'a> {
     /// both; escapes are checked by the caller).
     #[inline(always)]
     fn skip_string(&mut self) -> Option<(usize, usize, bool)> {
-        self.lit("\"")?;
-        let open = self.i;
-        let mut escaped = false;
-        loop {
-            match *self.b.get(self.i)? {
-                b'"' => break,
-                // The escaped byte is skipped too (it may be a quote); serde_json checks the
-                // escape (see `string`).
-                b'\\' => {
-                    escaped = true;
-                    self.i += 2;
-                }
-                0..=0x1f => return None,
-                _ => self.i += 1,
-            }
-        }
-        let close = self.i;
-        self.i += 1;
+        let (open, close, escaped) = self.scan_string()?;
         if escaped {
             // A bad escape makes serde reject the line: check it here as `string` does.
             serde_json::from_str::<IgnoredAny>(self.s.get(open - 1..=close)?).ok()?;
@@ -176,18 +159,19 @@ impl<'a> Cursor<'a> {
         Some((open, close, escaped))
     }
 
-    /// A JSON string: borrowed from the line without escapes, decoded by serde_json with them;
-    /// `None` for a raw control character or a bad escape (serde_json rejects both).
+    /// Moves past a JSON string: the positions of its content (after the opening quote, at the
+    /// closing one) and whether it holds an escape (not checked here). `None` for a raw
+    /// control character or a line ending inside it.
     #[inline(always)]
-    fn string(&mut self) -> Option<Cow<'a, str>> {
+    fn scan_string(&mut self) -> Option<(usize, usize, bool)> {
         self.lit("\"")?;
         let open = self.i;
         let mut escaped = false;
         loop {
             match *self.b.get(self.i)? {
                 b'"' => break,
-                // The escaped byte is skipped too (it may be a quote); serde_json checks the
-                // escape below.
+                // The escaped byte is skipped too (it may be a quote); the caller has serde_json
+                // check the escape.
                 b'\\' => {
                     escaped = true;
                     self.i += 2;
@@ -198,6 +182,14 @@ impl<'a> Cursor<'a> {
         }
         let close = self.i;
         self.i += 1;
+        Some((open, close, escaped))
+    }
+
+    /// A JSON string: borrowed from the line without escapes, decoded by serde_json with them;
+    /// `None` for a raw control character or a bad escape (serde_json rejects both).
+    #[inline(always)]
+    fn string(&mut self) -> Option<Cow<'a, str>> {
+        let (open, close, escaped) = self.scan_string()?;
         if escaped {
             serde_json::from_str::<String>(self.s.get(open - 1..=close)?)
                 .ok()
