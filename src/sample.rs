@@ -138,6 +138,19 @@ pub struct MetricId(pub u32);
 /// The rate metric (operations per second, higher is better): id 0 in every [`SampleSet`].
 pub const RATE: MetricId = MetricId(0);
 
+/// Up to this many metrics, [`SampleSet::intern_metric`] finds a metric by scanning them (the
+/// usual case: a handful); beyond it, by a hash index.
+const METRIC_SCAN: usize = 16;
+
+/// A hash of a metric's name and unit, for [`SampleSet::intern_metric`]'s index.
+fn metric_hash(name: &str, unit: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    name.hash(&mut h);
+    unit.hash(&mut h);
+    h.finish()
+}
+
 /// A 64-bit hash of a benchmark name (`file`, configuration text) for look-ups in a
 /// [`SampleSet`] ([`SampleSet::find_hashed`], [`SampleSet::intern_hashed`]); readers compute
 /// it once per row. Equal names give equal hashes; different names almost never do (a
@@ -291,6 +304,11 @@ impl ExactSizeIterator for Samples<'_> {}
 pub struct SampleSet {
     benchmarks: Vec<Benchmark>,
     metrics: Vec<Metric>,
+    /// Metrics by a hash of their name and unit (the first metric of each hash), kept once
+    /// there are more than [`METRIC_SCAN`] of them (see [`SampleSet::intern_metric`]).
+    metric_index: FxHashMap<u64, u32>,
+    /// How many of `metrics` (the first ones) are in `metric_index`.
+    metrics_indexed: usize,
     /// Benchmarks by [`benchmark_hash`] of their name: the first benchmark of each hash.
     index: FxHashMap<u64, BenchmarkId>,
     /// Benchmarks whose hash an earlier one already had, by `file + '\0' + configuration`.
@@ -328,6 +346,8 @@ impl Default for SampleSet {
                 unit: "ops/s".to_owned(),
                 better: Better::Higher,
             }],
+            metric_index: FxHashMap::default(),
+            metrics_indexed: 0,
             index: FxHashMap::default(),
             collided: FxHashMap::default(),
             last_id: None,
@@ -352,12 +372,29 @@ impl SampleSet {
     /// # Panics
     /// Panics if more than `u32::MAX` metrics are interned.
     pub fn intern_metric(&mut self, name: &str, unit: &str, better: Better) -> MetricId {
-        if let Some(i) = self
-            .metrics
-            .iter()
-            .position(|m| m.name == name && m.unit == unit)
-        {
-            return MetricId(i as u32);
+        let same = |m: &Metric| m.name == name && m.unit == unit;
+        if self.metrics.len() <= METRIC_SCAN {
+            if let Some(i) = self.metrics.iter().position(same) {
+                return MetricId(i as u32);
+            }
+        } else {
+            // Many metrics (a Go line may name thousands of units): by hash, not by a scan of
+            // all of them per value.
+            for (i, m) in self.metrics.iter().enumerate().skip(self.metrics_indexed) {
+                self.metric_index
+                    .entry(metric_hash(&m.name, &m.unit))
+                    .or_insert(i as u32);
+            }
+            self.metrics_indexed = self.metrics.len();
+            let found = match self.metric_index.get(&metric_hash(name, unit)) {
+                Some(&i) if same(&self.metrics[i as usize]) => Some(i as usize),
+                // Two metrics with one hash: the scan decides.
+                Some(_) => self.metrics.iter().position(same),
+                None => None,
+            };
+            if let Some(i) = found {
+                return MetricId(i as u32);
+            }
         }
         self.metrics.push(Metric {
             name: name.to_owned(),
@@ -638,6 +675,30 @@ impl SampleSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn metrics_keep_their_ids_past_the_scan_limit() {
+        // Metrics are found by a scan up to METRIC_SCAN, then by a hash index: every metric
+        // keeps its first id either way, and name and unit together identify it.
+        let mut set = SampleSet::new();
+        let n = 3 * METRIC_SCAN as u32 + 5;
+        let ids: Vec<MetricId> = (0..n)
+            .map(|i| set.intern_metric(&format!("m{i}"), "ns/op", Better::Lower))
+            .collect();
+        assert_eq!(ids, (1..=n).map(MetricId).collect::<Vec<_>>());
+        for i in (0..n).rev() {
+            assert_eq!(
+                set.intern_metric(&format!("m{i}"), "ns/op", Better::Higher),
+                ids[i as usize]
+            );
+        }
+        assert_eq!(set.intern_metric("rate", "ops/s", Better::Higher), RATE);
+        let other_unit = set.intern_metric("m3", "B/op", Better::Lower);
+        assert_eq!(other_unit, MetricId(n + 1));
+        assert_eq!(set.intern_metric("m3", "B/op", Better::Lower), other_unit);
+        assert_eq!(set.metric(ids[7]).better, Better::Lower);
+        assert_eq!(set.metrics().len(), n as usize + 2);
+    }
 
     #[test]
     fn interning_dedups_and_names_like_r() {
