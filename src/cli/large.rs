@@ -29,6 +29,7 @@
 use super::{CorrectionArg, EXIT_USAGE, Format, Io, ReportArgs, RowNote, row_notes};
 use crate::format::{self, InputFormat};
 use crate::render::analyze;
+use crate::render::table::{self, TableRow};
 use crate::sample::{RATE, SampleSet, Side};
 use crate::verdict::{self, Stars, decide};
 use std::io::Write;
@@ -97,7 +98,8 @@ fn try_report_from(
     io: &mut Io<'_>,
 ) -> anyhow::Result<Option<i32>> {
     let a = &args.analysis;
-    if !matches!(a.format, Format::R | Format::Analyze)
+    if !matches!(a.format, Format::R | Format::Analyze | Format::Table)
+        || (a.format == Format::Table && a.details)
         || a.plot.is_some()
         || a.max_regression.is_some()
         || a.metric.is_some()
@@ -176,6 +178,9 @@ fn try_report_from(
     }
     if spilled.metrics() != [RATE] {
         anyhow::bail!("{f}: a compare.js CSV with samples of another metric than the rate");
+    }
+    if a.format == Format::Table {
+        return table(a, f, set, spilled, io);
     }
 
     // Partition by partition: group, compute compare.R's row, keep it compact.
@@ -284,24 +289,45 @@ fn try_report_from(
         }
     };
     let opts = decide::Options {
+        distribution_checks: false,
+        ..options(a)
+    };
+    let failures = crate::compare::failures::Failures::default();
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        if analyze_layout {
+            analyze::write_rows(rows.len(), arow, &opts, &failures, None, w)
+        } else {
+            crate::render::compare_r::write_rows(rows.len(), row, width, w)
+        }
+    };
+    output(a, write, io)
+}
+
+/// The verdict options of the report `a` (its correction and threshold; the distribution
+/// checks the table shows, without the rank tests of `--details`).
+fn options(a: &super::AnalysisArgs) -> decide::Options {
+    decide::Options {
         correction: match a.correction {
             CorrectionArg::Holm => decide::Correction::Holm,
             CorrectionArg::Bh => decide::Correction::BenjaminiHochberg,
             CorrectionArg::None => decide::Correction::None,
         },
         threshold_pct: a.threshold,
-        distribution_checks: false,
+        distribution_checks: true,
+        rank_tests: false,
+        every_drift: false,
         ..decide::Options::default()
-    };
-    let failures = crate::compare::failures::Failures::default();
-    let write = |w: &mut dyn Write| -> std::io::Result<()> {
-        if analyze_layout {
-            analyze::write_rows(rows.len(), arow, &opts, &failures, None, w)?;
-        } else {
-            crate::render::compare_r::write_rows(rows.len(), row, width, w)?;
-        }
-        w.flush()
-    };
+    }
+}
+
+/// Writes the report by `write` to the `-o` file of `a`, else to stdout, through a buffer;
+/// returns the exit code (a `-o` file that cannot be written is a usage error, as in memory).
+fn output(
+    a: &super::AnalysisArgs,
+    write: impl Fn(&mut dyn Write) -> std::io::Result<()>,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Option<i32>> {
+    let write = |w: &mut dyn Write| write(w).and_then(|()| w.flush());
     match &a.output {
         Some(path) => {
             let written = std::fs::File::create(path)
@@ -317,6 +343,108 @@ fn try_report_from(
         ))?,
     }
     Ok(Some(0))
+}
+
+/// The default table of the spilled samples of `f` (see the module doc): partition by
+/// partition, each comparison is estimated (without the correction) and kept as its
+/// [`TableRow`]; the rows are put in the in-memory order (first appearance, then a stable sort
+/// by name), corrected and decided together, and written by the in-memory report's renderer.
+fn table(
+    a: &super::AnalysisArgs,
+    f: &str,
+    mut set: SampleSet,
+    mut spilled: crate::sample::Spilled,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Option<i32>> {
+    use rayon::prelude::*;
+    let opts = options(a);
+    let mut rows: Vec<(u64, TableRow<'static>)> = Vec::with_capacity(set.benchmarks().len());
+    let mut noted: Vec<(u64, verdict::Row)> = Vec::new();
+    // The benchmarks measured on one side only: (first position, name, only old).
+    let mut one_sided: Vec<(u64, String, bool)> = Vec::new();
+    for k in 0..spilled.partitions() {
+        let (part, ids) = match spilled.partition(k, &mut set) {
+            Ok(p) => p,
+            Err(e) => return in_memory(f, &e, io),
+        };
+        let mut comparisons = crate::compare::group_metric(&part, RATE);
+        drop(part);
+        for c in &mut comparisons {
+            c.benchmark = ids[c.benchmark.0 as usize];
+        }
+        release_free_memory();
+        let first = |c: &crate::compare::Comparison| {
+            spilled.first_position(c.benchmark).unwrap_or(u64::MAX)
+        };
+        let mut both = Vec::with_capacity(comparisons.len());
+        for mut c in comparisons {
+            if c.old.is_empty() || c.new.is_empty() {
+                one_sided.push((first(&c), std::mem::take(&mut c.name), c.new.is_empty()));
+            } else {
+                both.push(c);
+            }
+        }
+        let vrows = verdict::rows_with(both, false);
+        for r in &vrows {
+            let c = &r.comparison;
+            if RowNote::of(c, r.welch.err(), || r.improvement_pct).is_some() {
+                noted.push((first(c), r.clone()));
+            }
+        }
+        let assessed = decide::estimate_each(vrows, &opts);
+        rows.par_extend(
+            assessed
+                .par_iter()
+                .map(|x| (first(&x.row.comparison), TableRow::owned(x))),
+        );
+    }
+    drop(spilled);
+    drop(set);
+    release_free_memory();
+    // The in-memory order: first appearance, then a stable sort by name, that is by name and
+    // then first appearance.
+    let coll = crate::compare::RootCollation::new();
+    rows.par_sort_unstable_by(|x, y| coll.compare(&x.1.name, &y.1.name).then(x.0.cmp(&y.0)));
+    noted.sort_unstable_by(|x, y| {
+        coll.compare(&x.1.comparison.name, &y.1.comparison.name)
+            .then(x.0.cmp(&y.0))
+    });
+    one_sided.sort_unstable_by(|x, y| coll.compare(&x.1, &y.1).then(x.0.cmp(&y.0)));
+    let mut rows: Vec<TableRow<'static>> = rows.into_iter().map(|(_, r)| r).collect();
+    // The messages of `emit_analysis_blocks` for the table.
+    let flagged: Vec<RowNote<'_>> = noted
+        .iter()
+        .filter_map(|(_, r)| RowNote::of(&r.comparison, r.welch.err(), || r.improvement_pct))
+        .collect();
+    row_notes(&flagged, a.format, io)?;
+    let mut listed = crate::compare::OneSided::default();
+    for (_, name, only_old) in one_sided {
+        if only_old {
+            listed.only_old.push(name);
+        } else {
+            listed.only_new.push(name);
+        }
+    }
+    let listed = listed.without_failures(&Default::default());
+    table::decide_rows(&mut rows, &opts);
+    // Colour and a terminal's width need every cell at once (comfy-table, column fitting);
+    // a file or a pipe gets the table a few thousand rows at a time.
+    let (color, width) = if a.output.is_some() {
+        (false, None)
+    } else {
+        (io.color, io.width)
+    };
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        if color || width.is_some() {
+            let t = table::render_rows(&rows, &listed, &opts, color, width);
+            w.write_all(t.as_bytes())
+        } else {
+            table::write_rows(&rows, &listed, &opts, w)
+        }
+    };
+    let code = output(a, write, io);
+    super::drop_in_background(rows);
+    code
 }
 
 #[cfg(test)]
