@@ -1,17 +1,27 @@
-//! `report --format r` and `--format analyze` of a large compare.js CSV in bounded memory
-//! (issue 16).
+//! `report --format r`, `--format analyze` and the default table of a large compare.js CSV
+//! in bounded memory (issue 16).
 //!
 //! Reading a 2 GB compare.js CSV whole keeps 24 million samples (576 MB packed) and then the
 //! same values again per comparison. Above [`spill_threshold`] bytes, a single compare.js CSV
-//! reported with `--format r` or `--format analyze` (without `--plot` or `--max-regression`)
-//! is instead read with its samples spilled to temporary partition
-//! files by benchmark ([`SampleSet::spill_samples`]); each partition is then read back, grouped
-//! and analysed on its own, and only what compare.R and compare.js print of each row (name,
-//! stars, improvement, accuracy, sample counts, the p-value of the corrected count) is kept, in a
-//! compact form. The rows are put in the order the in-memory report gives them (first
-//! appearance, then for `r` sorted by name) and printed with the same streaming renderers, so the output, the warnings and the exit code are those of the in-memory path, byte
-//! for byte. Rows that a note on stderr speaks of (values below 0, no Welch test) are rare and
-//! kept whole, for the same notes.
+//! (not standard input) reported with `--format r`, `--format analyze` or `--format table`
+//! (without `--plot`, `--max-regression`, `--metric`, `--label`, `--sides-by`, nor the table's
+//! `--details`, which take the in-memory path) is instead read with its samples spilled to
+//! temporary partition files by benchmark ([`SampleSet::spill_samples`]); each partition is
+//! then read back, grouped and analysed on its own, and only a compact form of each row is
+//! kept: for `r` and `analyze` what compare.R and compare.js print of it (name, stars,
+//! improvement, accuracy, sample counts, the p-value of the corrected count); for the table
+//! its [`TableRow`] (figures, raw p-value, flags, notes, the inputs of the verdict), the
+//! estimate made without the correction. The rows are put in the order the in-memory report
+//! gives them (first appearance, then but for `analyze` a stable sort by name); the table's
+//! are then corrected and decided together, as in memory. They are printed with the same
+//! renderers, so the output, the warnings and the exit code are those of the in-memory path,
+//! byte for byte. Rows that a note on stderr speaks of (values below 0, no Welch test) are rare
+//! and kept whole, for the same notes.
+//!
+//! The table's options are all supported: `--correction`, `--threshold` and `-o` as in
+//! memory; colour and a terminal's width (`COLUMNS`) draw the table in memory from the rows
+//! (every cell at once, for comfy-table and the column fitting), while a file or a pipe gets
+//! it a few thousand rows at a time ([`table::write_rows`]).
 //!
 //! The threshold is 256 MiB, or the byte count in the environment variable
 //! `BENCHDIFF_SPILL_BYTES` (for tests and for machines with less memory); partitions hold
@@ -21,10 +31,11 @@
 //! disk.
 //!
 //! What memory still holds: the benchmark names (read once), and per comparison its compact
-//! row (about 80 bytes and its name) — about 145 MB at the peak for the 2.1 GB file of 480,000
-//! comparisons, against 1.37 GB read whole — plus one partition's samples at a time. A file
-//! whose samples belong to a few huge comparisons is bounded by its largest comparison, which
-//! the statistics need whole.
+//! row (about 80 bytes and its name for `r`; about 200 bytes, its name and its notes for the
+//! table) — about 145 MB at the peak for `r` of the 2.1 GB file of 480,000 comparisons and
+//! 215 MB for its table, against 1.37 GB and 2.07 GB read whole — plus one partition's samples
+//! and assessments at a time. A file whose samples belong to a few huge comparisons is bounded
+//! by its largest comparison, which the statistics need whole.
 
 use super::{CorrectionArg, EXIT_USAGE, Format, Io, ReportArgs, RowNote, row_notes};
 use crate::format::{self, InputFormat};
@@ -37,7 +48,7 @@ use std::io::Write;
 /// Input size from which the bounded path is taken, in bytes (256 MiB).
 pub const DEFAULT_SPILL_BYTES: u64 = 256 << 20;
 
-/// The input size (bytes) from which a compare.js CSV reported with `--format r` is read in
+/// The input size (bytes) from which a compare.js CSV reported with `--format r`, `analyze` or the table is read in
 /// bounded memory: `BENCHDIFF_SPILL_BYTES` when set to a number, else [`DEFAULT_SPILL_BYTES`].
 pub fn spill_threshold() -> u64 {
     std::env::var("BENCHDIFF_SPILL_BYTES")
@@ -455,13 +466,22 @@ mod tests {
 
     /// Runs `f` with an [`Io`] over two buffers; returns its result and (stdout, stderr).
     fn captured<T>(f: impl FnOnce(&mut Io<'_>) -> T) -> (T, String, String) {
+        captured_on(false, None, f)
+    }
+
+    /// [`captured`] as on a terminal with colour `color` and `width` columns.
+    fn captured_on<T>(
+        color: bool,
+        width: Option<u16>,
+        f: impl FnOnce(&mut Io<'_>) -> T,
+    ) -> (T, String, String) {
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let r = f(&mut Io {
             stdout: &mut out,
             stderr: &mut err,
-            color: false,
-            width: None,
-            stdout_is_terminal: false,
+            color,
+            width,
+            stdout_is_terminal: color || width.is_some(),
             stderr_is_terminal: false,
         });
         let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
@@ -514,17 +534,127 @@ mod tests {
                 captured(|io| try_report_from(&args(), text.len() as u64 + 1, io).expect("report"));
             assert_eq!(above, (None, String::new(), String::new()));
         }
-        // Another format: not this path.
-        let table = Cli::try_parse_from(["benchdiff", "report", file.as_str()]);
-        let Ok(Cli {
-            command: Command::Report(table),
-        }) = table
-        else {
-            panic!("not a report");
+        // Another format, or the table's --details: not this path.
+        for argv in [
+            &["benchdiff", "report", "--format", "markdown", file.as_str()][..],
+            &["benchdiff", "report", "--details", file.as_str()],
+        ] {
+            let Ok(Cli {
+                command: Command::Report(args),
+            }) = Cli::try_parse_from(argv)
+            else {
+                panic!("not a report");
+            };
+            assert_eq!(
+                captured(|io| try_report_from(&args, 1, io).expect("report")).0,
+                None,
+                "{argv:?}"
+            );
+        }
+    }
+
+    /// The default table through the bounded path at several thresholds is the in-memory
+    /// table, stdout and stderr, on rows of every kind of note: two regimes, drift, outliers,
+    /// too few samples, one sample a side, no Welch test (constant), values below 0, a
+    /// benchmark on one side only; under each correction, another threshold, and as on a
+    /// terminal (colour, a width to fit).
+    #[test]
+    fn the_table_takes_the_bounded_path_with_the_same_output() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("t.csv");
+        let mut text =
+            String::from("\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n");
+        let line = |text: &mut String, side: &str, file: &str, conf: &str, rate: f64| {
+            text.push_str(&format!("\"{side}\",\"{file}\",\"{conf}\",{rate},1\n"));
         };
-        assert_eq!(
-            captured(|io| try_report_from(&table, 1, io).expect("report")).0,
-            None
-        );
+        for run in 0..12u32 {
+            let noise = |c: u32, k: u32| ((run * 7 + c * 3 + k * 5) % 11) as f64 / 10.0;
+            for c in 0..40u32 {
+                let file = format!("b{}.js", c % 4);
+                let conf = format!("n={c}");
+                let old = match c {
+                    // Two regimes on the old side.
+                    0 => 100.0 + 30.0 * f64::from(run % 2) + noise(c, 0),
+                    // An outlier.
+                    2 if run == 5 => 160.0,
+                    _ => 100.0 + noise(c, 0),
+                };
+                let new = match c {
+                    // Drift against run order on the new side.
+                    1 => 100.0 + 3.0 * f64::from(run) + noise(c, 1),
+                    _ => 100.0 * (1.0 + 0.02 * f64::from(c % 3)) + noise(c, 1),
+                };
+                line(&mut text, "old", &file, &conf, old);
+                line(&mut text, "new", &file, &conf, new);
+            }
+            line(&mut text, "new", "z/new-only.js", "", 3.0);
+            line(&mut text, "old", "z/const.js", "n=1", 500.0);
+            line(&mut text, "new", "z/const.js", "n=1", 500.0);
+            line(&mut text, "old", "z/neg.js", "n=1", -1.0 - noise(1, 2));
+            line(&mut text, "new", "z/neg.js", "n=1", -1.5 - noise(2, 3));
+            if run < 2 {
+                line(&mut text, "old", "z/few.js", "n=1", 10.0 + noise(3, 4));
+                line(&mut text, "new", "z/few.js", "n=1", 11.0 + noise(4, 5));
+            }
+            if run == 0 {
+                line(&mut text, "old", "z/one.js", "", 10.0);
+                line(&mut text, "new", "z/one.js", "", 12.0);
+            }
+        }
+        std::fs::write(&path, &text).expect("write");
+        let file = path.to_str().expect("UTF-8 path").to_owned();
+        let size = text.len() as u64;
+        for extra in [
+            &[][..],
+            &["--correction", "bh"],
+            &["--correction", "none", "--threshold", "5"],
+        ] {
+            let mut argv = vec!["benchdiff", "report"];
+            argv.extend_from_slice(extra);
+            argv.push(&file);
+            let args = || match Cli::try_parse_from(&argv) {
+                Ok(Cli {
+                    command: Command::Report(a),
+                }) => a,
+                other => panic!("not a report: {other:?}"),
+            };
+            for (color, width) in [(false, None), (true, None), (false, Some(70))] {
+                let want = captured_on(color, width, |io| {
+                    run(argv.iter().map(Into::into).collect(), io)
+                });
+                assert_eq!(want.0, 0, "{}", want.2);
+                if (color, width) == (false, None) {
+                    for note in [
+                        ", 2 regimes",
+                        "multimodal(old)",
+                        "drift(new)",
+                        "outliers(old:1)",
+                        "note: b0.js n=0: change per regime",
+                        "note: b1.js n=1: the new binary's rate drifts",
+                        "2 comparisons have too few samples (first: z/few.js n=1)",
+                        "note: z/one.js: one sample on a side",
+                        "warning: 1 benchmark only in new (first: z/new-only.js)",
+                    ] {
+                        assert!(want.1.contains(note), "{note} not in {}", want.1);
+                    }
+                    for note in [
+                        "z/const.js n=1: both sides are constant and equal",
+                        "1 comparison(s) have values < 0 (first: z/neg.js n=1)",
+                    ] {
+                        assert!(want.2.contains(note), "{note} not in {}", want.2);
+                    }
+                }
+                for threshold in [1, size / 5, size] {
+                    let got = captured_on(color, width, |io| {
+                        try_report_from(&args(), threshold, io).expect("report")
+                    });
+                    assert_eq!(
+                        (got.0, &got.1, &got.2),
+                        (Some(0), &want.1, &want.2),
+                        "{extra:?} {color} {width:?} {threshold}"
+                    );
+                }
+            }
+        }
     }
 }
