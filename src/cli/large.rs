@@ -1,27 +1,29 @@
-//! `report --format r`, `--format analyze` and the default table of a large compare.js CSV
+//! `report --format r`, `analyze`, `markdown` and the default table of a large compare.js CSV
 //! in bounded memory (issue 16).
 //!
 //! Reading a 2 GB compare.js CSV whole keeps 24 million samples (576 MB packed) and then the
 //! same values again per comparison. Above [`spill_threshold`] bytes, a single compare.js CSV
-//! (not standard input) reported with `--format r`, `--format analyze` or `--format table`
+//! (not standard input) reported with `--format r`, `analyze`, `markdown` or `table`
 //! (without `--plot`, `--max-regression`, `--metric`, `--label`, `--sides-by`, nor the table's
 //! `--details`, which take the in-memory path) is instead read with its samples spilled to
 //! temporary partition files by benchmark ([`SampleSet::spill_samples`]); each partition is
 //! then read back, grouped and analysed on its own, and only a compact form of each row is
 //! kept: for `r` and `analyze` what compare.R and compare.js print of it (name, stars,
 //! improvement, accuracy, sample counts, the p-value of the corrected count); for the table
-//! its [`TableRow`] (figures, raw p-value, flags, notes, the inputs of the verdict), the
-//! estimate made without the correction. The rows are put in the order the in-memory report
+//! and the Markdown comment its [`TableRow`] (figures, raw p-value, flags, the inputs of the
+//! verdict, its notes in the format's words), the estimate made without the correction. The rows are put in the order the in-memory report
 //! gives them (first appearance, then but for `analyze` a stable sort by name); the table's
-//! are then corrected and decided together, as in memory. They are printed with the same
+//! and the comment's are then corrected and decided together, as in memory. They are printed with the same
 //! renderers, so the output, the warnings and the exit code are those of the in-memory path,
 //! byte for byte. Rows that a note on stderr speaks of (values below 0, no Welch test) are rare
 //! and kept whole, for the same notes.
 //!
-//! The table's options are all supported: `--correction`, `--threshold` and `-o` as in
-//! memory; colour and a terminal's width (`COLUMNS`) draw the table in memory from the rows
-//! (every cell at once, for comfy-table and the column fitting), while a file or a pipe gets
-//! it a few thousand rows at a time ([`table::write_rows`]).
+//! The table's and the comment's options are all supported but the table's `--details`:
+//! `--correction`, `--threshold` and `-o` as in memory; colour and a terminal's width
+//! (`COLUMNS`) draw the table in memory from the rows (every cell at once, for comfy-table
+//! and the column fitting), while a file or a pipe gets it a few thousand rows at a time
+//! ([`table::write_rows`]), as the comment always is
+//! ([`crate::render::markdown::write_rows`]).
 //!
 //! The threshold is 256 MiB, or the byte count in the environment variable
 //! `BENCHDIFF_SPILL_BYTES` (for tests and for machines with less memory); partitions hold
@@ -33,7 +35,7 @@
 //! What memory still holds: the benchmark names (read once), and per comparison its compact
 //! row (about 80 bytes and its name for `r`; about 200 bytes, its name and its notes for the
 //! table) — about 145 MB at the peak for `r` of the 2.1 GB file of 480,000 comparisons and
-//! 215 MB for its table, against 1.37 GB and 2.07 GB read whole — plus one partition's samples
+//! 215 MB for its table and its comment, against 1.37, 2.07 and 1.79 GB read whole — plus one partition's samples
 //! and assessments at a time. A file whose samples belong to a few huge comparisons is bounded
 //! by its largest comparison, which the statistics need whole.
 
@@ -48,8 +50,8 @@ use std::io::Write;
 /// Input size from which the bounded path is taken, in bytes (256 MiB).
 pub const DEFAULT_SPILL_BYTES: u64 = 256 << 20;
 
-/// The input size (bytes) from which a compare.js CSV reported with `--format r`, `analyze` or the table is read in
-/// bounded memory: `BENCHDIFF_SPILL_BYTES` when set to a number, else [`DEFAULT_SPILL_BYTES`].
+/// The input size (bytes) from which a compare.js CSV reported with `--format r`, `analyze`,
+/// `markdown` or the table is read in bounded memory: `BENCHDIFF_SPILL_BYTES` when set to a number, else [`DEFAULT_SPILL_BYTES`].
 pub fn spill_threshold() -> u64 {
     std::env::var("BENCHDIFF_SPILL_BYTES")
         .ok()
@@ -109,8 +111,10 @@ fn try_report_from(
     io: &mut Io<'_>,
 ) -> anyhow::Result<Option<i32>> {
     let a = &args.analysis;
-    if !matches!(a.format, Format::R | Format::Analyze | Format::Table)
-        || (a.format == Format::Table && a.details)
+    if !matches!(
+        a.format,
+        Format::R | Format::Analyze | Format::Table | Format::Markdown
+    ) || (a.format == Format::Table && a.details)
         || a.plot.is_some()
         || a.max_regression.is_some()
         || a.metric.is_some()
@@ -190,8 +194,9 @@ fn try_report_from(
     if spilled.metrics() != [RATE] {
         anyhow::bail!("{f}: a compare.js CSV with samples of another metric than the rate");
     }
-    if a.format == Format::Table {
-        return table(a, f, set, spilled, io);
+    if matches!(a.format, Format::Table | Format::Markdown) {
+        let input = crate::render::describe_input(imported.format, &[super::input_name(f)]);
+        return table(a, f, &input, set, spilled, io);
     }
 
     // Partition by partition: group, compute compare.R's row, keep it compact.
@@ -356,19 +361,27 @@ fn output(
     Ok(Some(0))
 }
 
-/// The default table of the spilled samples of `f` (see the module doc): partition by
-/// partition, each comparison is estimated (without the correction) and kept as its
-/// [`TableRow`]; the rows are put in the in-memory order (first appearance, then a stable sort
-/// by name), corrected and decided together, and written by the in-memory report's renderer.
+/// The default table or the Markdown comment of the spilled samples of `f` (see the module
+/// doc; `input` says what the file records): partition by partition, each comparison is
+/// estimated (without the correction) and kept as its [`TableRow`] (with the notes of the
+/// format); the rows are put in the in-memory order (first appearance, then a stable sort by
+/// name), corrected and decided together, and written by the in-memory report's renderer.
 fn table(
     a: &super::AnalysisArgs,
     f: &str,
+    input: &str,
     mut set: SampleSet,
     mut spilled: crate::sample::Spilled,
     io: &mut Io<'_>,
 ) -> anyhow::Result<Option<i32>> {
     use rayon::prelude::*;
     let opts = options(a);
+    let markdown = a.format == Format::Markdown;
+    let notes = if markdown {
+        crate::render::markdown::comparison_notes
+    } else {
+        table::comparison_notes
+    };
     let mut rows: Vec<(u64, TableRow<'static>)> = Vec::with_capacity(set.benchmarks().len());
     let mut noted: Vec<(u64, verdict::Row)> = Vec::new();
     // The benchmarks measured on one side only: (first position, name, only old).
@@ -403,11 +416,10 @@ fn table(
             }
         }
         let assessed = decide::estimate_each(vrows, &opts);
-        rows.par_extend(
-            assessed
-                .par_iter()
-                .map(|x| (first(&x.row.comparison), TableRow::owned(x))),
-        );
+        rows.par_extend(assessed.par_iter().map(|x| {
+            let row = TableRow::with_notes(x, notes).into_owned();
+            (first(&x.row.comparison), row)
+        }));
     }
     drop(spilled);
     drop(set);
@@ -445,8 +457,18 @@ fn table(
     } else {
         (io.color, io.width)
     };
+    let failures = crate::compare::failures::Failures::default();
+    let comment = crate::render::markdown::Comment {
+        one_sided: &listed,
+        opts: &opts,
+        failures: &failures,
+        run: None,
+        input: Some(input),
+    };
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
-        if color || width.is_some() {
+        if markdown {
+            crate::render::markdown::write_rows(&rows, &comment, w)
+        } else if color || width.is_some() {
             let t = table::render_rows(&rows, &listed, &opts, color, width);
             w.write_all(t.as_bytes())
         } else {
@@ -536,7 +558,7 @@ mod tests {
         }
         // Another format, or the table's --details: not this path.
         for argv in [
-            &["benchdiff", "report", "--format", "markdown", file.as_str()][..],
+            &["benchdiff", "report", "--format", "json", file.as_str()][..],
             &["benchdiff", "report", "--details", file.as_str()],
         ] {
             let Ok(Cli {
@@ -553,11 +575,11 @@ mod tests {
         }
     }
 
-    /// The default table through the bounded path at several thresholds is the in-memory
-    /// table, stdout and stderr, on rows of every kind of note: two regimes, drift, outliers,
-    /// too few samples, one sample a side, no Welch test (constant), values below 0, a
-    /// benchmark on one side only; under each correction, another threshold, and as on a
-    /// terminal (colour, a width to fit).
+    /// The default table and the Markdown comment through the bounded path at several
+    /// thresholds are the in-memory ones, stdout and stderr, on rows of every kind of note: two
+    /// regimes, drift, outliers, too few samples, one sample a side, no Welch test (constant),
+    /// values below 0, a benchmark on one side only; under each correction, another threshold,
+    /// and as on a terminal (colour, a width to fit).
     #[test]
     fn the_table_takes_the_bounded_path_with_the_same_output() {
         let dir = tempfile::tempdir().expect("temp dir");
@@ -608,7 +630,17 @@ mod tests {
             &[][..],
             &["--correction", "bh"],
             &["--correction", "none", "--threshold", "5"],
+            &["--format", "markdown"],
+            &[
+                "--format",
+                "markdown",
+                "--correction",
+                "none",
+                "--threshold",
+                "5",
+            ],
         ] {
+            let markdown = extra.contains(&"markdown");
             let mut argv = vec!["benchdiff", "report"];
             argv.extend_from_slice(extra);
             argv.push(&file);
@@ -623,7 +655,7 @@ mod tests {
                     run(argv.iter().map(Into::into).collect(), io)
                 });
                 assert_eq!(want.0, 0, "{}", want.2);
-                if (color, width) == (false, None) {
+                if (color, width) == (false, None) && !markdown {
                     for note in [
                         ", 2 regimes",
                         "multimodal(old)",
@@ -642,6 +674,19 @@ mod tests {
                         "1 comparison(s) have values < 0 (first: z/neg.js n=1)",
                     ] {
                         assert!(want.2.contains(note), "{note} not in {}", want.2);
+                    }
+                }
+                if (color, width) == (false, None) && markdown {
+                    for note in [
+                        ", 2 regimes",
+                        "drift(new)",
+                        "- b0.js n=0: change per regime",
+                        "- b1.js n=1: the new binary's rate drifts",
+                        "- 2 comparisons have too few samples (first: z/few.js n=1)",
+                        "- **warning**: 1 benchmark only in new (first: z/new-only.js)",
+                        "- samples: read from t.csv — compare.js CSV",
+                    ] {
+                        assert!(want.1.contains(note), "{note} not in {}", want.1);
                     }
                 }
                 for threshold in [1, size / 5, size] {

@@ -55,8 +55,9 @@ fn is_exact(a: &Assessment) -> bool {
         )
 }
 
-/// [`p_cell`] of a comparison whose difference is `exact` ([`is_exact`]) or not.
-fn p_cell_of(exact: bool, p: f64) -> String {
+/// [`p_cell`] of a comparison whose difference is `exact` (unpaired, on data R's t-test calls
+/// essentially constant: [`TableRow::exact`]) or not.
+pub fn p_cell_of(exact: bool, p: f64) -> String {
     if exact {
         "exact".to_owned()
     } else if p == 0.0 {
@@ -88,7 +89,7 @@ pub fn verdict_cell(a: &Assessment) -> String {
 }
 
 /// [`verdict_cell`] of the verdict `v` of a comparison with two `regimes` on a side or not.
-fn verdict_cell_of(v: Verdict, regimes: bool) -> String {
+pub fn verdict_cell_of(v: Verdict, regimes: bool) -> String {
     let v = verdict_text(v);
     if regimes {
         format!("{v}, 2 regimes")
@@ -226,11 +227,7 @@ pub fn notes(a: &[Assessment]) -> String {
 /// ([`too_few_note`]) and comparisons with a single sample on a side (untestable).
 fn count_notes(rows: &[TableRow<'_>]) -> String {
     let mut out = String::new();
-    let few = rows.iter().filter(|x| x.estimate.too_few_samples).map(|x| {
-        let [o, n] = x.estimate.n.map(|n| n as usize);
-        (&*x.name, [o, n], x.min_attainable_p, x.verdict)
-    });
-    if let Some(t) = too_few_note_of(few) {
+    if let Some(t) = too_few_note_of_rows(rows) {
         let _ = writeln!(out, "note: {}", super::escape_control(&t));
     }
     // Harnesses that report one figure per benchmark (criterion text, Google Benchmark without
@@ -274,11 +271,11 @@ fn single_hint(c: &crate::compare::Comparison) -> &'static str {
     }
 }
 
-/// The notes of one comparison: the modes of a multimodal side (centre, share) with the
-/// warning that the mean difference is not a reliable verdict, drift against run order, the
-/// change per regime, a combination over machines, a side too small to tell regimes; appended
-/// to `out`.
-fn comparison_notes(x: &Assessment, out: &mut String) {
+/// The notes of one comparison in the table: the modes of a multimodal side (centre, share)
+/// with the warning that the mean difference is not a reliable verdict, drift against run
+/// order, the change per regime, a combination over machines, a side too small to tell
+/// regimes; appended to `out` (its [`TableRow::notes`] in the table).
+pub fn comparison_notes(x: &Assessment, out: &mut String) {
     let name = super::escape_control(x.row.comparison.name.trim_end());
     for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
         if let Some(m) = &s.multimodal {
@@ -404,6 +401,14 @@ pub fn too_few_note(a: &[Assessment]) -> Option<String> {
     }))
 }
 
+/// [`too_few_note`] of the report of `rows`.
+pub fn too_few_note_of_rows(rows: &[TableRow<'_>]) -> Option<String> {
+    too_few_note_of(rows.iter().filter(|x| x.estimate.too_few_samples).map(|x| {
+        let [o, n] = x.estimate.n.map(|n| n as usize);
+        (&*x.name, [o, n], x.min_attainable_p, x.verdict)
+    }))
+}
+
 /// [`too_few_note`] of the comparisons with too few samples, each as (name, sample counts,
 /// smallest attainable p-value, verdict), in report order.
 fn too_few_note_of<'a>(
@@ -453,6 +458,15 @@ fn geomean_cell(g: Option<decide::Geomean>) -> Option<String> {
 /// an undefined geomean (one line each; empty when there is nothing to say).
 pub fn report_notes(a: &[Assessment], one_sided: &OneSided) -> String {
     report_notes_of(method_note(a).is_some(), one_sided, decide::geomean(a))
+}
+
+/// [`report_notes`] of the report of `rows`.
+pub fn report_notes_of_rows(rows: &[TableRow<'_>], one_sided: &OneSided) -> String {
+    report_notes_of(
+        rows.iter().any(|x| x.unpaired_input),
+        one_sided,
+        decide::geomean_of(rows.iter().map(|x| x.log_ratio)),
+    )
 }
 
 /// [`report_notes`] of a report where some comparison is `unpaired` for want of rounds, with
@@ -670,16 +684,24 @@ pub struct TableRow<'a> {
     pub log_ratio: Option<f64>,
     /// The flags cell ([`flags`]).
     pub flags: Box<str>,
-    /// Its own note lines, each ending in a newline (empty for most comparisons).
+    /// Its own note lines in the report's format, each ending in a newline (empty for most
+    /// comparisons): [`comparison_notes`] for the table.
     pub notes: Box<str>,
 }
 
 impl<'a> TableRow<'a> {
-    /// The row of an assessment, its name borrowed (its verdict and corrected p-value as
-    /// assessed).
+    /// The table's row of an assessment, its name borrowed (its verdict and corrected p-value
+    /// as assessed).
     pub fn of(a: &'a Assessment) -> TableRow<'a> {
-        let mut notes = String::new();
-        comparison_notes(a, &mut notes);
+        TableRow::with_notes(a, comparison_notes)
+    }
+
+    /// [`TableRow::of`] with the notes that `notes` appends for the assessment (another
+    /// report's, such as the Markdown comment's).
+    pub fn with_notes(a: &'a Assessment, notes: fn(&Assessment, &mut String)) -> TableRow<'a> {
+        let mut text = String::new();
+        notes(a, &mut text);
+        let notes = text;
         let c = &a.row.comparison;
         TableRow {
             name: std::borrow::Cow::Borrowed(c.name.as_str()),
@@ -699,12 +721,11 @@ impl<'a> TableRow<'a> {
         }
     }
 
-    /// [`TableRow::of`] with the name copied, to outlive the assessment.
-    pub fn owned(a: &Assessment) -> TableRow<'static> {
-        let r = TableRow::of(a);
+    /// The row with its name copied, to outlive the assessment.
+    pub fn into_owned(self) -> TableRow<'static> {
         TableRow {
-            name: std::borrow::Cow::Owned(r.name.into_owned()),
-            ..r
+            name: std::borrow::Cow::Owned(self.name.into_owned()),
+            ..self
         }
     }
 }
@@ -906,11 +927,7 @@ fn write_trailer(
     out.write_all(summary_of(rows.iter().map(|x| x.verdict), opts).as_bytes())?;
     out.write_all(b"\n")?;
     let mut tail = count_notes(rows);
-    tail.push_str(&report_notes_of(
-        rows.iter().any(|x| x.unpaired_input),
-        one_sided,
-        decide::geomean_of(rows.iter().map(|x| x.log_ratio)),
-    ));
+    tail.push_str(&report_notes_of_rows(rows, one_sided));
     if tail.is_empty() && rows.iter().all(|x| x.notes.is_empty()) {
         return Ok(());
     }
