@@ -44,17 +44,7 @@ pub fn summary(d: &ReportData<'_>) -> String {
 
 /// [`summary`] of the comparisons with the verdicts `verdicts`.
 fn summary_of(verdicts: impl Iterator<Item = Verdict>, opts: &Options, f: &Failures) -> String {
-    // Comparisons, faster, slower, no change, inconclusive.
-    let mut count = [0usize; 5];
-    for v in verdicts {
-        count[0] += 1;
-        count[match v {
-            Verdict::Faster => 1,
-            Verdict::Slower => 2,
-            Verdict::NoChange => 3,
-            Verdict::Inconclusive { .. } => 4,
-        }] += 1;
-    }
+    let count = super::table::verdict_counts(verdicts);
     let failed = f
         .summary()
         .map_or_else(String::new, |s| format!("; **FAILED: {}**", escape(&s)));

@@ -580,9 +580,9 @@ pub fn summary_line(a: &[Assessment], opts: &Options) -> String {
     summary_of(a.iter().map(|x| x.verdict), opts)
 }
 
-/// [`summary_line`] of the comparisons with the verdicts `verdicts`.
-fn summary_of(verdicts: impl Iterator<Item = Verdict>, opts: &Options) -> String {
-    // Comparisons, faster, slower, no change, inconclusive.
+/// How many of `verdicts` there are, then how many are faster, slower, no change and
+/// inconclusive (the counts of the summary lines of the table and the Markdown comment).
+pub fn verdict_counts(verdicts: impl Iterator<Item = Verdict>) -> [usize; 5] {
     let mut count = [0usize; 5];
     for v in verdicts {
         count[0] += 1;
@@ -593,6 +593,12 @@ fn summary_of(verdicts: impl Iterator<Item = Verdict>, opts: &Options) -> String
             Verdict::Inconclusive { .. } => 4,
         }] += 1;
     }
+    count
+}
+
+/// [`summary_line`] of the comparisons with the verdicts `verdicts`.
+fn summary_of(verdicts: impl Iterator<Item = Verdict>, opts: &Options) -> String {
+    let count = verdict_counts(verdicts);
     format!(
         "{} comparison{}: {} faster, {} slower, {} no change, {} inconclusive \
          ({} correction, alpha {}, threshold ±{}%)",
