@@ -1,5 +1,5 @@
-//! A large compare.js CSV reported with `--format r` or `analyze` is read in bounded memory
-//! (issue 16):
+//! A large compare.js CSV reported with `--format r`, `analyze`, `markdown` or the default table
+//! is read in bounded memory (issue 16):
 //! its samples are spilled to temporary partition files by benchmark and analysed partition
 //! by partition (`src/cli/large.rs`). The path is taken from `BENCHDIFF_SPILL_BYTES` bytes of
 //! input (256 MiB by default); these tests lower it so that a small file takes it, and check
@@ -7,7 +7,8 @@
 //! of a comparison spread over the whole file (not contiguous), names that need quoting or R
 //! escapes, a benchmark on one side only, a constant comparison and negative rates (notes on
 //! stderr), too few samples (a warning), `-o FILE`, and a malformed row (the error names the
-//! file and line). Every other format ignores the variable; they are checked too.
+//! file and line). Every other format (and the table's `--details`) ignores the variable; they
+//! are checked too.
 
 use std::io::Write;
 use std::path::Path;
@@ -163,12 +164,55 @@ fn bounded_r_report_is_the_in_memory_report() {
     let got = report(&path, &["--format", "r", "-o", o], Some(1));
     assert_eq!((got.0, got.1.as_str(), &got.2), (0, "", &want.2));
     assert_eq!(std::fs::read_to_string(&out).expect("-o file"), want.1);
+    // The default table and the Markdown comment: their notes, under each correction and
+    // another threshold, and -o.
+    for args in [
+        &[][..],
+        &["--correction", "bh", "--threshold", "3"],
+        &["--correction", "none"],
+        &["--format", "markdown"],
+        &[
+            "--format",
+            "markdown",
+            "--correction",
+            "bh",
+            "--threshold",
+            "3",
+        ],
+    ] {
+        let want = report(&path, args, None);
+        assert_eq!(want.0, 0, "{}", want.2);
+        assert!(
+            want.1
+                .contains("1 benchmark only in old (first: z/old-only.js n=1)"),
+            "{}",
+            want.1
+        );
+        assert!(want.1.contains("z/few.js n=1: too few samples (2+2)"));
+        for t in thresholds(size) {
+            assert_eq!(
+                report(&path, args, Some(t)),
+                want,
+                "{args:?}, threshold {t}"
+            );
+        }
+    }
+    for format in ["table", "markdown"] {
+        let want = report(&path, &["--format", format], None);
+        let got = report(&path, &["--format", format, "-o", o], Some(1));
+        assert_eq!((got.0, got.1.as_str(), &got.2), (0, "", &want.2));
+        assert_eq!(std::fs::read_to_string(&out).expect("-o file"), want.1);
+    }
     // The other formats do not take the bounded path: the variable changes nothing.
-    for format in ["table", "csv", "markdown"] {
+    for args in [
+        &["--format", "csv"][..],
+        &["--format", "json"],
+        &["--details"],
+    ] {
         assert_eq!(
-            report(&path, &["--format", format], Some(1)),
-            report(&path, &["--format", format], None),
-            "--format {format}"
+            report(&path, args, Some(1)),
+            report(&path, args, None),
+            "{args:?}"
         );
     }
 }
@@ -277,7 +321,7 @@ fn bounded_r_report_without_a_temporary_folder_says_so_and_reads_in_memory() {
     let path = dir.path().join("r.csv");
     std::fs::write(&path, csv(40, 6)).expect("write");
     let missing = dir.path().join("no-such-folder");
-    for format in ["r", "analyze"] {
+    for format in ["r", "analyze", "table", "markdown"] {
         let want = report(&path, &["--format", format], None);
         assert_eq!(want.0, 0, "{}", want.2);
         let out = Command::new(env!("CARGO_BIN_EXE_benchdiff"))

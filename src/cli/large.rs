@@ -1,17 +1,29 @@
-//! `report --format r` and `--format analyze` of a large compare.js CSV in bounded memory
-//! (issue 16).
+//! `report --format r`, `analyze`, `markdown` and the default table of a large compare.js CSV
+//! in bounded memory (issue 16).
 //!
 //! Reading a 2 GB compare.js CSV whole keeps 24 million samples (576 MB packed) and then the
 //! same values again per comparison. Above [`spill_threshold`] bytes, a single compare.js CSV
-//! reported with `--format r` or `--format analyze` (without `--plot` or `--max-regression`)
-//! is instead read with its samples spilled to temporary partition
-//! files by benchmark ([`SampleSet::spill_samples`]); each partition is then read back, grouped
-//! and analysed on its own, and only what compare.R and compare.js print of each row (name,
-//! stars, improvement, accuracy, sample counts, the p-value of the corrected count) is kept, in a
-//! compact form. The rows are put in the order the in-memory report gives them (first
-//! appearance, then for `r` sorted by name) and printed with the same streaming renderers, so the output, the warnings and the exit code are those of the in-memory path, byte
-//! for byte. Rows that a note on stderr speaks of (values below 0, no Welch test) are rare and
-//! kept whole, for the same notes.
+//! (not standard input) reported with `--format r`, `analyze`, `markdown` or `table`
+//! (without `--plot`, `--max-regression`, `--metric`, `--label`, `--sides-by`, nor the table's
+//! `--details`, which take the in-memory path) is instead read with its samples spilled to
+//! temporary partition files by benchmark ([`SampleSet::spill_samples`]); each partition is
+//! then read back, grouped and analysed on its own, and only a compact form of each row is
+//! kept: for `r` and `analyze` what compare.R and compare.js print of it (name, stars,
+//! improvement, accuracy, sample counts, the p-value of the corrected count); for the table
+//! and the Markdown comment its [`TableRow`] (figures, raw p-value, flags, the inputs of the
+//! verdict, its notes in the format's words), the estimate made without the correction. The rows are put in the order the in-memory report
+//! gives them (first appearance, then but for `analyze` a stable sort by name); the table's
+//! and the comment's are then corrected and decided together, as in memory. They are printed with the same
+//! renderers, so the output, the warnings and the exit code are those of the in-memory path,
+//! byte for byte. Rows that a note on stderr speaks of (values below 0, no Welch test) are rare
+//! and kept whole, for the same notes.
+//!
+//! The table's and the comment's options are all supported but the table's `--details`:
+//! `--correction`, `--threshold` and `-o` as in memory; colour and a terminal's width
+//! (`COLUMNS`) draw the table in memory from the rows (every cell at once, for comfy-table
+//! and the column fitting), while a file or a pipe gets it a few thousand rows at a time
+//! ([`table::write_rows`]), as the comment always is
+//! ([`crate::render::markdown::write_rows`]).
 //!
 //! The threshold is 256 MiB, or the byte count in the environment variable
 //! `BENCHDIFF_SPILL_BYTES` (for tests and for machines with less memory); partitions hold
@@ -21,14 +33,16 @@
 //! disk.
 //!
 //! What memory still holds: the benchmark names (read once), and per comparison its compact
-//! row (about 80 bytes and its name) — about 145 MB at the peak for the 2.1 GB file of 480,000
-//! comparisons, against 1.37 GB read whole — plus one partition's samples at a time. A file
-//! whose samples belong to a few huge comparisons is bounded by its largest comparison, which
-//! the statistics need whole.
+//! row (about 80 bytes and its name for `r`; about 200 bytes, its name and its notes for the
+//! table) — about 145 MB at the peak for `r` of the 2.1 GB file of 480,000 comparisons and
+//! 215 MB for its table and its comment, against 1.37, 2.07 and 1.79 GB read whole — plus one partition's samples
+//! and assessments at a time. A file whose samples belong to a few huge comparisons is bounded
+//! by its largest comparison, which the statistics need whole.
 
 use super::{CorrectionArg, EXIT_USAGE, Format, Io, ReportArgs, RowNote, row_notes};
 use crate::format::{self, InputFormat};
 use crate::render::analyze;
+use crate::render::table::{self, TableRow};
 use crate::sample::{RATE, SampleSet, Side};
 use crate::verdict::{self, Stars, decide};
 use std::io::Write;
@@ -36,8 +50,8 @@ use std::io::Write;
 /// Input size from which the bounded path is taken, in bytes (256 MiB).
 pub const DEFAULT_SPILL_BYTES: u64 = 256 << 20;
 
-/// The input size (bytes) from which a compare.js CSV reported with `--format r` is read in
-/// bounded memory: `BENCHDIFF_SPILL_BYTES` when set to a number, else [`DEFAULT_SPILL_BYTES`].
+/// The input size (bytes) from which a compare.js CSV reported with `--format r`, `analyze`,
+/// `markdown` or the table is read in bounded memory: `BENCHDIFF_SPILL_BYTES` when set to a number, else [`DEFAULT_SPILL_BYTES`].
 pub fn spill_threshold() -> u64 {
     std::env::var("BENCHDIFF_SPILL_BYTES")
         .ok()
@@ -97,7 +111,10 @@ fn try_report_from(
     io: &mut Io<'_>,
 ) -> anyhow::Result<Option<i32>> {
     let a = &args.analysis;
-    if !matches!(a.format, Format::R | Format::Analyze)
+    if !matches!(
+        a.format,
+        Format::R | Format::Analyze | Format::Table | Format::Markdown
+    ) || (a.format == Format::Table && a.details)
         || a.plot.is_some()
         || a.max_regression.is_some()
         || a.metric.is_some()
@@ -176,6 +193,10 @@ fn try_report_from(
     }
     if spilled.metrics() != [RATE] {
         anyhow::bail!("{f}: a compare.js CSV with samples of another metric than the rate");
+    }
+    if matches!(a.format, Format::Table | Format::Markdown) {
+        let input = crate::render::describe_input(imported.format, &[super::input_name(f)]);
+        return table(a, f, &input, set, spilled, io);
     }
 
     // Partition by partition: group, compute compare.R's row, keep it compact.
@@ -284,24 +305,45 @@ fn try_report_from(
         }
     };
     let opts = decide::Options {
+        distribution_checks: false,
+        ..options(a)
+    };
+    let failures = crate::compare::failures::Failures::default();
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        if analyze_layout {
+            analyze::write_rows(rows.len(), arow, &opts, &failures, None, w)
+        } else {
+            crate::render::compare_r::write_rows(rows.len(), row, width, w)
+        }
+    };
+    output(a, write, io)
+}
+
+/// The verdict options of the report `a` (its correction and threshold; the distribution
+/// checks the table shows, without the rank tests of `--details`).
+fn options(a: &super::AnalysisArgs) -> decide::Options {
+    decide::Options {
         correction: match a.correction {
             CorrectionArg::Holm => decide::Correction::Holm,
             CorrectionArg::Bh => decide::Correction::BenjaminiHochberg,
             CorrectionArg::None => decide::Correction::None,
         },
         threshold_pct: a.threshold,
-        distribution_checks: false,
+        distribution_checks: true,
+        rank_tests: false,
+        every_drift: false,
         ..decide::Options::default()
-    };
-    let failures = crate::compare::failures::Failures::default();
-    let write = |w: &mut dyn Write| -> std::io::Result<()> {
-        if analyze_layout {
-            analyze::write_rows(rows.len(), arow, &opts, &failures, None, w)?;
-        } else {
-            crate::render::compare_r::write_rows(rows.len(), row, width, w)?;
-        }
-        w.flush()
-    };
+    }
+}
+
+/// Writes the report by `write` to the `-o` file of `a`, else to stdout, through a buffer;
+/// returns the exit code (a `-o` file that cannot be written is a usage error, as in memory).
+fn output(
+    a: &super::AnalysisArgs,
+    write: impl Fn(&mut dyn Write) -> std::io::Result<()>,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Option<i32>> {
+    let write = |w: &mut dyn Write| write(w).and_then(|()| w.flush());
     match &a.output {
         Some(path) => {
             let written = std::fs::File::create(path)
@@ -319,6 +361,125 @@ fn try_report_from(
     Ok(Some(0))
 }
 
+/// The default table or the Markdown comment of the spilled samples of `f` (see the module
+/// doc; `input` says what the file records): partition by partition, each comparison is
+/// estimated (without the correction) and kept as its [`TableRow`] (with the notes of the
+/// format); the rows are put in the in-memory order (first appearance, then a stable sort by
+/// name), corrected and decided together, and written by the in-memory report's renderer.
+fn table(
+    a: &super::AnalysisArgs,
+    f: &str,
+    input: &str,
+    mut set: SampleSet,
+    mut spilled: crate::sample::Spilled,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Option<i32>> {
+    use rayon::prelude::*;
+    let opts = options(a);
+    let markdown = a.format == Format::Markdown;
+    let notes = if markdown {
+        crate::render::markdown::comparison_notes
+    } else {
+        table::comparison_notes
+    };
+    let mut rows: Vec<(u64, TableRow<'static>)> = Vec::with_capacity(set.benchmarks().len());
+    let mut noted: Vec<(u64, verdict::Row)> = Vec::new();
+    // The benchmarks measured on one side only: (first position, name, only old).
+    let mut one_sided: Vec<(u64, String, bool)> = Vec::new();
+    for k in 0..spilled.partitions() {
+        let (part, ids) = match spilled.partition(k, &mut set) {
+            Ok(p) => p,
+            Err(e) => return in_memory(f, &e, io),
+        };
+        let mut comparisons = crate::compare::group_metric(&part, RATE);
+        drop(part);
+        for c in &mut comparisons {
+            c.benchmark = ids[c.benchmark.0 as usize];
+        }
+        release_free_memory();
+        let first = |c: &crate::compare::Comparison| {
+            spilled.first_position(c.benchmark).unwrap_or(u64::MAX)
+        };
+        let mut both = Vec::with_capacity(comparisons.len());
+        for mut c in comparisons {
+            if c.old.is_empty() || c.new.is_empty() {
+                one_sided.push((first(&c), std::mem::take(&mut c.name), c.new.is_empty()));
+            } else {
+                both.push(c);
+            }
+        }
+        let vrows = verdict::rows_with(both, false);
+        for r in &vrows {
+            let c = &r.comparison;
+            if RowNote::of(c, r.welch.err(), || r.improvement_pct).is_some() {
+                noted.push((first(c), r.clone()));
+            }
+        }
+        let assessed = decide::estimate_each(vrows, &opts);
+        rows.par_extend(assessed.par_iter().map(|x| {
+            let row = TableRow::with_notes(x, notes).into_owned();
+            (first(&x.row.comparison), row)
+        }));
+    }
+    drop(spilled);
+    drop(set);
+    release_free_memory();
+    // The in-memory order: first appearance, then a stable sort by name, that is by name and
+    // then first appearance.
+    let coll = crate::compare::RootCollation::new();
+    rows.par_sort_unstable_by(|x, y| coll.compare(&x.1.name, &y.1.name).then(x.0.cmp(&y.0)));
+    noted.sort_unstable_by(|x, y| {
+        coll.compare(&x.1.comparison.name, &y.1.comparison.name)
+            .then(x.0.cmp(&y.0))
+    });
+    one_sided.sort_unstable_by(|x, y| coll.compare(&x.1, &y.1).then(x.0.cmp(&y.0)));
+    let mut rows: Vec<TableRow<'static>> = rows.into_iter().map(|(_, r)| r).collect();
+    // The messages of `emit_analysis_blocks` for the table.
+    let flagged: Vec<RowNote<'_>> = noted
+        .iter()
+        .filter_map(|(_, r)| RowNote::of(&r.comparison, r.welch.err(), || r.improvement_pct))
+        .collect();
+    row_notes(&flagged, a.format, io)?;
+    let mut listed = crate::compare::OneSided::default();
+    for (_, name, only_old) in one_sided {
+        if only_old {
+            listed.only_old.push(name);
+        } else {
+            listed.only_new.push(name);
+        }
+    }
+    let listed = listed.without_failures(&Default::default());
+    table::decide_rows(&mut rows, &opts);
+    // Colour and a terminal's width need every cell at once (comfy-table, column fitting);
+    // a file or a pipe gets the table a few thousand rows at a time.
+    let (color, width) = if a.output.is_some() {
+        (false, None)
+    } else {
+        (io.color, io.width)
+    };
+    let failures = crate::compare::failures::Failures::default();
+    let comment = crate::render::markdown::Comment {
+        one_sided: &listed,
+        opts: &opts,
+        failures: &failures,
+        run: None,
+        input: Some(input),
+    };
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        if markdown {
+            crate::render::markdown::write_rows(&rows, &comment, w)
+        } else if color || width.is_some() {
+            let t = table::render_rows(&rows, &listed, &opts, color, width);
+            w.write_all(t.as_bytes())
+        } else {
+            table::write_rows(&rows, &listed, &opts, w)
+        }
+    };
+    let code = output(a, write, io);
+    super::drop_in_background(rows);
+    code
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{Cli, Command, Io, run};
@@ -327,13 +488,22 @@ mod tests {
 
     /// Runs `f` with an [`Io`] over two buffers; returns its result and (stdout, stderr).
     fn captured<T>(f: impl FnOnce(&mut Io<'_>) -> T) -> (T, String, String) {
+        captured_on(false, None, f)
+    }
+
+    /// [`captured`] as on a terminal with colour `color` and `width` columns.
+    fn captured_on<T>(
+        color: bool,
+        width: Option<u16>,
+        f: impl FnOnce(&mut Io<'_>) -> T,
+    ) -> (T, String, String) {
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let r = f(&mut Io {
             stdout: &mut out,
             stderr: &mut err,
-            color: false,
-            width: None,
-            stdout_is_terminal: false,
+            color,
+            width,
+            stdout_is_terminal: color || width.is_some(),
             stderr_is_terminal: false,
         });
         let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
@@ -386,17 +556,150 @@ mod tests {
                 captured(|io| try_report_from(&args(), text.len() as u64 + 1, io).expect("report"));
             assert_eq!(above, (None, String::new(), String::new()));
         }
-        // Another format: not this path.
-        let table = Cli::try_parse_from(["benchdiff", "report", file.as_str()]);
-        let Ok(Cli {
-            command: Command::Report(table),
-        }) = table
-        else {
-            panic!("not a report");
+        // Another format, or the table's --details: not this path.
+        for argv in [
+            &["benchdiff", "report", "--format", "json", file.as_str()][..],
+            &["benchdiff", "report", "--details", file.as_str()],
+        ] {
+            let Ok(Cli {
+                command: Command::Report(args),
+            }) = Cli::try_parse_from(argv)
+            else {
+                panic!("not a report");
+            };
+            assert_eq!(
+                captured(|io| try_report_from(&args, 1, io).expect("report")).0,
+                None,
+                "{argv:?}"
+            );
+        }
+    }
+
+    /// The default table and the Markdown comment through the bounded path at several
+    /// thresholds are the in-memory ones, stdout and stderr, on rows of every kind of note: two
+    /// regimes, drift, outliers, too few samples, one sample a side, no Welch test (constant),
+    /// values below 0, a benchmark on one side only; under each correction, another threshold,
+    /// and as on a terminal (colour, a width to fit).
+    #[test]
+    fn the_table_takes_the_bounded_path_with_the_same_output() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("t.csv");
+        let mut text =
+            String::from("\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n");
+        let line = |text: &mut String, side: &str, file: &str, conf: &str, rate: f64| {
+            text.push_str(&format!("\"{side}\",\"{file}\",\"{conf}\",{rate},1\n"));
         };
-        assert_eq!(
-            captured(|io| try_report_from(&table, 1, io).expect("report")).0,
-            None
-        );
+        for run in 0..12u32 {
+            let noise = |c: u32, k: u32| ((run * 7 + c * 3 + k * 5) % 11) as f64 / 10.0;
+            for c in 0..40u32 {
+                let file = format!("b{}.js", c % 4);
+                let conf = format!("n={c}");
+                let old = match c {
+                    // Two regimes on the old side.
+                    0 => 100.0 + 30.0 * f64::from(run % 2) + noise(c, 0),
+                    // An outlier.
+                    2 if run == 5 => 160.0,
+                    _ => 100.0 + noise(c, 0),
+                };
+                let new = match c {
+                    // Drift against run order on the new side.
+                    1 => 100.0 + 3.0 * f64::from(run) + noise(c, 1),
+                    _ => 100.0 * (1.0 + 0.02 * f64::from(c % 3)) + noise(c, 1),
+                };
+                line(&mut text, "old", &file, &conf, old);
+                line(&mut text, "new", &file, &conf, new);
+            }
+            line(&mut text, "new", "z/new-only.js", "", 3.0);
+            line(&mut text, "old", "z/const.js", "n=1", 500.0);
+            line(&mut text, "new", "z/const.js", "n=1", 500.0);
+            line(&mut text, "old", "z/neg.js", "n=1", -1.0 - noise(1, 2));
+            line(&mut text, "new", "z/neg.js", "n=1", -1.5 - noise(2, 3));
+            if run < 2 {
+                line(&mut text, "old", "z/few.js", "n=1", 10.0 + noise(3, 4));
+                line(&mut text, "new", "z/few.js", "n=1", 11.0 + noise(4, 5));
+            }
+            if run == 0 {
+                line(&mut text, "old", "z/one.js", "", 10.0);
+                line(&mut text, "new", "z/one.js", "", 12.0);
+            }
+        }
+        std::fs::write(&path, &text).expect("write");
+        let file = path.to_str().expect("UTF-8 path").to_owned();
+        let size = text.len() as u64;
+        for extra in [
+            &[][..],
+            &["--correction", "bh"],
+            &["--correction", "none", "--threshold", "5"],
+            &["--format", "markdown"],
+            &[
+                "--format",
+                "markdown",
+                "--correction",
+                "none",
+                "--threshold",
+                "5",
+            ],
+        ] {
+            let markdown = extra.contains(&"markdown");
+            let mut argv = vec!["benchdiff", "report"];
+            argv.extend_from_slice(extra);
+            argv.push(&file);
+            let args = || match Cli::try_parse_from(&argv) {
+                Ok(Cli {
+                    command: Command::Report(a),
+                }) => a,
+                other => panic!("not a report: {other:?}"),
+            };
+            for (color, width) in [(false, None), (true, None), (false, Some(70))] {
+                let want = captured_on(color, width, |io| {
+                    run(argv.iter().map(Into::into).collect(), io)
+                });
+                assert_eq!(want.0, 0, "{}", want.2);
+                if (color, width) == (false, None) && !markdown {
+                    for note in [
+                        ", 2 regimes",
+                        "multimodal(old)",
+                        "drift(new)",
+                        "outliers(old:1)",
+                        "note: b0.js n=0: change per regime",
+                        "note: b1.js n=1: the new binary's rate drifts",
+                        "2 comparisons have too few samples (first: z/few.js n=1)",
+                        "note: z/one.js: one sample on a side",
+                        "warning: 1 benchmark only in new (first: z/new-only.js)",
+                    ] {
+                        assert!(want.1.contains(note), "{note} not in {}", want.1);
+                    }
+                    for note in [
+                        "z/const.js n=1: both sides are constant and equal",
+                        "1 comparison(s) have values < 0 (first: z/neg.js n=1)",
+                    ] {
+                        assert!(want.2.contains(note), "{note} not in {}", want.2);
+                    }
+                }
+                if (color, width) == (false, None) && markdown {
+                    for note in [
+                        ", 2 regimes",
+                        "drift(new)",
+                        "- b0.js n=0: change per regime",
+                        "- b1.js n=1: the new binary's rate drifts",
+                        "- 2 comparisons have too few samples (first: z/few.js n=1)",
+                        "- **warning**: 1 benchmark only in new (first: z/new-only.js)",
+                        "- samples: read from t.csv — compare.js CSV",
+                    ] {
+                        assert!(want.1.contains(note), "{note} not in {}", want.1);
+                    }
+                }
+                for threshold in [1, size / 5, size] {
+                    let got = captured_on(color, width, |io| {
+                        try_report_from(&args(), threshold, io).expect("report")
+                    });
+                    assert_eq!(
+                        (got.0, &got.1, &got.2),
+                        (Some(0), &want.1, &want.2),
+                        "{extra:?} {color} {width:?} {threshold}"
+                    );
+                }
+            }
+        }
     }
 }

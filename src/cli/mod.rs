@@ -571,19 +571,7 @@ fn read_inputs(
             }
         }
     }
-    let names: Vec<String> = sided
-        .iter()
-        .map(|(f, _)| {
-            if f == "-" {
-                "standard input".to_owned()
-            } else {
-                // The file name only: the report may be posted where the path means nothing.
-                std::path::Path::new(f)
-                    .file_name()
-                    .map_or_else(|| f.clone(), |n| n.to_string_lossy().into_owned())
-            }
-        })
-        .collect();
+    let names: Vec<String> = sided.iter().map(|(f, _)| input_name(f)).collect();
     Ok(Some(Inputs {
         set,
         bench,
@@ -591,6 +579,18 @@ fn read_inputs(
         run,
         input: render::describe_input(input_format, &names),
     }))
+}
+
+/// How the reports that name their inputs (Markdown, JSON, HTML) name the input `f`: its file
+/// name only (the report may be posted where the path means nothing), or `standard input`.
+pub(crate) fn input_name(f: &str) -> String {
+    if f == "-" {
+        "standard input".to_owned()
+    } else {
+        std::path::Path::new(f)
+            .file_name()
+            .map_or_else(|| f.to_owned(), |n| n.to_string_lossy().into_owned())
+    }
 }
 
 /// Why input `f` of `format` cannot be read with the given side options, if it cannot:
@@ -674,7 +674,8 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     {
         return shard_cmd::report(&args.files, &args.analysis, io);
     }
-    // compare.R's and compare.js's reports of a compare.js CSV over 256 MiB: in bounded memory.
+    // compare.R's, compare.js's and the table report of a compare.js CSV over 256 MiB: in
+    // bounded memory.
     if let Some(code) = large::try_report(&args, io)? {
         return Ok(code);
     }

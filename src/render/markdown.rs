@@ -6,9 +6,11 @@
 //! (binaries, runs, order, seed). Every string from the input is escaped, so a benchmark name
 //! cannot break the table or inject HTML.
 
-use super::table::{p_cell, si, signed_pct, verdict_cell};
+use super::table::{TableRow, p_cell_of, si, signed_pct, verdict_cell_of};
 use super::{ReportData, RunInfo};
-use crate::verdict::decide::{Assessment, Method, Verdict};
+use crate::compare::OneSided;
+use crate::compare::failures::Failures;
+use crate::verdict::decide::{self, Assessment, Options, Verdict};
 use std::fmt::Write as _;
 
 /// Escapes text for a GFM table cell or paragraph: HTML-significant characters become
@@ -37,24 +39,27 @@ pub fn escape(s: &str) -> String {
 
 /// The one-line summary: counts per verdict, comparisons, correction, α and threshold.
 pub fn summary(d: &ReportData<'_>) -> String {
-    let a = d.assessments;
-    let count = |f: fn(&Verdict) -> bool| a.iter().filter(|x| f(&x.verdict)).count();
-    let failed = d
-        .failures
+    summary_of(d.assessments.iter().map(|x| x.verdict), d.opts, d.failures)
+}
+
+/// [`summary`] of the comparisons with the verdicts `verdicts`.
+fn summary_of(verdicts: impl Iterator<Item = Verdict>, opts: &Options, f: &Failures) -> String {
+    let count = super::table::verdict_counts(verdicts);
+    let failed = f
         .summary()
         .map_or_else(String::new, |s| format!("; **FAILED: {}**", escape(&s)));
     format!(
         "**benchdiff**: {} faster, {} slower, {} no change, {} inconclusive of {} comparison{} \
          ({} correction, α = {}, threshold ±{}%){failed}",
-        count(|v| matches!(v, Verdict::Faster)),
-        count(|v| matches!(v, Verdict::Slower)),
-        count(|v| matches!(v, Verdict::NoChange)),
-        count(|v| matches!(v, Verdict::Inconclusive { .. })),
-        a.len(),
-        if a.len() == 1 { "" } else { "s" },
-        d.opts.correction.label(),
-        d.opts.alpha,
-        d.opts.threshold_pct
+        count[1],
+        count[2],
+        count[3],
+        count[4],
+        count[0],
+        if count[0] == 1 { "" } else { "s" },
+        opts.correction.label(),
+        opts.alpha,
+        opts.threshold_pct
     )
 }
 
@@ -75,57 +80,63 @@ pub fn failures(f: &crate::compare::failures::Failures) -> String {
     out
 }
 
-fn table(rows: &[&Assessment], d: &ReportData<'_>) -> String {
-    let mut out = format!(
+/// Writes the table of `rows` under the correction `c` to `out`, a few thousand rows at a
+/// time (formatted in parallel, 512 at a time, joined in order: a large report has half a
+/// million rows, issue 16).
+fn write_table(
+    rows: &[&TableRow<'_>],
+    c: decide::Correction,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    write!(
+        out,
         "| benchmark | change | 95% CI | p ({}) | verdict | runs | flags |\n\
          |:--|--:|--:|--:|:--|--:|:--|\n",
-        d.opts.correction.label()
-    );
-    // Rows in parallel, 512 at a time, joined in order (a million-row report has 20,000).
+        c.label()
+    )?;
     use rayon::prelude::*;
-    let chunks: Vec<String> = rows
-        .par_chunks(512)
-        .map(|chunk| {
-            let mut text = String::with_capacity(chunk.len() * 160);
-            for x in chunk {
-                row(&mut text, x);
-            }
-            text
-        })
-        .collect();
-    for c in &chunks {
-        out.push_str(c);
+    for batch in rows.chunks(512 * 32) {
+        let chunks: Vec<String> = batch
+            .par_chunks(512)
+            .map(|chunk| {
+                let mut text = String::with_capacity(chunk.len() * 160);
+                for x in chunk {
+                    row(&mut text, x);
+                }
+                text
+            })
+            .collect();
+        for c in &chunks {
+            out.write_all(c.as_bytes())?;
+        }
     }
-    out
+    Ok(())
 }
 
 /// Appends the Markdown table row of `x` (with its newline) to `out`.
-fn row(out: &mut String, x: &Assessment) {
-    let ci = match x.change_ci_pct {
+fn row(out: &mut String, x: &TableRow<'_>) {
+    let ci = match x.estimate.change_ci_pct {
         Some((lo, hi)) => format!("{} … {}", signed_pct(lo), signed_pct(hi)),
         None => "NA".to_owned(),
     };
     let verdict = match x.verdict {
-        Verdict::Faster | Verdict::Slower => format!("**{}**", verdict_cell(x)),
-        _ => verdict_cell(x),
+        Verdict::Faster | Verdict::Slower => {
+            format!("**{}**", verdict_cell_of(x.verdict, x.regimes))
+        }
+        _ => verdict_cell_of(x.verdict, x.regimes),
     };
-    let c = &x.row.comparison;
     let _ = writeln!(
         out,
         "| {} | {} | {} | {} | {} | {}/{}{} | {} |",
-        escape(&c.name),
-        signed_pct(x.change_pct),
+        escape(&x.name),
+        signed_pct(x.estimate.change_pct),
         ci,
-        p_cell(x, x.p_adjusted),
+        p_cell_of(x.exact, x.p_adjusted),
         verdict,
-        c.old.len(),
-        c.new.len(),
-        if x.method == Method::Paired {
-            " paired"
-        } else {
-            ""
-        },
-        escape(&super::table::flags(x)),
+        x.estimate.n[0],
+        x.estimate.n[1],
+        if x.paired { " paired" } else { "" },
+        escape(&x.flags),
     );
 }
 
@@ -133,6 +144,15 @@ fn row(out: &mut String, x: &Assessment) {
 pub fn notes(a: &[Assessment]) -> String {
     let mut out = String::new();
     for x in a {
+        comparison_notes(x, &mut out);
+    }
+    out
+}
+
+/// The notes of [`notes`] on one comparison, appended to `out` (its [`TableRow::notes`] in a
+/// comment, [`TableRow::with_notes`]).
+pub fn comparison_notes(x: &Assessment, out: &mut String) {
+    {
         let name = escape(x.row.comparison.name.trim_end());
         for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
             if let Some(m) = &s.multimodal {
@@ -174,7 +194,6 @@ pub fn notes(a: &[Assessment]) -> String {
             }
         }
     }
-    out
 }
 
 /// The run facts as `(label, value)` pairs, for Markdown and HTML. Without run metadata
@@ -232,53 +251,96 @@ pub fn run_facts(run: Option<&RunInfo>, input: Option<&str>) -> Vec<(&'static st
 
 /// Renders the pull-request comment.
 pub fn render(d: &ReportData<'_>) -> String {
-    let (changed, rest): (Vec<&Assessment>, Vec<&Assessment>) = d
+    use rayon::prelude::*;
+    let rows: Vec<TableRow<'_>> = d
         .assessments
+        .par_iter()
+        .map(|a| TableRow::with_notes(a, comparison_notes))
+        .collect();
+    let mut out = Vec::new();
+    let c = Comment {
+        one_sided: d.one_sided,
+        opts: d.opts,
+        failures: d.failures,
+        run: d.run,
+        input: d.input,
+    };
+    // Writing to memory does not fail, and every piece written is text.
+    let _ = write_rows(&rows, &c, &mut out);
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// What a comment says besides its rows: the benchmarks on one side only, the verdict
+/// options, the failures, the run facts and the input ([`ReportData`]).
+pub struct Comment<'a> {
+    /// Benchmarks measured on one side only.
+    pub one_sided: &'a OneSided,
+    /// The verdict options (correction, α, threshold).
+    pub opts: &'a Options,
+    /// Failed jobs.
+    pub failures: &'a Failures,
+    /// Run facts of a command that measured the samples itself.
+    pub run: Option<&'a RunInfo>,
+    /// What the input files recorded ([`super::describe_input`]).
+    pub input: Option<&'a str>,
+}
+
+/// Writes the comment of `rows` (in report order, decided, their notes those of
+/// [`comparison_notes`]) to `out`: [`render`] of the assessments they were built from, byte
+/// for byte, with the tables written a few thousand rows at a time (issue 16).
+///
+/// # Errors
+/// Writing to `out` failed.
+pub fn write_rows(
+    rows: &[TableRow<'_>],
+    c: &Comment<'_>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let (changed, rest): (Vec<&TableRow<'_>>, Vec<&TableRow<'_>>) = rows
         .iter()
         .partition(|x| matches!(x.verdict, Verdict::Faster | Verdict::Slower));
-    let mut out = summary(d);
-    out.push_str("\n\n");
-    out.push_str(&failures(d.failures));
-    if let Some(g) = crate::verdict::decide::geomean(d.assessments) {
-        let _ = writeln!(
+    out.write_all(summary_of(rows.iter().map(|x| x.verdict), c.opts, c.failures).as_bytes())?;
+    out.write_all(b"\n\n")?;
+    out.write_all(failures(c.failures).as_bytes())?;
+    if let Some(g) = decide::geomean_of(rows.iter().map(|x| x.log_ratio)) {
+        writeln!(
             out,
             "Geometric mean of the changes over the {} benchmarks on both sides: {}\n",
             match g {
-                crate::verdict::decide::Geomean::Defined { n, .. }
-                | crate::verdict::decide::Geomean::Undefined { n, .. } => n,
+                decide::Geomean::Defined { n, .. } | decide::Geomean::Undefined { n, .. } => n,
             },
             g.change_pct().map_or_else(
                 || "n/a (see the notes)".to_owned(),
                 |c| format!("**{}**", signed_pct(c))
             )
-        );
+        )?;
     }
-    if changed.is_empty() && !d.failures.is_empty() {
-        out.push_str(
-            "No compared benchmark changed significantly; the failed benchmarks above were not \
-             compared.\n\n",
-        );
+    if changed.is_empty() && !c.failures.is_empty() {
+        out.write_all(
+            b"No compared benchmark changed significantly; the failed benchmarks above were not \
+              compared.\n\n",
+        )?;
     } else if changed.is_empty() {
-        out.push_str("No benchmark changed significantly.\n\n");
+        out.write_all(b"No benchmark changed significantly.\n\n")?;
     } else {
-        out.push_str(&table(&changed, d));
-        out.push('\n');
+        write_table(&changed, c.opts.correction, out)?;
+        out.write_all(b"\n")?;
     }
     if !rest.is_empty() {
-        let _ = write!(
+        write!(
             out,
-            "<details>\n<summary>{} comparison{} with no change or inconclusive</summary>\n\n{}\n\
-             </details>\n\n",
+            "<details>\n<summary>{} comparison{} with no change or inconclusive</summary>\n\n",
             rest.len(),
             if rest.len() == 1 { "" } else { "s" },
-            table(&rest, d)
-        );
+        )?;
+        write_table(&rest, c.opts.correction, out)?;
+        out.write_all(b"\n</details>\n\n")?;
     }
-    let mut n = notes(d.assessments);
-    if let Some(t) = super::table::too_few_note(d.assessments) {
+    let mut n = String::new();
+    if let Some(t) = super::table::too_few_note_of_rows(rows) {
         let _ = writeln!(n, "- {}.", escape(&t));
     }
-    for line in super::table::report_notes(d.assessments, d.one_sided).lines() {
+    for line in super::table::report_notes_of_rows(rows, c.one_sided).lines() {
         let text = line
             .strip_prefix("note: ")
             .or_else(|| line.strip_prefix("warning: "))
@@ -290,14 +352,17 @@ pub fn render(d: &ReportData<'_>) -> String {
         };
         let _ = writeln!(n, "- {bold}{}.", escape(text));
     }
-    if !n.is_empty() {
-        out.push_str("**Notes**\n\n");
-        out.push_str(&n);
-        out.push('\n');
+    if !n.is_empty() || rows.iter().any(|x| !x.notes.is_empty()) {
+        out.write_all(b"**Notes**\n\n")?;
+        for x in rows {
+            out.write_all(x.notes.as_bytes())?;
+        }
+        out.write_all(n.as_bytes())?;
+        out.write_all(b"\n")?;
     }
-    out.push_str("**Run**\n\n");
-    for (k, v) in run_facts(d.run, d.input) {
-        let _ = writeln!(out, "- {k}: {}", escape(&v));
+    out.write_all(b"**Run**\n\n")?;
+    for (k, v) in run_facts(c.run, c.input) {
+        writeln!(out, "- {k}: {}", escape(&v))?;
     }
-    out
+    Ok(())
 }

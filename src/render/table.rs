@@ -42,12 +42,23 @@ pub fn p_text(p: f64) -> String {
 /// "data are essentially constant": the standard error is negligible against the means, so
 /// the difference is exact and `p` is 0 or 1 by convention), else [`p_text`] of `p`.
 pub fn p_cell(a: &Assessment, p: f64) -> String {
-    if a.method == Method::Unpaired
+    p_cell_of(is_exact(a), p)
+}
+
+/// Whether the p-value cells of `a` say `exact` whatever the p-value: unpaired, on data R's
+/// t-test calls essentially constant ([`p_cell`]).
+fn is_exact(a: &Assessment) -> bool {
+    a.method == Method::Unpaired
         && matches!(
             a.row.welch,
             Err(crate::stats::welch::WelchError::EssentiallyConstant)
         )
-    {
+}
+
+/// [`p_cell`] of a comparison whose difference is `exact` (unpaired, on data R's t-test calls
+/// essentially constant: [`TableRow::exact`]) or not.
+pub fn p_cell_of(exact: bool, p: f64) -> String {
+    if exact {
         "exact".to_owned()
     } else if p == 0.0 {
         // Only an exact difference (no spread at all) gives p = 0: the docs call it `exact`.
@@ -71,8 +82,16 @@ pub fn verdict_text(v: Verdict) -> String {
 /// samples fall into two regimes, whose averaged change the verdict rests on (the notes give the
 /// change per regime).
 pub fn verdict_cell(a: &Assessment) -> String {
-    let v = verdict_text(a.verdict);
-    if has_regimes(&a.old_side) || has_regimes(&a.new_side) {
+    verdict_cell_of(
+        a.verdict,
+        has_regimes(&a.old_side) || has_regimes(&a.new_side),
+    )
+}
+
+/// [`verdict_cell`] of the verdict `v` of a comparison with two `regimes` on a side or not.
+pub fn verdict_cell_of(v: Verdict, regimes: bool) -> String {
+    let v = verdict_text(v);
+    if regimes {
         format!("{v}, 2 regimes")
     } else {
         v
@@ -194,83 +213,69 @@ pub fn combined_text(a: &Assessment) -> Option<String> {
     a.combined.as_ref().map(|c| c.note())
 }
 
-/// Notes for flagged comparisons: the modes of a multimodal side (centre, share) with the
-/// warning that the mean difference is not a reliable verdict, drift against run order, and
-/// comparisons with a single sample on a side (untestable). (Outliers are counted in the flags
-/// column: flagged, never dropped.)
+/// Notes for flagged comparisons: each one's own ([`TableRow::notes`]: the modes of a
+/// multimodal side, drift, …), then [`too_few_note`] and the note on comparisons with a single
+/// sample on a side. (Outliers are counted in the flags column: flagged, never dropped.)
 pub fn notes(a: &[Assessment]) -> String {
-    // Each comparison's notes on their own, in parallel chunks joined in order (a
-    // million-row report has 20,000 rows; issue 16).
-    use rayon::prelude::*;
-    const CHUNK: usize = 1024;
+    let rows: Vec<TableRow<'_>> = a.iter().map(TableRow::of).collect();
+    let mut out: String = rows.iter().map(|x| &*x.notes).collect();
+    out.push_str(&count_notes(&rows));
+    out
+}
+
+/// The notes of [`notes`] that follow the comparisons' own: too few samples
+/// ([`too_few_note`]) and comparisons with a single sample on a side (untestable).
+fn count_notes(rows: &[TableRow<'_>]) -> String {
     let mut out = String::new();
-    if a.len() <= CHUNK {
-        for x in a {
-            comparison_notes(x, &mut out);
-        }
-    } else {
-        let parts: Vec<String> = a
-            .par_chunks(CHUNK)
-            .map(|chunk| {
-                let mut text = String::new();
-                for x in chunk {
-                    comparison_notes(x, &mut text);
-                }
-                text
-            })
-            .collect();
-        for p in parts {
-            out.push_str(&p);
-        }
-    }
-    if let Some(t) = too_few_note(a) {
+    if let Some(t) = too_few_note_of_rows(rows) {
         let _ = writeln!(out, "note: {}", super::escape_control(&t));
     }
     // Harnesses that report one figure per benchmark (criterion text, Google Benchmark without
     // repetitions) give one sample a side: nothing to test, say so once.
-    let single: Vec<&Assessment> = a
+    let mut single = rows
         .iter()
-        .filter(|x| {
-            let (o, n) = (x.row.comparison.old.len(), x.row.comparison.new.len());
-            o.min(n) == 1
-        })
-        .collect();
-    if let Some(first) = single.first() {
-        let name = super::escape_control(first.row.comparison.name.trim_end());
-        let which = if single.len() == 1 {
+        .filter(|x| x.estimate.n[0].min(x.estimate.n[1]) == 1);
+    if let Some(first) = single.next() {
+        let count = 1 + single.count();
+        let name = super::escape_control(first.name.trim_end());
+        let which = if count == 1 {
             format!("{name}: one sample on a side")
         } else {
-            format!(
-                "{} comparisons have one sample on a side (first: {name})",
-                single.len()
-            )
-        };
-        // The hint fits the input, known by its metric: Go units, Node's rate, or the
-        // harnesses that print one figure per benchmark.
-        let c = &first.row.comparison;
-        let hint = match c.metric_name.as_str() {
-            "sec/op" | "B/op" | "allocs/op" | "B/s" => {
-                "run each side several times (go test -count 10) and give every line"
-            }
-            "rate" if c.unit == "ops/s" => {
-                "run more rounds (benchdiff compare --runs N, or compare.js --runs N)"
-            }
-            _ => {
-                "give the raw samples or repetitions (e.g. Google Benchmark's \
-                 --benchmark_repetitions, cargo-criterion's JSON, hyperfine --runs)"
-            }
+            format!("{count} comparisons have one sample on a side (first: {name})")
         };
         let _ = writeln!(
             out,
             "note: {which}: with n=1 there is no variance, so no test is possible and the \
-             verdict stays inconclusive; {hint}"
+             verdict stays inconclusive; {}",
+            first.single_hint
         );
     }
     out
 }
 
-/// The notes of one comparison ([`notes`]), appended to `out`.
-fn comparison_notes(x: &Assessment, out: &mut String) {
+/// The hint of the single-sample note for a comparison `c` of the report: it fits the input,
+/// known by its metric: Go units, Node's rate, or the harnesses that print one figure per
+/// benchmark.
+fn single_hint(c: &crate::compare::Comparison) -> &'static str {
+    match c.metric_name.as_str() {
+        "sec/op" | "B/op" | "allocs/op" | "B/s" => {
+            "run each side several times (go test -count 10) and give every line"
+        }
+        "rate" if c.unit == "ops/s" => {
+            "run more rounds (benchdiff compare --runs N, or compare.js --runs N)"
+        }
+        _ => {
+            "give the raw samples or repetitions (e.g. Google Benchmark's \
+             --benchmark_repetitions, cargo-criterion's JSON, hyperfine --runs)"
+        }
+    }
+}
+
+/// The notes of one comparison in the table: the modes of a multimodal side (centre, share)
+/// with the warning that the mean difference is not a reliable verdict, drift against run
+/// order, the change per regime, a combination over machines, a side too small to tell
+/// regimes; appended to `out` (its [`TableRow::notes`] in the table).
+pub fn comparison_notes(x: &Assessment, out: &mut String) {
     let name = super::escape_control(x.row.comparison.name.trim_end());
     for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
         if let Some(m) = &s.multimodal {
@@ -356,35 +361,69 @@ pub fn too_few_text(a: &Assessment) -> Option<String> {
         return None;
     }
     let c = &a.row.comparison;
-    Some(format!(
+    Some(too_few_sentence(
+        [c.old.len(), c.new.len()],
+        a.min_attainable_p,
+        a.verdict,
+    ))
+}
+
+/// [`too_few_text`] of a comparison of `n` (old, new) samples whose smallest attainable
+/// p-value is `min_p`, with the verdict `v`.
+fn too_few_sentence(n: [usize; 2], min_p: f64, v: Verdict) -> String {
+    format!(
         "too few samples ({}+{}): the smallest p-value a rank test can reach with these counts \
          is {:.3}, above alpha, so no change can be shown and the verdict stays inconclusive \
          whatever the change figure says{}",
-        c.old.len(),
-        c.new.len(),
-        a.min_attainable_p,
-        match a.verdict {
+        n[0],
+        n[1],
+        min_p,
+        match v {
             Verdict::Inconclusive {
                 runs_needed: Some(n),
             } => format!(" (need at least {n} samples a side)"),
             _ => String::new(),
         }
-    ))
+    )
 }
 
 /// The too-few-samples note of a report: the one comparison with its warning, or the count and
 /// the first one when several have too few samples (None when none has).
 pub fn too_few_note(a: &[Assessment]) -> Option<String> {
-    let few: Vec<&Assessment> = a.iter().filter(|x| x.too_few_samples).collect();
-    let first = few.first()?;
-    let text = too_few_text(first)?;
-    let name = first.row.comparison.name.trim_end();
-    Some(if few.len() == 1 {
+    too_few_note_of(a.iter().filter(|x| x.too_few_samples).map(|x| {
+        let c = &x.row.comparison;
+        (
+            c.name.as_str(),
+            [c.old.len(), c.new.len()],
+            x.min_attainable_p,
+            x.verdict,
+        )
+    }))
+}
+
+/// [`too_few_note`] of the report of `rows`.
+pub fn too_few_note_of_rows(rows: &[TableRow<'_>]) -> Option<String> {
+    too_few_note_of(rows.iter().filter(|x| x.estimate.too_few_samples).map(|x| {
+        let [o, n] = x.estimate.n.map(|n| n as usize);
+        (&*x.name, [o, n], x.min_attainable_p, x.verdict)
+    }))
+}
+
+/// [`too_few_note`] of the comparisons with too few samples, each as (name, sample counts,
+/// smallest attainable p-value, verdict), in report order.
+fn too_few_note_of<'a>(
+    mut few: impl Iterator<Item = (&'a str, [usize; 2], f64, Verdict)>,
+) -> Option<String> {
+    let (name, n, min_p, v) = few.next()?;
+    let text = too_few_sentence(n, min_p, v);
+    let name = name.trim_end();
+    let more = few.count();
+    Some(if more == 0 {
         format!("{name}: {text}")
     } else {
         format!(
             "{} comparisons have too few samples (first: {name}): {text}",
-            few.len()
+            more + 1
         )
     })
 }
@@ -394,16 +433,22 @@ pub fn too_few_note(a: &[Assessment]) -> Option<String> {
 pub fn method_note(a: &[Assessment]) -> Option<&'static str> {
     a.iter()
         .any(|x| x.row.comparison.pairing == crate::compare::Pairing::None)
-        .then_some(
-            "unpaired analysis (Welch's test, Fieller's interval of the ratio of means): the \
-             inputs record no rounds that ran together, so the i-th old and i-th new samples are \
-             not paired and none is dropped",
-        )
+        .then_some(METHOD_NOTE)
 }
+
+/// The text of [`method_note`].
+const METHOD_NOTE: &str = "unpaired analysis (Welch's test, Fieller's interval of the ratio of \
+                           means): the inputs record no rounds that ran together, so the i-th \
+                           old and i-th new samples are not paired and none is dropped";
 
 /// The geomean cell text: the change, or `n/a` when it is undefined; None below two rows.
 pub fn geomean_text(a: &[Assessment]) -> Option<String> {
-    decide::geomean(a).map(|g| match g.change_pct() {
+    geomean_cell(decide::geomean(a))
+}
+
+/// [`geomean_text`] of the geomean `g`.
+fn geomean_cell(g: Option<decide::Geomean>) -> Option<String> {
+    g.map(|g| match g.change_pct() {
         Some(c) => signed_pct(c),
         None => "n/a".to_owned(),
     })
@@ -412,14 +457,33 @@ pub fn geomean_text(a: &[Assessment]) -> Option<String> {
 /// Report-level notes: the analysis method for unpaired inputs, benchmarks on one side only,
 /// an undefined geomean (one line each; empty when there is nothing to say).
 pub fn report_notes(a: &[Assessment], one_sided: &OneSided) -> String {
+    report_notes_of(method_note(a).is_some(), one_sided, decide::geomean(a))
+}
+
+/// [`report_notes`] of the report of `rows`.
+pub fn report_notes_of_rows(rows: &[TableRow<'_>], one_sided: &OneSided) -> String {
+    report_notes_of(
+        rows.iter().any(|x| x.unpaired_input),
+        one_sided,
+        decide::geomean_of(rows.iter().map(|x| x.log_ratio)),
+    )
+}
+
+/// [`report_notes`] of a report where some comparison is `unpaired` for want of rounds, with
+/// its `geomean`.
+fn report_notes_of(
+    unpaired: bool,
+    one_sided: &OneSided,
+    geomean: Option<decide::Geomean>,
+) -> String {
     let mut out = String::new();
-    if let Some(m) = method_note(a) {
-        let _ = writeln!(out, "note: {m}");
+    if unpaired {
+        let _ = writeln!(out, "note: {METHOD_NOTE}");
     }
     if let Some(w) = one_sided.warning() {
         let _ = writeln!(out, "warning: {}", super::escape_control(&w));
     }
-    if let Some(n) = decide::geomean(a).and_then(|g| g.note()) {
+    if let Some(n) = geomean.and_then(|g| g.note()) {
         let _ = writeln!(out, "note: {n}");
     }
     out
@@ -513,16 +577,37 @@ pub fn details(a: &[Assessment]) -> String {
 
 /// One-line summary: counts per verdict and the rules used.
 pub fn summary_line(a: &[Assessment], opts: &Options) -> String {
-    let count = |f: fn(&Verdict) -> bool| a.iter().filter(|x| f(&x.verdict)).count();
+    summary_of(a.iter().map(|x| x.verdict), opts)
+}
+
+/// How many of `verdicts` there are, then how many are faster, slower, no change and
+/// inconclusive (the counts of the summary lines of the table and the Markdown comment).
+pub fn verdict_counts(verdicts: impl Iterator<Item = Verdict>) -> [usize; 5] {
+    let mut count = [0usize; 5];
+    for v in verdicts {
+        count[0] += 1;
+        count[match v {
+            Verdict::Faster => 1,
+            Verdict::Slower => 2,
+            Verdict::NoChange => 3,
+            Verdict::Inconclusive { .. } => 4,
+        }] += 1;
+    }
+    count
+}
+
+/// [`summary_line`] of the comparisons with the verdicts `verdicts`.
+fn summary_of(verdicts: impl Iterator<Item = Verdict>, opts: &Options) -> String {
+    let count = verdict_counts(verdicts);
     format!(
         "{} comparison{}: {} faster, {} slower, {} no change, {} inconclusive \
          ({} correction, alpha {}, threshold ±{}%)",
-        a.len(),
-        if a.len() == 1 { "" } else { "s" },
-        count(|v| matches!(v, Verdict::Faster)),
-        count(|v| matches!(v, Verdict::Slower)),
-        count(|v| matches!(v, Verdict::NoChange)),
-        count(|v| matches!(v, Verdict::Inconclusive { .. })),
+        count[0],
+        if count[0] == 1 { "" } else { "s" },
+        count[1],
+        count[2],
+        count[3],
+        count[4],
         opts.correction.label(),
         opts.alpha,
         opts.threshold_pct
@@ -571,10 +656,180 @@ pub fn render(a: &[Assessment], opts: &Options, color: bool, width: Option<u16>)
     render_with(a, &OneSided::default(), opts, color, width)
 }
 
+/// One comparison as the table reports it: every figure and text of its row and notes,
+/// without its samples. An [`Assessment`] holds its comparison's samples, and a report of half
+/// a million comparisons cannot keep them all (issue 16): the bounded-memory report of a large
+/// input keeps these instead, the in-memory report builds them from its assessments
+/// ([`TableRow::of`]), and both are rendered by the same code ([`render_rows`],
+/// [`write_rows`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableRow<'a> {
+    /// The comparison's name (not escaped).
+    pub name: std::borrow::Cow<'a, str>,
+    /// What the verdict rests on besides the corrected p-value.
+    pub estimate: decide::Estimate,
+    /// Raw two-sided p-value (NaN without a test).
+    pub p_value: f64,
+    /// p-value after the report's correction (NaN before [`decide_rows`] and without a test).
+    pub p_adjusted: f64,
+    /// The verdict (inconclusive before [`decide_rows`]).
+    pub verdict: Verdict,
+    /// Estimated by the paired method.
+    pub paired: bool,
+    /// Its p-value cells say `exact` ([`p_cell`]).
+    pub exact: bool,
+    /// A side has two regimes ([`verdict_cell`]).
+    pub regimes: bool,
+    /// Smallest p-value a rank test can reach with its sample counts.
+    pub min_attainable_p: f64,
+    /// Its inputs record no rounds ([`method_note`]).
+    pub unpaired_input: bool,
+    /// The hint of the single-sample note, should it be the first such comparison.
+    pub single_hint: &'static str,
+    /// Its term of the geomean ([`decide::log_ratio`]).
+    pub log_ratio: Option<f64>,
+    /// The flags cell ([`flags`]).
+    pub flags: Box<str>,
+    /// Its own note lines in the report's format, each ending in a newline (empty for most
+    /// comparisons): [`comparison_notes`] for the table.
+    pub notes: Box<str>,
+}
+
+impl<'a> TableRow<'a> {
+    /// The table's row of an assessment, its name borrowed (its verdict and corrected p-value
+    /// as assessed).
+    pub fn of(a: &'a Assessment) -> TableRow<'a> {
+        TableRow::with_notes(a, comparison_notes)
+    }
+
+    /// [`TableRow::of`] with the notes that `notes` appends for the assessment (another
+    /// report's, such as the Markdown comment's).
+    pub fn with_notes(a: &'a Assessment, notes: fn(&Assessment, &mut String)) -> TableRow<'a> {
+        let mut text = String::new();
+        notes(a, &mut text);
+        let notes = text;
+        let c = &a.row.comparison;
+        TableRow {
+            name: std::borrow::Cow::Borrowed(c.name.as_str()),
+            estimate: decide::Estimate::of(a),
+            p_value: a.p_value,
+            p_adjusted: a.p_adjusted,
+            verdict: a.verdict,
+            paired: a.method == Method::Paired,
+            exact: is_exact(a),
+            regimes: has_regimes(&a.old_side) || has_regimes(&a.new_side),
+            min_attainable_p: a.min_attainable_p,
+            unpaired_input: c.pairing == crate::compare::Pairing::None,
+            single_hint: single_hint(c),
+            log_ratio: decide::log_ratio(a),
+            flags: flags(a).into_boxed_str(),
+            notes: notes.into_boxed_str(),
+        }
+    }
+
+    /// The row with its name copied, to outlive the assessment.
+    pub fn into_owned(self) -> TableRow<'static> {
+        TableRow {
+            name: std::borrow::Cow::Owned(self.name.into_owned()),
+            ..self
+        }
+    }
+}
+
+/// Applies the report's correction across `rows` (in report order: every comparison of the
+/// report) and decides each verdict, as [`decide::assess`] does for assessments.
+pub fn decide_rows(rows: &mut [TableRow<'_>], opts: &Options) {
+    let p: Vec<f64> = rows.iter().map(|r| r.p_value).collect();
+    let (adj, m) = decide::correct(&p, opts.correction);
+    for (r, pa) in rows.iter_mut().zip(adj) {
+        r.p_adjusted = pa;
+        r.verdict = decide::verdict(&r.estimate, pa, opts, m);
+    }
+}
+
 /// [`render`] with the benchmarks measured on one side only, listed in a warning below the
 /// table (they are not rows and not counted).
 pub fn render_with(
     a: &[Assessment],
+    one_sided: &OneSided,
+    opts: &Options,
+    color: bool,
+    width: Option<u16>,
+) -> String {
+    // Each row on its own, in parallel (a million-row report has 20,000 rows).
+    use rayon::prelude::*;
+    let rows: Vec<TableRow<'_>> = a.par_iter().map(TableRow::of).collect();
+    render_rows(&rows, one_sided, opts, color, width)
+}
+
+/// The columns of the table: header, kind, right-aligned. With no correction the adjusted p
+/// equals the raw p: the fourth column ([`P_RAW`]) is then left out.
+fn columns(opts: &Options) -> Vec<Col> {
+    let adj = if opts.correction == decide::Correction::None {
+        "p".to_owned()
+    } else {
+        format!("p ({})", opts.correction.label())
+    };
+    vec![
+        Col::new("benchmark", Kind::Name, false),
+        Col::new("change", Kind::Number, true),
+        Col::new("95% CI", Kind::Text, true),
+        Col::new("p", Kind::Number, true),
+        Col::new(&adj, Kind::Number, true),
+        Col::new("verdict", Kind::Text, false),
+        Col::new("runs", Kind::Text, true),
+        Col::new("flags", Kind::Text, false),
+    ]
+}
+
+/// The index of the raw p-value among [`columns`].
+const P_RAW: usize = 3;
+
+/// The colour of a row's verdict and its eight cells ([`columns`]).
+fn cells(x: &TableRow<'_>) -> (Option<Color>, [String; 8]) {
+    let ci = match x.estimate.change_ci_pct {
+        Some((lo, hi)) => format!("[{}, {}]", signed_pct(lo), signed_pct(hi)),
+        None => "NA".to_owned(),
+    };
+    let color = match x.verdict {
+        Verdict::Faster => Some(Color::Green),
+        Verdict::Slower => Some(Color::Red),
+        Verdict::Inconclusive { .. } => Some(Color::Yellow),
+        Verdict::NoChange => None,
+    };
+    let runs = format!(
+        "{}/{}{}",
+        x.estimate.n[0],
+        x.estimate.n[1],
+        if x.paired { " paired" } else { "" }
+    );
+    let row = [
+        super::escape_control(&x.name).into_owned(),
+        signed_pct(x.estimate.change_pct),
+        ci,
+        p_cell_of(x.exact, x.p_value),
+        p_cell_of(x.exact, x.p_adjusted),
+        verdict_cell_of(x.verdict, x.regimes),
+        runs,
+        x.flags.to_string(),
+    ];
+    (color, row)
+}
+
+/// The geomean row's cells, when the report has one (two comparisons or more).
+fn geomean_row(rows: &[TableRow<'_>]) -> Option<[String; 8]> {
+    let g = geomean_cell(decide::geomean_of(rows.iter().map(|x| x.log_ratio)))?;
+    let mut cells: [String; 8] = Default::default();
+    cells[0] = "geomean".to_owned();
+    cells[1] = g;
+    Some(cells)
+}
+
+/// Renders the rows of a report (in report order, decided) as a table: [`render_with`] of
+/// the assessments they were built from. `color` turns on ANSI styling; `width` is the
+/// terminal width in columns (None: no limit).
+pub fn render_rows(
+    rows: &[TableRow<'_>],
     one_sided: &OneSided,
     opts: &Options,
     color: bool,
@@ -595,82 +850,28 @@ pub fn render_with(
     t.set_content_arrangement(ContentArrangement::Disabled);
     // The columns as text first, so that a width limit can drop or wrap them before drawing.
     let one_p = opts.correction == decide::Correction::None;
-    let adj = if one_p {
-        "p".to_owned()
-    } else {
-        format!("p ({})", opts.correction.label())
-    };
-    let mut cols: Vec<Col> = vec![
-        Col::new("benchmark", Kind::Name, false),
-        Col::new("change", Kind::Number, true),
-        Col::new("95% CI", Kind::Text, true),
-        Col::new("p", Kind::Number, true),
-        Col::new(&adj, Kind::Number, true),
-        Col::new("verdict", Kind::Text, false),
-        Col::new("runs", Kind::Text, true),
-        Col::new("flags", Kind::Text, false),
-    ];
+    let mut cols = columns(opts);
     // The cells of each row on their own, in parallel (a million-row report has 20,000 rows).
     use rayon::prelude::*;
-    let rows: Vec<(Option<Color>, [String; 8])> = a
-        .par_iter()
-        .map(|x| {
-            let ci = match x.change_ci_pct {
-                Some((lo, hi)) => format!("[{}, {}]", signed_pct(lo), signed_pct(hi)),
-                None => "NA".to_owned(),
-            };
-            let color = match x.verdict {
-                Verdict::Faster => Some(Color::Green),
-                Verdict::Slower => Some(Color::Red),
-                Verdict::Inconclusive { .. } => Some(Color::Yellow),
-                Verdict::NoChange => None,
-            };
-            let runs = format!(
-                "{}/{}{}",
-                x.row.comparison.old.len(),
-                x.row.comparison.new.len(),
-                if x.method == Method::Paired {
-                    " paired"
-                } else {
-                    ""
-                }
-            );
-            let row = [
-                super::escape_control(&x.row.comparison.name).into_owned(),
-                signed_pct(x.change_pct),
-                ci,
-                p_cell(x, x.p_value),
-                p_cell(x, x.p_adjusted),
-                verdict_cell(x),
-                runs,
-                flags(x),
-            ];
-            (color, row)
-        })
-        .collect();
-    let mut colors: Vec<Option<Color>> = Vec::with_capacity(rows.len() + 1);
+    let cells: Vec<(Option<Color>, [String; 8])> = rows.par_iter().map(cells).collect();
+    let mut colors: Vec<Option<Color>> = Vec::with_capacity(cells.len() + 1);
     for c in cols.iter_mut() {
-        c.cells.reserve(rows.len() + 1);
+        c.cells.reserve(cells.len() + 1);
     }
-    for (color, row) in rows {
+    for (color, row) in cells {
         colors.push(color);
         for (c, v) in cols.iter_mut().zip(row) {
             c.cells.push(v);
         }
     }
-    if let Some(g) = geomean_text(a) {
+    if let Some(g) = geomean_row(rows) {
         colors.push(None);
-        for (i, c) in cols.iter_mut().enumerate() {
-            c.cells.push(match i {
-                0 => "geomean".to_owned(),
-                1 => g.clone(),
-                _ => String::new(),
-            });
+        for (c, v) in cols.iter_mut().zip(g) {
+            c.cells.push(v);
         }
     }
     if one_p {
-        // With no correction the adjusted p equals the raw p: one column.
-        cols.remove(3);
+        cols.remove(P_RAW);
     }
     let hidden = match width {
         Some(w) => fit(&mut cols, usize::from(w)),
@@ -713,16 +914,158 @@ pub fn render_with(
             Kind::Text,
         ));
     }
-    out.push_str("\n\n");
-    out.push_str(&summary_line(a, opts));
-    out.push('\n');
-    let mut n = notes(a);
-    n.push_str(&report_notes(a, one_sided));
-    if !n.is_empty() {
-        out.push('\n');
-        out.push_str(&n);
-    }
+    let mut trailer = Vec::new();
+    // Writing to memory does not fail.
+    let _ = write_trailer(rows, one_sided, opts, &mut trailer);
+    out.push_str(&String::from_utf8_lossy(&trailer));
     out
+}
+
+/// What follows the table: a blank line, the summary line, and the notes (the comparisons'
+/// own, then the report's) after a blank line when there are any.
+fn write_trailer(
+    rows: &[TableRow<'_>],
+    one_sided: &OneSided,
+    opts: &Options,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    out.write_all(b"\n\n")?;
+    out.write_all(summary_of(rows.iter().map(|x| x.verdict), opts).as_bytes())?;
+    out.write_all(b"\n")?;
+    let mut tail = count_notes(rows);
+    tail.push_str(&report_notes_of_rows(rows, one_sided));
+    if tail.is_empty() && rows.iter().all(|x| x.notes.is_empty()) {
+        return Ok(());
+    }
+    out.write_all(b"\n")?;
+    for x in rows {
+        out.write_all(x.notes.as_bytes())?;
+    }
+    out.write_all(tail.as_bytes())
+}
+
+/// Writes the table of `rows` (in report order, decided) to `out` as [`render_rows`] renders
+/// it without colour or width limit, byte for byte, but a few thousand rows at a time: the
+/// cells are formatted twice (once for the column widths, once to write them) and never held
+/// for all rows, so that half a million rows take no more memory than their [`TableRow`]s
+/// (issue 16).
+///
+/// # Errors
+/// Writing to `out` failed.
+pub fn write_rows(
+    rows: &[TableRow<'_>],
+    one_sided: &OneSided,
+    opts: &Options,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    use rayon::prelude::*;
+    let cols = columns(opts);
+    let shown: Vec<usize> = (0..cols.len())
+        .filter(|&i| !(i == P_RAW && opts.correction == decide::Correction::None))
+        .collect();
+    let right: Vec<bool> = cols.iter().map(|c| c.right).collect();
+    let geomean = geomean_row(rows);
+    let widest = |mut w: [usize; 8], cells: &[String; 8]| {
+        for (w, c) in w.iter_mut().zip(cells) {
+            *w = (*w).max(cell_width(c));
+        }
+        w
+    };
+    let max = |a: [usize; 8], b: [usize; 8]| std::array::from_fn(|i| a[i].max(b[i]));
+    let mut all = rows
+        .par_iter()
+        .with_min_len(1024)
+        .fold(|| [0usize; 8], |w, x| widest(w, &cells(x).1))
+        .reduce(|| [0usize; 8], max);
+    if let Some(g) = &geomean {
+        all = widest(all, g);
+    }
+    let widths: Vec<usize> = shown
+        .iter()
+        .map(|&i| all[i].max(cell_width(&cols[i].header)).max(1))
+        .collect();
+    let rule = rule(&widths);
+    let mut text = String::new();
+    table_row(
+        &mut text,
+        &widths,
+        shown.iter().map(|&i| (cols[i].header.as_str(), false)),
+    );
+    text.push_str(&rule);
+    text.push('\n');
+    out.write_all(text.as_bytes())?;
+    const CHUNK: usize = 512;
+    for batch in rows.chunks(CHUNK * 32) {
+        let parts: Vec<String> = batch
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut text = String::with_capacity(chunk.len() * rule.len() / 3);
+                for x in chunk {
+                    let (_, c) = cells(x);
+                    table_row(
+                        &mut text,
+                        &widths,
+                        shown.iter().map(|&i| (c[i].as_str(), right[i])),
+                    );
+                }
+                text
+            })
+            .collect();
+        for p in parts {
+            out.write_all(p.as_bytes())?;
+        }
+    }
+    text.clear();
+    if let Some(g) = &geomean {
+        table_row(
+            &mut text,
+            &widths,
+            shown.iter().map(|&i| (g[i].as_str(), right[i])),
+        );
+    }
+    text.push_str(&rule);
+    out.write_all(text.as_bytes())?;
+    write_trailer(rows, one_sided, opts, out)
+}
+
+/// The width of a cell: its widest line, in terminal columns.
+fn cell_width(s: &str) -> usize {
+    s.split('\n').map(dw).max().unwrap_or(0)
+}
+
+/// The rule above and below the rows of a table whose columns are `widths` wide.
+fn rule(widths: &[usize]) -> String {
+    "─".repeat(widths.iter().map(|w| w + 2).sum::<usize>() + widths.len().saturating_sub(1))
+}
+
+/// Appends one row of a plain table (all its lines, each ending in a newline) to `out`:
+/// `cells` are (text, right-aligned), the columns `widths` wide (see [`plain_table`]).
+fn table_row<'a>(out: &mut String, widths: &[usize], cells: impl Iterator<Item = (&'a str, bool)>) {
+    let mut lines: Vec<(std::str::Split<'a, char>, bool)> = Vec::with_capacity(widths.len());
+    let mut height = 0;
+    for (text, right) in cells {
+        height = height.max(text.split('\n').count());
+        lines.push((text.split('\n'), right));
+    }
+    for _ in 0..height {
+        for (i, (parts, right)) in lines.iter_mut().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            let w = widths[i];
+            match parts.next() {
+                Some(line) => {
+                    let pad = w.saturating_sub(dw(line));
+                    let (before, after) = if *right { (pad, 0) } else { (0, pad) };
+                    out.extend(std::iter::repeat_n(' ', 1 + before));
+                    out.push_str(line);
+                    out.extend(std::iter::repeat_n(' ', after + 1));
+                }
+                None => out.extend(std::iter::repeat_n(' ', w + 2)),
+            }
+        }
+        out.push('\n');
+    }
 }
 
 /// The table of `cols` (each with `rows` cells) without colour, drawn straight into one
@@ -738,54 +1081,17 @@ fn plain_table(cols: &[Col], rows: usize) -> String {
     let widths: Vec<usize> = cols
         .iter()
         .map(|c| {
-            let lines = |s: &String| s.split('\n').map(dw).max().unwrap_or(0);
-            lines(&c.header)
-                .max(c.cells.par_iter().map(lines).max().unwrap_or(0))
+            cell_width(&c.header)
+                .max(c.cells.par_iter().map(|s| cell_width(s)).max().unwrap_or(0))
                 .max(1)
         })
         .collect();
-    let rule =
-        "─".repeat(widths.iter().map(|w| w + 2).sum::<usize>() + cols.len().saturating_sub(1));
+    let rule = rule(&widths);
     let line_len = rule.len() / 3 + 1;
     let mut out = String::with_capacity((rows + 3) * line_len + 2 * rule.len());
-    // One row (all its lines, each ending in a newline): `cells` are (text, right-aligned).
-    fn row<'a>(
-        out: &mut String,
-        widths: &[usize],
-        lines: &mut Vec<(std::str::Split<'a, char>, bool)>,
-        cells: impl Iterator<Item = (&'a str, bool)>,
-    ) {
-        lines.clear();
-        let mut height = 0;
-        for (text, right) in cells {
-            height = height.max(text.split('\n').count());
-            lines.push((text.split('\n'), right));
-        }
-        for _ in 0..height {
-            for (i, (parts, right)) in lines.iter_mut().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                let w = widths[i];
-                match parts.next() {
-                    Some(line) => {
-                        let pad = w.saturating_sub(dw(line));
-                        let (before, after) = if *right { (pad, 0) } else { (0, pad) };
-                        out.extend(std::iter::repeat_n(' ', 1 + before));
-                        out.push_str(line);
-                        out.extend(std::iter::repeat_n(' ', after + 1));
-                    }
-                    None => out.extend(std::iter::repeat_n(' ', w + 2)),
-                }
-            }
-            out.push('\n');
-        }
-    }
-    let mut lines = Vec::with_capacity(cols.len());
-    row(
+    table_row(
         &mut out,
         &widths,
-        &mut lines,
         cols.iter().map(|c| (c.header.as_str(), false)),
     );
     out.push_str(&rule);
@@ -796,12 +1102,10 @@ fn plain_table(cols: &[Col], rows: usize) -> String {
         .map(|k| {
             let range = k * CHUNK..((k + 1) * CHUNK).min(rows);
             let mut text = String::with_capacity(range.len() * line_len);
-            let mut lines = Vec::with_capacity(cols.len());
             for r in range {
-                row(
+                table_row(
                     &mut text,
                     &widths,
-                    &mut lines,
                     cols.iter().map(|c| (c.cells[r].as_str(), c.right)),
                 );
             }

@@ -370,16 +370,36 @@ impl SideSummary {
 /// Comparisons are estimated in parallel (each on its own; the order is kept), so the result
 /// is the same as one by one.
 pub fn assess(rows: Vec<Row>, opts: &Options) -> Vec<Assessment> {
+    let mut out = estimate_each(rows, opts);
+    correct_all(&mut out, opts);
+    out
+}
+
+/// Estimates every row (order kept, in parallel) without the correction: each
+/// [`Assessment`] has its raw p-value, but `p_adjusted` NaN and an inconclusive placeholder
+/// verdict until the correction across the whole report ([`correct`], [`verdict`]) is applied.
+/// For a report computed in parts (the bounded-memory path of a large input, issue 16).
+pub fn estimate_each(rows: Vec<Row>, opts: &Options) -> Vec<Assessment> {
     use rayon::prelude::*;
-    let mut out: Vec<Assessment> = rows.into_par_iter().map(|r| estimate(r, opts)).collect();
+    rows.into_par_iter().map(|r| estimate(r, opts)).collect()
+}
+
+/// Applies the report's correction across all of `out` and decides each verdict.
+fn correct_all(out: &mut [Assessment], opts: &Options) {
     let p: Vec<f64> = out.iter().map(|a| a.p_value).collect();
-    let adj = opts.correction.adjust(&p);
-    let m = p.iter().filter(|p| !p.is_nan()).count().max(1);
+    let (adj, m) = correct(&p, opts.correction);
     for (a, pa) in out.iter_mut().zip(adj) {
         a.p_adjusted = pa;
         a.verdict = decide(a, opts, m);
     }
-    out
+}
+
+/// The p-values `p` (raw, one per comparison of a report, in report order) after the
+/// correction `c`, and the family size `m` that [`verdict`] takes: the p-values that are not
+/// NaN, at least 1.
+pub fn correct(p: &[f64], c: Correction) -> (Vec<f64>, usize) {
+    let m = p.iter().filter(|p| !p.is_nan()).count().max(1);
+    (c.adjust(p), m)
 }
 
 /// As [`assess`], for a sharded run: a row whose name has a combination over machines in
@@ -411,13 +431,7 @@ pub fn assess_combined(
             a
         })
         .collect();
-    let p: Vec<f64> = out.iter().map(|a| a.p_value).collect();
-    let adj = opts.correction.adjust(&p);
-    let m = p.iter().filter(|p| !p.is_nan()).count().max(1);
-    for (a, pa) in out.iter_mut().zip(adj) {
-        a.p_adjusted = pa;
-        a.verdict = decide(a, opts, m);
-    }
+    correct_all(&mut out, opts);
     out
 }
 
@@ -563,23 +577,59 @@ fn samples_needed(n_old: usize, n_new: usize, alpha: f64) -> Option<u64> {
         .map(|k| k as u64)
 }
 
-fn decide(a: &Assessment, opts: &Options, m: usize) -> Verdict {
-    let t = opts.threshold_pct;
-    if a.too_few_samples {
+/// What the verdict on a comparison rests on besides its corrected p-value: the change and
+/// its interval (percent), the sample counts and the metric's direction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    /// Estimated change, percent ([`Assessment::change_pct`]).
+    pub change_pct: f64,
+    /// Its 95% interval, percent ([`Assessment::change_ci_pct`]).
+    pub change_ci_pct: Option<(f64, f64)>,
+    /// Samples of the old and the new side.
+    pub n: [u32; 2],
+    /// Too few samples for any verdict ([`Assessment::too_few_samples`]).
+    pub too_few_samples: bool,
+    /// Which direction of the metric is the improvement.
+    pub better: Better,
+}
+
+impl Estimate {
+    /// The estimate of an assessment.
+    pub fn of(a: &Assessment) -> Estimate {
         let c = &a.row.comparison;
+        Estimate {
+            change_pct: a.change_pct,
+            change_ci_pct: a.change_ci_pct,
+            n: [c.old.len() as u32, c.new.len() as u32],
+            too_few_samples: a.too_few_samples,
+            better: c.better,
+        }
+    }
+}
+
+fn decide(a: &Assessment, opts: &Options, m: usize) -> Verdict {
+    verdict(&Estimate::of(a), a.p_adjusted, opts, m)
+}
+
+/// The verdict (see the module doc) on the comparison estimated by `e`, with its p-value
+/// after the report's correction `p_adjusted` and the family size `m` of [`correct`].
+pub fn verdict(e: &Estimate, p_adjusted: f64, opts: &Options, m: usize) -> Verdict {
+    let t = opts.threshold_pct;
+    let [n_old, n_new] = e.n.map(|n| n as usize);
+    if e.too_few_samples {
         return Verdict::Inconclusive {
-            runs_needed: samples_needed(c.old.len(), c.new.len(), opts.alpha),
+            runs_needed: samples_needed(n_old, n_new, opts.alpha),
         };
     }
-    let Some((lo, hi)) = a.change_ci_pct else {
+    let Some((lo, hi)) = e.change_ci_pct else {
         return Verdict::Inconclusive { runs_needed: None };
     };
     if lo > -t && hi < t {
         return Verdict::NoChange;
     }
-    let significant = a.p_adjusted < opts.alpha;
+    let significant = p_adjusted < opts.alpha;
     let (up, down) = (lo > 0.0, hi < 0.0);
-    let (improved, regressed) = match a.row.comparison.better {
+    let (improved, regressed) = match e.better {
         Better::Higher => (up, down),
         Better::Lower => (down, up),
     };
@@ -601,7 +651,13 @@ fn decide(a: &Assessment, opts: &Options, m: usize) -> Verdict {
     let sig_factor =
         z(1.0 - (1.0 - opts.confidence) / 2.0) / z(1.0 - opts.alpha / (2.0 * family as f64));
     Verdict::Inconclusive {
-        runs_needed: runs_needed(a.runs, (hi - lo) / 2.0, a.change_pct, t, sig_factor),
+        runs_needed: runs_needed(
+            n_old.min(n_new),
+            (hi - lo) / 2.0,
+            e.change_pct,
+            t,
+            sig_factor,
+        ),
     }
 }
 
@@ -658,35 +714,43 @@ pub fn geomean(a: &[Assessment]) -> Option<Geomean> {
         return None;
     }
     use rayon::prelude::*;
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     // Each comparison's log ratio (None: undefined) in parallel: the means read every sample,
     // a million of them in a large report (issue 16); the sum below stays in row order.
-    let logs: Vec<Option<f64>> = a
-        .par_iter()
-        .with_min_len(256)
-        .map(|x| {
-            let c = &x.row.comparison;
-            let r = 1.0 + x.change_pct / 100.0;
-            (mean(&c.old) > 0.0 && mean(&c.new) > 0.0 && r.is_finite() && r > 0.0).then(|| r.ln())
-        })
-        .collect();
+    let logs: Vec<Option<f64>> = a.par_iter().with_min_len(256).map(log_ratio).collect();
+    geomean_of(logs)
+}
+
+/// A comparison's term of [`geomean`]: `ln(1 + change_pct/100)`, or None when undefined (a
+/// side's mean ≤ 0, or the ratio not finite and above 0).
+pub fn log_ratio(x: &Assessment) -> Option<f64> {
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let c = &x.row.comparison;
+    let r = 1.0 + x.change_pct / 100.0;
+    (mean(&c.old) > 0.0 && mean(&c.new) > 0.0 && r.is_finite() && r > 0.0).then(|| r.ln())
+}
+
+/// [`geomean`] from each comparison's [`log_ratio`], in report order (the sum is taken in
+/// that order); None for fewer than two.
+pub fn geomean_of(logs: impl IntoIterator<Item = Option<f64>>) -> Option<Geomean> {
+    let mut n = 0;
     let mut sum = 0.0;
     let mut undefined = 0;
     for l in logs {
+        n += 1;
         match l {
             Some(l) => sum += l,
             None => undefined += 1,
         }
     }
+    if n < 2 {
+        return None;
+    }
     Some(if undefined > 0 {
-        Geomean::Undefined {
-            n: a.len(),
-            undefined,
-        }
+        Geomean::Undefined { n, undefined }
     } else {
         Geomean::Defined {
-            change_pct: ((sum / a.len() as f64).exp() - 1.0) * 100.0,
-            n: a.len(),
+            change_pct: ((sum / n as f64).exp() - 1.0) * 100.0,
+            n,
         }
     })
 }
