@@ -113,8 +113,9 @@ fn try_report_from(
     let a = &args.analysis;
     if !matches!(
         a.format,
-        Format::R | Format::Analyze | Format::Table | Format::Markdown
+        Format::R | Format::Analyze | Format::Table | Format::Markdown | Format::Json
     ) || (a.format == Format::Table && a.details)
+        || (a.format == Format::Json && !cfg!(any(unix, windows)))
         || a.plot.is_some()
         || a.max_regression.is_some()
         || a.metric.is_some()
@@ -194,7 +195,7 @@ fn try_report_from(
     if spilled.metrics() != [RATE] {
         anyhow::bail!("{f}: a compare.js CSV with samples of another metric than the rate");
     }
-    if matches!(a.format, Format::Table | Format::Markdown) {
+    if matches!(a.format, Format::Table | Format::Markdown | Format::Json) {
         let input = crate::render::describe_input(imported.format, &[super::input_name(f)]);
         return table(a, f, &input, set, spilled, io);
     }
@@ -320,7 +321,8 @@ fn try_report_from(
 }
 
 /// The verdict options of the report `a` (its correction and threshold; the distribution
-/// checks the table shows, without the rank tests of `--details`).
+/// checks the table shows, without the rank tests of `--details`; for JSON the rank tests and
+/// every side's drift test, as in memory).
 fn options(a: &super::AnalysisArgs) -> decide::Options {
     decide::Options {
         correction: match a.correction {
@@ -330,8 +332,8 @@ fn options(a: &super::AnalysisArgs) -> decide::Options {
         },
         threshold_pct: a.threshold,
         distribution_checks: true,
-        rank_tests: false,
-        every_drift: false,
+        rank_tests: a.format == Format::Json,
+        every_drift: a.format == Format::Json,
         ..decide::Options::default()
     }
 }
@@ -361,11 +363,12 @@ fn output(
     Ok(Some(0))
 }
 
-/// The default table or the Markdown comment of the spilled samples of `f` (see the module
-/// doc; `input` says what the file records): partition by partition, each comparison is
-/// estimated (without the correction) and kept as its [`TableRow`] (with the notes of the
-/// format); the rows are put in the in-memory order (first appearance, then a stable sort by
-/// name), corrected and decided together, and written by the in-memory report's renderer.
+/// The default table, the Markdown comment or the JSON document of the spilled samples of
+/// `f` (see the module doc; `input` says what the file records): partition by partition, each
+/// comparison is estimated (without the correction) and kept as its [`TableRow`] (with the
+/// notes of the format; for JSON its object's text goes to a [`Spool`]); the rows are put in
+/// the in-memory order (first appearance, then a stable sort by name), corrected and decided
+/// together, and written by the in-memory report's renderer.
 fn table(
     a: &super::AnalysisArgs,
     f: &str,
@@ -377,12 +380,25 @@ fn table(
     use rayon::prelude::*;
     let opts = options(a);
     let markdown = a.format == Format::Markdown;
+    let json = a.format == Format::Json;
     let notes = if markdown {
         crate::render::markdown::comparison_notes
+    } else if json {
+        // JSON has no note per comparison.
+        |_: &decide::Assessment, _: &mut String| {}
     } else {
         table::comparison_notes
     };
-    let mut rows: Vec<(u64, TableRow<'static>)> = Vec::with_capacity(set.benchmarks().len());
+    let mut spool = if json {
+        match Spool::new() {
+            Ok(s) => Some(s),
+            Err(e) => return in_memory(f, &e, io),
+        }
+    } else {
+        None
+    };
+    // (first position, row, index in the spool).
+    let mut rows: Vec<(u64, TableRow<'static>, usize)> = Vec::with_capacity(set.benchmarks().len());
     let mut noted: Vec<(u64, verdict::Row)> = Vec::new();
     // The benchmarks measured on one side only: (first position, name, only old).
     let mut one_sided: Vec<(u64, String, bool)> = Vec::new();
@@ -391,14 +407,20 @@ fn table(
             Ok(p) => p,
             Err(e) => return in_memory(f, &e, io),
         };
-        let mut comparisons = crate::compare::group_metric(&part, RATE);
-        drop(part);
-        for c in &mut comparisons {
-            c.benchmark = ids[c.benchmark.0 as usize];
-        }
+        let comparisons = crate::compare::group_metric(&part, RATE);
+        // The comparisons keep the partition's benchmark ids (`ids` maps them to `set`'s):
+        // the partition holds their names (moved out of `set`), which JSON shows.
+        let names = if json {
+            Some(part)
+        } else {
+            drop(part);
+            None
+        };
         release_free_memory();
         let first = |c: &crate::compare::Comparison| {
-            spilled.first_position(c.benchmark).unwrap_or(u64::MAX)
+            spilled
+                .first_position(ids[c.benchmark.0 as usize])
+                .unwrap_or(u64::MAX)
         };
         let mut both = Vec::with_capacity(comparisons.len());
         for mut c in comparisons {
@@ -408,7 +430,8 @@ fn table(
                 both.push(c);
             }
         }
-        let vrows = verdict::rows_with(both, false);
+        // JSON shows compare.R's accuracy half-widths too.
+        let vrows = verdict::rows_with(both, json);
         for r in &vrows {
             let c = &r.comparison;
             if RowNote::of(c, r.welch.err(), || r.improvement_pct).is_some() {
@@ -416,9 +439,20 @@ fn table(
             }
         }
         let assessed = decide::estimate_each(vrows, &opts);
-        rows.par_extend(assessed.par_iter().map(|x| {
-            let row = TableRow::with_notes(x, notes).into_owned();
-            (first(&x.row.comparison), row)
+        if let (Some(spool), Some(names)) = (&mut spool, &names)
+            && let Err(e) = spool.append(names, &assessed)
+        {
+            return in_memory(f, &e, io);
+        }
+        drop(names);
+        let base = rows.len();
+        rows.par_extend(assessed.par_iter().enumerate().map(|(i, x)| {
+            let mut row = TableRow::with_notes(x, notes).into_owned();
+            if json {
+                // Not shown: the object's text holds the flags.
+                row.flags = Box::default();
+            }
+            (first(&x.row.comparison), row, base + i)
         }));
     }
     drop(spilled);
@@ -433,7 +467,12 @@ fn table(
             .then(x.0.cmp(&y.0))
     });
     one_sided.sort_unstable_by(|x, y| coll.compare(&x.1, &y.1).then(x.0.cmp(&y.0)));
-    let mut rows: Vec<TableRow<'static>> = rows.into_iter().map(|(_, r)| r).collect();
+    let spooled: Vec<usize> = if json {
+        rows.iter().map(|r| r.2).collect()
+    } else {
+        Vec::new()
+    };
+    let mut rows: Vec<TableRow<'static>> = rows.into_iter().map(|(_, r, _)| r).collect();
     // The messages of `emit_analysis_blocks` for the table.
     let flagged: Vec<RowNote<'_>> = noted
         .iter()
@@ -465,8 +504,27 @@ fn table(
         run: None,
         input: Some(input),
     };
+    let report_notes = if json {
+        table::report_notes_of_rows(&rows, &listed)
+    } else {
+        String::new()
+    };
+    let rest = crate::render::json::Rest {
+        opts: &opts,
+        run: None,
+        counts: table::verdict_counts(rows.iter().map(|r| r.verdict)),
+        geomean: decide::geomean_of(rows.iter().map(|r| r.log_ratio)),
+        failures: &failures,
+        one_sided: &listed,
+        notes: &report_notes,
+    };
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
-        if markdown {
+        if let Some(spool) = &spool {
+            use crate::render::json;
+            json::write_head(rows.len(), w)?;
+            spool.write_rows(&rows, &spooled, opts.alpha, w)?;
+            json::write_rest(rows.len(), &rest, w)
+        } else if markdown {
             crate::render::markdown::write_rows(&rows, &comment, w)
         } else if color || width.is_some() {
             let t = table::render_rows(&rows, &listed, &opts, color, width);
@@ -478,6 +536,161 @@ fn table(
     let code = output(a, write, io);
     super::drop_in_background(rows);
     code
+}
+
+/// The JSON objects of a report's comparisons, rendered partition by partition before the
+/// correction across the report ([`crate::render::json::write_pending`]) and kept in an
+/// anonymous temporary file (as the spilled samples: [`tempfile::tempfile`]), to be written
+/// in the report's order with their corrected values filled in ([`Spool::write_rows`]).
+struct Spool {
+    file: std::fs::File,
+    /// Bytes written so far.
+    len: u64,
+    /// Per comparison, in the order appended: where its text is and its holes.
+    spots: Vec<Spot>,
+}
+
+/// Where a comparison's text is in a [`Spool`]'s file.
+struct Spot {
+    offset: u64,
+    len: u32,
+    holes: crate::render::json::Holes,
+}
+
+impl Spool {
+    /// An empty spool over a new temporary file.
+    ///
+    /// # Errors
+    /// Returns the error of creating the file (no temporary folder, no space).
+    fn new() -> std::io::Result<Spool> {
+        Ok(Spool {
+            file: tempfile::tempfile()?,
+            len: 0,
+            spots: Vec::new(),
+        })
+    }
+
+    /// Renders the comparisons `a` (in parallel; their names and metric in `set`) and appends
+    /// their texts in order.
+    ///
+    /// # Errors
+    /// Returns the error of writing the file (the disk is full).
+    fn append(&mut self, set: &SampleSet, a: &[decide::Assessment]) -> std::io::Result<()> {
+        use rayon::prelude::*;
+        const CHUNK: usize = 64;
+        let texts: Vec<(Vec<u8>, Vec<(u32, crate::render::json::Holes)>)> = a
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut text = Vec::with_capacity(CHUNK * 4096);
+                let mut spans = Vec::with_capacity(chunk.len());
+                for x in chunk {
+                    let start = text.len();
+                    let holes = crate::render::json::write_pending(set, x, &mut text);
+                    let len = u32::try_from(text.len() - start).map_err(|_| {
+                        std::io::Error::other("a comparison's JSON text over 4 GiB")
+                    })?;
+                    spans.push((len, holes));
+                }
+                Ok((text, spans))
+            })
+            .collect::<std::io::Result<_>>()?;
+        for (text, spans) in texts {
+            self.file.write_all(&text)?;
+            for (len, holes) in spans {
+                self.spots.push(Spot {
+                    offset: self.len,
+                    len,
+                    holes,
+                });
+                self.len += u64::from(len);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the comparisons of `rows` (in report order, corrected and decided; the `i`-th
+    /// appended as `spooled[i]`) as [`crate::render::json::write`] prints them in its array:
+    /// each one's text read back and completed by its corrected p-value and verdict
+    /// (significance at `alpha`). A window of rows at a time is read (in parallel: the texts
+    /// are in partition order, so reading them in report order jumps about the file) and
+    /// written in order.
+    ///
+    /// # Errors
+    /// Returns the error of reading the file or of writing to `w`.
+    fn write_rows(
+        &self,
+        rows: &[TableRow<'_>],
+        spooled: &[usize],
+        alpha: f64,
+        w: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        use rayon::prelude::*;
+        const WINDOW: usize = 4096;
+        const CHUNK: usize = 64;
+        for (k, window) in rows.chunks(WINDOW).enumerate() {
+            let texts: Vec<Vec<u8>> = window
+                .par_chunks(CHUNK)
+                .enumerate()
+                .map(|(j, chunk)| {
+                    let mut out = Vec::with_capacity(CHUNK * 4096);
+                    let mut text = Vec::new();
+                    for (i, r) in chunk.iter().enumerate() {
+                        let at = k * WINDOW + j * CHUNK + i;
+                        let spot = &self.spots[spooled[at]];
+                        text.resize(spot.len as usize, 0);
+                        read_at(&self.file, &mut text, spot.offset)?;
+                        out.extend_from_slice(crate::render::json::separator(at));
+                        crate::render::json::write_completed(
+                            &text,
+                            spot.holes,
+                            r.p_adjusted,
+                            r.verdict,
+                            alpha,
+                            &mut out,
+                        );
+                    }
+                    Ok(out)
+                })
+                .collect::<std::io::Result<_>>()?;
+            for t in texts {
+                w.write_all(&t)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads `buf.len()` bytes of `file` from `offset` (without moving a shared cursor, so that
+/// threads may read at once).
+///
+/// # Errors
+/// Returns the error of reading, or an unexpected end of file.
+fn read_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+    #[cfg(windows)]
+    {
+        let mut done = 0;
+        while done < buf.len() {
+            match std::os::windows::fs::FileExt::seek_read(
+                file,
+                &mut buf[done..],
+                offset + done as u64,
+            )? {
+                0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+                n => done += n,
+            }
+        }
+        Ok(())
+    }
+    #[cfg(not(any(unix, windows)))]
+    {
+        // JSON takes the in-memory path there (`try_report_from`).
+        let _ = (file, buf, offset);
+        Err(std::io::ErrorKind::Unsupported.into())
+    }
 }
 
 #[cfg(test)]
