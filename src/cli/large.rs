@@ -1,24 +1,37 @@
-//! `report --format r`, `analyze`, `markdown` and the default table of a large compare.js CSV
-//! in bounded memory (issue 16).
+//! `report --format r`, `analyze`, `markdown`, `json` and the default table of a large
+//! compare.js CSV in bounded memory (issue 16).
 //!
 //! Reading a 2 GB compare.js CSV whole keeps 24 million samples (576 MB packed) and then the
 //! same values again per comparison. Above [`spill_threshold`] bytes, a single compare.js CSV
-//! (not standard input) reported with `--format r`, `analyze`, `markdown` or `table`
+//! (not standard input) reported with `--format r`, `analyze`, `markdown`, `json` or `table`
 //! (without `--plot`, `--max-regression`, `--metric`, `--label`, `--sides-by`, nor the table's
-//! `--details`, which take the in-memory path) is instead read with its samples spilled to
+//! `--details`, which take the in-memory path, as do `--format html`, `csv`, `go` and
+//! `benchstat`) is instead read with its samples spilled to
 //! temporary partition files by benchmark ([`SampleSet::spill_samples`]); each partition is
 //! then read back, grouped and analysed on its own, and only a compact form of each row is
 //! kept: for `r` and `analyze` what compare.R and compare.js print of it (name, stars,
-//! improvement, accuracy, sample counts, the p-value of the corrected count); for the table
-//! and the Markdown comment its [`TableRow`] (figures, raw p-value, flags, the inputs of the
-//! verdict, its notes in the format's words), the estimate made without the correction. The rows are put in the order the in-memory report
-//! gives them (first appearance, then but for `analyze` a stable sort by name); the table's
-//! and the comment's are then corrected and decided together, as in memory. They are printed with the same
+//! improvement, accuracy, sample counts, the p-value of the corrected count); for the table,
+//! the Markdown comment and JSON its [`TableRow`] (figures, raw p-value, flags, the inputs of
+//! the verdict, its notes in the format's words), the estimate made without the correction.
+//! The rows are put in the order the in-memory report
+//! gives them (first appearance, then but for `analyze` a stable sort by name); the table's,
+//! the comment's and JSON's are then corrected and decided together, as in memory. They are printed with the same
 //! renderers, so the output, the warnings and the exit code are those of the in-memory path,
 //! byte for byte. Rows that a note on stderr speaks of (values below 0, no Welch test) are rare
 //! and kept whole, for the same notes.
 //!
-//! The table's and the comment's options are all supported but the table's `--details`:
+//! A JSON comparison is about 3 KB of text (rank tests, every side's drift test and regimes,
+//! compare.R's figures), too much to keep for every row: each is rendered as its partition is
+//! analysed, by the in-memory renderer, but without the four values the correction decides
+//! (`p_adjusted`, `runs_needed`, `significant`, `verdict`;
+//! [`crate::render::json::write_pending`]), and kept in one more anonymous temporary file
+//! ([`Spool`]: 3.3 KB a comparison, 1.6 GB for the 2 GB file, while the partition files of
+//! 576 MB still exist). Once the rows are corrected, the document's head, each comparison's
+//! text read back in report order with those values filled in
+//! ([`crate::render::json::write_completed`]) and the rest of the document
+//! ([`crate::render::json::write_rest`]: summary, geomean, notes, from the rows) are written.
+//!
+//! The table's, the comment's and JSON's options are all supported but the table's `--details`:
 //! `--correction`, `--threshold` and `-o` as in memory; colour and a terminal's width
 //! (`COLUMNS`) draw the table in memory from the rows (every cell at once, for comfy-table
 //! and the column fitting), while a file or a pipe gets it a few thousand rows at a time
@@ -34,8 +47,9 @@
 //!
 //! What memory still holds: the benchmark names (read once), and per comparison its compact
 //! row (about 80 bytes and its name for `r`; about 200 bytes, its name and its notes for the
-//! table) — about 145 MB at the peak for `r` of the 2.1 GB file of 480,000 comparisons and
-//! 215 MB for its table and its comment, against 1.37, 2.07 and 1.79 GB read whole — plus one partition's samples
+//! table; the same and 32 bytes for where its JSON text is) — about 145 MB at the peak for `r`
+//! of the 2.1 GB file of 480,000 comparisons, 215 MB for its table and its comment and 233 MB
+//! for JSON, against 1.37, 2.07, 1.79 and 1.78 GB read whole — plus one partition's samples
 //! and assessments at a time. A file whose samples belong to a few huge comparisons is bounded
 //! by its largest comparison, which the statistics need whole.
 
@@ -771,7 +785,7 @@ mod tests {
         }
         // Another format, or the table's --details: not this path.
         for argv in [
-            &["benchdiff", "report", "--format", "json", file.as_str()][..],
+            &["benchdiff", "report", "--format", "html", file.as_str()][..],
             &["benchdiff", "report", "--details", file.as_str()],
         ] {
             let Ok(Cli {
@@ -788,7 +802,7 @@ mod tests {
         }
     }
 
-    /// The default table and the Markdown comment through the bounded path at several
+    /// The default table, the Markdown comment and the JSON document through the bounded path at several
     /// thresholds are the in-memory ones, stdout and stderr, on rows of every kind of note: two
     /// regimes, drift, outliers, too few samples, one sample a side, no Welch test (constant),
     /// values below 0, a benchmark on one side only; under each correction, another threshold,
@@ -852,8 +866,11 @@ mod tests {
                 "--threshold",
                 "5",
             ],
+            &["--format", "json"],
+            &["--format", "json", "--correction", "bh", "--threshold", "5"],
         ] {
             let markdown = extra.contains(&"markdown");
+            let json = extra.contains(&"json");
             let mut argv = vec!["benchdiff", "report"];
             argv.extend_from_slice(extra);
             argv.push(&file);
@@ -868,7 +885,7 @@ mod tests {
                     run(argv.iter().map(Into::into).collect(), io)
                 });
                 assert_eq!(want.0, 0, "{}", want.2);
-                if (color, width) == (false, None) && !markdown {
+                if (color, width) == (false, None) && !markdown && !json {
                     for note in [
                         ", 2 regimes",
                         "multimodal(old)",
@@ -900,6 +917,26 @@ mod tests {
                         "- samples: read from t.csv — compare.js CSV",
                     ] {
                         assert!(want.1.contains(note), "{note} not in {}", want.1);
+                    }
+                }
+                if (color, width) == (false, None) && json {
+                    for text in [
+                        "\"regime_changes\": [",
+                        "\"drift\": [\n          \"new\"\n        ]",
+                        "\"outliers\": [\n          \"old\"\n        ]",
+                        "\"welch_error\": \"essentially_constant\"",
+                        "\"too_few_samples\": true",
+                        "\"verdict\": \"faster\"",
+                        "\"runs_needed\": 4",
+                        "\"only_new\": [\n    \"z/new-only.js\"\n  ]",
+                    ] {
+                        assert!(want.1.contains(text), "{text} not in {}", want.1);
+                    }
+                    for note in [
+                        "z/const.js n=1: both sides are constant and equal",
+                        "1 comparison(s) have values < 0 (first: z/neg.js n=1)",
+                    ] {
+                        assert!(want.2.contains(note), "{note} not in {}", want.2);
                     }
                 }
                 for threshold in [1, size / 5, size] {
