@@ -127,9 +127,14 @@ fn try_report_from(
     let a = &args.analysis;
     if !matches!(
         a.format,
-        Format::R | Format::Analyze | Format::Table | Format::Markdown | Format::Json
+        Format::R
+            | Format::Analyze
+            | Format::Table
+            | Format::Markdown
+            | Format::Json
+            | Format::Html
     ) || (a.format == Format::Table && a.details)
-        || (a.format == Format::Json && !cfg!(any(unix, windows)))
+        || (matches!(a.format, Format::Json | Format::Html) && !cfg!(any(unix, windows)))
         || a.plot.is_some()
         || a.max_regression.is_some()
         || a.metric.is_some()
@@ -209,7 +214,10 @@ fn try_report_from(
     if spilled.metrics() != [RATE] {
         anyhow::bail!("{f}: a compare.js CSV with samples of another metric than the rate");
     }
-    if matches!(a.format, Format::Table | Format::Markdown | Format::Json) {
+    if matches!(
+        a.format,
+        Format::Table | Format::Markdown | Format::Json | Format::Html
+    ) {
         let input = crate::render::describe_input(imported.format, &[super::input_name(f)]);
         return table(a, f, &input, set, spilled, io);
     }
@@ -395,6 +403,7 @@ fn table(
     let opts = options(a);
     let markdown = a.format == Format::Markdown;
     let json = a.format == Format::Json;
+    let html = a.format == Format::Html;
     let notes = if markdown {
         crate::render::markdown::comparison_notes
     } else if json {
@@ -411,8 +420,10 @@ fn table(
     } else {
         None
     };
-    // (first position, row, index in the spool).
+    // (first position, row, index in the order of analysis).
     let mut rows: Vec<(u64, TableRow<'static>, usize)> = Vec::with_capacity(set.benchmarks().len());
+    // For HTML, per row in the order of analysis, its benchmark's id in `set`.
+    let mut benchmark_of: Vec<u32> = Vec::new();
     let mut noted: Vec<(u64, verdict::Row)> = Vec::new();
     // The benchmarks measured on one side only: (first position, name, only old).
     let mut one_sided: Vec<(u64, String, bool)> = Vec::new();
@@ -459,6 +470,13 @@ fn table(
             return in_memory(f, &e, io);
         }
         drop(names);
+        if html {
+            benchmark_of.extend(
+                assessed
+                    .iter()
+                    .map(|x| ids[x.row.comparison.benchmark.0 as usize].0),
+            );
+        }
         let base = rows.len();
         rows.par_extend(assessed.par_iter().enumerate().map(|(i, x)| {
             let mut row = TableRow::with_notes(x, notes).into_owned();
@@ -469,8 +487,14 @@ fn table(
             (first(&x.row.comparison), row, base + i)
         }));
     }
-    drop(spilled);
-    drop(set);
+    // HTML reads the partitions again for the plots of the comparisons it shows.
+    let kept = if html {
+        Some((spilled, set))
+    } else {
+        drop(spilled);
+        drop(set);
+        None
+    };
     release_free_memory();
     // The in-memory order: first appearance, then a stable sort by name, that is by name and
     // then first appearance.
@@ -481,12 +505,27 @@ fn table(
             .then(x.0.cmp(&y.0))
     });
     one_sided.sort_unstable_by(|x, y| coll.compare(&x.1, &y.1).then(x.0.cmp(&y.0)));
-    let spooled: Vec<usize> = if json {
+    // Per row in report order, its index in the order of analysis.
+    let spooled: Vec<usize> = if json || html {
         rows.iter().map(|r| r.2).collect()
     } else {
         Vec::new()
     };
     let mut rows: Vec<TableRow<'static>> = rows.into_iter().map(|(_, r, _)| r).collect();
+    table::decide_rows(&mut rows, &opts);
+    let plots = crate::render::html::HtmlOptions {
+        plot_rows: a.plot_rows.clone(),
+    };
+    let sections = match kept {
+        Some((spilled, set)) => {
+            let s = Sections::render(&rows, &spooled, &benchmark_of, &plots, &opts, spilled, set);
+            match s {
+                Ok(s) => Some(s),
+                Err(e) => return in_memory(f, &e, io),
+            }
+        }
+        None => None,
+    };
     // The messages of `emit_analysis_blocks` for the table.
     let flagged: Vec<RowNote<'_>> = noted
         .iter()
@@ -502,7 +541,6 @@ fn table(
         }
     }
     let listed = listed.without_failures(&Default::default());
-    table::decide_rows(&mut rows, &opts);
     // Colour and a terminal's width need every cell at once (comfy-table, column fitting);
     // a file or a pipe gets the table a few thousand rows at a time.
     let (color, width) = if a.output.is_some() {
@@ -532,8 +570,18 @@ fn table(
         one_sided: &listed,
         notes: &report_notes,
     };
+    let page = crate::render::html::Page {
+        opts: &opts,
+        failures: &failures,
+        one_sided: &listed,
+        run: None,
+        input: Some(input),
+    };
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
-        if let Some(spool) = &spool {
+        if let Some(s) = &sections {
+            let mut write_sections = |shown: &[usize], w: &mut dyn Write| s.write(shown, w);
+            crate::render::html::write_page(&rows, &page, &s.selected, &mut write_sections, w)
+        } else if let Some(spool) = &spool {
             use crate::render::json;
             json::write_head(rows.len(), w)?;
             spool.write_rows(&rows, &spooled, opts.alpha, w)?;
@@ -608,6 +656,18 @@ impl Spool {
                 Ok((text, spans))
             })
             .collect::<std::io::Result<_>>()?;
+        self.append_texts(texts)
+    }
+
+    /// Appends the texts `texts` in order: each a run of texts, with the length and holes of
+    /// each.
+    ///
+    /// # Errors
+    /// Returns the error of writing the file (the disk is full).
+    fn append_texts(
+        &mut self,
+        texts: Vec<(Vec<u8>, Vec<(u32, crate::render::json::Holes)>)>,
+    ) -> std::io::Result<()> {
         for (text, spans) in texts {
             self.file.write_all(&text)?;
             for (len, holes) in spans {
@@ -669,6 +729,105 @@ impl Spool {
             for t in texts {
                 w.write_all(&t)?;
             }
+        }
+        Ok(())
+    }
+}
+
+/// The sections of an HTML page's plotted comparisons, rendered partition by partition and
+/// kept in a [`Spool`], to be written in the page's order.
+struct Sections {
+    /// Which rows of the page (in report order) have a section ([`crate::render::html::selected`]).
+    selected: Vec<bool>,
+    spool: Spool,
+    /// Per row of the page, the index of its section in `spool` (`u32::MAX`: none).
+    spot_of: Vec<u32>,
+}
+
+impl Sections {
+    /// Reads the partitions of `spilled` again (`set`: the set that spilled) and renders the
+    /// sections of the `rows` (report order, corrected and decided; the `i`-th analysed as
+    /// `spooled[i]`, of the benchmark `benchmark_of[spooled[i]]` of `set`) that the page shows
+    /// ([`crate::render::html::section`], with `opts`' correction).
+    ///
+    /// # Errors
+    /// Returns the error of reading a partition or of writing the temporary file.
+    fn render(
+        rows: &[TableRow<'_>],
+        spooled: &[usize],
+        benchmark_of: &[u32],
+        plots: &crate::render::html::HtmlOptions,
+        opts: &decide::Options,
+        mut spilled: crate::sample::Spilled,
+        mut set: SampleSet,
+    ) -> std::io::Result<Sections> {
+        use crate::render::html;
+        use rayon::prelude::*;
+        let selected = html::selected(rows, plots);
+        let full = html::full_plots(&selected);
+        // The page's row of each shown benchmark, by its id in `set`.
+        let mut at = vec![u32::MAX; set.benchmarks().len()];
+        for (i, &o) in spooled.iter().enumerate() {
+            if selected[i] {
+                at[benchmark_of[o] as usize] = i as u32;
+            }
+        }
+        let mut spool = Spool::new()?;
+        let mut spot_of = vec![u32::MAX; rows.len()];
+        for k in 0..spilled.partitions() {
+            let (part, ids) = spilled.partition(k, &mut set)?;
+            let unit = part.metric(RATE).unit.clone();
+            let shown: Vec<(usize, crate::compare::Comparison)> =
+                crate::compare::group_metric(&part, RATE)
+                    .into_iter()
+                    .filter_map(|c| {
+                        let i = at[ids[c.benchmark.0 as usize].0 as usize];
+                        (i != u32::MAX).then_some((i as usize, c))
+                    })
+                    .collect();
+            drop(part);
+            let texts: Vec<(Vec<u8>, Vec<(u32, crate::render::json::Holes)>)> = shown
+                .par_iter()
+                .map(|(i, c)| {
+                    let text = html::section(&rows[*i], c, &unit, *i, opts.correction, full);
+                    let len = u32::try_from(text.len())
+                        .map_err(|_| std::io::Error::other("an HTML section over 4 GiB"))?;
+                    Ok((text.into_bytes(), vec![(len, [0; 4])]))
+                })
+                .collect::<std::io::Result<_>>()?;
+            // One text each, appended in order.
+            let base = spool.spots.len();
+            for (j, (i, _)) in shown.iter().enumerate() {
+                spot_of[*i] = (base + j) as u32;
+            }
+            spool.append_texts(texts)?;
+            drop(shown);
+            release_free_memory();
+        }
+        Ok(Sections {
+            selected,
+            spool,
+            spot_of,
+        })
+    }
+
+    /// Writes the sections of the rows `shown` (in order) to `w`, read back in parallel.
+    ///
+    /// # Errors
+    /// Returns the error of reading the file or of writing to `w`.
+    fn write(&self, shown: &[usize], w: &mut dyn Write) -> std::io::Result<()> {
+        use rayon::prelude::*;
+        let texts: Vec<Vec<u8>> = shown
+            .par_iter()
+            .map(|&i| {
+                let spot = &self.spool.spots[self.spot_of[i] as usize];
+                let mut text = vec![0; spot.len as usize];
+                read_at(&self.spool.file, &mut text, spot.offset)?;
+                Ok(text)
+            })
+            .collect::<std::io::Result<_>>()?;
+        for t in texts {
+            w.write_all(&t)?;
         }
         Ok(())
     }
