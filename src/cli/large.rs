@@ -612,6 +612,10 @@ struct Spool {
     spots: Vec<Spot>,
 }
 
+/// Texts for a [`Spool`]: runs of texts, each with the length and holes of its texts in
+/// order.
+type Texts = Vec<(Vec<u8>, Vec<(u32, crate::render::json::Holes)>)>;
+
 /// Where a comparison's text is in a [`Spool`]'s file.
 struct Spot {
     offset: u64,
@@ -640,7 +644,7 @@ impl Spool {
     fn append(&mut self, set: &SampleSet, a: &[decide::Assessment]) -> std::io::Result<()> {
         use rayon::prelude::*;
         const CHUNK: usize = 64;
-        let texts: Vec<(Vec<u8>, Vec<(u32, crate::render::json::Holes)>)> = a
+        let texts: Texts = a
             .par_chunks(CHUNK)
             .map(|chunk| {
                 let mut text = Vec::with_capacity(CHUNK * 4096);
@@ -664,10 +668,7 @@ impl Spool {
     ///
     /// # Errors
     /// Returns the error of writing the file (the disk is full).
-    fn append_texts(
-        &mut self,
-        texts: Vec<(Vec<u8>, Vec<(u32, crate::render::json::Holes)>)>,
-    ) -> std::io::Result<()> {
+    fn append_texts(&mut self, texts: Texts) -> std::io::Result<()> {
         for (text, spans) in texts {
             self.file.write_all(&text)?;
             for (len, holes) in spans {
@@ -786,7 +787,7 @@ impl Sections {
                     })
                     .collect();
             drop(part);
-            let texts: Vec<(Vec<u8>, Vec<(u32, crate::render::json::Holes)>)> = shown
+            let texts: Texts = shown
                 .par_iter()
                 .map(|(i, c)| {
                     let text = html::section(&rows[*i], c, &unit, *i, opts.correction, full);
@@ -944,7 +945,7 @@ mod tests {
         }
         // Another format, or the table's --details: not this path.
         for argv in [
-            &["benchdiff", "report", "--format", "html", file.as_str()][..],
+            &["benchdiff", "report", "--format", "csv", file.as_str()][..],
             &["benchdiff", "report", "--details", file.as_str()],
         ] {
             let Ok(Cli {
@@ -961,7 +962,7 @@ mod tests {
         }
     }
 
-    /// The default table, the Markdown comment and the JSON document through the bounded path at several
+    /// The default table, the Markdown comment, the JSON document and the HTML page through the bounded path at several
     /// thresholds are the in-memory ones, stdout and stderr, on rows of every kind of note: two
     /// regimes, drift, outliers, too few samples, one sample a side, no Welch test (constant),
     /// values below 0, a benchmark on one side only; under each correction, another threshold,
@@ -1027,9 +1028,19 @@ mod tests {
             ],
             &["--format", "json"],
             &["--format", "json", "--correction", "bh", "--threshold", "5"],
+            &["--format", "html"],
+            &[
+                "--format",
+                "html",
+                "--correction",
+                "none",
+                "--threshold",
+                "5",
+            ],
         ] {
             let markdown = extra.contains(&"markdown");
             let json = extra.contains(&"json");
+            let html = extra.contains(&"html");
             let mut argv = vec!["benchdiff", "report"];
             argv.extend_from_slice(extra);
             argv.push(&file);
@@ -1039,12 +1050,18 @@ mod tests {
                 }) => a,
                 other => panic!("not a report: {other:?}"),
             };
-            for (color, width) in [(false, None), (true, None), (false, Some(70))] {
+            // JSON and HTML draw no terminal table.
+            let looks: &[(bool, Option<u16>)] = if json || html {
+                &[(false, None)]
+            } else {
+                &[(false, None), (true, None), (false, Some(70))]
+            };
+            for &(color, width) in looks {
                 let want = captured_on(color, width, |io| {
                     run(argv.iter().map(Into::into).collect(), io)
                 });
                 assert_eq!(want.0, 0, "{}", want.2);
-                if (color, width) == (false, None) && !markdown && !json {
+                if (color, width) == (false, None) && !markdown && !json && !html {
                     for note in [
                         ", 2 regimes",
                         "multimodal(old)",
@@ -1096,6 +1113,18 @@ mod tests {
                         "1 comparison(s) have values < 0 (first: z/neg.js n=1)",
                     ] {
                         assert!(want.2.contains(note), "{note} not in {}", want.2);
+                    }
+                }
+                if html {
+                    for text in [
+                        "<a href=\"#cmp-0\">b0.js n=0</a>",
+                        "data-plot=\"density\"",
+                        ", 2 regimes</td>",
+                        "drift(new)",
+                        "the new binary&#39;s rate drifts",
+                        "1 benchmark only in new (first: z/new-only.js)",
+                    ] {
+                        assert!(want.1.contains(text), "{text} not in {}", want.1);
                     }
                 }
                 for threshold in [1, size / 5, size] {

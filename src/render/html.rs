@@ -206,6 +206,11 @@ pub fn write_with(
     write_page(&rows, &page, &selected, &mut sections, w)
 }
 
+/// Writes the sections of the comparisons with the given indices (in order) to the writer
+/// ([`write_page`]).
+pub type WriteSections<'a> =
+    dyn FnMut(&[usize], &mut dyn std::io::Write) -> std::io::Result<()> + 'a;
+
 /// Writes the page of the comparisons `rows` (in report order, corrected and decided) to `w`
 /// as [`write_with`] describes: the sections of the comparisons `selected` ([`selected`]) are
 /// written by `sections`, given their indices a chunk at a time in order, with the plots
@@ -217,7 +222,7 @@ pub fn write_page(
     rows: &[TableRow<'_>],
     page: &Page<'_>,
     selected: &[bool],
-    sections: &mut dyn FnMut(&[usize], &mut dyn std::io::Write) -> std::io::Result<()>,
+    sections: &mut WriteSections<'_>,
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     let shown: Vec<usize> = (0..rows.len()).filter(|&i| selected[i]).collect();
