@@ -1,21 +1,22 @@
-//! `report --format r`, `analyze`, `markdown`, `json` and the default table of a large
+//! `report --format r`, `analyze`, `markdown`, `json`, `html` and the default table of a large
 //! compare.js CSV in bounded memory (issue 16).
 //!
 //! Reading a 2 GB compare.js CSV whole keeps 24 million samples (576 MB packed) and then the
 //! same values again per comparison. Above [`spill_threshold`] bytes, a single compare.js CSV
-//! (not standard input) reported with `--format r`, `analyze`, `markdown`, `json` or `table`
-//! (without `--plot`, `--max-regression`, `--metric`, `--label`, `--sides-by`, nor the table's
-//! `--details`, which take the in-memory path, as do `--format html`, `csv`, `go` and
-//! `benchstat`) is instead read with its samples spilled to
+//! (not standard input) reported with `--format r`, `analyze`, `markdown`, `json`, `html` or
+//! `table` (without `--plot`, `--max-regression`, `--metric`, `--label`, `--sides-by`, nor the
+//! table's `--details`, which take the in-memory path, as do `--format csv`, `go` and
+//! `benchstat`, which keep no comparison, and JSON and HTML on a system neither Unix nor
+//! Windows) is instead read with its samples spilled to
 //! temporary partition files by benchmark ([`SampleSet::spill_samples`]); each partition is
 //! then read back, grouped and analysed on its own, and only a compact form of each row is
 //! kept: for `r` and `analyze` what compare.R and compare.js print of it (name, stars,
 //! improvement, accuracy, sample counts, the p-value of the corrected count); for the table,
-//! the Markdown comment and JSON its [`TableRow`] (figures, raw p-value, flags, the inputs of
+//! the Markdown comment, JSON and HTML its [`TableRow`] (figures, raw p-value, flags, the inputs of
 //! the verdict, its notes in the format's words), the estimate made without the correction.
 //! The rows are put in the order the in-memory report
 //! gives them (first appearance, then but for `analyze` a stable sort by name); the table's,
-//! the comment's and JSON's are then corrected and decided together, as in memory. They are printed with the same
+//! the comment's, JSON's and HTML's are then corrected and decided together, as in memory. They are printed with the same
 //! renderers, so the output, the warnings and the exit code are those of the in-memory path,
 //! byte for byte. Rows that a note on stderr speaks of (values below 0, no Welch test) are rare
 //! and kept whole, for the same notes.
@@ -30,6 +31,14 @@
 //! text read back in report order with those values filled in
 //! ([`crate::render::json::write_completed`]) and the rest of the document
 //! ([`crate::render::json::write_rest`]: summary, geomean, notes, from the rows) are written.
+//!
+//! The HTML page's summary table, geomean and notes are drawn from the rows
+//! ([`crate::render::html::write_page`]), and so is the choice of the comparisons that get a
+//! section with plots (changed, flagged or named by `--plot-rows`: about half of the 2 GB
+//! file's). Those need the samples, and the verdict after the correction: once the rows are
+//! decided, the partitions are read a second time and the sections of the shown comparisons
+//! rendered ([`crate::render::html::section`]) into one more temporary file ([`Sections`]:
+//! about 2 KB a strip plot, 0.5 GB for the 2 GB file), then copied into the page in its order.
 //!
 //! The table's, the comment's and JSON's options are all supported but the table's `--details`:
 //! `--correction`, `--threshold` and `-o` as in memory; colour and a terminal's width
@@ -47,9 +56,10 @@
 //!
 //! What memory still holds: the benchmark names (read once), and per comparison its compact
 //! row (about 80 bytes and its name for `r`; about 200 bytes, its name and its notes for the
-//! table; the same and 32 bytes for where its JSON text is) — about 145 MB at the peak for `r`
-//! of the 2.1 GB file of 480,000 comparisons, 215 MB for its table and its comment and 233 MB
-//! for JSON, against 1.37, 2.07, 1.79 and 1.78 GB read whole — plus one partition's samples
+//! table; the same and 32 bytes for where its JSON text is; for HTML the benchmarks' ids and
+//! where each section is) — about 145 MB at the peak for `r` of the 2.1 GB file of 480,000
+//! comparisons, 215 MB for its table and its comment, 233 MB for JSON and 232 MB for HTML,
+//! against 1.37, 2.07, 1.79, 1.78 and 1.78 GB read whole — plus one partition's samples
 //! and assessments at a time. A file whose samples belong to a few huge comparisons is bounded
 //! by its largest comparison, which the statistics need whole.
 

@@ -567,11 +567,11 @@ fn write_comparison(w: &mut Pretty<'_>, set: &SampleSet, alpha: f64, a: &Assessm
 
 /// Where the values that the report's correction decides go in the text of a comparison
 /// rendered before it ([`write_pending`]): byte offsets from the start of its text, one per
-/// [`Corrected`] field, in order.
+/// corrected field (`p_adjusted`, `runs_needed`, `significant`, `verdict`), in order.
 pub type Holes = [u32; 4];
 
 /// Appends to `out` the JSON object of the comparison `a` (its names and metric in `set`),
-/// as [`write`] prints it in the array of comparisons (the first line not indented), but
+/// as [`write()`] prints it in the array of comparisons (the first line not indented), but
 /// without the values of its corrected p-value, `runs_needed`, `significant` and verdict,
 /// which the correction across the whole report decides: returns where they go, for
 /// [`write_completed`]. For a report that renders its comparisons before it has corrected
@@ -591,7 +591,7 @@ pub fn write_pending(set: &SampleSet, a: &Assessment, out: &mut Vec<u8>) -> Hole
 
 /// Appends to `out` the comparison `text` of [`write_pending`] with the values at its
 /// `holes` filled in: the corrected p-value `p_adjusted`, the verdict `verdict`, significance
-/// at `alpha` — the bytes [`write`] prints for the comparison so corrected.
+/// at `alpha` — the bytes [`write()`] prints for the comparison so corrected.
 pub fn write_completed(
     text: &[u8],
     holes: Holes,
@@ -682,7 +682,7 @@ fn run_info(r: &RunInfo) -> Value {
 }
 
 /// Renders the report as pretty-printed JSON (one document, ending in a newline); the text
-/// [`write`] streams.
+/// [`write()`] streams.
 pub fn render(d: &ReportData<'_>) -> String {
     let mut out = Vec::new();
     match write(d, &mut out) {
