@@ -1,5 +1,5 @@
-//! A large compare.js CSV reported with `--format r`, `analyze`, `markdown` or the default table
-//! is read in bounded memory (issue 16):
+//! A large compare.js CSV reported with `--format r`, `analyze`, `markdown`, `json`, `html` or
+//! the default table is read in bounded memory (issue 16):
 //! its samples are spilled to temporary partition files by benchmark and analysed partition
 //! by partition (`src/cli/large.rs`). The path is taken from `BENCHDIFF_SPILL_BYTES` bytes of
 //! input (256 MiB by default); these tests lower it so that a small file takes it, and check
@@ -197,7 +197,66 @@ fn bounded_r_report_is_the_in_memory_report() {
             );
         }
     }
-    for format in ["table", "markdown"] {
+    // The JSON document: its comparisons (rank tests, every side's drift test, compare.R's
+    // accuracy) and the rest (summary, geomean, the benchmark on one side only), under each
+    // correction and another threshold.
+    for args in [
+        &["--format", "json"][..],
+        &["--format", "json", "--correction", "bh", "--threshold", "3"],
+        &["--format", "json", "--correction", "none"],
+    ] {
+        let want = report(&path, args, None);
+        assert_eq!(want.0, 0, "{}", want.2);
+        let doc: serde_json::Value = serde_json::from_str(&want.1).expect("a JSON document");
+        assert_eq!(doc["summary"]["comparisons"], 603, "{}", doc["summary"]);
+        assert_eq!(doc["only_old"], serde_json::json!(["z/old-only.js n=1"]));
+        assert!(want.1.contains("\"rank_sum\": {"));
+        assert!(want.1.contains("\"p95\": "));
+        for t in thresholds(size) {
+            assert_eq!(
+                report(&path, args, Some(t)),
+                want,
+                "{args:?}, threshold {t}"
+            );
+        }
+    }
+    // The HTML page: more than 200 comparisons, so the changed and flagged ones get a strip
+    // plot each (and those --plot-rows names), the others are rows of its table only.
+    for args in [
+        &["--format", "html"][..],
+        &[
+            "--format",
+            "html",
+            "--correction",
+            "none",
+            "--threshold",
+            "3",
+        ],
+        &["--format", "html", "--plot-rows", "z/"],
+    ] {
+        let want = report(&path, args, None);
+        assert_eq!(want.0, 0, "{}", want.2);
+        assert!(want.1.contains("data-plot=\"strip\""), "{args:?}");
+        assert!(want.1.contains("comparisons are plotted below"), "{args:?}");
+        assert!(
+            want.1
+                .contains("1 benchmark only in old (first: z/old-only.js n=1)"),
+            "{args:?}"
+        );
+        assert_eq!(
+            want.1.contains("<a href=\"#cmp-602\">z/neg.js n=1</a>"),
+            args.contains(&"--plot-rows"),
+            "{args:?}"
+        );
+        for t in thresholds(size) {
+            assert_eq!(
+                report(&path, args, Some(t)),
+                want,
+                "{args:?}, threshold {t}"
+            );
+        }
+    }
+    for format in ["table", "markdown", "json", "html"] {
         let want = report(&path, &["--format", format], None);
         let got = report(&path, &["--format", format, "-o", o], Some(1));
         assert_eq!((got.0, got.1.as_str(), &got.2), (0, "", &want.2));
@@ -206,7 +265,7 @@ fn bounded_r_report_is_the_in_memory_report() {
     // The other formats do not take the bounded path: the variable changes nothing.
     for args in [
         &["--format", "csv"][..],
-        &["--format", "json"],
+        &["--format", "go"],
         &["--details"],
     ] {
         assert_eq!(
@@ -321,7 +380,7 @@ fn bounded_r_report_without_a_temporary_folder_says_so_and_reads_in_memory() {
     let path = dir.path().join("r.csv");
     std::fs::write(&path, csv(40, 6)).expect("write");
     let missing = dir.path().join("no-such-folder");
-    for format in ["r", "analyze", "table", "markdown"] {
+    for format in ["r", "analyze", "table", "markdown", "json", "html"] {
         let want = report(&path, &["--format", format], None);
         assert_eq!(want.0, 0, "{}", want.2);
         let out = Command::new(env!("CARGO_BIN_EXE_benchdiff"))

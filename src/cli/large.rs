@@ -1,24 +1,46 @@
-//! `report --format r`, `analyze`, `markdown` and the default table of a large compare.js CSV
-//! in bounded memory (issue 16).
+//! `report --format r`, `analyze`, `markdown`, `json`, `html` and the default table of a large
+//! compare.js CSV in bounded memory (issue 16).
 //!
 //! Reading a 2 GB compare.js CSV whole keeps 24 million samples (576 MB packed) and then the
 //! same values again per comparison. Above [`spill_threshold`] bytes, a single compare.js CSV
-//! (not standard input) reported with `--format r`, `analyze`, `markdown` or `table`
-//! (without `--plot`, `--max-regression`, `--metric`, `--label`, `--sides-by`, nor the table's
-//! `--details`, which take the in-memory path) is instead read with its samples spilled to
+//! (not standard input) reported with `--format r`, `analyze`, `markdown`, `json`, `html` or
+//! `table` (without `--plot`, `--max-regression`, `--metric`, `--label`, `--sides-by`, nor the
+//! table's `--details`, which take the in-memory path, as do `--format csv`, `go` and
+//! `benchstat`, which keep no comparison, and JSON and HTML on a system neither Unix nor
+//! Windows) is instead read with its samples spilled to
 //! temporary partition files by benchmark ([`SampleSet::spill_samples`]); each partition is
 //! then read back, grouped and analysed on its own, and only a compact form of each row is
 //! kept: for `r` and `analyze` what compare.R and compare.js print of it (name, stars,
-//! improvement, accuracy, sample counts, the p-value of the corrected count); for the table
-//! and the Markdown comment its [`TableRow`] (figures, raw p-value, flags, the inputs of the
-//! verdict, its notes in the format's words), the estimate made without the correction. The rows are put in the order the in-memory report
-//! gives them (first appearance, then but for `analyze` a stable sort by name); the table's
-//! and the comment's are then corrected and decided together, as in memory. They are printed with the same
+//! improvement, accuracy, sample counts, the p-value of the corrected count); for the table,
+//! the Markdown comment, JSON and HTML its [`TableRow`] (figures, raw p-value, flags, the inputs of
+//! the verdict, its notes in the format's words), the estimate made without the correction.
+//! The rows are put in the order the in-memory report
+//! gives them (first appearance, then but for `analyze` a stable sort by name); the table's,
+//! the comment's, JSON's and HTML's are then corrected and decided together, as in memory. They are printed with the same
 //! renderers, so the output, the warnings and the exit code are those of the in-memory path,
 //! byte for byte. Rows that a note on stderr speaks of (values below 0, no Welch test) are rare
 //! and kept whole, for the same notes.
 //!
-//! The table's and the comment's options are all supported but the table's `--details`:
+//! A JSON comparison is about 3 KB of text (rank tests, every side's drift test and regimes,
+//! compare.R's figures), too much to keep for every row: each is rendered as its partition is
+//! analysed, by the in-memory renderer, but without the four values the correction decides
+//! (`p_adjusted`, `runs_needed`, `significant`, `verdict`;
+//! [`crate::render::json::write_pending`]), and kept in one more anonymous temporary file
+//! ([`Spool`]: 3.3 KB a comparison, 1.6 GB for the 2 GB file, while the partition files of
+//! 576 MB still exist). Once the rows are corrected, the document's head, each comparison's
+//! text read back in report order with those values filled in
+//! ([`crate::render::json::write_completed`]) and the rest of the document
+//! ([`crate::render::json::write_rest`]: summary, geomean, notes, from the rows) are written.
+//!
+//! The HTML page's summary table, geomean and notes are drawn from the rows
+//! ([`crate::render::html::write_page`]), and so is the choice of the comparisons that get a
+//! section with plots (changed, flagged or named by `--plot-rows`: about half of the 2 GB
+//! file's). Those need the samples, and the verdict after the correction: once the rows are
+//! decided, the partitions are read a second time and the sections of the shown comparisons
+//! rendered ([`crate::render::html::section`]) into one more temporary file ([`Sections`]:
+//! about 2 KB a strip plot, 0.5 GB for the 2 GB file), then copied into the page in its order.
+//!
+//! The table's, the comment's and JSON's options are all supported but the table's `--details`:
 //! `--correction`, `--threshold` and `-o` as in memory; colour and a terminal's width
 //! (`COLUMNS`) draw the table in memory from the rows (every cell at once, for comfy-table
 //! and the column fitting), while a file or a pipe gets it a few thousand rows at a time
@@ -34,8 +56,10 @@
 //!
 //! What memory still holds: the benchmark names (read once), and per comparison its compact
 //! row (about 80 bytes and its name for `r`; about 200 bytes, its name and its notes for the
-//! table) — about 145 MB at the peak for `r` of the 2.1 GB file of 480,000 comparisons and
-//! 215 MB for its table and its comment, against 1.37, 2.07 and 1.79 GB read whole — plus one partition's samples
+//! table; the same and 32 bytes for where its JSON text is; for HTML the benchmarks' ids and
+//! where each section is) — about 145 MB at the peak for `r` of the 2.1 GB file of 480,000
+//! comparisons, 215 MB for its table and its comment, 233 MB for JSON and 232 MB for HTML,
+//! against 1.37, 2.07, 1.79, 1.78 and 1.78 GB read whole — plus one partition's samples
 //! and assessments at a time. A file whose samples belong to a few huge comparisons is bounded
 //! by its largest comparison, which the statistics need whole.
 
@@ -113,8 +137,14 @@ fn try_report_from(
     let a = &args.analysis;
     if !matches!(
         a.format,
-        Format::R | Format::Analyze | Format::Table | Format::Markdown
+        Format::R
+            | Format::Analyze
+            | Format::Table
+            | Format::Markdown
+            | Format::Json
+            | Format::Html
     ) || (a.format == Format::Table && a.details)
+        || (matches!(a.format, Format::Json | Format::Html) && !cfg!(any(unix, windows)))
         || a.plot.is_some()
         || a.max_regression.is_some()
         || a.metric.is_some()
@@ -194,7 +224,10 @@ fn try_report_from(
     if spilled.metrics() != [RATE] {
         anyhow::bail!("{f}: a compare.js CSV with samples of another metric than the rate");
     }
-    if matches!(a.format, Format::Table | Format::Markdown) {
+    if matches!(
+        a.format,
+        Format::Table | Format::Markdown | Format::Json | Format::Html
+    ) {
         let input = crate::render::describe_input(imported.format, &[super::input_name(f)]);
         return table(a, f, &input, set, spilled, io);
     }
@@ -320,7 +353,8 @@ fn try_report_from(
 }
 
 /// The verdict options of the report `a` (its correction and threshold; the distribution
-/// checks the table shows, without the rank tests of `--details`).
+/// checks the table shows, without the rank tests of `--details`; for JSON the rank tests and
+/// every side's drift test, as in memory).
 fn options(a: &super::AnalysisArgs) -> decide::Options {
     decide::Options {
         correction: match a.correction {
@@ -330,8 +364,8 @@ fn options(a: &super::AnalysisArgs) -> decide::Options {
         },
         threshold_pct: a.threshold,
         distribution_checks: true,
-        rank_tests: false,
-        every_drift: false,
+        rank_tests: a.format == Format::Json,
+        every_drift: a.format == Format::Json,
         ..decide::Options::default()
     }
 }
@@ -361,11 +395,12 @@ fn output(
     Ok(Some(0))
 }
 
-/// The default table or the Markdown comment of the spilled samples of `f` (see the module
-/// doc; `input` says what the file records): partition by partition, each comparison is
-/// estimated (without the correction) and kept as its [`TableRow`] (with the notes of the
-/// format); the rows are put in the in-memory order (first appearance, then a stable sort by
-/// name), corrected and decided together, and written by the in-memory report's renderer.
+/// The default table, the Markdown comment or the JSON document of the spilled samples of
+/// `f` (see the module doc; `input` says what the file records): partition by partition, each
+/// comparison is estimated (without the correction) and kept as its [`TableRow`] (with the
+/// notes of the format; for JSON its object's text goes to a [`Spool`]); the rows are put in
+/// the in-memory order (first appearance, then a stable sort by name), corrected and decided
+/// together, and written by the in-memory report's renderer.
 fn table(
     a: &super::AnalysisArgs,
     f: &str,
@@ -377,12 +412,28 @@ fn table(
     use rayon::prelude::*;
     let opts = options(a);
     let markdown = a.format == Format::Markdown;
+    let json = a.format == Format::Json;
+    let html = a.format == Format::Html;
     let notes = if markdown {
         crate::render::markdown::comparison_notes
+    } else if json {
+        // JSON has no note per comparison.
+        |_: &decide::Assessment, _: &mut String| {}
     } else {
         table::comparison_notes
     };
-    let mut rows: Vec<(u64, TableRow<'static>)> = Vec::with_capacity(set.benchmarks().len());
+    let mut spool = if json {
+        match Spool::new() {
+            Ok(s) => Some(s),
+            Err(e) => return in_memory(f, &e, io),
+        }
+    } else {
+        None
+    };
+    // (first position, row, index in the order of analysis).
+    let mut rows: Vec<(u64, TableRow<'static>, usize)> = Vec::with_capacity(set.benchmarks().len());
+    // For HTML, per row in the order of analysis, its benchmark's id in `set`.
+    let mut benchmark_of: Vec<u32> = Vec::new();
     let mut noted: Vec<(u64, verdict::Row)> = Vec::new();
     // The benchmarks measured on one side only: (first position, name, only old).
     let mut one_sided: Vec<(u64, String, bool)> = Vec::new();
@@ -391,14 +442,20 @@ fn table(
             Ok(p) => p,
             Err(e) => return in_memory(f, &e, io),
         };
-        let mut comparisons = crate::compare::group_metric(&part, RATE);
-        drop(part);
-        for c in &mut comparisons {
-            c.benchmark = ids[c.benchmark.0 as usize];
-        }
+        let comparisons = crate::compare::group_metric(&part, RATE);
+        // The comparisons keep the partition's benchmark ids (`ids` maps them to `set`'s):
+        // the partition holds their names (moved out of `set`), which JSON shows.
+        let names = if json {
+            Some(part)
+        } else {
+            drop(part);
+            None
+        };
         release_free_memory();
         let first = |c: &crate::compare::Comparison| {
-            spilled.first_position(c.benchmark).unwrap_or(u64::MAX)
+            spilled
+                .first_position(ids[c.benchmark.0 as usize])
+                .unwrap_or(u64::MAX)
         };
         let mut both = Vec::with_capacity(comparisons.len());
         for mut c in comparisons {
@@ -408,7 +465,8 @@ fn table(
                 both.push(c);
             }
         }
-        let vrows = verdict::rows_with(both, false);
+        // JSON shows compare.R's accuracy half-widths too.
+        let vrows = verdict::rows_with(both, json);
         for r in &vrows {
             let c = &r.comparison;
             if RowNote::of(c, r.welch.err(), || r.improvement_pct).is_some() {
@@ -416,13 +474,37 @@ fn table(
             }
         }
         let assessed = decide::estimate_each(vrows, &opts);
-        rows.par_extend(assessed.par_iter().map(|x| {
-            let row = TableRow::with_notes(x, notes).into_owned();
-            (first(&x.row.comparison), row)
+        if let (Some(spool), Some(names)) = (&mut spool, &names)
+            && let Err(e) = spool.append(names, &assessed)
+        {
+            return in_memory(f, &e, io);
+        }
+        drop(names);
+        if html {
+            benchmark_of.extend(
+                assessed
+                    .iter()
+                    .map(|x| ids[x.row.comparison.benchmark.0 as usize].0),
+            );
+        }
+        let base = rows.len();
+        rows.par_extend(assessed.par_iter().enumerate().map(|(i, x)| {
+            let mut row = TableRow::with_notes(x, notes).into_owned();
+            if json {
+                // Not shown: the object's text holds the flags.
+                row.flags = Box::default();
+            }
+            (first(&x.row.comparison), row, base + i)
         }));
     }
-    drop(spilled);
-    drop(set);
+    // HTML reads the partitions again for the plots of the comparisons it shows.
+    let kept = if html {
+        Some((spilled, set))
+    } else {
+        drop(spilled);
+        drop(set);
+        None
+    };
     release_free_memory();
     // The in-memory order: first appearance, then a stable sort by name, that is by name and
     // then first appearance.
@@ -433,7 +515,27 @@ fn table(
             .then(x.0.cmp(&y.0))
     });
     one_sided.sort_unstable_by(|x, y| coll.compare(&x.1, &y.1).then(x.0.cmp(&y.0)));
-    let mut rows: Vec<TableRow<'static>> = rows.into_iter().map(|(_, r)| r).collect();
+    // Per row in report order, its index in the order of analysis.
+    let spooled: Vec<usize> = if json || html {
+        rows.iter().map(|r| r.2).collect()
+    } else {
+        Vec::new()
+    };
+    let mut rows: Vec<TableRow<'static>> = rows.into_iter().map(|(_, r, _)| r).collect();
+    table::decide_rows(&mut rows, &opts);
+    let plots = crate::render::html::HtmlOptions {
+        plot_rows: a.plot_rows.clone(),
+    };
+    let sections = match kept {
+        Some((spilled, set)) => {
+            let s = Sections::render(&rows, &spooled, &benchmark_of, &plots, &opts, spilled, set);
+            match s {
+                Ok(s) => Some(s),
+                Err(e) => return in_memory(f, &e, io),
+            }
+        }
+        None => None,
+    };
     // The messages of `emit_analysis_blocks` for the table.
     let flagged: Vec<RowNote<'_>> = noted
         .iter()
@@ -449,7 +551,6 @@ fn table(
         }
     }
     let listed = listed.without_failures(&Default::default());
-    table::decide_rows(&mut rows, &opts);
     // Colour and a terminal's width need every cell at once (comfy-table, column fitting);
     // a file or a pipe gets the table a few thousand rows at a time.
     let (color, width) = if a.output.is_some() {
@@ -465,8 +566,37 @@ fn table(
         run: None,
         input: Some(input),
     };
+    let report_notes = if json {
+        table::report_notes_of_rows(&rows, &listed)
+    } else {
+        String::new()
+    };
+    let rest = crate::render::json::Rest {
+        opts: &opts,
+        run: None,
+        counts: table::verdict_counts(rows.iter().map(|r| r.verdict)),
+        geomean: decide::geomean_of(rows.iter().map(|r| r.log_ratio)),
+        failures: &failures,
+        one_sided: &listed,
+        notes: &report_notes,
+    };
+    let page = crate::render::html::Page {
+        opts: &opts,
+        failures: &failures,
+        one_sided: &listed,
+        run: None,
+        input: Some(input),
+    };
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
-        if markdown {
+        if let Some(s) = &sections {
+            let mut write_sections = |shown: &[usize], w: &mut dyn Write| s.write(shown, w);
+            crate::render::html::write_page(&rows, &page, &s.selected, &mut write_sections, w)
+        } else if let Some(spool) = &spool {
+            use crate::render::json;
+            json::write_head(rows.len(), w)?;
+            spool.write_rows(&rows, &spooled, opts.alpha, w)?;
+            json::write_rest(rows.len(), &rest, w)
+        } else if markdown {
             crate::render::markdown::write_rows(&rows, &comment, w)
         } else if color || width.is_some() {
             let t = table::render_rows(&rows, &listed, &opts, color, width);
@@ -478,6 +608,273 @@ fn table(
     let code = output(a, write, io);
     super::drop_in_background(rows);
     code
+}
+
+/// The JSON objects of a report's comparisons, rendered partition by partition before the
+/// correction across the report ([`crate::render::json::write_pending`]) and kept in an
+/// anonymous temporary file (as the spilled samples: [`tempfile::tempfile`]), to be written
+/// in the report's order with their corrected values filled in ([`Spool::write_rows`]).
+struct Spool {
+    file: std::fs::File,
+    /// Bytes written so far.
+    len: u64,
+    /// Per comparison, in the order appended: where its text is and its holes.
+    spots: Vec<Spot>,
+}
+
+/// Texts for a [`Spool`]: runs of texts, each with the length and holes of its texts in
+/// order.
+type Texts = Vec<(Vec<u8>, Vec<(u32, crate::render::json::Holes)>)>;
+
+/// Where a comparison's text is in a [`Spool`]'s file.
+struct Spot {
+    offset: u64,
+    len: u32,
+    holes: crate::render::json::Holes,
+}
+
+impl Spool {
+    /// An empty spool over a new temporary file.
+    ///
+    /// # Errors
+    /// Returns the error of creating the file (no temporary folder, no space).
+    fn new() -> std::io::Result<Spool> {
+        Ok(Spool {
+            file: tempfile::tempfile()?,
+            len: 0,
+            spots: Vec::new(),
+        })
+    }
+
+    /// Renders the comparisons `a` (in parallel; their names and metric in `set`) and appends
+    /// their texts in order.
+    ///
+    /// # Errors
+    /// Returns the error of writing the file (the disk is full).
+    fn append(&mut self, set: &SampleSet, a: &[decide::Assessment]) -> std::io::Result<()> {
+        use rayon::prelude::*;
+        const CHUNK: usize = 64;
+        let texts: Texts = a
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut text = Vec::with_capacity(CHUNK * 4096);
+                let mut spans = Vec::with_capacity(chunk.len());
+                for x in chunk {
+                    let start = text.len();
+                    let holes = crate::render::json::write_pending(set, x, &mut text);
+                    let len = u32::try_from(text.len() - start).map_err(|_| {
+                        std::io::Error::other("a comparison's JSON text over 4 GiB")
+                    })?;
+                    spans.push((len, holes));
+                }
+                Ok((text, spans))
+            })
+            .collect::<std::io::Result<_>>()?;
+        self.append_texts(texts)
+    }
+
+    /// Appends the texts `texts` in order: each a run of texts, with the length and holes of
+    /// each.
+    ///
+    /// # Errors
+    /// Returns the error of writing the file (the disk is full).
+    fn append_texts(&mut self, texts: Texts) -> std::io::Result<()> {
+        for (text, spans) in texts {
+            self.file.write_all(&text)?;
+            for (len, holes) in spans {
+                self.spots.push(Spot {
+                    offset: self.len,
+                    len,
+                    holes,
+                });
+                self.len += u64::from(len);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the comparisons of `rows` (in report order, corrected and decided; the `i`-th
+    /// appended as `spooled[i]`) as [`crate::render::json::write`] prints them in its array:
+    /// each one's text read back and completed by its corrected p-value and verdict
+    /// (significance at `alpha`). A window of rows at a time is read (in parallel: the texts
+    /// are in partition order, so reading them in report order jumps about the file) and
+    /// written in order.
+    ///
+    /// # Errors
+    /// Returns the error of reading the file or of writing to `w`.
+    fn write_rows(
+        &self,
+        rows: &[TableRow<'_>],
+        spooled: &[usize],
+        alpha: f64,
+        w: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        use rayon::prelude::*;
+        const WINDOW: usize = 4096;
+        const CHUNK: usize = 64;
+        for (k, window) in rows.chunks(WINDOW).enumerate() {
+            let texts: Vec<Vec<u8>> = window
+                .par_chunks(CHUNK)
+                .enumerate()
+                .map(|(j, chunk)| {
+                    let mut out = Vec::with_capacity(CHUNK * 4096);
+                    let mut text = Vec::new();
+                    for (i, r) in chunk.iter().enumerate() {
+                        let at = k * WINDOW + j * CHUNK + i;
+                        let spot = &self.spots[spooled[at]];
+                        text.resize(spot.len as usize, 0);
+                        read_at(&self.file, &mut text, spot.offset)?;
+                        out.extend_from_slice(crate::render::json::separator(at));
+                        crate::render::json::write_completed(
+                            &text,
+                            spot.holes,
+                            r.p_adjusted,
+                            r.verdict,
+                            alpha,
+                            &mut out,
+                        );
+                    }
+                    Ok(out)
+                })
+                .collect::<std::io::Result<_>>()?;
+            for t in texts {
+                w.write_all(&t)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The sections of an HTML page's plotted comparisons, rendered partition by partition and
+/// kept in a [`Spool`], to be written in the page's order.
+struct Sections {
+    /// Which rows of the page (in report order) have a section ([`crate::render::html::selected`]).
+    selected: Vec<bool>,
+    spool: Spool,
+    /// Per row of the page, the index of its section in `spool` (`u32::MAX`: none).
+    spot_of: Vec<u32>,
+}
+
+impl Sections {
+    /// Reads the partitions of `spilled` again (`set`: the set that spilled) and renders the
+    /// sections of the `rows` (report order, corrected and decided; the `i`-th analysed as
+    /// `spooled[i]`, of the benchmark `benchmark_of[spooled[i]]` of `set`) that the page shows
+    /// ([`crate::render::html::section`], with `opts`' correction).
+    ///
+    /// # Errors
+    /// Returns the error of reading a partition or of writing the temporary file.
+    fn render(
+        rows: &[TableRow<'_>],
+        spooled: &[usize],
+        benchmark_of: &[u32],
+        plots: &crate::render::html::HtmlOptions,
+        opts: &decide::Options,
+        mut spilled: crate::sample::Spilled,
+        mut set: SampleSet,
+    ) -> std::io::Result<Sections> {
+        use crate::render::html;
+        use rayon::prelude::*;
+        let selected = html::selected(rows, plots);
+        let full = html::full_plots(&selected);
+        // The page's row of each shown benchmark, by its id in `set`.
+        let mut at = vec![u32::MAX; set.benchmarks().len()];
+        for (i, &o) in spooled.iter().enumerate() {
+            if selected[i] {
+                at[benchmark_of[o] as usize] = i as u32;
+            }
+        }
+        let mut spool = Spool::new()?;
+        let mut spot_of = vec![u32::MAX; rows.len()];
+        for k in 0..spilled.partitions() {
+            let (part, ids) = spilled.partition(k, &mut set)?;
+            let unit = part.metric(RATE).unit.clone();
+            let shown: Vec<(usize, crate::compare::Comparison)> =
+                crate::compare::group_metric(&part, RATE)
+                    .into_iter()
+                    .filter_map(|c| {
+                        let i = at[ids[c.benchmark.0 as usize].0 as usize];
+                        (i != u32::MAX).then_some((i as usize, c))
+                    })
+                    .collect();
+            drop(part);
+            let texts: Texts = shown
+                .par_iter()
+                .map(|(i, c)| {
+                    let text = html::section(&rows[*i], c, &unit, *i, opts.correction, full);
+                    let len = u32::try_from(text.len())
+                        .map_err(|_| std::io::Error::other("an HTML section over 4 GiB"))?;
+                    Ok((text.into_bytes(), vec![(len, [0; 4])]))
+                })
+                .collect::<std::io::Result<_>>()?;
+            // One text each, appended in order.
+            let base = spool.spots.len();
+            for (j, (i, _)) in shown.iter().enumerate() {
+                spot_of[*i] = (base + j) as u32;
+            }
+            spool.append_texts(texts)?;
+            drop(shown);
+            release_free_memory();
+        }
+        Ok(Sections {
+            selected,
+            spool,
+            spot_of,
+        })
+    }
+
+    /// Writes the sections of the rows `shown` (in order) to `w`, read back in parallel.
+    ///
+    /// # Errors
+    /// Returns the error of reading the file or of writing to `w`.
+    fn write(&self, shown: &[usize], w: &mut dyn Write) -> std::io::Result<()> {
+        use rayon::prelude::*;
+        let texts: Vec<Vec<u8>> = shown
+            .par_iter()
+            .map(|&i| {
+                let spot = &self.spool.spots[self.spot_of[i] as usize];
+                let mut text = vec![0; spot.len as usize];
+                read_at(&self.spool.file, &mut text, spot.offset)?;
+                Ok(text)
+            })
+            .collect::<std::io::Result<_>>()?;
+        for t in texts {
+            w.write_all(&t)?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads `buf.len()` bytes of `file` from `offset` (without moving a shared cursor, so that
+/// threads may read at once).
+///
+/// # Errors
+/// Returns the error of reading, or an unexpected end of file.
+fn read_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+    #[cfg(windows)]
+    {
+        let mut done = 0;
+        while done < buf.len() {
+            match std::os::windows::fs::FileExt::seek_read(
+                file,
+                &mut buf[done..],
+                offset + done as u64,
+            )? {
+                0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+                n => done += n,
+            }
+        }
+        Ok(())
+    }
+    #[cfg(not(any(unix, windows)))]
+    {
+        // JSON takes the in-memory path there (`try_report_from`).
+        let _ = (file, buf, offset);
+        Err(std::io::ErrorKind::Unsupported.into())
+    }
 }
 
 #[cfg(test)]
@@ -558,7 +955,7 @@ mod tests {
         }
         // Another format, or the table's --details: not this path.
         for argv in [
-            &["benchdiff", "report", "--format", "json", file.as_str()][..],
+            &["benchdiff", "report", "--format", "csv", file.as_str()][..],
             &["benchdiff", "report", "--details", file.as_str()],
         ] {
             let Ok(Cli {
@@ -575,7 +972,7 @@ mod tests {
         }
     }
 
-    /// The default table and the Markdown comment through the bounded path at several
+    /// The default table, the Markdown comment, the JSON document and the HTML page through the bounded path at several
     /// thresholds are the in-memory ones, stdout and stderr, on rows of every kind of note: two
     /// regimes, drift, outliers, too few samples, one sample a side, no Welch test (constant),
     /// values below 0, a benchmark on one side only; under each correction, another threshold,
@@ -639,8 +1036,21 @@ mod tests {
                 "--threshold",
                 "5",
             ],
+            &["--format", "json"],
+            &["--format", "json", "--correction", "bh", "--threshold", "5"],
+            &["--format", "html"],
+            &[
+                "--format",
+                "html",
+                "--correction",
+                "none",
+                "--threshold",
+                "5",
+            ],
         ] {
             let markdown = extra.contains(&"markdown");
+            let json = extra.contains(&"json");
+            let html = extra.contains(&"html");
             let mut argv = vec!["benchdiff", "report"];
             argv.extend_from_slice(extra);
             argv.push(&file);
@@ -650,12 +1060,18 @@ mod tests {
                 }) => a,
                 other => panic!("not a report: {other:?}"),
             };
-            for (color, width) in [(false, None), (true, None), (false, Some(70))] {
+            // JSON and HTML draw no terminal table.
+            let looks: &[(bool, Option<u16>)] = if json || html {
+                &[(false, None)]
+            } else {
+                &[(false, None), (true, None), (false, Some(70))]
+            };
+            for &(color, width) in looks {
                 let want = captured_on(color, width, |io| {
                     run(argv.iter().map(Into::into).collect(), io)
                 });
                 assert_eq!(want.0, 0, "{}", want.2);
-                if (color, width) == (false, None) && !markdown {
+                if (color, width) == (false, None) && !markdown && !json && !html {
                     for note in [
                         ", 2 regimes",
                         "multimodal(old)",
@@ -687,6 +1103,38 @@ mod tests {
                         "- samples: read from t.csv — compare.js CSV",
                     ] {
                         assert!(want.1.contains(note), "{note} not in {}", want.1);
+                    }
+                }
+                if (color, width) == (false, None) && json {
+                    for text in [
+                        "\"regime_changes\": [",
+                        "\"drift\": [\n          \"new\"\n        ]",
+                        "\"outliers\": [\n          \"old\"\n        ]",
+                        "\"welch_error\": \"essentially_constant\"",
+                        "\"too_few_samples\": true",
+                        "\"verdict\": \"faster\"",
+                        "\"runs_needed\": 4",
+                        "\"only_new\": [\n    \"z/new-only.js\"\n  ]",
+                    ] {
+                        assert!(want.1.contains(text), "{text} not in {}", want.1);
+                    }
+                    for note in [
+                        "z/const.js n=1: both sides are constant and equal",
+                        "1 comparison(s) have values < 0 (first: z/neg.js n=1)",
+                    ] {
+                        assert!(want.2.contains(note), "{note} not in {}", want.2);
+                    }
+                }
+                if html {
+                    for text in [
+                        "<a href=\"#cmp-0\">b0.js n=0</a>",
+                        "data-plot=\"density\"",
+                        ", 2 regimes</td>",
+                        "drift(new)",
+                        "the new binary&#39;s rate drifts",
+                        "1 benchmark only in new (first: z/new-only.js)",
+                    ] {
+                        assert!(want.1.contains(text), "{text} not in {}", want.1);
                     }
                 }
                 for threshold in [1, size / 5, size] {

@@ -9,9 +9,9 @@
 //! benchmark named `<script>` stays text.
 
 use super::markdown::run_facts;
-use super::table::{flags, notes, p_cell, signed_pct, verdict_cell};
+use super::table::{TableRow, notes_of_rows, p_cell_of, signed_pct, verdict_cell_of};
 use super::{ReportData, plot};
-use crate::verdict::decide::{Assessment, Method, Verdict};
+use crate::verdict::decide::{Assessment, Verdict};
 use std::fmt::Write as _;
 
 /// Size of each per-comparison plot, pixels.
@@ -61,8 +61,8 @@ fn verdict_class(v: Verdict) -> &'static str {
     }
 }
 
-fn ci_text(x: &Assessment) -> String {
-    match x.change_ci_pct {
+fn ci_text(ci: Option<(f64, f64)>) -> String {
+    match ci {
         Some((lo, hi)) => format!("[{}, {}]", signed_pct(lo), signed_pct(hi)),
         None => "NA".to_owned(),
     }
@@ -92,16 +92,49 @@ pub struct HtmlOptions {
 pub const FULL_PLOTS_MAX: usize = 200;
 
 /// True when comparison `x` of a page of more than [`FULL_PLOTS_MAX`] comparisons gets plots:
-/// its verdict is faster or slower, it has a diagnostic flag ([`flags`]: too few samples,
+/// its verdict is faster or slower, it has a diagnostic flag ([`super::table::flags`]: too few samples,
 /// multimodal, drift, outliers, combined), or its name contains one of `opts.plot_rows`. (A
 /// page of at most [`FULL_PLOTS_MAX`] comparisons plots every one.)
 pub fn plotted(x: &Assessment, opts: &HtmlOptions) -> bool {
+    plotted_row(&TableRow::of(x), opts)
+}
+
+/// [`plotted`] of the comparison of the table row `x`.
+pub fn plotted_row(x: &TableRow<'_>, opts: &HtmlOptions) -> bool {
     matches!(x.verdict, Verdict::Faster | Verdict::Slower)
-        || !flags(x).is_empty()
-        || opts
-            .plot_rows
-            .iter()
-            .any(|f| x.row.comparison.name.contains(f.as_str()))
+        || !x.flags.is_empty()
+        || opts.plot_rows.iter().any(|f| x.name.contains(f.as_str()))
+}
+
+/// Which comparisons of the page of `rows` get a section with plots: every one on a page of
+/// at most [`FULL_PLOTS_MAX`] comparisons, else those [`plotted_row`] selects.
+pub fn selected(rows: &[TableRow<'_>], opts: &HtmlOptions) -> Vec<bool> {
+    use rayon::prelude::*;
+    if rows.len() <= FULL_PLOTS_MAX {
+        vec![true; rows.len()]
+    } else {
+        rows.par_iter().map(|x| plotted_row(x, opts)).collect()
+    }
+}
+
+/// Whether the sections of the comparisons `selected` ([`selected`]) get the three full
+/// plots (at most [`FULL_PLOTS_MAX`] of them) rather than one strip plot each.
+pub fn full_plots(selected: &[bool]) -> bool {
+    selected.iter().filter(|&&s| s).count() <= FULL_PLOTS_MAX
+}
+
+/// What the page says besides its comparisons.
+pub struct Page<'a> {
+    /// The verdict rules used (correction, α, threshold).
+    pub opts: &'a crate::verdict::decide::Options,
+    /// Jobs that failed.
+    pub failures: &'a crate::compare::failures::Failures,
+    /// Benchmarks measured on one side only.
+    pub one_sided: &'a crate::compare::OneSided,
+    /// How the samples were measured, when benchdiff ran them.
+    pub run: Option<&'a super::RunInfo>,
+    /// What the input recorded, when benchdiff did not run the samples itself.
+    pub input: Option<&'a str>,
 }
 
 /// Renders the page (the text [`write()`] streams, default [`HtmlOptions`]).
@@ -139,12 +172,60 @@ pub fn write_with(
 ) -> std::io::Result<()> {
     use rayon::prelude::*;
     let a = d.assessments;
-    let selected: Vec<bool> = if a.len() <= FULL_PLOTS_MAX {
-        vec![true; a.len()]
-    } else {
-        a.par_iter().map(|x| plotted(x, opts)).collect()
+    let rows: Vec<TableRow<'_>> = a.par_iter().with_min_len(64).map(TableRow::of).collect();
+    let selected = selected(&rows, opts);
+    let full = full_plots(&selected);
+    let page = Page {
+        opts: d.opts,
+        failures: d.failures,
+        one_sided: d.one_sided,
+        run: d.run,
+        input: d.input,
     };
-    let shown: Vec<usize> = (0..a.len()).filter(|&i| selected[i]).collect();
+    let correction = d.opts.correction;
+    let mut sections = |shown: &[usize], w: &mut dyn std::io::Write| -> std::io::Result<()> {
+        let parts: Vec<String> = shown
+            .par_iter()
+            .map(|&i| {
+                let c = &a[i].row.comparison;
+                section(
+                    &rows[i],
+                    c,
+                    &d.set.metric(c.metric).unit,
+                    i,
+                    correction,
+                    full,
+                )
+            })
+            .collect();
+        for p in parts {
+            w.write_all(p.as_bytes())?;
+        }
+        Ok(())
+    };
+    write_page(&rows, &page, &selected, &mut sections, w)
+}
+
+/// Writes the sections of the comparisons with the given indices (in order) to the writer
+/// ([`write_page`]).
+pub type WriteSections<'a> =
+    dyn FnMut(&[usize], &mut dyn std::io::Write) -> std::io::Result<()> + 'a;
+
+/// Writes the page of the comparisons `rows` (in report order, corrected and decided) to `w`
+/// as [`write_with`] describes: the sections of the comparisons `selected` ([`selected`]) are
+/// written by `sections`, given their indices a chunk at a time in order, with the plots
+/// [`full_plots`] says ([`section`] writes one).
+///
+/// # Errors
+/// Returns the error of writing to `w`, or of `sections`.
+pub fn write_page(
+    rows: &[TableRow<'_>],
+    page: &Page<'_>,
+    selected: &[bool],
+    sections: &mut WriteSections<'_>,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let shown: Vec<usize> = (0..rows.len()).filter(|&i| selected[i]).collect();
     let full = shown.len() <= FULL_PLOTS_MAX;
     let mut out = String::with_capacity(128 * 1024);
     let _ = write!(
@@ -154,15 +235,19 @@ pub fn write_with(
          <title>benchdiff report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
          <h1>benchdiff report</h1>\n<p class=\"summary\">{}</p>\n\
          <p><span class=\"legend-old\">■ old</span> binary, <span class=\"legend-new\">■ new</span> binary.</p>\n",
-        escape(&super::table::summary_line_with(a, d.opts, d.failures))
+        escape(&super::table::summary_line_of(
+            rows.iter().map(|x| x.verdict),
+            page.opts,
+            page.failures
+        ))
     );
-    if !d.failures.is_empty() {
+    if !page.failures.is_empty() {
         let _ = writeln!(
             out,
             "<section class=\"failures\"><h2>Failed benchmarks</h2>\n<p>{}: not compared.</p>\n<ul>",
-            escape(&d.failures.summary().unwrap_or_default())
+            escape(&page.failures.summary().unwrap_or_default())
         );
-        for l in d.failures.lines() {
+        for l in page.failures.lines() {
             let _ = writeln!(out, "<li>{}</li>", escape(&l));
         }
         out.push_str("</ul></section>\n");
@@ -172,57 +257,52 @@ pub fn write_with(
          <th>p</th>",
     );
     // With --correction none the adjusted p is the p: one column, not two equal ones.
-    let two_p = d.opts.correction != crate::verdict::decide::Correction::None;
+    let two_p = page.opts.correction != crate::verdict::decide::Correction::None;
     let _ = write!(
         out,
         "{}<th>verdict</th><th>runs</th><th>flags</th></tr></thead>\n<tbody>\n",
         if two_p {
-            format!("<th>p ({})</th>", escape(d.opts.correction.label()))
+            format!("<th>p ({})</th>", escape(page.opts.correction.label()))
         } else {
             String::new()
         }
     );
-    for (i, x) in a.iter().enumerate() {
-        let c = &x.row.comparison;
+    for (i, x) in rows.iter().enumerate() {
         // A row with a section links to it; the others are table rows only.
         let name = if selected[i] {
-            format!("<a href=\"#cmp-{i}\">{}</a>", escape(&c.name))
+            format!("<a href=\"#cmp-{i}\">{}</a>", escape(&x.name))
         } else {
-            escape(&c.name)
+            escape(&x.name)
         };
         let _ = writeln!(
             out,
             "<tr><td>{name}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
              <td class=\"num\">{}</td>{}<td class=\"{}\">{}</td>\
              <td class=\"num\">{}/{}{}</td><td>{}</td></tr>",
-            escape(&signed_pct(x.change_pct)),
-            escape(&ci_text(x)),
-            escape(&p_cell(x, x.p_value)),
+            escape(&signed_pct(x.estimate.change_pct)),
+            escape(&ci_text(x.estimate.change_ci_pct)),
+            escape(&p_cell_of(x.exact, x.p_value)),
             if two_p {
                 format!(
                     "<td class=\"num\">{}</td>",
-                    escape(&p_cell(x, x.p_adjusted))
+                    escape(&p_cell_of(x.exact, x.p_adjusted))
                 )
             } else {
                 String::new()
             },
             verdict_class(x.verdict),
-            escape(&verdict_cell(x)),
-            c.old.len(),
-            c.new.len(),
-            if x.method == Method::Paired {
-                " paired"
-            } else {
-                ""
-            },
-            escape(&flags(x)),
+            escape(&verdict_cell_of(x.verdict, x.regimes)),
+            x.estimate.n[0],
+            x.estimate.n[1],
+            if x.paired { " paired" } else { "" },
+            escape(&x.flags),
         );
         if out.len() >= 64 * 1024 {
             w.write_all(out.as_bytes())?;
             out.clear();
         }
     }
-    if let Some(g) = super::table::geomean_text(a) {
+    if let Some(g) = super::table::geomean_text_of_rows(rows) {
         let _ = writeln!(
             out,
             "<tr class=\"geomean\"><td>geomean</td><td class=\"num\">{}</td><td></td><td></td>\
@@ -232,16 +312,16 @@ pub fn write_with(
         );
     }
     out.push_str("</tbody>\n</table>\n");
-    let report_notes = super::table::report_notes(a, d.one_sided);
+    let report_notes = super::table::report_notes_of_rows(rows, page.one_sided);
     for line in report_notes.lines() {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(line));
     }
     out.push_str("<h2>Run</h2>\n<dl>\n");
-    for (k, v) in run_facts(d.run, d.input) {
+    for (k, v) in run_facts(page.run, page.input) {
         let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), escape(&v));
     }
     out.push_str("</dl>\n<h2>Comparisons</h2>\n");
-    let table_only = a.len() - shown.len();
+    let table_only = rows.len() - shown.len();
     if table_only > 0 {
         let _ = writeln!(
             out,
@@ -250,7 +330,7 @@ pub fn write_with(
              above only; plot them with --plot-rows TEXT (comparisons whose name contains TEXT; \
              --plot-rows '' plots every one).</p>",
             shown.len(),
-            a.len(),
+            rows.len(),
         );
     }
     if !full {
@@ -266,60 +346,55 @@ pub fn write_with(
     drop(out);
     const CHUNK: usize = 256;
     for chunk in shown.chunks(CHUNK) {
-        let parts: Vec<String> = chunk
-            .par_iter()
-            .map(|&i| section(d, i, &a[i], full))
-            .collect();
-        for p in parts {
-            w.write_all(p.as_bytes())?;
-        }
+        sections(chunk, w)?;
     }
     w.write_all(b"</body>\n</html>\n")
 }
 
-/// The section of comparison `i`: heading, figures, notes and its three plots (`full`) or
-/// its strip plot.
-fn section(d: &ReportData<'_>, i: usize, x: &Assessment, full: bool) -> String {
+/// The section of comparison `i` of the page (its table row `x`, its samples `c` in the
+/// metric's unit `unit`; the report's `correction`): heading, figures, notes and its three
+/// plots (`full`) or its strip plot.
+pub fn section(
+    x: &TableRow<'_>,
+    c: &crate::compare::Comparison,
+    unit: &str,
+    i: usize,
+    correction: crate::verdict::decide::Correction,
+    full: bool,
+) -> String {
     let mut out = String::with_capacity(if full { 64 * 1024 } else { 4 * 1024 });
-    {
-        let c = &x.row.comparison;
-        let unit = d.set.metric(c.metric).unit.clone();
-        let _ = write!(
-            out,
-            "<section class=\"comparison\" id=\"cmp-{i}\">\n<h3>{}</h3>\n\
-             <p>change <strong>{}</strong> {} — <span class=\"{}\">{}</span> \
-             (p={}, {} p={}; old n={}, new n={})</p>\n",
-            escape(&c.name),
-            escape(&signed_pct(x.change_pct)),
-            escape(&ci_text(x)),
-            verdict_class(x.verdict),
-            escape(&verdict_cell(x)),
-            escape(&p_cell(x, x.p_value)),
-            escape(d.opts.correction.label()),
-            escape(&p_cell(x, x.p_adjusted)),
-            c.old.len(),
-            c.new.len(),
-        );
-        let n = notes(std::slice::from_ref(x));
-        if !n.is_empty() {
-            let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(n.trim_end()));
-        }
-        if !full {
-            out.push_str("<div class=\"plots\">\n<figure class=\"plot\" data-plot=\"strip\">");
-            plot::strip_plot(c, &unit, &mut out);
-            out.push_str("</figure>\n</div>\n</section>\n");
-            return out;
-        }
-        out.push_str("<div class=\"plots\">\n");
-        out.push_str(&plot_or_error(plot::box_plot(c, &unit, PLOT_SIZE), "box"));
-        out.push('\n');
-        out.push_str(&plot_or_error(
-            plot::density(c, &unit, PLOT_SIZE),
-            "density",
-        ));
-        out.push('\n');
-        out.push_str(&plot_or_error(plot::drift(c, &unit, PLOT_SIZE), "drift"));
-        out.push_str("\n</div>\n</section>\n");
+    let _ = write!(
+        out,
+        "<section class=\"comparison\" id=\"cmp-{i}\">\n<h3>{}</h3>\n\
+         <p>change <strong>{}</strong> {} — <span class=\"{}\">{}</span> \
+         (p={}, {} p={}; old n={}, new n={})</p>\n",
+        escape(&x.name),
+        escape(&signed_pct(x.estimate.change_pct)),
+        escape(&ci_text(x.estimate.change_ci_pct)),
+        verdict_class(x.verdict),
+        escape(&verdict_cell_of(x.verdict, x.regimes)),
+        escape(&p_cell_of(x.exact, x.p_value)),
+        escape(correction.label()),
+        escape(&p_cell_of(x.exact, x.p_adjusted)),
+        c.old.len(),
+        c.new.len(),
+    );
+    let n = notes_of_rows(std::slice::from_ref(x));
+    if !n.is_empty() {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(n.trim_end()));
     }
+    if !full {
+        out.push_str("<div class=\"plots\">\n<figure class=\"plot\" data-plot=\"strip\">");
+        plot::strip_plot(c, unit, &mut out);
+        out.push_str("</figure>\n</div>\n</section>\n");
+        return out;
+    }
+    out.push_str("<div class=\"plots\">\n");
+    out.push_str(&plot_or_error(plot::box_plot(c, unit, PLOT_SIZE), "box"));
+    out.push('\n');
+    out.push_str(&plot_or_error(plot::density(c, unit, PLOT_SIZE), "density"));
+    out.push('\n');
+    out.push_str(&plot_or_error(plot::drift(c, unit, PLOT_SIZE), "drift"));
+    out.push_str("\n</div>\n</section>\n");
     out
 }

@@ -11,6 +11,7 @@
 
 use super::{ReportData, RunInfo};
 use crate::sample::Better;
+use crate::sample::SampleSet;
 use crate::stats::welch::WelchError;
 use crate::verdict::decide::{Assessment, Correction, Method, SideSummary, Verdict};
 use serde_json::{Map, Value, json};
@@ -61,6 +62,10 @@ struct Pretty<'a> {
     /// order in debug builds.
     #[cfg(debug_assertions)]
     keys: Vec<&'static str>,
+    /// When set, the values of the [`Corrected`] fields are left out and their positions in
+    /// `out` recorded here instead (indexed by the field), to be filled in later
+    /// ([`write_completed`]).
+    holes: Option<[usize; 4]>,
 }
 
 impl<'a> Pretty<'a> {
@@ -71,6 +76,17 @@ impl<'a> Pretty<'a> {
             first: true,
             #[cfg(debug_assertions)]
             keys: Vec::new(),
+            holes: None,
+        }
+    }
+
+    /// The value of the field `field` of a comparison whose corrected p-value is
+    /// `p_adjusted` and verdict `verdict` (significance at `alpha`); or, when the writer
+    /// leaves holes, nothing but the record of where it goes.
+    fn corrected(&mut self, field: Corrected, p_adjusted: f64, verdict: Verdict, alpha: f64) {
+        match &mut self.holes {
+            Some(h) => h[field as usize] = self.out.len(),
+            None => write_corrected(self, field, p_adjusted, verdict, alpha),
         }
     }
 
@@ -286,11 +302,52 @@ fn write_side(w: &mut Pretty<'_>, s: &SideSummary, values: &[f64]) {
     });
 }
 
-/// One comparison (schema `comparison`) at the writer's position.
-fn write_comparison(w: &mut Pretty<'_>, d: &ReportData<'_>, a: &Assessment) {
+/// The fields of a comparison that depend on the correction across the whole report (its
+/// corrected p-value and its verdict), in the order they are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Corrected {
+    PAdjusted = 0,
+    RunsNeeded = 1,
+    Significant = 2,
+    Verdict = 3,
+}
+
+/// The fields of [`Corrected`], in order.
+const CORRECTED: [Corrected; 4] = [
+    Corrected::PAdjusted,
+    Corrected::RunsNeeded,
+    Corrected::Significant,
+    Corrected::Verdict,
+];
+
+/// Writes the value of `field` for a comparison with the corrected p-value `p_adjusted` and
+/// the verdict `verdict` (significant: `p_adjusted < alpha`).
+fn write_corrected(
+    w: &mut Pretty<'_>,
+    field: Corrected,
+    p_adjusted: f64,
+    verdict: Verdict,
+    alpha: f64,
+) {
+    match field {
+        Corrected::PAdjusted => w.f64(p_adjusted),
+        Corrected::RunsNeeded => match verdict {
+            Verdict::Inconclusive {
+                runs_needed: Some(n),
+            } => w.uint(n),
+            _ => w.null(),
+        },
+        Corrected::Significant => w.bool(p_adjusted < alpha),
+        Corrected::Verdict => w.str(verdict_key(verdict)),
+    }
+}
+
+/// One comparison (schema `comparison`) at the writer's position; `set` holds its names and
+/// metric, `alpha` is the report's level.
+fn write_comparison(w: &mut Pretty<'_>, set: &SampleSet, alpha: f64, a: &Assessment) {
     let c = &a.row.comparison;
-    let bench = d.set.benchmark(c.benchmark);
-    let metric = d.set.metric(c.metric);
+    let bench = set.benchmark(c.benchmark);
+    let metric = set.metric(c.metric);
     let sides_where = |w: &mut Pretty<'_>, f: &dyn Fn(&SideSummary) -> bool| {
         let sides = [("old", &a.old_side), ("new", &a.new_side)];
         w.array(sides.into_iter().filter(|(_, s)| f(s)), |w, (n, _)| {
@@ -426,7 +483,7 @@ fn write_comparison(w: &mut Pretty<'_>, d: &ReportData<'_>, a: &Assessment) {
         w.key("old");
         write_side(w, &a.old_side, &c.old);
         w.key("p_adjusted");
-        w.f64(a.p_adjusted);
+        w.corrected(Corrected::PAdjusted, a.p_adjusted, a.verdict, alpha);
         w.key("p_value");
         w.f64(a.p_value);
         w.key("paired");
@@ -487,14 +544,9 @@ fn write_comparison(w: &mut Pretty<'_>, d: &ReportData<'_>, a: &Assessment) {
         w.key("runs");
         w.uint(a.runs as u64);
         w.key("runs_needed");
-        match a.verdict {
-            Verdict::Inconclusive {
-                runs_needed: Some(n),
-            } => w.uint(n),
-            _ => w.null(),
-        }
+        w.corrected(Corrected::RunsNeeded, a.p_adjusted, a.verdict, alpha);
         w.key("significant");
-        w.bool(a.p_adjusted < d.opts.alpha);
+        w.corrected(Corrected::Significant, a.p_adjusted, a.verdict, alpha);
         w.key("too_few_samples");
         w.bool(a.too_few_samples);
         w.key("u_test");
@@ -509,8 +561,53 @@ fn write_comparison(w: &mut Pretty<'_>, d: &ReportData<'_>, a: &Assessment) {
             w.f64(u.u);
         });
         w.key("verdict");
-        w.str(verdict_key(a.verdict));
+        w.corrected(Corrected::Verdict, a.p_adjusted, a.verdict, alpha);
     });
+}
+
+/// Where the values that the report's correction decides go in the text of a comparison
+/// rendered before it ([`write_pending`]): byte offsets from the start of its text, one per
+/// corrected field (`p_adjusted`, `runs_needed`, `significant`, `verdict`), in order.
+pub type Holes = [u32; 4];
+
+/// Appends to `out` the JSON object of the comparison `a` (its names and metric in `set`),
+/// as [`write()`] prints it in the array of comparisons (the first line not indented), but
+/// without the values of its corrected p-value, `runs_needed`, `significant` and verdict,
+/// which the correction across the whole report decides: returns where they go, for
+/// [`write_completed`]. For a report that renders its comparisons before it has corrected
+/// them all (the bounded-memory report of a large input, issue 16).
+///
+/// # Panics
+/// Never for a comparison's text under 4 GiB.
+pub fn write_pending(set: &SampleSet, a: &Assessment, out: &mut Vec<u8>) -> Holes {
+    let start = out.len();
+    let mut w = Pretty::new(out, 2);
+    w.holes = Some([0; 4]);
+    // The level only decides `significant`, which is left out.
+    write_comparison(&mut w, set, f64::NAN, a);
+    let holes = w.holes.unwrap_or_default();
+    holes.map(|h| u32::try_from(h - start).unwrap_or(u32::MAX))
+}
+
+/// Appends to `out` the comparison `text` of [`write_pending`] with the values at its
+/// `holes` filled in: the corrected p-value `p_adjusted`, the verdict `verdict`, significance
+/// at `alpha` — the bytes [`write()`] prints for the comparison so corrected.
+pub fn write_completed(
+    text: &[u8],
+    holes: Holes,
+    p_adjusted: f64,
+    verdict: Verdict,
+    alpha: f64,
+    out: &mut Vec<u8>,
+) {
+    let mut at = 0;
+    for (field, h) in CORRECTED.into_iter().zip(holes) {
+        let h = (h as usize).clamp(at, text.len());
+        out.extend_from_slice(&text[at..h]);
+        write_corrected(&mut Pretty::new(out, 0), field, p_adjusted, verdict, alpha);
+        at = h;
+    }
+    out.extend_from_slice(&text[at..]);
 }
 
 /// What a change figure is when JSON cannot carry it as a number: `finite`, `increase_from_zero`
@@ -585,7 +682,7 @@ fn run_info(r: &RunInfo) -> Value {
 }
 
 /// Renders the report as pretty-printed JSON (one document, ending in a newline); the text
-/// [`write`] streams.
+/// [`write()`] streams.
 pub fn render(d: &ReportData<'_>) -> String {
     let mut out = Vec::new();
     match write(d, &mut out) {
@@ -594,18 +691,58 @@ pub fn render(d: &ReportData<'_>) -> String {
     }
 }
 
-/// Writes the report of [`render`] to `out`, one window of comparisons at a time: memory stays
-/// that of a window's text instead of the whole document's (a million-row report is over
-/// 100 MB of JSON). Each comparison is written straight from its structs ([`Pretty`]; building
-/// a `serde_json::Value` tree of each and dropping it was a fifth of the report's CPU). Keys
-/// are in serde_json's sorted order, so `comparisons` comes first and the other top-level keys
-/// follow it; the bytes are those of pretty-printing the whole document as one `Value` tree.
+/// What the JSON document holds besides its comparisons: every top-level key after
+/// `comparisons`, in the figures of the whole report.
+pub struct Rest<'a> {
+    /// The verdict rules used (correction, α, confidence, threshold).
+    pub opts: &'a crate::verdict::decide::Options,
+    /// How the samples were measured, when benchdiff ran them.
+    pub run: Option<&'a RunInfo>,
+    /// How many comparisons there are, then how many are faster, slower, no change and
+    /// inconclusive ([`crate::render::table::verdict_counts`]).
+    pub counts: [usize; 5],
+    /// The geomean of the changes ([`crate::verdict::decide::geomean`]).
+    pub geomean: Option<crate::verdict::decide::Geomean>,
+    /// Jobs that failed.
+    pub failures: &'a crate::compare::failures::Failures,
+    /// Benchmarks measured on one side only.
+    pub one_sided: &'a crate::compare::OneSided,
+    /// The report-level notes, one a line ([`crate::render::table::report_notes`]).
+    pub notes: &'a str,
+}
+
+/// The start of the document, up to its array of comparisons (`[` included when `rows` is
+/// not 0; `[]` else).
 ///
 /// # Errors
 /// Returns the error of writing to `out`.
-pub fn write(d: &ReportData<'_>, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let a = d.assessments;
-    let count = |k: &str| a.iter().filter(|x| verdict_key(x.verdict) == k).count();
+pub fn write_head(rows: usize, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    out.write_all(if rows == 0 {
+        b"{\n  \"comparisons\": []"
+    } else {
+        b"{\n  \"comparisons\": [\n"
+    })
+}
+
+/// What goes before the `i`-th comparison's text (counting from 0) in the array.
+pub fn separator(i: usize) -> &'static [u8] {
+    if i == 0 { b"    " } else { b",\n    " }
+}
+
+/// The end of the document after its comparisons (the `]` of a non-empty array, when `rows`
+/// is not 0, and the other top-level keys of `rest`).
+///
+/// # Errors
+/// Returns the error of writing to `out`.
+pub fn write_rest(
+    rows: usize,
+    rest: &Rest<'_>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    if rows != 0 {
+        out.write_all(b"\n  ]")?;
+    }
+    let [comparisons, faster, slower, no_change, inconclusive] = rest.counts;
     let mut top = Map::new();
     top.insert("schema_version".into(), json!(SCHEMA_VERSION));
     top.insert(
@@ -615,28 +752,27 @@ pub fn write(d: &ReportData<'_>, out: &mut dyn std::io::Write) -> std::io::Resul
     top.insert(
         "options".into(),
         json!({
-            "correction": correction_key(d.opts.correction),
-            "alpha": d.opts.alpha,
-            "confidence": d.opts.confidence,
-            "threshold_pct": d.opts.threshold_pct,
+            "correction": correction_key(rest.opts.correction),
+            "alpha": rest.opts.alpha,
+            "confidence": rest.opts.confidence,
+            "threshold_pct": rest.opts.threshold_pct,
         }),
     );
-    top.insert("run".into(), d.run.map_or(Value::Null, run_info));
+    top.insert("run".into(), rest.run.map_or(Value::Null, run_info));
     top.insert(
         "summary".into(),
         json!({
-            "comparisons": a.len(),
-            "faster": count("faster"),
-            "slower": count("slower"),
-            "no_change": count("no_change"),
-            "inconclusive": count("inconclusive"),
-            "failed_benchmarks": d.failures.benchmarks(),
+            "comparisons": comparisons,
+            "faster": faster,
+            "slower": slower,
+            "no_change": no_change,
+            "inconclusive": inconclusive,
+            "failed_benchmarks": rest.failures.benchmarks(),
         }),
     );
-    let geomean = crate::verdict::decide::geomean(a);
     top.insert(
         "geomean".into(),
-        match geomean {
+        match rest.geomean {
             None => Value::Null,
             Some(g) => json!({
                 "n": match g {
@@ -649,58 +785,69 @@ pub fn write(d: &ReportData<'_>, out: &mut dyn std::io::Write) -> std::io::Resul
             }),
         },
     );
-    top.insert("failures".into(), failures(d.failures));
-    top.insert("only_old".into(), json!(d.one_sided.only_old));
-    top.insert("only_new".into(), json!(d.one_sided.only_new));
+    top.insert("failures".into(), failures(rest.failures));
+    top.insert("only_old".into(), json!(rest.one_sided.only_old));
+    top.insert("only_new".into(), json!(rest.one_sided.only_new));
     top.insert(
         "notes".into(),
-        json!(
-            super::table::report_notes(a, d.one_sided)
-                .lines()
-                .collect::<Vec<_>>()
-        ),
+        json!(rest.notes.lines().collect::<Vec<_>>()),
     );
-    // `comparisons` sorts before every other top-level key: streamed first, element by element,
-    // each written at its depth (2: in the top-level object and its array).
+    // `comparisons` sorts before every other top-level key: it comes first.
     debug_assert!(top.keys().all(|k| k.as_str() > "comparisons"));
-    out.write_all(b"{\n  \"comparisons\": ")?;
-    if a.is_empty() {
-        out.write_all(b"[]")?;
-    } else {
-        out.write_all(b"[\n")?;
-        // Windows of comparisons are rendered in parallel (each comparison on its own, so the
-        // bytes are those of one by one) and written in order: memory stays that of a window.
-        use rayon::prelude::*;
-        const WINDOW: usize = 2048;
-        const CHUNK: usize = 64;
-        let mut first = true;
-        for window in a.chunks(WINDOW) {
-            let texts: Vec<Vec<u8>> = window
-                .par_chunks(CHUNK)
-                .map(|chunk| {
-                    let mut text = Vec::with_capacity(CHUNK * 4096);
-                    for x in chunk {
-                        text.extend_from_slice(b",\n    ");
-                        // Inside the top-level object and the array: depth 2.
-                        write_comparison(&mut Pretty::new(&mut text, 2), d, x);
-                    }
-                    text
-                })
-                .collect();
-            for text in texts {
-                // Every comparison starts with ",\n": the first one of the array without it.
-                let skip = if first { 2 } else { 0 };
-                first = false;
-                out.write_all(&text[skip.min(text.len())..])?;
-            }
-        }
-        out.write_all(b"\n  ]")?;
-    }
-    let rest = serde_json::to_string_pretty(&Value::Object(top))?;
-    // `rest` is `{\n  "geomean": …\n}`: the other keys, after the comparisons.
+    let text = serde_json::to_string_pretty(&Value::Object(top))?;
+    // `text` is `{\n  "failures": …\n}`: the other keys, after the comparisons.
     out.write_all(b",\n")?;
-    out.write_all(rest.strip_prefix("{\n").unwrap_or(&rest).as_bytes())?;
+    out.write_all(text.strip_prefix("{\n").unwrap_or(&text).as_bytes())?;
     out.write_all(b"\n")
+}
+
+/// Writes the report of [`render`] to `out`, one window of comparisons at a time: memory stays
+/// that of a window's text instead of the whole document's (a million-row report is over
+/// 100 MB of JSON). Each comparison is written straight from its structs ([`Pretty`]; building
+/// a `serde_json::Value` tree of each and dropping it was a fifth of the report's CPU). Keys
+/// are in serde_json's sorted order, so `comparisons` comes first ([`write_head`]) and the
+/// other top-level keys follow it ([`write_rest`]); the bytes are those of pretty-printing the
+/// whole document as one `Value` tree.
+///
+/// # Errors
+/// Returns the error of writing to `out`.
+pub fn write(d: &ReportData<'_>, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let a = d.assessments;
+    write_head(a.len(), out)?;
+    // Windows of comparisons are rendered in parallel (each comparison on its own, so the
+    // bytes are those of one by one) and written in order: memory stays that of a window.
+    use rayon::prelude::*;
+    const WINDOW: usize = 2048;
+    const CHUNK: usize = 64;
+    for (k, window) in a.chunks(WINDOW).enumerate() {
+        let texts: Vec<Vec<u8>> = window
+            .par_chunks(CHUNK)
+            .enumerate()
+            .map(|(j, chunk)| {
+                let mut text = Vec::with_capacity(CHUNK * 4096);
+                for (i, x) in chunk.iter().enumerate() {
+                    text.extend_from_slice(separator(k * WINDOW + j * CHUNK + i));
+                    // Inside the top-level object and the array: depth 2.
+                    write_comparison(&mut Pretty::new(&mut text, 2), d.set, d.opts.alpha, x);
+                }
+                text
+            })
+            .collect();
+        for text in texts {
+            out.write_all(&text)?;
+        }
+    }
+    let notes = super::table::report_notes(a, d.one_sided);
+    let rest = Rest {
+        opts: d.opts,
+        run: d.run,
+        counts: super::table::verdict_counts(a.iter().map(|x| x.verdict)),
+        geomean: crate::verdict::decide::geomean(a),
+        failures: d.failures,
+        one_sided: d.one_sided,
+        notes: &notes,
+    };
+    write_rest(a.len(), &rest, out)
 }
 
 /// The `failures` array: one object per benchmark, side and kind of failure (schema

@@ -218,8 +218,13 @@ pub fn combined_text(a: &Assessment) -> Option<String> {
 /// sample on a side. (Outliers are counted in the flags column: flagged, never dropped.)
 pub fn notes(a: &[Assessment]) -> String {
     let rows: Vec<TableRow<'_>> = a.iter().map(TableRow::of).collect();
+    notes_of_rows(&rows)
+}
+
+/// [`notes`] of the comparisons of `rows`.
+pub fn notes_of_rows(rows: &[TableRow<'_>]) -> String {
     let mut out: String = rows.iter().map(|x| &*x.notes).collect();
-    out.push_str(&count_notes(&rows));
+    out.push_str(&count_notes(rows));
     out
 }
 
@@ -446,6 +451,11 @@ pub fn geomean_text(a: &[Assessment]) -> Option<String> {
     geomean_cell(decide::geomean(a))
 }
 
+/// [`geomean_text`] of the report of `rows`.
+pub fn geomean_text_of_rows(rows: &[TableRow<'_>]) -> Option<String> {
+    geomean_cell(decide::geomean_of(rows.iter().map(|x| x.log_ratio)))
+}
+
 /// [`geomean_text`] of the geomean `g`.
 fn geomean_cell(g: Option<decide::Geomean>) -> Option<String> {
     g.map(|g| match g.change_pct() {
@@ -617,7 +627,16 @@ fn summary_of(verdicts: impl Iterator<Item = Verdict>, opts: &Options) -> String
 /// [`summary_line`] followed by the failures, e.g. `…; FAILED: 1 benchmark with failed jobs (2
 /// jobs timed out)`.
 pub fn summary_line_with(a: &[Assessment], opts: &Options, f: &Failures) -> String {
-    let mut s = summary_line(a, opts);
+    summary_line_of(a.iter().map(|x| x.verdict), opts, f)
+}
+
+/// [`summary_line_with`] of the comparisons with the verdicts `verdicts`.
+pub fn summary_line_of(
+    verdicts: impl Iterator<Item = Verdict>,
+    opts: &Options,
+    f: &Failures,
+) -> String {
+    let mut s = summary_of(verdicts, opts);
     if let Some(x) = f.summary() {
         s.push_str("; FAILED: ");
         s.push_str(&x);
