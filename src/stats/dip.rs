@@ -91,12 +91,6 @@ pub(crate) fn pow2_scale(x: &[f64]) -> f64 {
     2.0f64.powi(e)
 }
 
-/// Orientation of the points `(v[a], a)`, `(v[b], b)`, `(v[c], c)` for `a < b < c`:
-/// positive for a left (convex) turn, zero when collinear.
-fn cross(v: &[f64], a: usize, b: usize, c: usize) -> f64 {
-    (v[b] - v[a]) * (c - b) as f64 - (v[c] - v[b]) * (b - a) as f64
-}
-
 /// Height (in counts) at the abscissa of point `p` of the hull segment from vertex `a` to
 /// vertex `b` (`a ≤ p ≤ b`). A segment inside a run of ties is vertical in the limit of
 /// separated ties and passes through every point of the run.
@@ -109,14 +103,18 @@ fn height(v: &[f64], a: usize, b: usize, p: usize) -> f64 {
     }
 }
 
-/// Greatest convex minorant (`lower = true`) or least concave majorant of the points
-/// `(v[i], i)` for `i` in `lo..=hi`: the indices of its vertices, increasing.
-fn hull(v: &[f64], lo: usize, hi: usize, lower: bool, out: &mut Vec<usize>) {
+/// Greatest convex minorant (`LOWER`) or least concave majorant of the points `(v[i], i)` for
+/// `i` in `lo..=hi`: the indices of its vertices, increasing. A vertex `b` after `a` stays
+/// when the turn to the next point `c` is strictly convex (concave): the orientation
+/// `(v[b] − v[a])·(c − b) − (v[c] − v[b])·(b − a)` is positive (negative).
+fn hull<const LOWER: bool>(v: &[f64], lo: usize, hi: usize, out: &mut Vec<usize>) {
     out.clear();
-    for i in lo..=hi {
-        while out.len() >= 2 {
-            let c = cross(v, out[out.len() - 2], out[out.len() - 1], i);
-            let keep = if lower { c > 0.0 } else { c < 0.0 };
+    let v = &v[..=hi];
+    for (i, &vi) in v.iter().enumerate().skip(lo) {
+        while let [.., a, b] = out[..] {
+            let (va, vb) = (v[a], v[b]);
+            let c = (vb - va) * (i - b) as f64 - (vi - vb) * (b - a) as f64;
+            let keep = if LOWER { c > 0.0 } else { c < 0.0 };
             if keep {
                 break;
             }
@@ -139,8 +137,8 @@ fn dip_sorted_counts(v: &[f64], g: &mut Vec<usize>, l: &mut Vec<usize>) -> f64 {
             big_d = big_d.max(1.0);
             break;
         }
-        hull(v, lo, hi, true, g);
-        hull(v, lo, hi, false, l);
+        hull::<true>(v, lo, hi, g);
+        hull::<false>(v, lo, hi, l);
 
         // d = sup (L − G) + 1 over the vertices of both hulls (the +1 is the jump of F at a
         // data point: G lies under the lower corners, L over the upper ones).
