@@ -52,7 +52,33 @@ pub fn dip(x: &[f64]) -> f64 {
     let scale = pow2_scale(x);
     let mut v: Vec<f64> = x.iter().map(|a| a / scale).collect();
     v.sort_by(f64::total_cmp);
-    dip_sorted_counts(&v) / (2.0 * v.len() as f64)
+    let (mut g, mut l) = (Vec::with_capacity(v.len()), Vec::with_capacity(v.len()));
+    dip_sorted_counts(&v, &mut g, &mut l) / (2.0 * v.len() as f64)
+}
+
+/// [`dip`] of a finite, non-empty sample, usually already sorted by `f64::total_cmp` (as the
+/// de-rounded samples of [`super::regimes`] are): the same value, with buffers kept per thread
+/// and the sort skipped when the values are in order (dividing by a power of two keeps the
+/// order, so [`dip`]'s stable sort would leave them as they are).
+pub(crate) fn dip_of_sorted(x: &[f64]) -> f64 {
+    use std::cell::RefCell;
+    thread_local! {
+        static SCRATCH: RefCell<(Vec<f64>, Vec<usize>, Vec<usize>)> =
+            const { RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
+    }
+    if x.is_empty() || x.iter().any(|v| !v.is_finite()) {
+        return f64::NAN;
+    }
+    SCRATCH.with(|s| {
+        let (v, g, l) = &mut *s.borrow_mut();
+        let scale = pow2_scale(x);
+        v.clear();
+        v.extend(x.iter().map(|a| a / scale));
+        if !v.windows(2).all(|w| w[0].total_cmp(&w[1]).is_le()) {
+            v.sort_by(f64::total_cmp);
+        }
+        dip_sorted_counts(v, g, l) / (2.0 * v.len() as f64)
+    })
 }
 
 /// A power of two near the largest magnitude of `x` (1 if all are 0).
@@ -63,12 +89,6 @@ pub(crate) fn pow2_scale(x: &[f64]) -> f64 {
     }
     let e = max.log2().floor().clamp(-1000.0, 1000.0) as i32;
     2.0f64.powi(e)
-}
-
-/// Orientation of the points `(v[a], a)`, `(v[b], b)`, `(v[c], c)` for `a < b < c`:
-/// positive for a left (convex) turn, zero when collinear.
-fn cross(v: &[f64], a: usize, b: usize, c: usize) -> f64 {
-    (v[b] - v[a]) * (c - b) as f64 - (v[c] - v[b]) * (b - a) as f64
 }
 
 /// Height (in counts) at the abscissa of point `p` of the hull segment from vertex `a` to
@@ -83,14 +103,18 @@ fn height(v: &[f64], a: usize, b: usize, p: usize) -> f64 {
     }
 }
 
-/// Greatest convex minorant (`lower = true`) or least concave majorant of the points
-/// `(v[i], i)` for `i` in `lo..=hi`: the indices of its vertices, increasing.
-fn hull(v: &[f64], lo: usize, hi: usize, lower: bool, out: &mut Vec<usize>) {
+/// Greatest convex minorant (`LOWER`) or least concave majorant of the points `(v[i], i)` for
+/// `i` in `lo..=hi`: the indices of its vertices, increasing. A vertex `b` after `a` stays
+/// when the turn to the next point `c` is strictly convex (concave): the orientation
+/// `(v[b] − v[a])·(c − b) − (v[c] − v[b])·(b − a)` is positive (negative).
+fn hull<const LOWER: bool>(v: &[f64], lo: usize, hi: usize, out: &mut Vec<usize>) {
     out.clear();
-    for i in lo..=hi {
-        while out.len() >= 2 {
-            let c = cross(v, out[out.len() - 2], out[out.len() - 1], i);
-            let keep = if lower { c > 0.0 } else { c < 0.0 };
+    let v = &v[..=hi];
+    for (i, &vi) in v.iter().enumerate().skip(lo) {
+        while let [.., a, b] = out[..] {
+            let (va, vb) = (v[a], v[b]);
+            let c = (vb - va) * (i - b) as f64 - (vi - vb) * (b - a) as f64;
+            let keep = if LOWER { c > 0.0 } else { c < 0.0 };
             if keep {
                 break;
             }
@@ -100,13 +124,12 @@ fn hull(v: &[f64], lo: usize, hi: usize, lower: bool, out: &mut Vec<usize>) {
     }
 }
 
-/// Twice the dip, in counts, of the sorted finite sample `v` (non-empty).
-fn dip_sorted_counts(v: &[f64]) -> f64 {
+/// Twice the dip, in counts, of the sorted finite sample `v` (non-empty); `g` and `l` are
+/// buffers for the two hulls.
+fn dip_sorted_counts(v: &[f64], g: &mut Vec<usize>, l: &mut Vec<usize>) -> f64 {
     let n = v.len();
     let (mut lo, mut hi) = (0usize, n - 1);
     let mut big_d = 0.0f64;
-    let mut g = Vec::with_capacity(n);
-    let mut l = Vec::with_capacity(n);
     // Each pass narrows [lo, hi] strictly or stops; the cap only guards against a logic error.
     for _ in 0..=n + 1 {
         if lo == hi {
@@ -114,8 +137,8 @@ fn dip_sorted_counts(v: &[f64]) -> f64 {
             big_d = big_d.max(1.0);
             break;
         }
-        hull(v, lo, hi, true, &mut g);
-        hull(v, lo, hi, false, &mut l);
+        hull::<true>(v, lo, hi, g);
+        hull::<false>(v, lo, hi, l);
 
         // d = sup (L − G) + 1 over the vertices of both hulls (the +1 is the jump of F at a
         // data point: G lies under the lower corners, L over the upper ones).
@@ -123,7 +146,7 @@ fn dip_sorted_counts(v: &[f64]) -> f64 {
         let (mut x_lo, mut x_hi) = (lo, hi);
         // Distances at the vertices of G, against L.
         let mut j = 0usize;
-        for &gi in &g {
+        for &gi in g.iter() {
             while l[j + 1] < gi {
                 j += 1;
             }
@@ -146,7 +169,7 @@ fn dip_sorted_counts(v: &[f64]) -> f64 {
         }
         // Distances at the vertices of L, against G.
         let mut k = 0usize;
-        for &li in &l {
+        for &li in l.iter() {
             while k + 1 < g.len() && g[k + 1] <= li {
                 k += 1;
             }

@@ -47,7 +47,8 @@ pub struct Drift {
 /// a merge sort. (Pairs tied in x are in y order after the sort, so they count no inversion.)
 /// Up to [`DIRECT_MAX_N`] points `D` and `n₂` are counted over all pairs instead (the same
 /// integers; branch-free, faster than the merge at the 6–50 runs of a benchmark side).
-fn kendall_s(pts: &[(f64, f64)]) -> i64 {
+/// Returns `(S, n₁, n₂)`.
+fn kendall_s(pts: &[(f64, f64)]) -> (i64, i64, i64) {
     let n = pts.len() as i64;
     let mut v: Vec<(f64, f64)> = pts.to_vec();
     v.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
@@ -81,7 +82,7 @@ fn kendall_s(pts: &[(f64, f64)]) -> i64 {
                 n2 += i64::from(a.1 == b.1);
             }
         }
-        return pairs(n) - n1 - n2 + n3 - 2 * d;
+        return (pairs(n) - n1 - n2 + n3 - 2 * d, n1, n2);
     }
     let mut ys: Vec<f64> = v.iter().map(|p| p.1).collect();
     let mut buf = vec![0.0f64; ys.len()];
@@ -124,7 +125,7 @@ fn kendall_s(pts: &[(f64, f64)]) -> i64 {
         n2 += pairs((j - i) as i64);
         i = j;
     }
-    pairs(n) - n1 - n2 + n3 - 2 * d
+    (pairs(n) - n1 - n2 + n3 - 2 * d, n1, n2)
 }
 
 /// Largest number of points for which [`kendall_s`] counts inversions and ties in y over all
@@ -227,9 +228,17 @@ fn drift_impl(points: &[(f64, f64)], alpha: Option<f64>) -> Option<Drift> {
         return None;
     }
     let nf = n as f64;
-    let s = kendall_s(&pts);
-    let (tx1, tx2, tx3) = tie_sums(pts.iter().map(|p| p.0).collect());
-    let (ty1, ty2, ty3) = tie_sums(pts.iter().map(|p| p.1).collect());
+    let (s, x_ties, y_ties) = kendall_s(&pts);
+    // Without tied pairs every tie group has t = 1 and the sums are 0.
+    let tie_sums_if = |ties: i64, v: &dyn Fn(&(f64, f64)) -> f64| {
+        if ties == 0 {
+            (0.0, 0.0, 0.0)
+        } else {
+            tie_sums(pts.iter().map(v).collect())
+        }
+    };
+    let (tx1, tx2, tx3) = tie_sums_if(x_ties, &|p| p.0);
+    let (ty1, ty2, ty3) = tie_sums_if(y_ties, &|p| p.1);
     let n0 = nf * (nf - 1.0) / 2.0;
     let denom = ((n0 - tx1 / 2.0) * (n0 - ty1 / 2.0)).sqrt();
     let mean = pts.iter().map(|p| p.1 / nf).sum::<f64>();
@@ -373,7 +382,7 @@ mod tests {
                     )
                 })
                 .collect();
-            assert_eq!(kendall_s(&p), kendall_s_pairwise(&p), "{p:?}");
+            assert_eq!(kendall_s(&p).0, kendall_s_pairwise(&p), "{p:?}");
         }
     }
 

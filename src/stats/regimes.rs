@@ -85,7 +85,7 @@
 //! decimals with a standard deviation of 0.3–2 hundredths (2 to 8 distinct values, many ties).
 //! The dip arm of the report's flag adds about 1% (6% on the uniform, its own null).
 
-use super::dip::{dip, dip_p_value};
+use super::dip::{dip_of_sorted, dip_p_value};
 
 /// Fewest samples on which a second regime can be flagged.
 pub const MIN_N: usize = 6;
@@ -197,21 +197,24 @@ fn derounded(x: &[f64], delta: f64, log: bool) -> Vec<(f64, f64, f64)> {
     let mut y: Vec<f64> = x.to_vec();
     y.sort_by(f64::total_cmp);
     let ln: Vec<f64> = y.iter().map(|v| v.ln()).collect();
-    derounded_sorted(&y, &ln, delta, log)
+    let mut out = Vec::new();
+    derounded_sorted(&y, &ln, delta, log, &mut out);
+    out
 }
 
-/// [`derounded`] of `y`, sorted by `f64::total_cmp`, given `ln[i] = y[i].ln()` when `log`.
+/// [`derounded`] of `y`, sorted by `f64::total_cmp`, given `ln[i] = y[i].ln()` when `log`,
+/// written into `out`.
 /// Without a resolution every bin is its value, `(z, z, z)`, with no further logarithm.
-fn derounded_sorted(y: &[f64], ln: &[f64], delta: f64, log: bool) -> Vec<(f64, f64, f64)> {
+fn derounded_sorted(y: &[f64], ln: &[f64], delta: f64, log: bool, out: &mut Vec<(f64, f64, f64)>) {
+    out.clear();
     if delta == 0.0 {
         // v − 0/2 = v = v + 0/2, and (v − 0/2).max(v/2) = v for v > 0: the bins of the general
         // case below, with the logarithm taken once.
-        return (0..y.len())
-            .map(|i| {
-                let t = if log { ln[i] } else { y[i] };
-                (t, t, t)
-            })
-            .collect();
+        out.extend((0..y.len()).map(|i| {
+            let t = if log { ln[i] } else { y[i] };
+            (t, t, t)
+        }));
+        return;
     }
     let tr = |v: f64| if log { v.ln() } else { v };
     let bin = |v: f64| {
@@ -222,7 +225,6 @@ fn derounded_sorted(y: &[f64], ln: &[f64], delta: f64, log: bool) -> Vec<(f64, f
         };
         (tr(lo), tr(v + delta / 2.0))
     };
-    let mut out = Vec::with_capacity(y.len());
     let mut i = 0;
     while i < y.len() {
         let mut j = i;
@@ -241,7 +243,6 @@ fn derounded_sorted(y: &[f64], ln: &[f64], delta: f64, log: bool) -> Vec<(f64, f
         i = j + 1;
     }
     out.sort_by(|a, b| a.0.total_cmp(&b.0));
-    out
 }
 
 /// Sample skewness `m₃ / m₂^{3/2}` (central moments; 0 for a sample without spread).
@@ -254,17 +255,55 @@ fn skewness(x: &[f64]) -> f64 {
 }
 
 /// Running `(mean, sum of squared deviations)` of the first `k` values, `k = 1..=len`
-/// (Welford's update).
-fn running(it: impl Iterator<Item = f64>) -> Vec<(f64, f64)> {
+/// (Welford's update), written into `out`.
+fn running(it: impl Iterator<Item = f64>, out: &mut Vec<(f64, f64)>) {
     let (mut m, mut ss) = (0.0f64, 0.0f64);
-    it.enumerate()
-        .map(|(i, a)| {
-            let d = a - m;
-            m += d / (i + 1) as f64;
-            ss += d * (a - m);
-            (m, ss)
-        })
-        .collect()
+    out.clear();
+    out.extend(it.enumerate().map(|(i, a)| {
+        let d = a - m;
+        m += d / (i + 1) as f64;
+        ss += d * (a - m);
+        (m, ss)
+    }));
+}
+
+/// The order of `x` by `f64::total_cmp`, equal values in arrival order (the permutation a
+/// stable sort of the indices gives), written into `order`: by one sort of integer keys
+/// ([`super::rank::order_key`], then the index).
+pub fn sort_order(x: &[f64], order: &mut Vec<u32>) {
+    use std::cell::RefCell;
+    thread_local! {
+        static KEYS: RefCell<Vec<(u64, u32)>> = const { RefCell::new(Vec::new()) };
+    }
+    KEYS.with(|keys| {
+        let mut keys = keys.borrow_mut();
+        keys.clear();
+        keys.extend(
+            x.iter()
+                .enumerate()
+                .map(|(i, &v)| (super::rank::order_key(v), i as u32)),
+        );
+        keys.sort_unstable();
+        order.clear();
+        order.extend(keys.iter().map(|k| k.1));
+    });
+}
+
+/// Buffers of [`statistics`], kept per thread (a report computes them for thousands of sides).
+#[derive(Default)]
+struct Scratch {
+    order: Vec<u32>,
+    y: Vec<f64>,
+    ln_x: Vec<f64>,
+    ln_y: Vec<f64>,
+    pts: Vec<(f64, f64, f64)>,
+    z: Vec<f64>,
+    fwd: Vec<(f64, f64)>,
+    bwd: Vec<(f64, f64)>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
 /// The gap, mixture and dip statistics of the module notes for the samples `x` (units
@@ -274,7 +313,7 @@ fn running(it: impl Iterator<Item = f64>) -> Vec<(f64, f64)> {
 /// spread after de-rounding.
 /// Cost: a sort, a few linear passes and at most 100 EM iterations of `O(n)`.
 pub fn regime_statistics(x: &[f64]) -> Option<RegimeStats> {
-    statistics(x, true)
+    statistics(x, None, true)
 }
 
 /// As [`regime_statistics`], for a caller that only passes the result to [`decide`] (and shows
@@ -290,37 +329,73 @@ pub fn regime_statistics(x: &[f64]) -> Option<RegimeStats> {
 /// exponential per point instead of three library calls (about a third of the time of the
 /// statistics on the 25-run sides of a report).
 pub fn regime_statistics_screened(x: &[f64]) -> Option<RegimeStats> {
-    statistics(x, false)
+    statistics(x, None, false)
 }
 
-/// [`regime_statistics`] (`exact`) or [`regime_statistics_screened`].
-fn statistics(x: &[f64], exact: bool) -> Option<RegimeStats> {
+/// As [`regime_statistics_screened`], given the order of `x` ([`sort_order`]), which the
+/// caller may need too (one sort for both).
+pub fn regime_statistics_screened_ordered(x: &[f64], order: &[u32]) -> Option<RegimeStats> {
+    if x.len() != order.len() {
+        return regime_statistics_screened(x);
+    }
+    statistics(x, Some(order), false)
+}
+
+/// [`regime_statistics`] (`exact`) or [`regime_statistics_screened`], with the order of `x`
+/// when the caller has it.
+fn statistics(x: &[f64], order: Option<&[u32]>, exact: bool) -> Option<RegimeStats> {
     let n = x.len();
     if n < MIN_N || x.iter().any(|v| !v.is_finite()) {
         return None;
     }
+    SCRATCH.with(|s| statistics_in(x, order, exact, &mut s.borrow_mut()))
+}
+
+/// [`statistics`] with its buffers.
+fn statistics_in(
+    x: &[f64],
+    order: Option<&[u32]>,
+    exact: bool,
+    s: &mut Scratch,
+) -> Option<RegimeStats> {
+    let n = x.len();
+    let Scratch {
+        order: own_order,
+        y,
+        ln_x,
+        ln_y,
+        pts,
+        z,
+        fwd,
+        bwd,
+    } = s;
     // One sort (of the indices, so that the logarithms taken in arrival order for the
     // skewness serve the sorted values too).
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    order.sort_by(|&a, &b| x[a as usize].total_cmp(&x[b as usize]));
-    let y: Vec<f64> = order.iter().map(|&i| x[i as usize]).collect();
+    let order = match order {
+        Some(o) => o,
+        None => {
+            sort_order(x, own_order);
+            own_order
+        }
+    };
+    y.clear();
+    y.extend(order.iter().map(|&i| x[i as usize]));
     let positive = y[0] > 0.0;
-    let ln_x: Vec<f64> = if positive {
-        x.iter().map(|v| v.ln()).collect()
-    } else {
-        Vec::new()
-    };
-    let log = positive && skewness(&ln_x).abs() <= skewness(x).abs();
-    let ln_y: Vec<f64> = if log {
-        order.iter().map(|&i| ln_x[i as usize]).collect()
-    } else {
-        Vec::new()
-    };
-    let delta = resolution_sorted(&y);
-    let pts = derounded_sorted(&y, &ln_y, delta, log);
-    let z: Vec<f64> = pts.iter().map(|p| p.0).collect();
-    let fwd = running(z.iter().copied());
-    let mut bwd = running(z.iter().rev().copied());
+    ln_x.clear();
+    if positive {
+        ln_x.extend(x.iter().map(|v| v.ln()));
+    }
+    let log = positive && skewness(ln_x).abs() <= skewness(x).abs();
+    ln_y.clear();
+    if log {
+        ln_y.extend(order.iter().map(|&i| ln_x[i as usize]));
+    }
+    let delta = resolution_sorted(y);
+    derounded_sorted(y, ln_y, delta, log, pts);
+    z.clear();
+    z.extend(pts.iter().map(|p| p.0));
+    running(z.iter().copied(), fwd);
+    running(z.iter().rev().copied(), bwd);
     bwd.reverse(); // bwd[i]: the values z[i..]
     let (mean, sst) = fwd[n - 1];
     if sst.is_nan() || sst <= 0.0 || sst.is_infinite() {
@@ -372,7 +447,7 @@ fn statistics(x: &[f64], exact: bool) -> Option<RegimeStats> {
     let screened = if exact || gap > gap_critical(n) {
         None
     } else {
-        let (ll2, weight) = em_screen(&z, bic_split, var_floor);
+        let (ll2, weight) = em_screen(z, bic_split, var_floor);
         // Margins of `em_screen` (its notes): far below the critical value, or with a clearly
         // too light component, the exact EM decides the same; otherwise (near a limit, or
         // beyond the critical value, where the value is shown) it runs.
@@ -382,11 +457,11 @@ fn statistics(x: &[f64], exact: bool) -> Option<RegimeStats> {
         (below || too_light).then(|| bic_of(ll2, weight))
     };
     let bic = screened.unwrap_or_else(|| {
-        let (ll2, weight) = em_common_variance(&z, bic_split, var_floor);
+        let (ll2, weight) = em_common_variance(z, bic_split, var_floor);
         bic_of(ll2, weight)
     });
     let _ = mean;
-    let d = dip(&z);
+    let d = dip_of_sorted(z);
     Some(RegimeStats {
         n,
         log_scale: log,
@@ -511,7 +586,8 @@ const WEIGHT_MARGIN: f64 = 0.25;
 /// cheaper E step, for screening: one inlined polynomial exponential per point
 /// ([`exp_nonpositive`], relative error below `10⁻¹⁴`) instead of two `exp` and one `ln`
 /// library calls, the log-likelihood summed as `Σ max(ℓ₁ᵢ, ℓ₂ᵢ) + ln Π(1 + e^{−|ℓ₁ᵢ − ℓ₂ᵢ|})`
-/// (one `ln` per 256 points; this and the other logarithms by [`ln_positive`]), the component difference `ℓ₂ᵢ − ℓ₁ᵢ` taken as the linear
+/// (one `ln` per 256 points; the library's `ln`, which measured faster here than an inlined
+/// series), the component difference `ℓ₂ᵢ − ℓ₁ᵢ` taken as the linear
 /// function of `zᵢ` it is, and the sums in four lanes (a different summation order).
 ///
 /// Why its verdict is the exact EM's away from the limits: both iterate the same smooth map from
@@ -567,8 +643,8 @@ fn em_screen_body<const FMA: bool>(
     let total: f64 = z.iter().sum();
     let mut ll = f64::NEG_INFINITY;
     for _ in 0..100 {
-        let c = -0.5 * ln_positive(std::f64::consts::TAU * var);
-        let (lw1, lw2) = (ln_positive(w), ln_positive(1.0 - w));
+        let c = -0.5 * (std::f64::consts::TAU * var).ln();
+        let (lw1, lw2) = (w.ln(), (1.0 - w).ln());
         let h = 0.5 / var;
         // ℓ₂ᵢ − ℓ₁ᵢ = ln(w₂/w₁) + 2h(m₂ − m₁)(zᵢ − (m₁ + m₂)/2), linear in zᵢ; and
         // max(ℓ₁ᵢ, ℓ₂ᵢ) = ℓ₁ᵢ + max(0, ℓ₂ᵢ − ℓ₁ᵢ).
@@ -625,31 +701,6 @@ fn m_step_ss_body(z: &[f64], r: &[f64], m1: f64, m2: f64) -> f64 {
     (acc[0] + acc[1]) + (acc[2] + acc[3])
 }
 
-/// `ln x` for the screen ([`em_screen`]), relative error below `10⁻¹⁵` for normal positive
-/// `x` (others go to the library's `ln`): `x = 2ᵏ·m` with `m ∈ [√½, √2)`, then
-/// `ln m = 2·atanh(s)`, `s = (m − 1)/(m + 1)`, `|s| ≤ 0.172`, by its series to `s¹⁹`
-/// (truncation below `10⁻¹⁷`).
-#[inline(always)]
-fn ln_positive(x: f64) -> f64 {
-    if !(f64::MIN_POSITIVE..f64::INFINITY).contains(&x) {
-        return x.ln();
-    }
-    let bits = x.to_bits();
-    let mut k = (bits >> 52) as i64 - 1023;
-    let mut m = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000);
-    if m > std::f64::consts::SQRT_2 {
-        m *= 0.5;
-        k += 1;
-    }
-    let s = (m - 1.0) / (m + 1.0);
-    let s2 = s * s;
-    let mut p = 1.0 / 19.0;
-    for j in (0..9).rev() {
-        p = p * s2 + 1.0 / (2 * j + 1) as f64;
-    }
-    k as f64 * std::f64::consts::LN_2 + 2.0 * s * p
-}
-
 /// One E step of [`em_screen`] on `z`, writing the lower component's responsibilities into `r`:
 /// returns `(Σ(zᵢ − m₁)², Σ max(0, ℓ₂ᵢ − ℓ₁ᵢ), Σ ln(1 + e^{−|ℓ₂ᵢ − ℓ₁ᵢ|}), Σ rᵢ, Σ rᵢzᵢ)`.
 #[inline(always)]
@@ -684,7 +735,7 @@ fn e_step_body<const FMA: bool>(z: &[f64], r: &mut [f64], p: EStep) -> (f64, f64
             point(0, ri, a, &mut prod);
         }
         // Each lane's product is at most 2⁶⁴ (64 factors in (1, 2]): their product fits.
-        logs += ln_positive((prod[0] * prod[1]) * (prod[2] * prod[3]));
+        logs += ((prod[0] * prod[1]) * (prod[2] * prod[3])).ln();
     }
     let sum = |v: [f64; 4]| (v[0] + v[1]) + (v[2] + v[3]);
     (sum(sq), sum(pos), logs, sum(s1), sum(t1))
@@ -1081,27 +1132,6 @@ mod tests {
             }
         }
         out
-    }
-
-    #[test]
-    fn series_logarithm_is_accurate() {
-        let mut worst = 0.0f64;
-        let mut x = 1e-300f64;
-        while x < 1e300 {
-            for y in [x, x * 1.000_000_1, x * 1.414, x * 1.4143, x * 0.999_999] {
-                let (a, b) = (ln_positive(y), y.ln());
-                worst = worst.max((a - b).abs() / b.abs().max(1e-300));
-            }
-            x *= 1.37;
-        }
-        for i in 1..100_000 {
-            let y = 0.5 + i as f64 / 100_000.0;
-            let (a, b) = (ln_positive(y), y.ln());
-            worst = worst.max((a - b).abs() / b.abs().max(1e-300));
-        }
-        assert!(worst < 1e-14, "{worst:e}");
-        assert_eq!(ln_positive(1.0), 0.0);
-        assert_eq!(ln_positive(0.0), f64::NEG_INFINITY);
     }
 
     #[test]

@@ -84,7 +84,17 @@ pub fn dip_test(x: &[f64]) -> Option<(f64, f64)> {
 /// estimate only runs when the dip test alone rejects, so a report over many unimodal rows
 /// stays cheap.
 pub fn multimodality(x: &[f64]) -> Option<Multimodal> {
-    let stats = regimes::regime_statistics_screened(x)?;
+    multimodality_of(x, regimes::regime_statistics_screened(x)?)
+}
+
+/// [`multimodality`] of `x` given its order ([`regimes::sort_order`]), for a caller that sorts
+/// `x` for other checks too: the same result, with one sort fewer.
+pub fn multimodality_ordered(x: &[f64], order: &[u32]) -> Option<Multimodal> {
+    multimodality_of(x, regimes::regime_statistics_screened_ordered(x, order)?)
+}
+
+/// The rest of [`multimodality`] after the regime statistics of `x`.
+fn multimodality_of(x: &[f64], stats: regimes::RegimeStats) -> Option<Multimodal> {
     // Only a flagged side reports it.
     let sep = || separation(x).unwrap_or(f64::NAN);
     if let Some(r) = regimes::decide(x, stats) {

@@ -291,19 +291,28 @@ impl SideSummary {
     /// As [`SideSummary::new`]; with `every_drift` false, [`SideSummary::drift`] is kept only
     /// when significant ([`SideSummary::significant_drift`] is the same either way).
     pub fn with_drift(rates: &[f64], runs: &[u32], every_drift: bool) -> SideSummary {
-        let finite: Vec<f64> = rates.iter().copied().filter(|v| v.is_finite()).collect();
-        let mut sorted = finite.clone();
-        sorted.sort_by(f64::total_cmp);
+        // One sort for the median, its interval, the outliers and the multimodality check.
+        let filtered: Vec<f64>;
+        let finite: &[f64] = if rates.iter().all(|v| v.is_finite()) {
+            rates
+        } else {
+            filtered = rates.iter().copied().filter(|v| v.is_finite()).collect();
+            &filtered
+        };
+        let mut order = Vec::with_capacity(finite.len());
+        crate::stats::regimes::sort_order(finite, &mut order);
+        let sorted: Vec<f64> = order.iter().map(|&i| finite[i as usize]).collect();
         let n = finite.len() as f64;
         let mean = finite.iter().sum::<f64>() / n;
         let sd = (finite.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-        let points: Vec<(f64, f64)> = runs
-            .iter()
-            .zip(rates)
-            .filter(|(_, v)| v.is_finite())
-            .map(|(&r, &v)| (r as f64, v))
-            .collect();
-        let multimodal = shape::multimodality(&finite);
+        let mut points: Vec<(f64, f64)> = Vec::with_capacity(rates.len());
+        points.extend(
+            runs.iter()
+                .zip(rates)
+                .filter(|(_, v)| v.is_finite())
+                .map(|(&r, &v)| (r as f64, v)),
+        );
+        let multimodal = shape::multimodality_ordered(finite, &order);
         let outliers = if finite.len() != rates.len() {
             Vec::new()
         } else if let Some(r) = multimodal.as_ref().and_then(|m| m.regimes.as_ref()) {
