@@ -143,6 +143,9 @@ fn try_report_from(
             | Format::Markdown
             | Format::Json
             | Format::Html
+            | Format::Csv
+            | Format::Go
+            | Format::Benchstat
     ) || (a.format == Format::Table && a.details)
         || (matches!(a.format, Format::Json | Format::Html) && !cfg!(any(unix, windows)))
         || a.plot.is_some()
@@ -177,7 +180,15 @@ fn try_report_from(
     let mut set = SampleSet::new();
     // Without temporary files (none can be created: `TMPDIR` names no folder, too many open
     // files), the in-memory path reads the file, after a note: it may need much more memory.
-    if let Err(e) = set.spill_samples(parts) {
+    // The Go lines are written in arrival order and need no comparison: one file; the CSV
+    // rows are written in arrival order too, and its notes need the comparisons: partitions
+    // with the partition of every sample recorded.
+    let spilling = match a.format {
+        Format::Go => set.spill_samples(1),
+        Format::Csv => set.spill_samples_in_order(parts),
+        _ => set.spill_samples(parts),
+    };
+    if let Err(e) = spilling {
         return in_memory(f, &e, io);
     }
     let ro = format::ReadOptions {
@@ -192,6 +203,15 @@ fn try_report_from(
             return Ok(Some(EXIT_USAGE));
         }
     };
+    // What Go and benchstat print besides the samples comes from the Go format's lines (a
+    // compare.js CSV has none): should a reader ever give some, the in-memory path prints them.
+    if !(imported.config.is_empty()
+        && imported.exact_units.is_empty()
+        && imported.side_values.is_empty()
+        && imported.results.is_none())
+    {
+        return Ok(None);
+    }
     let mut spilled = match set.take_spilled() {
         Some(Ok(s)) => s,
         Some(Err(e)) => return in_memory(f, &e, io),
@@ -211,7 +231,8 @@ fn try_report_from(
         )?;
         return Ok(Some(EXIT_USAGE));
     }
-    if !spilled.has_both_sides() {
+    // benchstat summarises a file of one side as one column.
+    if !spilled.has_both_sides() && a.format != Format::Benchstat {
         let [old, new] = spilled.per_side();
         writeln!(
             io.stderr,
@@ -223,6 +244,12 @@ fn try_report_from(
     }
     if spilled.metrics() != [RATE] {
         anyhow::bail!("{f}: a compare.js CSV with samples of another metric than the rate");
+    }
+    match a.format {
+        Format::Csv => return csv(a, f, set, spilled, io),
+        Format::Go => return go(a, set, spilled, io),
+        Format::Benchstat => return benchstat(f, set, spilled, io),
+        _ => {}
     }
     if matches!(
         a.format,
@@ -374,10 +401,10 @@ fn options(a: &super::AnalysisArgs) -> decide::Options {
 /// returns the exit code (a `-o` file that cannot be written is a usage error, as in memory).
 fn output(
     a: &super::AnalysisArgs,
-    write: impl Fn(&mut dyn Write) -> std::io::Result<()>,
+    mut write: impl FnMut(&mut dyn Write) -> std::io::Result<()>,
     io: &mut Io<'_>,
 ) -> anyhow::Result<Option<i32>> {
-    let write = |w: &mut dyn Write| write(w).and_then(|()| w.flush());
+    let mut write = |w: &mut dyn Write| write(w).and_then(|()| w.flush());
     match &a.output {
         Some(path) => {
             let written = std::fs::File::create(path)
@@ -392,6 +419,144 @@ fn output(
             &mut *io.stdout,
         ))?,
     }
+    Ok(Some(0))
+}
+
+/// `--format csv` of the spilled samples of `f` (spilled with their arrival order): the notes
+/// of the in-memory report on stderr (values below 0, no Welch test: the comparisons are
+/// grouped partition by partition, the noted ones kept and put in name order), then the
+/// header and the rows of the samples read back in arrival order, by the in-memory writer
+/// ([`crate::render::csv::write_rows`]).
+fn csv(
+    a: &super::AnalysisArgs,
+    f: &str,
+    mut set: SampleSet,
+    mut spilled: crate::sample::Spilled,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Option<i32>> {
+    use crate::stats::welch::{improvement_pct, welch_t};
+    use rayon::prelude::*;
+    fn note(c: &crate::compare::Comparison) -> Option<RowNote<'_>> {
+        RowNote::of(c, welch_t(&c.old, &c.new).err(), || {
+            improvement_pct(&c.old, &c.new)
+        })
+    }
+    // (first position, comparison) of the comparisons with a note.
+    let mut noted: Vec<(u64, crate::compare::Comparison)> = Vec::new();
+    for k in 0..spilled.partitions() {
+        let (part, ids) = match spilled.partition(k, &mut set) {
+            Ok(p) => p,
+            Err(e) => return in_memory(f, &e, io),
+        };
+        let comparisons = crate::compare::group_metric(&part, RATE);
+        // The names go back to `set`, which names the samples of the CSV rows.
+        crate::sample::Spilled::give_back(part, &ids, &mut set);
+        let first = |c: &crate::compare::Comparison| {
+            spilled
+                .first_position(ids[c.benchmark.0 as usize])
+                .unwrap_or(u64::MAX)
+        };
+        noted.par_extend(
+            comparisons
+                .into_par_iter()
+                .filter(|c| !c.old.is_empty() && !c.new.is_empty() && note(c).is_some())
+                .map(|c| (first(&c), c)),
+        );
+        release_free_memory();
+    }
+    // The in-memory order of the notes: first appearance, then a stable sort by name.
+    let coll = crate::compare::RootCollation::new();
+    noted.sort_unstable_by(|x, y| coll.compare(&x.1.name, &y.1.name).then(x.0.cmp(&y.0)));
+    let flagged: Vec<RowNote<'_>> = noted.iter().filter_map(|(_, c)| note(c)).collect();
+    row_notes(&flagged, Format::Csv, io)?;
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        w.write_all(crate::format::node_csv::write::HEADER.as_bytes())?;
+        spilled.in_arrival_order(&mut set, |window| {
+            crate::render::csv::write_rows(window, RATE, w)
+        })
+    };
+    output(a, write, io)
+}
+
+/// `--format go` of the spilled samples (spilled to one file, in arrival order): the `Unit`
+/// line, then per side its `binary:` line and its samples' lines, by the in-memory writer
+/// ([`crate::format::go::GoLines`]) on the samples read back a window at a time. A
+/// compare.js CSV has no configuration lines.
+fn go(
+    a: &super::AnalysisArgs,
+    mut set: SampleSet,
+    mut spilled: crate::sample::Spilled,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Option<i32>> {
+    use crate::format::go::GoLines;
+    let lines = GoLines::new(&set);
+    let mut metrics = spilled.metrics().to_vec();
+    metrics.sort_unstable_by_key(|m| m.0);
+    let per_side = spilled.per_side();
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        lines.write_units(&set, metrics.iter().copied(), w)?;
+        for (side, n) in [(Side::Old, per_side[0]), (Side::New, per_side[1])] {
+            if n == 0 {
+                continue;
+            }
+            GoLines::write_side_header(side, w)?;
+            spilled.in_arrival_order(&mut set, |window| lines.write_samples(window, side, w))?;
+        }
+        Ok(())
+    };
+    output(a, write, io)
+}
+
+/// `--format benchstat` of the spilled samples: partition by partition, each benchmark's
+/// row ([`crate::render::benchstat::Row`]: its sides' summaries and U test) is made and kept;
+/// the rows are put in the in-memory order (first appearance) and written by the in-memory
+/// writer ([`crate::render::benchstat::View::write_table`]), to stdout as in memory (which
+/// writes the view there whatever `-o` says). A compare.js CSV has no configuration lines, no
+/// exact units and no failures.
+fn benchstat(
+    f: &str,
+    mut set: SampleSet,
+    mut spilled: crate::sample::Spilled,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Option<i32>> {
+    use crate::render::benchstat::{self as bs, Options, View};
+    use rayon::prelude::*;
+    let opts = bs::escaped(&Options::default());
+    let [old, new] = spilled.per_side();
+    let view = View::new(&opts, old > 0, new > 0);
+    let unit = set.metric(RATE).unit.clone();
+    let exact = opts.exact_units.contains(&unit);
+    // (first position, row).
+    let mut rows: Vec<(u64, bs::Row)> = Vec::with_capacity(set.benchmarks().len());
+    for k in 0..spilled.partitions() {
+        let (part, ids) = match spilled.partition(k, &mut set) {
+            Ok(p) => p,
+            Err(e) => return in_memory(f, &e, io),
+        };
+        let comparisons = crate::compare::group_metric(&part, RATE);
+        rows.par_extend(comparisons.par_iter().map(|c| {
+            let aggregate = part
+                .benchmark(c.benchmark)
+                .configuration
+                .text
+                .starts_with("aggregate=");
+            let first = spilled
+                .first_position(ids[c.benchmark.0 as usize])
+                .unwrap_or(u64::MAX);
+            (first, view.row(c, aggregate, exact))
+        }));
+        drop(comparisons);
+        drop(part);
+        release_free_memory();
+    }
+    drop(spilled);
+    drop(set);
+    release_free_memory();
+    rows.par_sort_unstable_by_key(|r| r.0);
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut *io.stdout);
+    bs::write_config(&opts, &mut w)?;
+    view.write_table(&rows, |r| &r.1, &unit, exact, &mut w)?;
+    w.flush()?;
     Ok(Some(0))
 }
 
