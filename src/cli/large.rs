@@ -1118,9 +1118,17 @@ mod tests {
                 captured(|io| try_report_from(&args(), text.len() as u64 + 1, io).expect("report"));
             assert_eq!(above, (None, String::new(), String::new()));
         }
-        // Another format, or the table's --details: not this path.
+        // Another metric, or the table's --details: not this path.
         for argv in [
-            &["benchdiff", "report", "--format", "csv", file.as_str()][..],
+            &[
+                "benchdiff",
+                "report",
+                "--format",
+                "csv",
+                "--metric",
+                "rate",
+                file.as_str(),
+            ][..],
             &["benchdiff", "report", "--details", file.as_str()],
         ] {
             let Ok(Cli {
@@ -1137,7 +1145,8 @@ mod tests {
         }
     }
 
-    /// The default table, the Markdown comment, the JSON document and the HTML page through the bounded path at several
+    /// The default table, the Markdown comment, the JSON document, the HTML page and the
+    /// samples as CSV, Go lines and benchstat's table through the bounded path at several
     /// thresholds are the in-memory ones, stdout and stderr, on rows of every kind of note: two
     /// regimes, drift, outliers, too few samples, one sample a side, no Welch test (constant),
     /// values below 0, a benchmark on one side only; under each correction, another threshold,
@@ -1212,6 +1221,9 @@ mod tests {
                 "--threshold",
                 "5",
             ],
+            &["--format", "csv"],
+            &["--format", "go"],
+            &["--format", "benchstat"],
         ] {
             let markdown = extra.contains(&"markdown");
             let json = extra.contains(&"json");
@@ -1225,6 +1237,47 @@ mod tests {
                 }) => a,
                 other => panic!("not a report: {other:?}"),
             };
+            let samples = extra.contains(&"csv") || extra.contains(&"go");
+            let benchstat = extra.contains(&"benchstat");
+            if samples || benchstat {
+                let want = captured(|io| run(argv.iter().map(Into::into).collect(), io));
+                assert_eq!(want.0, 0, "{}", want.2);
+                if samples {
+                    // Every sample again, in arrival order (csv) or per side (go).
+                    let rows = text.lines().count() - 1;
+                    let lines = want.1.lines().filter(|l| !l.is_empty()).count();
+                    assert_eq!(lines, rows + if extra.contains(&"csv") { 1 } else { 3 });
+                } else {
+                    for cell in [
+                        "~ (p=",
+                        "geomean",
+                        "z/one.js",
+                        "z/new-only.js",
+                        "² need >= 6 samples",
+                        "¹ all samples are equal",
+                    ] {
+                        assert!(want.1.contains(cell), "{cell} not in {}", want.1);
+                    }
+                }
+                if extra.contains(&"csv") {
+                    for note in [
+                        "z/const.js n=1: both sides are constant and equal",
+                        "1 comparison(s) have values < 0 (first: z/neg.js n=1)",
+                    ] {
+                        assert!(want.2.contains(note), "{note} not in {}", want.2);
+                    }
+                }
+                for threshold in [1, size / 5, size] {
+                    let got =
+                        captured(|io| try_report_from(&args(), threshold, io).expect("report"));
+                    assert_eq!(
+                        (got.0, &got.1, &got.2),
+                        (Some(0), &want.1, &want.2),
+                        "{extra:?} {threshold}"
+                    );
+                }
+                continue;
+            }
             // JSON and HTML draw no terminal table.
             let looks: &[(bool, Option<u16>)] = if json || html {
                 &[(false, None)]
