@@ -1,13 +1,13 @@
-//! `report --format r`, `analyze`, `markdown`, `json`, `html` and the default table of a large
-//! compare.js CSV in bounded memory (issue 16).
+//! `report --format r`, `analyze`, `markdown`, `json`, `html`, `csv`, `go`, `benchstat` and
+//! the default table of a large compare.js CSV in bounded memory (issue 16).
 //!
 //! Reading a 2 GB compare.js CSV whole keeps 24 million samples (576 MB packed) and then the
 //! same values again per comparison. Above [`spill_threshold`] bytes, a single compare.js CSV
-//! (not standard input) reported with `--format r`, `analyze`, `markdown`, `json`, `html` or
-//! `table` (without `--plot`, `--max-regression`, `--metric`, `--label`, `--sides-by`, nor the
-//! table's `--details`, which take the in-memory path, as do `--format csv`, `go` and
-//! `benchstat`, which keep no comparison, and JSON and HTML on a system neither Unix nor
-//! Windows) is instead read with its samples spilled to
+//! (not standard input) reported with `--format r`, `analyze`, `markdown`, `json`, `html`,
+//! `csv`, `go`, `benchstat` or `table` (without `--plot`, `--max-regression`, `--metric`,
+//! `--label`, `--sides-by`, nor the table's `--details`, which take the in-memory path, as do
+//! JSON and HTML on a system neither Unix nor Windows) is instead read with its samples
+//! spilled to
 //! temporary partition files by benchmark ([`SampleSet::spill_samples`]); each partition is
 //! then read back, grouped and analysed on its own, and only a compact form of each row is
 //! kept: for `r` and `analyze` what compare.R and compare.js print of it (name, stars,
@@ -40,6 +40,23 @@
 //! rendered ([`crate::render::html::section`]) into one more temporary file ([`Sections`]:
 //! about 2 KB a strip plot, 0.5 GB for the 2 GB file), then copied into the page in its order.
 //!
+//! `--format csv` and `go` show no comparison: they write the samples again, in arrival order
+//! (Go: the old side's, then the new side's). Go's samples are spilled to one file, read back
+//! a window of 65,536 samples at a time ([`crate::sample::Spilled::in_arrival_order`]) and
+//! written by the in-memory writer ([`crate::format::go::GoLines`]: a name per benchmark,
+//! made once). The CSV's notes on stderr (values below 0, no Welch test) need the comparisons:
+//! its samples are spilled by benchmark with the partition of each recorded (one byte a
+//! sample, 24 MB for the 2 GB file), each partition is grouped for the notes, and the samples
+//! are then read back in arrival order, a record from the file the recorded partition names
+//! at a time, and written by the in-memory writer ([`crate::render::csv::write_rows`]).
+//! `--format benchstat` keeps per benchmark its [`crate::render::benchstat::Row`] (its sides'
+//! summaries and U test, about 150 bytes and its name), puts the rows in the in-memory order
+//! (first appearance) and writes the table with the in-memory writer, which makes each row's
+//! cells twice (for the column widths, then for its line) rather than keeping them; it writes
+//! to stdout whatever `-o` says, as in memory, and one side only is a table of one column. Go
+//! and benchstat print nothing else of a compare.js CSV (no configuration lines, no exact
+//! units; should a reader give some, the in-memory path is taken).
+//!
 //! The table's, the comment's and JSON's options are all supported but the table's `--details`:
 //! `--correction`, `--threshold` and `-o` as in memory; colour and a terminal's width
 //! (`COLUMNS`) draw the table in memory from the rows (every cell at once, for comfy-table
@@ -59,7 +76,8 @@
 //! table; the same and 32 bytes for where its JSON text is; for HTML the benchmarks' ids and
 //! where each section is) — about 145 MB at the peak for `r` of the 2.1 GB file of 480,000
 //! comparisons, 215 MB for its table and its comment, 233 MB for JSON and 232 MB for HTML,
-//! against 1.37, 2.07, 1.79, 1.78 and 1.78 GB read whole — plus one partition's samples
+//! 151 MB for `csv`, 172 MB for `go` (the Go names) and 185 MB for `benchstat`, against 1.37,
+//! 2.07, 1.79, 1.78, 1.78, 1.20, 0.82 and 1.48 GB read whole — plus one partition's samples
 //! and assessments at a time. A file whose samples belong to a few huge comparisons is bounded
 //! by its largest comparison, which the statistics need whole.
 
@@ -75,7 +93,8 @@ use std::io::Write;
 pub const DEFAULT_SPILL_BYTES: u64 = 256 << 20;
 
 /// The input size (bytes) from which a compare.js CSV reported with `--format r`, `analyze`,
-/// `markdown` or the table is read in bounded memory: `BENCHDIFF_SPILL_BYTES` when set to a number, else [`DEFAULT_SPILL_BYTES`].
+/// `markdown`, `json`, `html`, `csv`, `go`, `benchstat` or the table is read in bounded
+/// memory: `BENCHDIFF_SPILL_BYTES` when set to a number, else [`DEFAULT_SPILL_BYTES`].
 pub fn spill_threshold() -> u64 {
     std::env::var("BENCHDIFF_SPILL_BYTES")
         .ok()

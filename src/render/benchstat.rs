@@ -695,7 +695,7 @@ fn join(parts: &[(&str, usize, bool)]) -> String {
 
 /// Writes the lines of a table whose columns are `widths` wide: the header, the line of each
 /// row `each` gives (in order), the notes.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn layout(
     widths: &Widths,
     each: &mut dyn FnMut(&mut dyn FnMut(&RowCells) -> std::io::Result<()>) -> std::io::Result<()>,

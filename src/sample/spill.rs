@@ -9,7 +9,9 @@
 //! [`Spilled::partition`] reads one partition back as a set of its own. Within a partition
 //! samples keep their arrival order, and every sample of a benchmark is in the same
 //! partition, so grouping a partition gives exactly the comparisons that grouping the whole
-//! set gives for those benchmarks.
+//! set gives for those benchmarks. A set spilling with
+//! [`SampleSet::spill_samples_in_order`] also records the partition of every sample (a byte
+//! each), so that [`Spilled::in_arrival_order`] reads them back in arrival order too.
 //!
 //! The files are anonymous temporary files ([`tempfile::tempfile`]: on Linux unlinked from the
 //! start, elsewhere deleted when closed), so they disappear whatever happens to the process,
