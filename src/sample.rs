@@ -632,6 +632,18 @@ impl SampleSet {
         Ok(())
     }
 
+    /// [`SampleSet::spill_samples`] (with at most 256 partitions) that also records the
+    /// partition of every sample (one byte a sample in memory), so that the spilled samples
+    /// can be read back in arrival order ([`Spilled::in_arrival_order`]) as well as partition
+    /// by partition.
+    ///
+    /// # Errors
+    /// A temporary file cannot be created.
+    pub fn spill_samples_in_order(&mut self, parts: usize) -> std::io::Result<()> {
+        self.spill = SpillSlot(Some(Box::new(spill::Spill::new_in_order(parts)?)));
+        Ok(())
+    }
+
     /// Ends spilling: the samples spilled since [`SampleSet::spill_samples`], to be read back
     /// partition by partition ([`Spilled::partition`]); `None` when the set was not spilling.
     /// The set keeps its names and metrics and takes new samples in memory again.

@@ -1,5 +1,5 @@
-//! A large compare.js CSV reported with `--format r`, `analyze`, `markdown`, `json`, `html` or
-//! the default table is read in bounded memory (issue 16):
+//! A large compare.js CSV reported with `--format r`, `analyze`, `markdown`, `json`, `html`,
+//! `csv`, `go`, `benchstat` or the default table is read in bounded memory (issue 16):
 //! its samples are spilled to temporary partition files by benchmark and analysed partition
 //! by partition (`src/cli/large.rs`). The path is taken from `BENCHDIFF_SPILL_BYTES` bytes of
 //! input (256 MiB by default); these tests lower it so that a small file takes it, and check
@@ -7,8 +7,8 @@
 //! of a comparison spread over the whole file (not contiguous), names that need quoting or R
 //! escapes, a benchmark on one side only, a constant comparison and negative rates (notes on
 //! stderr), too few samples (a warning), `-o FILE`, and a malformed row (the error names the
-//! file and line). Every other format (and the table's `--details`) ignores the variable; they
-//! are checked too.
+//! file and line). The table's `--details` (and options such as `--metric`) ignore the
+//! variable; they are checked too.
 
 use std::io::Write;
 use std::path::Path;
@@ -262,16 +262,140 @@ fn bounded_r_report_is_the_in_memory_report() {
         assert_eq!((got.0, got.1.as_str(), &got.2), (0, "", &want.2));
         assert_eq!(std::fs::read_to_string(&out).expect("-o file"), want.1);
     }
-    // The other formats do not take the bounded path: the variable changes nothing.
-    for args in [
-        &["--format", "csv"][..],
-        &["--format", "go"],
-        &["--details"],
-    ] {
+    // The table's --details and --metric do not take the bounded path: the variable changes
+    // nothing.
+    for args in [&["--details"][..], &["--format", "csv", "--metric", "rate"]] {
         assert_eq!(
             report(&path, args, Some(1)),
             report(&path, args, None),
             "{args:?}"
+        );
+    }
+}
+
+/// `--format csv`, `go` and `benchstat` through the bounded path: the samples rewritten in
+/// arrival order (the CSV's notes on stderr: values below 0, no Welch test), the Go lines per
+/// side, benchstat's table with its notes and geomean; with `-o` (benchstat writes to stdout
+/// whatever `-o` says, as in memory); a file of one side only (benchstat's one column, the
+/// others' error) and one without rows; a malformed row; no temporary folder.
+#[test]
+fn bounded_csv_go_and_benchstat_are_the_in_memory_outputs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("samples.csv");
+    let text = csv(600, 30);
+    std::fs::write(&path, &text).expect("write CSV");
+    let size = text.len() as u64;
+    let out = dir.path().join("out.txt");
+    let o = out.to_str().expect("UTF-8 path");
+    for format in ["csv", "go", "benchstat"] {
+        let want = report(&path, &["--format", format], None);
+        assert_eq!(want.0, 0, "{}", want.2);
+        match format {
+            // The same rows again, in the same order.
+            "csv" => {
+                assert_eq!(want.1.lines().count(), text.lines().count());
+                assert!(
+                    want.1
+                        .contains("\"new\",\"cat1/bench-0.js\",\"type=\"\"quoted\"\" n=1\",")
+                );
+                for note in [
+                    "z/const.js n=1: both sides are constant and equal",
+                    "1 comparison(s) have values < 0 (first: z/neg.js n=1)",
+                ] {
+                    assert!(want.2.contains(note), "{note} not in {}", want.2);
+                }
+            }
+            "go" => {
+                assert!(
+                    want.1
+                        .starts_with("Unit ops/s better=higher\n\nbinary: old\n\n")
+                );
+                assert!(
+                    want.1
+                        .contains("\nbinary: new\n\nBenchmarkNode:cat0/bench-0.js:")
+                );
+            }
+            _ => {
+                assert!(want.1.contains("vs base"), "{}", want.1);
+                assert!(want.1.contains("\ngeomean "), "{}", want.1);
+                assert!(want.1.contains("z/old-only.js n=1"), "{}", want.1);
+                assert!(want.1.contains("need >= 6 samples"), "{}", want.1);
+                assert!(want.1.contains("all samples are equal"), "{}", want.1);
+            }
+        }
+        for t in thresholds(size) {
+            assert_eq!(
+                report(&path, &["--format", format], Some(t)),
+                want,
+                "{format}, threshold {t}"
+            );
+        }
+        let _ = std::fs::remove_file(&out);
+        let got = report(&path, &["--format", format, "-o", o], Some(1));
+        assert_eq!(
+            got,
+            report(&path, &["--format", format, "-o", o], None),
+            "{format} -o"
+        );
+        if format == "benchstat" {
+            assert_eq!((got.0, &got.1, &got.2), (0, &want.1, &want.2));
+        } else {
+            assert_eq!((got.0, got.1.as_str(), &got.2), (0, "", &want.2));
+            assert_eq!(std::fs::read_to_string(&out).expect("-o file"), want.1);
+        }
+    }
+    // One side only: benchstat's one column, the error of the others; no rows: an error.
+    let one = dir.path().join("one.csv");
+    let mut old_only =
+        String::from("\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n");
+    for (i, line) in text.lines().skip(1).enumerate() {
+        if line.starts_with("\"old\"") && i % 3 != 0 {
+            old_only.push_str(line);
+            old_only.push('\n');
+        }
+    }
+    std::fs::write(&one, &old_only).expect("write");
+    let empty = dir.path().join("empty.csv");
+    std::fs::write(
+        &empty,
+        "\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n",
+    )
+    .expect("write");
+    for format in ["csv", "go", "benchstat"] {
+        let want = report(&one, &["--format", format], None);
+        assert_eq!(
+            want.0,
+            if format == "benchstat" { 0 } else { 2 },
+            "{want:?}"
+        );
+        let want_empty = report(&empty, &["--format", format], None);
+        assert_eq!(want_empty.0, 2, "{want_empty:?}");
+        for t in [1, old_only.len() as u64 / 10] {
+            assert_eq!(
+                report(&one, &["--format", format], Some(t)),
+                want,
+                "{format} {t}"
+            );
+        }
+        assert_eq!(report(&empty, &["--format", format], Some(1)), want_empty);
+    }
+    // A malformed row: the error names its line, nothing on stdout.
+    let bad = dir.path().join("bad.csv");
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[30_000] = "\"new\",\"cat1/bench-3.js\",\"n=1\",fast,0.1";
+    std::fs::write(&bad, lines.join("\n") + "\n").expect("write");
+    for format in ["csv", "go", "benchstat"] {
+        let want = report(&bad, &["--format", format], None);
+        assert_eq!((want.0, want.1.as_str()), (2, ""), "{want:?}");
+        assert!(
+            want.2.contains(":30001: rate 'fast' is not a number"),
+            "{}",
+            want.2
+        );
+        assert_eq!(
+            report(&bad, &["--format", format], Some(1)),
+            want,
+            "{format}"
         );
     }
 }
@@ -380,7 +504,17 @@ fn bounded_r_report_without_a_temporary_folder_says_so_and_reads_in_memory() {
     let path = dir.path().join("r.csv");
     std::fs::write(&path, csv(40, 6)).expect("write");
     let missing = dir.path().join("no-such-folder");
-    for format in ["r", "analyze", "table", "markdown", "json", "html"] {
+    for format in [
+        "r",
+        "analyze",
+        "table",
+        "markdown",
+        "json",
+        "html",
+        "csv",
+        "go",
+        "benchstat",
+    ] {
         let want = report(&path, &["--format", format], None);
         assert_eq!(want.0, 0, "{}", want.2);
         let out = Command::new(env!("CARGO_BIN_EXE_benchdiff"))

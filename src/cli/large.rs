@@ -1,13 +1,13 @@
-//! `report --format r`, `analyze`, `markdown`, `json`, `html` and the default table of a large
-//! compare.js CSV in bounded memory (issue 16).
+//! `report --format r`, `analyze`, `markdown`, `json`, `html`, `csv`, `go`, `benchstat` and
+//! the default table of a large compare.js CSV in bounded memory (issue 16).
 //!
 //! Reading a 2 GB compare.js CSV whole keeps 24 million samples (576 MB packed) and then the
 //! same values again per comparison. Above [`spill_threshold`] bytes, a single compare.js CSV
-//! (not standard input) reported with `--format r`, `analyze`, `markdown`, `json`, `html` or
-//! `table` (without `--plot`, `--max-regression`, `--metric`, `--label`, `--sides-by`, nor the
-//! table's `--details`, which take the in-memory path, as do `--format csv`, `go` and
-//! `benchstat`, which keep no comparison, and JSON and HTML on a system neither Unix nor
-//! Windows) is instead read with its samples spilled to
+//! (not standard input) reported with `--format r`, `analyze`, `markdown`, `json`, `html`,
+//! `csv`, `go`, `benchstat` or `table` (without `--plot`, `--max-regression`, `--metric`,
+//! `--label`, `--sides-by`, nor the table's `--details`, which take the in-memory path, as do
+//! JSON and HTML on a system neither Unix nor Windows) is instead read with its samples
+//! spilled to
 //! temporary partition files by benchmark ([`SampleSet::spill_samples`]); each partition is
 //! then read back, grouped and analysed on its own, and only a compact form of each row is
 //! kept: for `r` and `analyze` what compare.R and compare.js print of it (name, stars,
@@ -40,6 +40,23 @@
 //! rendered ([`crate::render::html::section`]) into one more temporary file ([`Sections`]:
 //! about 2 KB a strip plot, 0.5 GB for the 2 GB file), then copied into the page in its order.
 //!
+//! `--format csv` and `go` show no comparison: they write the samples again, in arrival order
+//! (Go: the old side's, then the new side's). Go's samples are spilled to one file, read back
+//! a window of 65,536 samples at a time ([`crate::sample::Spilled::in_arrival_order`]) and
+//! written by the in-memory writer ([`crate::format::go::GoLines`]: a name per benchmark,
+//! made once). The CSV's notes on stderr (values below 0, no Welch test) need the comparisons:
+//! its samples are spilled by benchmark with the partition of each recorded (one byte a
+//! sample, 24 MB for the 2 GB file), each partition is grouped for the notes, and the samples
+//! are then read back in arrival order, a record from the file the recorded partition names
+//! at a time, and written by the in-memory writer ([`crate::render::csv::write_rows`]).
+//! `--format benchstat` keeps per benchmark its [`crate::render::benchstat::Row`] (its sides'
+//! summaries and U test, about 150 bytes and its name), puts the rows in the in-memory order
+//! (first appearance) and writes the table with the in-memory writer, which makes each row's
+//! cells twice (for the column widths, then for its line) rather than keeping them; it writes
+//! to stdout whatever `-o` says, as in memory, and one side only is a table of one column. Go
+//! and benchstat print nothing else of a compare.js CSV (no configuration lines, no exact
+//! units; should a reader give some, the in-memory path is taken).
+//!
 //! The table's, the comment's and JSON's options are all supported but the table's `--details`:
 //! `--correction`, `--threshold` and `-o` as in memory; colour and a terminal's width
 //! (`COLUMNS`) draw the table in memory from the rows (every cell at once, for comfy-table
@@ -59,7 +76,8 @@
 //! table; the same and 32 bytes for where its JSON text is; for HTML the benchmarks' ids and
 //! where each section is) — about 145 MB at the peak for `r` of the 2.1 GB file of 480,000
 //! comparisons, 215 MB for its table and its comment, 233 MB for JSON and 232 MB for HTML,
-//! against 1.37, 2.07, 1.79, 1.78 and 1.78 GB read whole — plus one partition's samples
+//! 151 MB for `csv`, 172 MB for `go` (the Go names) and 185 MB for `benchstat`, against 1.37,
+//! 2.07, 1.79, 1.78, 1.78, 1.20, 0.82 and 1.48 GB read whole — plus one partition's samples
 //! and assessments at a time. A file whose samples belong to a few huge comparisons is bounded
 //! by its largest comparison, which the statistics need whole.
 
@@ -75,7 +93,8 @@ use std::io::Write;
 pub const DEFAULT_SPILL_BYTES: u64 = 256 << 20;
 
 /// The input size (bytes) from which a compare.js CSV reported with `--format r`, `analyze`,
-/// `markdown` or the table is read in bounded memory: `BENCHDIFF_SPILL_BYTES` when set to a number, else [`DEFAULT_SPILL_BYTES`].
+/// `markdown`, `json`, `html`, `csv`, `go`, `benchstat` or the table is read in bounded
+/// memory: `BENCHDIFF_SPILL_BYTES` when set to a number, else [`DEFAULT_SPILL_BYTES`].
 pub fn spill_threshold() -> u64 {
     std::env::var("BENCHDIFF_SPILL_BYTES")
         .ok()
@@ -143,6 +162,9 @@ fn try_report_from(
             | Format::Markdown
             | Format::Json
             | Format::Html
+            | Format::Csv
+            | Format::Go
+            | Format::Benchstat
     ) || (a.format == Format::Table && a.details)
         || (matches!(a.format, Format::Json | Format::Html) && !cfg!(any(unix, windows)))
         || a.plot.is_some()
@@ -177,7 +199,15 @@ fn try_report_from(
     let mut set = SampleSet::new();
     // Without temporary files (none can be created: `TMPDIR` names no folder, too many open
     // files), the in-memory path reads the file, after a note: it may need much more memory.
-    if let Err(e) = set.spill_samples(parts) {
+    // The Go lines are written in arrival order and need no comparison: one file; the CSV
+    // rows are written in arrival order too, and its notes need the comparisons: partitions
+    // with the partition of every sample recorded.
+    let spilling = match a.format {
+        Format::Go => set.spill_samples(1),
+        Format::Csv => set.spill_samples_in_order(parts),
+        _ => set.spill_samples(parts),
+    };
+    if let Err(e) = spilling {
         return in_memory(f, &e, io);
     }
     let ro = format::ReadOptions {
@@ -192,6 +222,15 @@ fn try_report_from(
             return Ok(Some(EXIT_USAGE));
         }
     };
+    // What Go and benchstat print besides the samples comes from the Go format's lines (a
+    // compare.js CSV has none): should a reader ever give some, the in-memory path prints them.
+    if !(imported.config.is_empty()
+        && imported.exact_units.is_empty()
+        && imported.side_values.is_empty()
+        && imported.results.is_none())
+    {
+        return Ok(None);
+    }
     let mut spilled = match set.take_spilled() {
         Some(Ok(s)) => s,
         Some(Err(e)) => return in_memory(f, &e, io),
@@ -211,7 +250,8 @@ fn try_report_from(
         )?;
         return Ok(Some(EXIT_USAGE));
     }
-    if !spilled.has_both_sides() {
+    // benchstat summarises a file of one side as one column.
+    if !spilled.has_both_sides() && a.format != Format::Benchstat {
         let [old, new] = spilled.per_side();
         writeln!(
             io.stderr,
@@ -223,6 +263,12 @@ fn try_report_from(
     }
     if spilled.metrics() != [RATE] {
         anyhow::bail!("{f}: a compare.js CSV with samples of another metric than the rate");
+    }
+    match a.format {
+        Format::Csv => return csv(a, f, set, spilled, io),
+        Format::Go => return go(a, set, spilled, io),
+        Format::Benchstat => return benchstat(f, set, spilled, io),
+        _ => {}
     }
     if matches!(
         a.format,
@@ -374,10 +420,10 @@ fn options(a: &super::AnalysisArgs) -> decide::Options {
 /// returns the exit code (a `-o` file that cannot be written is a usage error, as in memory).
 fn output(
     a: &super::AnalysisArgs,
-    write: impl Fn(&mut dyn Write) -> std::io::Result<()>,
+    mut write: impl FnMut(&mut dyn Write) -> std::io::Result<()>,
     io: &mut Io<'_>,
 ) -> anyhow::Result<Option<i32>> {
-    let write = |w: &mut dyn Write| write(w).and_then(|()| w.flush());
+    let mut write = |w: &mut dyn Write| write(w).and_then(|()| w.flush());
     match &a.output {
         Some(path) => {
             let written = std::fs::File::create(path)
@@ -392,6 +438,144 @@ fn output(
             &mut *io.stdout,
         ))?,
     }
+    Ok(Some(0))
+}
+
+/// `--format csv` of the spilled samples of `f` (spilled with their arrival order): the notes
+/// of the in-memory report on stderr (values below 0, no Welch test: the comparisons are
+/// grouped partition by partition, the noted ones kept and put in name order), then the
+/// header and the rows of the samples read back in arrival order, by the in-memory writer
+/// ([`crate::render::csv::write_rows`]).
+fn csv(
+    a: &super::AnalysisArgs,
+    f: &str,
+    mut set: SampleSet,
+    mut spilled: crate::sample::Spilled,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Option<i32>> {
+    use crate::stats::welch::{improvement_pct, welch_t};
+    use rayon::prelude::*;
+    fn note(c: &crate::compare::Comparison) -> Option<RowNote<'_>> {
+        RowNote::of(c, welch_t(&c.old, &c.new).err(), || {
+            improvement_pct(&c.old, &c.new)
+        })
+    }
+    // (first position, comparison) of the comparisons with a note.
+    let mut noted: Vec<(u64, crate::compare::Comparison)> = Vec::new();
+    for k in 0..spilled.partitions() {
+        let (part, ids) = match spilled.partition(k, &mut set) {
+            Ok(p) => p,
+            Err(e) => return in_memory(f, &e, io),
+        };
+        let comparisons = crate::compare::group_metric(&part, RATE);
+        // The names go back to `set`, which names the samples of the CSV rows.
+        crate::sample::Spilled::give_back(part, &ids, &mut set);
+        let first = |c: &crate::compare::Comparison| {
+            spilled
+                .first_position(ids[c.benchmark.0 as usize])
+                .unwrap_or(u64::MAX)
+        };
+        noted.par_extend(
+            comparisons
+                .into_par_iter()
+                .filter(|c| !c.old.is_empty() && !c.new.is_empty() && note(c).is_some())
+                .map(|c| (first(&c), c)),
+        );
+        release_free_memory();
+    }
+    // The in-memory order of the notes: first appearance, then a stable sort by name.
+    let coll = crate::compare::RootCollation::new();
+    noted.sort_unstable_by(|x, y| coll.compare(&x.1.name, &y.1.name).then(x.0.cmp(&y.0)));
+    let flagged: Vec<RowNote<'_>> = noted.iter().filter_map(|(_, c)| note(c)).collect();
+    row_notes(&flagged, Format::Csv, io)?;
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        w.write_all(crate::format::node_csv::write::HEADER.as_bytes())?;
+        spilled.in_arrival_order(&mut set, |window| {
+            crate::render::csv::write_rows(window, RATE, w)
+        })
+    };
+    output(a, write, io)
+}
+
+/// `--format go` of the spilled samples (spilled to one file, in arrival order): the `Unit`
+/// line, then per side its `binary:` line and its samples' lines, by the in-memory writer
+/// ([`crate::format::go::GoLines`]) on the samples read back a window at a time. A
+/// compare.js CSV has no configuration lines.
+fn go(
+    a: &super::AnalysisArgs,
+    mut set: SampleSet,
+    mut spilled: crate::sample::Spilled,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Option<i32>> {
+    use crate::format::go::GoLines;
+    let lines = GoLines::new(&set);
+    let mut metrics = spilled.metrics().to_vec();
+    metrics.sort_unstable_by_key(|m| m.0);
+    let per_side = spilled.per_side();
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        lines.write_units(&set, metrics.iter().copied(), w)?;
+        for (side, n) in [(Side::Old, per_side[0]), (Side::New, per_side[1])] {
+            if n == 0 {
+                continue;
+            }
+            GoLines::write_side_header(side, w)?;
+            spilled.in_arrival_order(&mut set, |window| lines.write_samples(window, side, w))?;
+        }
+        Ok(())
+    };
+    output(a, write, io)
+}
+
+/// `--format benchstat` of the spilled samples: partition by partition, each benchmark's
+/// row ([`crate::render::benchstat::Row`]: its sides' summaries and U test) is made and kept;
+/// the rows are put in the in-memory order (first appearance) and written by the in-memory
+/// writer ([`crate::render::benchstat::View::write_table`]), to stdout as in memory (which
+/// writes the view there whatever `-o` says). A compare.js CSV has no configuration lines, no
+/// exact units and no failures.
+fn benchstat(
+    f: &str,
+    mut set: SampleSet,
+    mut spilled: crate::sample::Spilled,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Option<i32>> {
+    use crate::render::benchstat::{self as bs, Options, View};
+    use rayon::prelude::*;
+    let opts = bs::escaped(&Options::default());
+    let [old, new] = spilled.per_side();
+    let view = View::new(&opts, old > 0, new > 0);
+    let unit = set.metric(RATE).unit.clone();
+    let exact = opts.exact_units.contains(&unit);
+    // (first position, row).
+    let mut rows: Vec<(u64, bs::Row)> = Vec::with_capacity(set.benchmarks().len());
+    for k in 0..spilled.partitions() {
+        let (part, ids) = match spilled.partition(k, &mut set) {
+            Ok(p) => p,
+            Err(e) => return in_memory(f, &e, io),
+        };
+        let comparisons = crate::compare::group_metric(&part, RATE);
+        rows.par_extend(comparisons.par_iter().map(|c| {
+            let aggregate = part
+                .benchmark(c.benchmark)
+                .configuration
+                .text
+                .starts_with("aggregate=");
+            let first = spilled
+                .first_position(ids[c.benchmark.0 as usize])
+                .unwrap_or(u64::MAX);
+            (first, view.row(c, aggregate, exact))
+        }));
+        drop(comparisons);
+        drop(part);
+        release_free_memory();
+    }
+    drop(spilled);
+    drop(set);
+    release_free_memory();
+    rows.par_sort_unstable_by_key(|r| r.0);
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut *io.stdout);
+    bs::write_config(&opts, &mut w)?;
+    view.write_table(&rows, |r| &r.1, &unit, exact, &mut w)?;
+    w.flush()?;
     Ok(Some(0))
 }
 
@@ -953,9 +1137,17 @@ mod tests {
                 captured(|io| try_report_from(&args(), text.len() as u64 + 1, io).expect("report"));
             assert_eq!(above, (None, String::new(), String::new()));
         }
-        // Another format, or the table's --details: not this path.
+        // Another metric, or the table's --details: not this path.
         for argv in [
-            &["benchdiff", "report", "--format", "csv", file.as_str()][..],
+            &[
+                "benchdiff",
+                "report",
+                "--format",
+                "csv",
+                "--metric",
+                "rate",
+                file.as_str(),
+            ][..],
             &["benchdiff", "report", "--details", file.as_str()],
         ] {
             let Ok(Cli {
@@ -972,7 +1164,8 @@ mod tests {
         }
     }
 
-    /// The default table, the Markdown comment, the JSON document and the HTML page through the bounded path at several
+    /// The default table, the Markdown comment, the JSON document, the HTML page and the
+    /// samples as CSV, Go lines and benchstat's table through the bounded path at several
     /// thresholds are the in-memory ones, stdout and stderr, on rows of every kind of note: two
     /// regimes, drift, outliers, too few samples, one sample a side, no Welch test (constant),
     /// values below 0, a benchmark on one side only; under each correction, another threshold,
@@ -1047,6 +1240,9 @@ mod tests {
                 "--threshold",
                 "5",
             ],
+            &["--format", "csv"],
+            &["--format", "go"],
+            &["--format", "benchstat"],
         ] {
             let markdown = extra.contains(&"markdown");
             let json = extra.contains(&"json");
@@ -1060,6 +1256,47 @@ mod tests {
                 }) => a,
                 other => panic!("not a report: {other:?}"),
             };
+            let samples = extra.contains(&"csv") || extra.contains(&"go");
+            let benchstat = extra.contains(&"benchstat");
+            if samples || benchstat {
+                let want = captured(|io| run(argv.iter().map(Into::into).collect(), io));
+                assert_eq!(want.0, 0, "{}", want.2);
+                if samples {
+                    // Every sample again, in arrival order (csv) or per side (go).
+                    let rows = text.lines().count() - 1;
+                    let lines = want.1.lines().filter(|l| !l.is_empty()).count();
+                    assert_eq!(lines, rows + if extra.contains(&"csv") { 1 } else { 3 });
+                } else {
+                    for cell in [
+                        "~ (p=",
+                        "geomean",
+                        "z/one.js",
+                        "z/new-only.js",
+                        "² need >= 6 samples",
+                        "¹ all samples are equal",
+                    ] {
+                        assert!(want.1.contains(cell), "{cell} not in {}", want.1);
+                    }
+                }
+                if extra.contains(&"csv") {
+                    for note in [
+                        "z/const.js n=1: both sides are constant and equal",
+                        "1 comparison(s) have values < 0 (first: z/neg.js n=1)",
+                    ] {
+                        assert!(want.2.contains(note), "{note} not in {}", want.2);
+                    }
+                }
+                for threshold in [1, size / 5, size] {
+                    let got =
+                        captured(|io| try_report_from(&args(), threshold, io).expect("report"));
+                    assert_eq!(
+                        (got.0, &got.1, &got.2),
+                        (Some(0), &want.1, &want.2),
+                        "{extra:?} {threshold}"
+                    );
+                }
+                continue;
+            }
             // JSON and HTML draw no terminal table.
             let looks: &[(bool, Option<u16>)] = if json || html {
                 &[(false, None)]

@@ -674,8 +674,7 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     {
         return shard_cmd::report(&args.files, &args.analysis, io);
     }
-    // compare.R's, compare.js's and the table report of a compare.js CSV over 256 MiB: in
-    // bounded memory.
+    // Every format of a compare.js CSV over 256 MiB, but for a few options: in bounded memory.
     if let Some(code) = large::try_report(&args, io)? {
         return Ok(code);
     }

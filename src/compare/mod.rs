@@ -460,6 +460,75 @@ mod tests {
         assert_eq!(seen, 400);
     }
 
+    /// The spilled samples read back in arrival order, a window at a time, are the samples of
+    /// the set read in memory (wide metrics and runs included), named by the spilling set: with
+    /// the partition of each recorded (after every partition was read and given back, as
+    /// `--format csv` does), and from one partition without it; several partitions without
+    /// it are refused.
+    #[test]
+    fn spilled_samples_read_back_in_arrival_order() {
+        use crate::sample::Sample;
+        let n = 140_000u32;
+        let fill = |set: &mut SampleSet| {
+            for i in 0..130 {
+                set.intern_metric(&format!("m{i}"), "s", crate::sample::Better::Lower);
+            }
+            for i in 0..n {
+                let b = set.intern(&format!("f{}.js", (i * 7) % 23), &format!("n={}", i % 5));
+                set.push(Sample {
+                    benchmark: b,
+                    side: if i % 3 == 0 { Side::New } else { Side::Old },
+                    metric: if i % 50 == 7 { MetricId(128) } else { RATE },
+                    value: f64::from(i) * 0.25,
+                    time_s: if i % 9 == 0 { f64::NAN } else { f64::from(i) },
+                    run: match i % 60 {
+                        3 => Some(0xFF_FFFF + i),
+                        4 => Some(i),
+                        _ => None,
+                    },
+                });
+            }
+        };
+        let text = |s: &Sample, set: &SampleSet| {
+            let b = set.benchmark(s.benchmark);
+            format!("{} {} {:?}", b.file, b.configuration.text, s)
+        };
+        let mut whole = SampleSet::new();
+        fill(&mut whole);
+        let want: Vec<String> = whole.iter().map(|s| text(&s, &whole)).collect();
+        for (parts, in_order) in [(5, true), (1, false)] {
+            let mut set = SampleSet::new();
+            if in_order {
+                set.spill_samples_in_order(parts).expect("temporary files");
+            } else {
+                set.spill_samples(parts).expect("temporary files");
+            }
+            fill(&mut set);
+            let mut spilled = set.take_spilled().expect("spilling").expect("flushed");
+            for k in 0..spilled.partitions() {
+                let (part, ids) = spilled.partition(k, &mut set).expect("partition");
+                crate::sample::Spilled::give_back(part, &ids, &mut set);
+            }
+            let mut got = Vec::new();
+            let mut windows = 0;
+            spilled
+                .in_arrival_order(&mut set, |w| {
+                    windows += 1;
+                    got.extend(w.iter().map(|s| text(&s, w)));
+                    Ok(())
+                })
+                .expect("read back");
+            assert_eq!(windows, 3);
+            assert_eq!(got, want, "{parts} partitions");
+            assert_eq!(set.iter().count(), 0);
+        }
+        let mut set = SampleSet::new();
+        set.spill_samples(4).expect("temporary files");
+        fill(&mut set);
+        let mut spilled = set.take_spilled().expect("spilling").expect("flushed");
+        assert!(spilled.in_arrival_order(&mut set, |_| Ok(())).is_err());
+    }
+
     #[test]
     fn icu_root_order_matches_r() {
         let c = RootCollation::new();

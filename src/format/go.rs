@@ -759,40 +759,96 @@ pub fn write(set: &SampleSet) -> String {
 /// # Errors
 /// Write errors of `out` (e.g. a closed pipe).
 pub fn write_to(set: &SampleSet, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    use rayon::prelude::*;
-    // Names and units are made once per benchmark and per metric, not once per sample (a
-    // million samples share 20,000 names).
-    let units: Vec<String> = (0..set.metrics().len() as u32)
-        .map(|m| go_unit(set, MetricId(m)))
-        .collect();
-    let sec_op: Vec<bool> = set.metrics().iter().map(|m| m.name == "sec/op").collect();
-    let names: Vec<String> = set
-        .benchmarks()
-        .par_iter()
-        .map(|b| go_name(&b.file, &b.configuration.text))
-        .collect();
     let used: std::collections::BTreeSet<u32> = set.iter().map(|s| s.metric.0).collect();
-    let mut line = String::with_capacity(256);
-    for &m in &used {
-        let metric = set.metric(MetricId(m));
-        let better = match metric.better {
-            Better::Higher => "higher",
-            Better::Lower => "lower",
-        };
-        line.clear();
-        let _ = writeln!(line, "Unit {} better={better}", go_unit(set, MetricId(m)));
-        out.write_all(line.as_bytes())?;
-    }
-    // Windows of samples are formatted in parallel, chunk by chunk, and written in order.
-    const WINDOW: usize = 1 << 16;
-    const CHUNK: usize = 4096;
+    let lines = GoLines::new(set);
+    lines.write_units(set, used.into_iter().map(MetricId), out)?;
     for side in [Side::Old, Side::New] {
         if !set.iter().any(|s| s.side == side) {
             continue;
         }
-        line.clear();
-        let _ = writeln!(line, "\nbinary: {}\n", side.label());
-        out.write_all(line.as_bytes())?;
+        GoLines::write_side_header(side, out)?;
+        lines.write_samples(set, side, out)?;
+    }
+    Ok(())
+}
+
+/// The parts of [`write_to`]'s text, for a writer that has the samples a window at a time
+/// (the bounded-memory report of a large compare.js CSV, issue 16): the `Unit` lines, a
+/// side's `binary:` line, and the `Benchmark…` lines of the samples of one side in a set.
+/// Names and units are made once per benchmark and per metric, not once per sample (a
+/// million samples share 20,000 names).
+#[derive(Debug)]
+pub struct GoLines {
+    units: Vec<String>,
+    sec_op: Vec<bool>,
+    names: Vec<String>,
+}
+
+impl GoLines {
+    /// The names and units of the benchmarks and metrics of `set` (the set whose samples, or
+    /// windows of samples with its benchmarks, are written).
+    pub fn new(set: &SampleSet) -> GoLines {
+        use rayon::prelude::*;
+        GoLines {
+            units: (0..set.metrics().len() as u32)
+                .map(|m| go_unit(set, MetricId(m)))
+                .collect(),
+            sec_op: set.metrics().iter().map(|m| m.name == "sec/op").collect(),
+            names: set
+                .benchmarks()
+                .par_iter()
+                .map(|b| go_name(&b.file, &b.configuration.text))
+                .collect(),
+        }
+    }
+
+    /// Writes a `Unit <unit> better=…` line per metric of `used` (in that order).
+    ///
+    /// # Errors
+    /// Write errors of `out`.
+    pub fn write_units(
+        &self,
+        set: &SampleSet,
+        used: impl IntoIterator<Item = MetricId>,
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        let mut line = String::with_capacity(256);
+        for m in used {
+            let better = match set.metric(m).better {
+                Better::Higher => "higher",
+                Better::Lower => "lower",
+            };
+            line.clear();
+            let _ = writeln!(line, "Unit {} better={better}", self.units[m.0 as usize]);
+            out.write_all(line.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// Writes the configuration line that opens the samples of `side` (`binary: old`).
+    ///
+    /// # Errors
+    /// Write errors of `out`.
+    pub fn write_side_header(side: Side, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        write!(out, "\nbinary: {}\n\n", side.label())
+    }
+
+    /// Writes a `Benchmark…` line per sample of `side` in `set`, in arrival order (`set`
+    /// has the benchmarks and metrics this was made of).
+    ///
+    /// # Errors
+    /// Write errors of `out`.
+    pub fn write_samples(
+        &self,
+        set: &SampleSet,
+        side: Side,
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        use rayon::prelude::*;
+        // Windows of samples are formatted in parallel, chunk by chunk, and written in order.
+        const WINDOW: usize = 1 << 16;
+        const CHUNK: usize = 4096;
+        let (units, sec_op, names) = (&self.units, &self.sec_op, &self.names);
         // Read from the set's packed samples, range by range (no unpacked copy of the set).
         for start in (0..set.len()).step_by(WINDOW) {
             let end = set.len().min(start + WINDOW);
@@ -826,8 +882,8 @@ pub fn write_to(set: &SampleSet, out: &mut dyn std::io::Write) -> std::io::Resul
                 out.write_all(t.as_bytes())?;
             }
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// The Go unit a metric is written with: the unit when the metric's name equals it (Go

@@ -32,7 +32,6 @@ use crate::sample::{MetricId, SampleSet, Side};
 use crate::stats::quantile::{median, pct_range, quantile_ci};
 use crate::stats::utest::{min_p, u_test};
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
 
 /// What the view needs besides the samples.
 #[derive(Clone, Debug, PartialEq)]
@@ -156,10 +155,34 @@ pub fn delta(
     exact: bool,
     alpha: f64,
 ) -> Delta {
-    let n_text = if old.len() == new.len() {
-        format!("n={}", old.len())
+    let test = if exact { None } else { u_test(old, new) };
+    delta_of(
+        [old.len(), new.len()],
+        so,
+        sn,
+        exact,
+        alpha,
+        test.map_or(f64::NAN, |t| t.p_value),
+        test.is_some_and(|t| t.all_equal),
+    )
+}
+
+/// [`delta`] of sides of `n` samples (old, new) summarised as `so` and `sn`, whose U test
+/// gave the two-sided p-value `p` (NaN when it gave none) and found all samples equal or not
+/// (`all_equal`); neither is read for exact units.
+fn delta_of(
+    n: [usize; 2],
+    so: &Summary,
+    sn: &Summary,
+    exact: bool,
+    alpha: f64,
+    p: f64,
+    all_equal: bool,
+) -> Delta {
+    let n_text = if n[0] == n[1] {
+        format!("n={}", n[0])
     } else {
-        format!("n={}+{}", old.len(), new.len())
+        format!("n={}+{}", n[0], n[1])
     };
     let change = change_text(so.center, sn.center);
     if exact {
@@ -171,12 +194,10 @@ pub fn delta(
         };
     }
     let mut notes = Vec::new();
-    let t = u_test(old, new);
-    let p = t.map_or(f64::NAN, |t| t.p_value);
-    if t.is_some_and(|t| t.all_equal) {
+    if all_equal {
         notes.push("all samples are equal".to_owned());
     }
-    if min_p(old.len(), new.len()) > alpha {
+    if min_p(n[0], n[1]) > alpha {
         notes.push(format!(
             "need >= 4 samples to detect a difference at alpha level {alpha}"
         ));
@@ -297,18 +318,21 @@ impl Notes {
 
 /// Renders the view of every metric of `set` (see the module doc).
 pub fn render(set: &SampleSet, opts: &Options) -> String {
-    // Labels and configuration come from the input: no terminal control characters.
-    let esc = |s: &str| super::escape_control(s).into_owned();
-    let opts = &Options {
-        old_label: esc(&opts.old_label),
-        new_label: esc(&opts.new_label),
-        config: opts.config.iter().map(|(k, v)| (esc(k), esc(v))).collect(),
-        ..opts.clone()
-    };
-    let mut out = String::new();
-    for (k, v) in &opts.config {
-        let _ = writeln!(out, "{k}: {v}");
-    }
+    let mut out: Vec<u8> = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = write_view(set, opts, &mut out);
+    // Valid UTF-8: every piece is a `str`.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// [`render`] into `out`.
+fn write_view(
+    set: &SampleSet,
+    opts: &Options,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let opts = &escaped(opts);
+    write_config(opts, out)?;
     let mut metrics: Vec<MetricId> = Vec::new();
     // Read in the packed form (`iter`), not unpacked into a copy of every sample.
     let (mut any_old, mut any_new) = (false, false);
@@ -321,16 +345,274 @@ pub fn render(set: &SampleSet, opts: &Options) -> String {
             Side::New => any_new = true,
         }
     }
-    let two = any_new && any_old;
-    let only_new = !any_old;
+    let view = View::new(opts, any_old, any_new);
     for (i, &m) in metrics.iter().enumerate() {
         if i > 0 {
-            out.push('\n');
+            out.write_all(b"\n")?;
         }
-        out.push_str(&table(set, m, opts, two, only_new));
+        let unit = set.metric(m).unit.clone();
+        let exact = opts.exact_units.contains(&unit);
+        let comps = group_metric(set, m);
+        let rows: Vec<Row> = {
+            use rayon::prelude::*;
+            comps
+                .par_iter()
+                .map(|c| {
+                    let aggregate = set
+                        .benchmark(c.benchmark)
+                        .configuration
+                        .text
+                        .starts_with("aggregate=");
+                    view.row(c, aggregate, exact)
+                })
+                .collect()
+        };
+        drop(comps);
+        view.write_table(&rows, |r| r, &unit, exact, out)?;
     }
-    // Units and anything else taken from the input.
-    super::escape_control_lines(&out).into_owned()
+    Ok(())
+}
+
+/// `opts` with its labels and configuration made safe for a terminal (they come from the
+/// input).
+pub fn escaped(opts: &Options) -> Options {
+    let esc = |s: &str| super::escape_control(s).into_owned();
+    Options {
+        old_label: esc(&opts.old_label),
+        new_label: esc(&opts.new_label),
+        config: opts.config.iter().map(|(k, v)| (esc(k), esc(v))).collect(),
+        ..opts.clone()
+    }
+}
+
+/// Writes the `key: value` configuration lines of `opts` ([`escaped`]) that open the view.
+///
+/// # Errors
+/// Write errors of `out`.
+pub fn write_config(opts: &Options, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    for (k, v) in &opts.config {
+        let line = format!("{k}: {v}\n");
+        out.write_all(super::escape_control_lines(&line).as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The columns of a view: its options ([`escaped`]) and which sides the samples have.
+#[derive(Clone, Copy, Debug)]
+pub struct View<'a> {
+    opts: &'a Options,
+    /// Both sides have samples: a column each and `vs base`.
+    two: bool,
+    /// Only the new side has samples: its one column.
+    only_new: bool,
+}
+
+/// What the view keeps of one benchmark's row of a table ([`View::row`]): what its cells are
+/// made of.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// The benchmark's name, control characters escaped, without trailing white space.
+    name: Box<str>,
+    /// The summaries of the sides of the columns (old, new; the new side first when only it
+    /// has samples).
+    sums: [Option<Summary>; 2],
+    /// When the row is compared: the samples per side (NaN included), the U test's p-value
+    /// (NaN when it gave none) and whether it found every sample equal.
+    test: Option<([usize; 2], f64, bool)>,
+    /// The benchmark is a harness's aggregate (its configuration starts with `aggregate=`).
+    aggregate: bool,
+}
+
+impl<'a> View<'a> {
+    /// The view of samples with old ones (`any_old`) and new ones (`any_new`), with `opts`
+    /// ([`escaped`]).
+    pub fn new(opts: &'a Options, any_old: bool, any_new: bool) -> View<'a> {
+        View {
+            opts,
+            two: any_old && any_new,
+            only_new: !any_old,
+        }
+    }
+
+    /// The row of comparison `c` (`aggregate`: its benchmark's configuration starts with
+    /// `aggregate=`; `exact`: its unit is declared exact): the summaries of its sides and,
+    /// with both sides, the U test.
+    pub fn row(&self, c: &crate::compare::Comparison, aggregate: bool, exact: bool) -> Row {
+        let opts = self.opts;
+        let sides: [&[f64]; 2] = if self.only_new {
+            [&c.new, &[]]
+        } else {
+            [&c.old, &c.new]
+        };
+        let sums = sides.map(|v| (!v.is_empty()).then(|| summarize(v, exact, opts.confidence)));
+        let test = (self.two && sums[0].is_some() && sums[1].is_some()).then(|| {
+            let t = if exact {
+                None
+            } else {
+                u_test(sides[0], sides[1])
+            };
+            (
+                [sides[0].len(), sides[1].len()],
+                t.map_or(f64::NAN, |t| t.p_value),
+                t.is_some_and(|t| t.all_equal),
+            )
+        });
+        Row {
+            name: super::escape_control(c.name.trim_end()).into(),
+            sums,
+            test,
+            aggregate,
+        }
+    }
+
+    /// The cells of `r` (values in `unit`, `exact` or not), its notes marked in `notes`.
+    fn cells(&self, r: &Row, unit: &str, exact: bool, notes: &mut Notes) -> RowCells {
+        let ncols = if self.two { 2 } else { 1 };
+        let min = r
+            .sums
+            .iter()
+            .flatten()
+            .map(|s| s.center.abs())
+            .filter(|x| *x > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        let sc = scale_for(unit, if min.is_finite() { min } else { 0.0 });
+        let mut row = RowCells {
+            name: r.name.to_string(),
+            ..RowCells::default()
+        };
+        for (j, s) in r.sums.iter().take(ncols).enumerate() {
+            if let Some(s) = s {
+                row.cols[j][0] = fmt_value(s.center, &sc);
+                row.cols[j][1] = match s.range {
+                    Some(r) => format!("± {:.0}%", r * 100.0),
+                    None => "± ∞".to_owned(),
+                };
+                if let Some(n) = &s.note {
+                    row.cols[j][2] = notes.mark(n);
+                }
+            }
+        }
+        if let (Some((n, p, all_equal)), Some(so), Some(sn)) = (r.test, &r.sums[0], &r.sums[1]) {
+            let d = delta_of(n, so, sn, exact, self.opts.alpha, p, all_equal);
+            row.delta[0] = d.text;
+            row.delta[1] = d.detail;
+            for n in &d.notes {
+                let m = notes.mark(n);
+                add_mark(&mut row.delta[2], m);
+            }
+        }
+        row
+    }
+
+    /// Writes the table of the rows `get` finds in `rows` (in their order; values in `unit`, declared `exact` or
+    /// not): its two header lines, a line per row, the geomean line when there are several
+    /// rows, and the notes. The cells of each row are made twice, for the column widths and
+    /// for its line, so that only the rows are kept (the bounded-memory report of a large
+    /// compare.js CSV, issue 16, keeps 480,000 of them).
+    ///
+    /// # Errors
+    /// Write errors of `out`.
+    pub fn write_table<T>(
+        &self,
+        rows: &[T],
+        get: impl Fn(&T) -> &Row,
+        unit: &str,
+        exact: bool,
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        let ncols = if self.two { 2 } else { 1 };
+        let mut notes = Notes(Vec::new());
+        let mut widths = Widths::default();
+        let mut ratios: Vec<Option<f64>> = Vec::new();
+        let mut sets_differ = false;
+        // Whether a row compared is a harness's aggregate (Google Benchmark files with
+        // aggregates only), not samples: the geomean then says it includes them.
+        let mut aggregate_rows = false;
+        let mut col_centers: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+        for r in rows.iter().map(&get) {
+            widths.add(&self.cells(r, unit, exact, &mut notes));
+            for (j, s) in r.sums.iter().take(ncols).enumerate() {
+                match s {
+                    Some(s) => col_centers[j].push(s.center),
+                    None => sets_differ = true,
+                }
+            }
+            if let (Some(_), Some(so), Some(sn)) = (r.test, &r.sums[0], &r.sums[1]) {
+                aggregate_rows |= r.aggregate;
+                ratios.push(if so.center == 0.0 {
+                    (sn.center == 0.0).then_some(1.0)
+                } else {
+                    Some(sn.center / so.center)
+                });
+            }
+        }
+        let geomean = (rows.len() > 1).then(|| {
+            let mut row = RowCells {
+                name: "geomean".to_owned(),
+                ..RowCells::default()
+            };
+            for (j, centers) in col_centers.iter().take(ncols).enumerate() {
+                if centers.iter().any(|&c| c.is_nan() || c <= 0.0) {
+                    let m = notes.mark("summaries must be >0 to compute geomean");
+                    // benchstat puts the new column's note at the end of its group.
+                    if j == 1 {
+                        add_mark(&mut row.delta[2], m);
+                    } else {
+                        row.cols[j][2] = m;
+                    }
+                } else {
+                    let g =
+                        (centers.iter().map(|c| c.ln()).sum::<f64>() / centers.len() as f64).exp();
+                    row.cols[j][0] = fmt_value(g, &scale_for(unit, g));
+                }
+            }
+            if self.two {
+                row.delta[0] = if ratios.is_empty() || ratios.iter().any(Option::is_none) {
+                    "?".to_owned()
+                } else {
+                    let r: Vec<f64> = ratios.iter().flatten().copied().collect();
+                    let g = (r.iter().map(|x| x.ln()).sum::<f64>() / r.len() as f64).exp();
+                    format!("{:+.2}%", (g - 1.0) * 100.0)
+                };
+                if sets_differ {
+                    let m = notes.mark(
+                        "benchmark set differs from baseline; geomeans may not be comparable",
+                    );
+                    add_mark(&mut row.delta[2], m);
+                }
+                if aggregate_rows {
+                    let m = notes.mark(
+                        "includes rows marked aggregate= (a harness's summary value, not samples)",
+                    );
+                    add_mark(&mut row.delta[2], m);
+                }
+            }
+            widths.add(&row);
+            row
+        });
+        drop((col_centers, ratios));
+        // The cells again, with the notes all marked: the same marks.
+        let mut again = Notes(notes.0.clone());
+        let mut each = |line: &mut dyn FnMut(&RowCells) -> std::io::Result<()>| {
+            for r in rows.iter().map(&get) {
+                line(&self.cells(r, unit, exact, &mut again))?;
+            }
+            if let Some(g) = &geomean {
+                line(g)?;
+            }
+            Ok(())
+        };
+        layout(
+            &widths,
+            &mut each,
+            unit,
+            self.opts,
+            self.two,
+            self.only_new,
+            &notes.0,
+            out,
+        )
+    }
 }
 
 /// Cells of one row: name; per column value, interval, note; delta, detail, note.
@@ -341,142 +623,34 @@ struct RowCells {
     delta: [String; 3],
 }
 
+/// The widest cell of each column of a table's rows (terminal columns).
+#[derive(Default)]
+struct Widths {
+    name: usize,
+    cols: [[usize; 3]; 2],
+    delta: [usize; 3],
+}
+
+impl Widths {
+    /// Widens the columns to the cells of `r`.
+    fn add(&mut self, r: &RowCells) {
+        self.name = self.name.max(width(&r.name));
+        for j in 0..2 {
+            for k in 0..3 {
+                self.cols[j][k] = self.cols[j][k].max(width(&r.cols[j][k]));
+            }
+        }
+        for k in 0..3 {
+            self.delta[k] = self.delta[k].max(width(&r.delta[k]));
+        }
+    }
+}
+
 fn add_mark(cell: &mut String, mark: String) {
     if !cell.is_empty() {
         cell.push(' ');
     }
     cell.push_str(&mark);
-}
-
-fn table(set: &SampleSet, metric: MetricId, opts: &Options, two: bool, only_new: bool) -> String {
-    let unit = set.metric(metric).unit.clone();
-    let exact = opts.exact_units.contains(&unit);
-    let comps = group_metric(set, metric);
-    let mut notes = Notes(Vec::new());
-    let mut rows: Vec<RowCells> = Vec::new();
-    let mut ratios: Vec<Option<f64>> = Vec::new();
-    let mut sets_differ = false;
-    // Whether a row compared is a harness's aggregate (Google Benchmark files with aggregates
-    // only), not samples: the geomean then says it includes them.
-    let mut aggregate_rows = false;
-    let mut col_centers: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
-    let ncols = if two { 2 } else { 1 };
-    // The statistics of each row (summaries and U test) are independent: computed in parallel,
-    // in row order; the cells and notes are then laid out one row after the other.
-    let stats: Vec<(Vec<Option<Summary>>, Option<Delta>)> = {
-        use rayon::prelude::*;
-        comps
-            .par_iter()
-            .map(|c| {
-                let sides: [&[f64]; 2] = if only_new {
-                    [&c.new, &[]]
-                } else {
-                    [&c.old, &c.new]
-                };
-                let sums: Vec<Option<Summary>> = sides
-                    .iter()
-                    .map(|v| (!v.is_empty()).then(|| summarize(v, exact, opts.confidence)))
-                    .collect();
-                let d = match (two, &sums[0], &sums[1]) {
-                    (true, Some(so), Some(sn)) => {
-                        Some(delta(sides[0], sides[1], so, sn, exact, opts.alpha))
-                    }
-                    _ => None,
-                };
-                (sums, d)
-            })
-            .collect()
-    };
-    for (c, (sums, d)) in comps.iter().zip(stats) {
-        let min = sums
-            .iter()
-            .flatten()
-            .map(|s| s.center.abs())
-            .filter(|x| *x > 0.0)
-            .fold(f64::INFINITY, f64::min);
-        let sc = scale_for(&unit, if min.is_finite() { min } else { 0.0 });
-        let mut row = RowCells {
-            name: super::escape_control(c.name.trim_end()).into_owned(),
-            ..RowCells::default()
-        };
-        for (j, s) in sums.iter().take(ncols).enumerate() {
-            match s {
-                Some(s) => {
-                    col_centers[j].push(s.center);
-                    row.cols[j][0] = fmt_value(s.center, &sc);
-                    row.cols[j][1] = match s.range {
-                        Some(r) => format!("± {:.0}%", r * 100.0),
-                        None => "± ∞".to_owned(),
-                    };
-                    if let Some(n) = &s.note {
-                        row.cols[j][2] = notes.mark(n);
-                    }
-                }
-                None => sets_differ = true,
-            }
-        }
-        if let (Some(d), Some(so), Some(sn)) = (d, &sums[0], &sums[1]) {
-            row.delta[0] = d.text;
-            row.delta[1] = d.detail;
-            for n in &d.notes {
-                let m = notes.mark(n);
-                add_mark(&mut row.delta[2], m);
-            }
-            aggregate_rows |= set
-                .benchmark(c.benchmark)
-                .configuration
-                .text
-                .starts_with("aggregate=");
-            ratios.push(if so.center == 0.0 {
-                (sn.center == 0.0).then_some(1.0)
-            } else {
-                Some(sn.center / so.center)
-            });
-        }
-        rows.push(row);
-    }
-    if comps.len() > 1 {
-        let mut row = RowCells {
-            name: "geomean".to_owned(),
-            ..RowCells::default()
-        };
-        for (j, centers) in col_centers.iter().take(ncols).enumerate() {
-            if centers.iter().any(|&c| c.is_nan() || c <= 0.0) {
-                let m = notes.mark("summaries must be >0 to compute geomean");
-                // benchstat puts the new column's note at the end of its group.
-                if j == 1 {
-                    add_mark(&mut row.delta[2], m);
-                } else {
-                    row.cols[j][2] = m;
-                }
-            } else {
-                let g = (centers.iter().map(|c| c.ln()).sum::<f64>() / centers.len() as f64).exp();
-                row.cols[j][0] = fmt_value(g, &scale_for(&unit, g));
-            }
-        }
-        if two {
-            row.delta[0] = if ratios.is_empty() || ratios.iter().any(Option::is_none) {
-                "?".to_owned()
-            } else {
-                let r: Vec<f64> = ratios.iter().flatten().copied().collect();
-                let g = (r.iter().map(|x| x.ln()).sum::<f64>() / r.len() as f64).exp();
-                format!("{:+.2}%", (g - 1.0) * 100.0)
-            };
-            if sets_differ {
-                let m = notes
-                    .mark("benchmark set differs from baseline; geomeans may not be comparable");
-                add_mark(&mut row.delta[2], m);
-            }
-            if aggregate_rows {
-                let m = notes.mark(
-                    "includes rows marked aggregate= (a harness's summary value, not samples)",
-                );
-                add_mark(&mut row.delta[2], m);
-            }
-        }
-        rows.push(row);
-    }
-    layout(&rows, &unit, opts, two, only_new, &notes.0)
 }
 
 fn width(s: &str) -> usize {
@@ -519,30 +693,22 @@ fn join(parts: &[(&str, usize, bool)]) -> String {
     out
 }
 
+/// Writes the lines of a table whose columns are `widths` wide: the header, the line of each
+/// row `each` gives (in order), the notes.
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn layout(
-    rows: &[RowCells],
+    widths: &Widths,
+    each: &mut dyn FnMut(&mut dyn FnMut(&RowCells) -> std::io::Result<()>) -> std::io::Result<()>,
     unit: &str,
     opts: &Options,
     two: bool,
     only_new: bool,
     notes: &[String],
-) -> String {
-    let mx = |f: &dyn Fn(&RowCells) -> &str| rows.iter().map(|r| width(f(r))).max().unwrap_or(0);
-    let name_w = mx(&|r| &r.name);
-    let cw: Vec<[usize; 3]> = (0..2)
-        .map(|j| {
-            [
-                mx(&|r| &r.cols[j][0]),
-                mx(&|r| &r.cols[j][1]),
-                mx(&|r| &r.cols[j][2]),
-            ]
-        })
-        .collect();
-    let dw = [
-        mx(&|r| &r.delta[0]),
-        mx(&|r| &r.delta[1]),
-        mx(&|r| &r.delta[2]),
-    ];
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let name_w = widths.name;
+    let cw = widths.cols;
+    let dw = widths.delta;
     let group = |r: &RowCells, j: usize| {
         join(&[
             (&r.cols[j][0], cw[j][0], true),
@@ -557,10 +723,11 @@ fn layout(
     };
     let empty = RowCells::default();
     let g1 = width(&group(&empty, 0)).max(width(unit)).max(width(label0));
-    let mut out = String::new();
-    let mut line = |s: String| {
-        out.push_str(s.trim_end());
-        out.push('\n');
+    // Names, units and labels come from the input: no terminal control characters.
+    let line = |out: &mut dyn std::io::Write, s: String| {
+        let mut s = s.trim_end().to_owned();
+        s.push('\n');
+        out.write_all(super::escape_control_lines(&s).as_bytes())
     };
     let blank = " ".repeat(name_w);
     if two {
@@ -588,43 +755,52 @@ fn layout(
         let g2 = width(&g2_of(&empty))
             .max(vc + 2 + width("vs base"))
             .max(width(&opts.new_label));
-        line(format!(
-            "{blank} │ {} │ {} │",
-            center(label0, g1),
-            center(&opts.new_label, g2)
-        ));
+        line(
+            out,
+            format!(
+                "{blank} │ {} │ {} │",
+                center(label0, g1),
+                center(&opts.new_label, g2)
+            ),
+        )?;
         let sub = format!("{}  vs base", center(unit, vc));
-        line(format!(
-            "{blank} │ {} │ {} │",
-            center(unit, g1),
-            pad_right(&sub, g2)
-        ));
-        for r in rows {
-            line(format!(
-                "{}   {}   {}",
-                pad_right(&r.name, name_w),
-                pad_right(&group(r, 0), g1),
-                g2_of(r)
-            ));
-        }
+        line(
+            out,
+            format!("{blank} │ {} │ {} │", center(unit, g1), pad_right(&sub, g2)),
+        )?;
+        each(&mut |r| {
+            line(
+                out,
+                format!(
+                    "{}   {}   {}",
+                    pad_right(&r.name, name_w),
+                    pad_right(&group(r, 0), g1),
+                    g2_of(r)
+                ),
+            )
+        })?;
     } else {
-        line(format!("{blank} │ {} │", center(label0, g1)));
-        line(format!("{blank} │ {} │", center(unit, g1)));
-        for r in rows {
-            line(format!(
-                "{}   {}",
-                pad_right(&r.name, name_w),
-                pad_right(&group(r, 0), g1)
-            ));
-        }
+        line(out, format!("{blank} │ {} │", center(label0, g1)))?;
+        line(out, format!("{blank} │ {} │", center(unit, g1)))?;
+        each(&mut |r| {
+            line(
+                out,
+                format!(
+                    "{}   {}",
+                    pad_right(&r.name, name_w),
+                    pad_right(&group(r, 0), g1)
+                ),
+            )
+        })?;
     }
     for (i, n) in notes.iter().enumerate() {
         let mark = SUPERSCRIPTS
             .get(i)
             .map_or_else(|| format!("({})", i + 1), |s| (*s).to_owned());
-        let _ = writeln!(out, "{mark} {n}");
+        let text = format!("{mark} {n}\n");
+        out.write_all(super::escape_control_lines(&text).as_bytes())?;
     }
-    out
+    Ok(())
 }
 
 #[cfg(test)]

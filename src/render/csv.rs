@@ -52,8 +52,22 @@ pub fn write_metric(
     metric: MetricId,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    use rayon::prelude::*;
     out.write_all(crate::format::node_csv::write::HEADER.as_bytes())?;
+    write_rows(set, metric, out)
+}
+
+/// Writes the rows of [`write_metric`] without the header: one per sample of `metric` of
+/// `set` in arrival order. The bounded-memory report of a large compare.js CSV (issue 16)
+/// writes the header and then the rows of each window of samples read back in arrival order.
+///
+/// # Errors
+/// Write errors of `out`.
+pub fn write_rows(
+    set: &SampleSet,
+    metric: MetricId,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    use rayon::prelude::*;
     // Windows of samples are formatted in parallel, chunk by chunk, and written in order.
     const WINDOW: usize = 1 << 16;
     const CHUNK: usize = 4096;

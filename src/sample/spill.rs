@@ -9,7 +9,9 @@
 //! [`Spilled::partition`] reads one partition back as a set of its own. Within a partition
 //! samples keep their arrival order, and every sample of a benchmark is in the same
 //! partition, so grouping a partition gives exactly the comparisons that grouping the whole
-//! set gives for those benchmarks.
+//! set gives for those benchmarks. A set spilling with
+//! [`SampleSet::spill_samples_in_order`] also records the partition of every sample (a byte
+//! each), so that [`Spilled::in_arrival_order`] reads them back in arrival order too.
 //!
 //! The files are anonymous temporary files ([`tempfile::tempfile`]: on Linux unlinked from the
 //! start, elsewhere deleted when closed), so they disappear whatever happens to the process,
@@ -48,6 +50,9 @@ pub(super) struct Spill {
     metrics: Vec<MetricId>,
     /// The first write error; reported by [`SampleSet::take_spilled`].
     error: Option<std::io::Error>,
+    /// Per sample in arrival order, its partition, when asked for
+    /// ([`SampleSet::spill_samples_in_order`]; one byte a sample, up to 256 partitions).
+    order: Option<Vec<u8>>,
 }
 
 impl Spill {
@@ -70,7 +75,17 @@ impl Spill {
             per_side: [0, 0],
             metrics: Vec::new(),
             error: None,
+            order: None,
         })
+    }
+
+    /// [`Spill::new`] that also records which partition each sample goes to (at most 256
+    /// partitions: `parts` is capped there), so that [`Spilled::in_arrival_order`] can read
+    /// them back in arrival order.
+    pub(super) fn new_in_order(parts: usize) -> std::io::Result<Spill> {
+        let mut spill = Spill::new(parts.min(256))?;
+        spill.order = Some(Vec::new());
+        Ok(spill)
     }
 
     /// Writes one sample; `wide` its metric and run when they do not fit its tag.
@@ -96,6 +111,10 @@ impl Spill {
         }
         self.counts[k] += 1;
         self.total += 1;
+        if let Some(order) = &mut self.order {
+            // k < 256 (see `new_in_order`).
+            order.push(k as u8);
+        }
         let buf = &mut self.buffers[k];
         buf.extend_from_slice(&p.value.to_bits().to_le_bytes());
         buf.extend_from_slice(&p.time_s.to_bits().to_le_bytes());
@@ -134,6 +153,7 @@ pub struct Spilled {
     sides: Vec<u8>,
     per_side: [u64; 2],
     metrics: Vec<MetricId>,
+    order: Option<Vec<u8>>,
 }
 
 impl Spilled {
@@ -154,6 +174,7 @@ impl Spilled {
             sides: spill.sides,
             per_side: spill.per_side,
             metrics: spill.metrics,
+            order: spill.order,
         })
     }
 
@@ -239,14 +260,8 @@ impl Spilled {
             let bytes = &mut buf[..take * RECORD];
             reader.read_exact(bytes)?;
             for rec in bytes.chunks_exact(RECORD) {
-                let word =
-                    |i: usize| u32::from_le_bytes([rec[i], rec[i + 1], rec[i + 2], rec[i + 3]]);
-                let dword = |i: usize| {
-                    let mut b = [0u8; 8];
-                    b.copy_from_slice(&rec[i..i + 8]);
-                    f64::from_bits(u64::from_le_bytes(b))
-                };
-                let g = word(16);
+                let mut p = decode(rec);
+                let g = p.benchmark;
                 let id = match local.get(&g) {
                     Some(&id) => id,
                     None => {
@@ -263,16 +278,113 @@ impl Spilled {
                         id
                     }
                 };
-                set.packed.push(Packed {
-                    value: dword(0),
-                    time_s: dword(8),
-                    benchmark: id,
-                    tag: word(20),
-                });
+                p.benchmark = id;
+                set.packed.push(p);
             }
             left -= take;
         }
         set.wide = self.wide[k].clone();
         Ok((set, global))
+    }
+
+    /// Gives the benchmarks of partition `part` (as [`Spilled::partition`] returned it, with
+    /// `ids`) back to `whole`, which [`Spilled::partition`] moved them out of, so that
+    /// [`Spilled::in_arrival_order`] can name the samples afterwards. Look-ups by name in
+    /// `whole` still find none.
+    pub fn give_back(part: SampleSet, ids: &[BenchmarkId], whole: &mut SampleSet) {
+        for (b, id) in part.benchmarks.into_iter().zip(ids) {
+            if let Some(slot) = whole.benchmarks.get_mut(id.0 as usize) {
+                *slot = b;
+            }
+        }
+    }
+
+    /// Reads every spilled sample back in arrival order, a window of at most 65,536 samples at
+    /// a time: `whole` (the set that spilled, with its names: before [`Spilled::partition`]
+    /// or after [`Spilled::give_back`]) holds the window as its samples while `f` is called
+    /// on it, so that a writer of sample sets (`--format csv`, `go`) writes the samples as it
+    /// writes those of a set read in memory. `whole`'s own samples are restored at the end.
+    /// With several partitions, the set must have spilled with
+    /// [`SampleSet::spill_samples_in_order`]: the recorded partition of each sample says which
+    /// file its record is next in.
+    ///
+    /// # Errors
+    /// Reading a partition file fails or it is shorter than what was written, the arrival
+    /// order was not recorded, or `f` fails.
+    pub fn in_arrival_order(
+        &mut self,
+        whole: &mut SampleSet,
+        mut f: impl FnMut(&SampleSet) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        const WINDOW: usize = 1 << 16;
+        let parts = self.files.len();
+        let order = self.order.as_deref().unwrap_or_default();
+        if parts > 1 && order.len() as u64 != self.total {
+            return Err(std::io::Error::other(
+                "the arrival order of the spilled samples was not recorded",
+            ));
+        }
+        let mut readers = Vec::with_capacity(parts);
+        for file in &mut self.files {
+            file.seek(std::io::SeekFrom::Start(0))?;
+            readers.push(std::io::BufReader::with_capacity(1 << 16, &mut *file));
+        }
+        // Per partition: records read, and the next of its wide samples.
+        let mut read = vec![0usize; parts];
+        let mut next_wide = vec![0usize; parts];
+        let kept = (
+            std::mem::take(&mut whole.packed),
+            std::mem::take(&mut whole.wide),
+        );
+        whole.unpacked.take();
+        let total = self.total as usize;
+        let wide = &self.wide;
+        let mut run = || -> std::io::Result<()> {
+            let mut rec = [0u8; RECORD];
+            let mut done = 0usize;
+            while done < total {
+                let n = WINDOW.min(total - done);
+                whole.packed.clear();
+                whole.wide.clear();
+                for i in 0..n {
+                    let k = if parts == 1 {
+                        0
+                    } else {
+                        usize::from(order[done + i])
+                    };
+                    readers[k].read_exact(&mut rec)?;
+                    if let Some(&(at, m, r)) = wide[k].get(next_wide[k])
+                        && at == read[k]
+                    {
+                        whole.wide.push((i, m, r));
+                        next_wide[k] += 1;
+                    }
+                    read[k] += 1;
+                    whole.packed.push(decode(&rec));
+                }
+                done += n;
+                f(whole)?;
+            }
+            Ok(())
+        };
+        let result = run();
+        (whole.packed, whole.wide) = kept;
+        result
+    }
+}
+
+/// The sample of one record (its benchmark id as written: the spilling set's).
+fn decode(rec: &[u8]) -> Packed {
+    let word = |i: usize| u32::from_le_bytes([rec[i], rec[i + 1], rec[i + 2], rec[i + 3]]);
+    let dword = |i: usize| {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&rec[i..i + 8]);
+        f64::from_bits(u64::from_le_bytes(b))
+    };
+    Packed {
+        value: dword(0),
+        time_s: dword(8),
+        benchmark: word(16),
+        tag: word(20),
     }
 }
