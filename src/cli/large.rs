@@ -267,7 +267,7 @@ fn try_report_from(
     match a.format {
         Format::Csv => return csv(a, f, set, spilled, io),
         Format::Go => return go(a, set, spilled, io),
-        Format::Benchstat => return benchstat(f, set, spilled, io),
+        Format::Benchstat => return benchstat(a, f, set, spilled, io),
         _ => {}
     }
     if matches!(
@@ -416,29 +416,14 @@ fn options(a: &super::AnalysisArgs) -> decide::Options {
     }
 }
 
-/// Writes the report by `write` to the `-o` file of `a`, else to stdout, through a buffer;
-/// returns the exit code (a `-o` file that cannot be written is a usage error, as in memory).
+/// Writes the report by `write` to the `-o` file of `a`, else to stdout
+/// ([`super::write_output`]); returns the exit code.
 fn output(
     a: &super::AnalysisArgs,
-    mut write: impl FnMut(&mut dyn Write) -> std::io::Result<()>,
+    write: impl FnMut(&mut dyn Write) -> std::io::Result<()>,
     io: &mut Io<'_>,
 ) -> anyhow::Result<Option<i32>> {
-    let mut write = |w: &mut dyn Write| write(w).and_then(|()| w.flush());
-    match &a.output {
-        Some(path) => {
-            let written = std::fs::File::create(path)
-                .and_then(|file| write(&mut std::io::BufWriter::with_capacity(1 << 16, file)));
-            if let Err(e) = written {
-                writeln!(io.stderr, "benchdiff: -o {}: {e}", path.display())?;
-                return Ok(Some(EXIT_USAGE));
-            }
-        }
-        None => write(&mut std::io::BufWriter::with_capacity(
-            1 << 16,
-            &mut *io.stdout,
-        ))?,
-    }
-    Ok(Some(0))
+    super::write_output(a.output.as_deref(), write, io).map(Some)
 }
 
 /// `--format csv` of the spilled samples of `f` (spilled with their arrival order): the notes
@@ -529,10 +514,10 @@ fn go(
 /// `--format benchstat` of the spilled samples: partition by partition, each benchmark's
 /// row ([`crate::render::benchstat::Row`]: its sides' summaries and U test) is made and kept;
 /// the rows are put in the in-memory order (first appearance) and written by the in-memory
-/// writer ([`crate::render::benchstat::View::write_table`]), to stdout as in memory (which
-/// writes the view there whatever `-o` says). A compare.js CSV has no configuration lines, no
-/// exact units and no failures.
+/// writer ([`crate::render::benchstat::View::write_table`]), to the `-o` file or stdout as in
+/// memory. A compare.js CSV has no configuration lines, no exact units and no failures.
 fn benchstat(
+    a: &super::AnalysisArgs,
     f: &str,
     mut set: SampleSet,
     mut spilled: crate::sample::Spilled,
@@ -572,11 +557,11 @@ fn benchstat(
     drop(set);
     release_free_memory();
     rows.par_sort_unstable_by_key(|r| r.0);
-    let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut *io.stdout);
-    bs::write_config(&opts, &mut w)?;
-    view.write_table(&rows, |r| &r.1, &unit, exact, &mut w)?;
-    w.flush()?;
-    Ok(Some(0))
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        bs::write_config(&opts, w)?;
+        view.write_table(&rows, |r| &r.1, &unit, exact, w)
+    };
+    output(a, write, io)
 }
 
 /// The default table, the Markdown comment or the JSON document of the spilled samples of

@@ -686,9 +686,11 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     if args.analysis.format == Format::Benchstat {
         let mut text = render::benchstat::render(&inputs.set, &inputs.bench);
         text.push_str(&render::table::failures_section(&inputs.failures));
-        io.stdout.write_all(text.as_bytes())?;
-        io.stdout.flush()?;
-        return Ok(0);
+        return write_output(
+            args.analysis.output.as_deref(),
+            |out| out.write_all(text.as_bytes()),
+            io,
+        );
     }
     if args.analysis.format == Format::Go {
         // The Go format keeps the configuration lines every input shared (goos, goarch, pkg,
@@ -698,23 +700,9 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
             for (k, v) in &inputs.bench.config {
                 writeln!(out, "{k}: {v}")?;
             }
-            format::go::write_to(&inputs.set, out)?;
-            out.flush()
+            format::go::write_to(&inputs.set, out)
         };
-        if let Some(path) = &args.analysis.output {
-            let written = std::fs::File::create(path)
-                .and_then(|f| go(&mut std::io::BufWriter::with_capacity(1 << 16, f)));
-            if let Err(e) = written {
-                writeln!(io.stderr, "benchdiff: -o {}: {e}", path.display())?;
-                return Ok(EXIT_USAGE);
-            }
-            return Ok(0);
-        }
-        go(&mut std::io::BufWriter::with_capacity(
-            1 << 16,
-            &mut *io.stdout,
-        ))?;
-        return Ok(0);
+        return write_output(args.analysis.output.as_deref(), go, io);
     }
     let code = emit_analysis_with(
         &inputs.set,
@@ -726,6 +714,35 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     );
     drop_in_background(inputs);
     code
+}
+
+/// Writes a report by `write` to the `-o` file `path` (created or truncated), else to stdout,
+/// through a 64 KiB buffer, and flushes it. Returns the exit code: 0, or [`EXIT_USAGE`] after
+/// saying on stderr that the `-o` file could not be created or written.
+///
+/// # Errors
+/// Writing to stdout or stderr failed.
+pub(crate) fn write_output(
+    path: Option<&std::path::Path>,
+    mut write: impl FnMut(&mut dyn Write) -> std::io::Result<()>,
+    io: &mut Io<'_>,
+) -> anyhow::Result<i32> {
+    let mut write = |w: &mut dyn Write| write(w).and_then(|()| w.flush());
+    match path {
+        Some(path) => {
+            let written = std::fs::File::create(path)
+                .and_then(|file| write(&mut std::io::BufWriter::with_capacity(1 << 16, file)));
+            if let Err(e) = written {
+                writeln!(io.stderr, "benchdiff: -o {}: {e}", path.display())?;
+                return Ok(EXIT_USAGE);
+            }
+        }
+        None => write(&mut std::io::BufWriter::with_capacity(
+            1 << 16,
+            &mut *io.stdout,
+        ))?,
+    }
+    Ok(0)
 }
 
 /// Warns on stderr that the input `file` gave no samples in the format it was read as
