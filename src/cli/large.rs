@@ -1052,6 +1052,13 @@ mod tests {
     use super::try_report_from;
     use clap::Parser as _;
 
+    /// Asserts that `text` contains each of `parts`, naming the first missing one.
+    fn contains_all(text: &str, parts: &[&str]) {
+        for p in parts {
+            assert!(text.contains(p), "{p} not in {text}");
+        }
+    }
+
     /// Runs `f` with an [`Io`] over two buffers; returns its result and (stdout, stderr).
     fn captured<T>(f: impl FnOnce(&mut Io<'_>) -> T) -> (T, String, String) {
         captured_on(false, None, f)
@@ -1264,12 +1271,13 @@ mod tests {
                     }
                 }
                 if extra.contains(&"csv") {
-                    for note in [
-                        "z/const.js n=1: both sides are constant and equal",
-                        "1 comparison(s) have values < 0 (first: z/neg.js n=1)",
-                    ] {
-                        assert!(want.2.contains(note), "{note} not in {}", want.2);
-                    }
+                    contains_all(
+                        &want.2,
+                        &[
+                            "z/const.js n=1: both sides are constant and equal",
+                            "1 comparison(s) have values < 0 (first: z/neg.js n=1)",
+                        ],
+                    );
                 }
                 for threshold in [1, size / 5, size] {
                     let got =
@@ -1294,70 +1302,76 @@ mod tests {
                 });
                 assert_eq!(want.0, 0, "{}", want.2);
                 if (color, width) == (false, None) && !markdown && !json && !html {
-                    for note in [
-                        ", 2 regimes",
-                        "multimodal(old)",
-                        "drift(new)",
-                        "outliers(old:1)",
-                        "note: b0.js n=0: change per regime",
-                        "note: b1.js n=1: the new binary's rate drifts",
-                        "2 comparisons have too few samples (first: z/few.js n=1)",
-                        "note: z/one.js: one sample on a side",
-                        "warning: 1 benchmark only in new (first: z/new-only.js)",
-                    ] {
-                        assert!(want.1.contains(note), "{note} not in {}", want.1);
-                    }
-                    for note in [
-                        "z/const.js n=1: both sides are constant and equal",
-                        "1 comparison(s) have values < 0 (first: z/neg.js n=1)",
-                    ] {
-                        assert!(want.2.contains(note), "{note} not in {}", want.2);
-                    }
+                    contains_all(
+                        &want.1,
+                        &[
+                            ", 2 regimes",
+                            "multimodal(old)",
+                            "drift(new)",
+                            "outliers(old:1)",
+                            "note: b0.js n=0: change per regime",
+                            "note: b1.js n=1: the new binary's rate drifts",
+                            "2 comparisons have too few samples (first: z/few.js n=1)",
+                            "note: z/one.js: one sample on a side",
+                            "warning: 1 benchmark only in new (first: z/new-only.js)",
+                        ],
+                    );
+                    contains_all(
+                        &want.2,
+                        &[
+                            "z/const.js n=1: both sides are constant and equal",
+                            "1 comparison(s) have values < 0 (first: z/neg.js n=1)",
+                        ],
+                    );
                 }
                 if (color, width) == (false, None) && markdown {
-                    for note in [
-                        ", 2 regimes",
-                        "drift(new)",
-                        "- b0.js n=0: change per regime",
-                        "- b1.js n=1: the new binary's rate drifts",
-                        "- 2 comparisons have too few samples (first: z/few.js n=1)",
-                        "- **warning**: 1 benchmark only in new (first: z/new-only.js)",
-                        "- samples: read from t.csv — compare.js CSV",
-                    ] {
-                        assert!(want.1.contains(note), "{note} not in {}", want.1);
-                    }
+                    contains_all(
+                        &want.1,
+                        &[
+                            ", 2 regimes",
+                            "drift(new)",
+                            "- b0.js n=0: change per regime",
+                            "- b1.js n=1: the new binary's rate drifts",
+                            "- 2 comparisons have too few samples (first: z/few.js n=1)",
+                            "- **warning**: 1 benchmark only in new (first: z/new-only.js)",
+                            "- samples: read from t.csv — compare.js CSV",
+                        ],
+                    );
                 }
                 if (color, width) == (false, None) && json {
-                    for text in [
-                        "\"regime_changes\": [",
-                        "\"drift\": [\n          \"new\"\n        ]",
-                        "\"outliers\": [\n          \"old\"\n        ]",
-                        "\"welch_error\": \"essentially_constant\"",
-                        "\"too_few_samples\": true",
-                        "\"verdict\": \"faster\"",
-                        "\"runs_needed\": 4",
-                        "\"only_new\": [\n    \"z/new-only.js\"\n  ]",
-                    ] {
-                        assert!(want.1.contains(text), "{text} not in {}", want.1);
-                    }
-                    for note in [
-                        "z/const.js n=1: both sides are constant and equal",
-                        "1 comparison(s) have values < 0 (first: z/neg.js n=1)",
-                    ] {
-                        assert!(want.2.contains(note), "{note} not in {}", want.2);
-                    }
+                    contains_all(
+                        &want.1,
+                        &[
+                            "\"regime_changes\": [",
+                            "\"drift\": [\n          \"new\"\n        ]",
+                            "\"outliers\": [\n          \"old\"\n        ]",
+                            "\"welch_error\": \"essentially_constant\"",
+                            "\"too_few_samples\": true",
+                            "\"verdict\": \"faster\"",
+                            "\"runs_needed\": 4",
+                            "\"only_new\": [\n    \"z/new-only.js\"\n  ]",
+                        ],
+                    );
+                    contains_all(
+                        &want.2,
+                        &[
+                            "z/const.js n=1: both sides are constant and equal",
+                            "1 comparison(s) have values < 0 (first: z/neg.js n=1)",
+                        ],
+                    );
                 }
                 if html {
-                    for text in [
-                        "<a href=\"#cmp-0\">b0.js n=0</a>",
-                        "data-plot=\"density\"",
-                        ", 2 regimes</td>",
-                        "drift(new)",
-                        "the new binary&#39;s rate drifts",
-                        "1 benchmark only in new (first: z/new-only.js)",
-                    ] {
-                        assert!(want.1.contains(text), "{text} not in {}", want.1);
-                    }
+                    contains_all(
+                        &want.1,
+                        &[
+                            "<a href=\"#cmp-0\">b0.js n=0</a>",
+                            "data-plot=\"density\"",
+                            ", 2 regimes</td>",
+                            "drift(new)",
+                            "the new binary&#39;s rate drifts",
+                            "1 benchmark only in new (first: z/new-only.js)",
+                        ],
+                    );
                 }
                 for threshold in [1, size / 5, size] {
                     let got = captured_on(color, width, |io| {
