@@ -186,3 +186,76 @@ fn up_to_200_plotted_of_a_large_page_get_the_three_full_plots() {
     }
     assert!(page.contains("150 of 300 comparisons are plotted below"));
 }
+
+/// Values at the ends of the f64 range (subnormals, ±1.8e308, a spread below the values'
+/// precision) once made plotters' tick search loop for ever (a 33-line file ran for 10
+/// minutes): every plot's axis is kept finite and wider than the values' precision, so the
+/// page is drawn at once, with its plots, in memory and through the bounded path.
+#[test]
+fn extreme_values_are_plotted_without_hanging() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("extreme.csv");
+    let cases: [(&str, [f64; 6]); 6] = [
+        ("tiny", [5e-324, 1e-320, 2e-322, 4e-323, 3e-321, 7e-322]),
+        (
+            "near",
+            [1e15, 1e15 + 1.0, 1e15 + 2.0, 1e15, 1e15 + 1.0, 1e15 + 3.0],
+        ),
+        (
+            "huge",
+            [f64::MAX, 1e308, 1.5e308, 1.7e308, 1.2e308, 1.1e308],
+        ),
+        ("mix", [-1.7e308, 1.7e308, 0.0, 5e-324, -5e-324, 1e300]),
+        (
+            "neg",
+            [-1e-310, -2e-310, -3e-310, -1e-310, -5e-310, -4e-310],
+        ),
+        ("pair", [0.0, 5e-324, f64::MAX, f64::MAX, 5e-324, 0.0]),
+    ];
+    let mut s = String::from("\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n");
+    for r in 0..6 {
+        for (name, values) in &cases {
+            for (k, side) in ["old", "new"].into_iter().enumerate() {
+                let v = values[(r + k) % 6];
+                s.push_str(&format!("\"{side}\",\"{name}.js\",\"n=1\",{v:?},0.5\n"));
+            }
+        }
+    }
+    std::fs::write(&path, s).expect("write CSV");
+    let started = std::time::Instant::now();
+    let page = html(&path, &[]);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "took {:?}",
+        started.elapsed()
+    );
+    for (name, _) in &cases {
+        assert!(page.contains(&format!("{name}.js n=1")), "{name} missing");
+    }
+    // Every comparison of a page this small is plotted in full: box, density and run plots.
+    assert!(page.matches("<svg").count() >= 3 * cases.len(), "{page}");
+    let bounded = Command::cargo_bin("benchdiff")
+        .expect("binary built")
+        .env("BENCHDIFF_SPILL_BYTES", "1")
+        .args(["report", "--format", "html"])
+        .arg(&path)
+        .output()
+        .expect("run benchdiff");
+    assert_eq!(String::from_utf8_lossy(&bounded.stdout), page);
+    // compare.R's box plot of every comparison (`--plot`) draws them too.
+    let svg = dir.path().join("extreme.svg");
+    let out = Command::cargo_bin("benchdiff")
+        .expect("binary built")
+        .args(["report", "--plot"])
+        .arg(&svg)
+        .arg(&path)
+        .output()
+        .expect("run benchdiff");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let drawn = std::fs::read_to_string(&svg).expect("--plot file");
+    assert!(drawn.starts_with("<svg"), "{drawn}");
+}

@@ -68,13 +68,35 @@ pub fn tukey_box(values: &[f64]) -> Option<(f64, f64, f64, f64, f64)> {
     Some((lo, q1, med, q3, hi))
 }
 
+/// Largest magnitude an axis reaches ([`axis_range`]): values beyond it are drawn at the edge.
+const AXIS_LIMIT: f64 = 1e300;
+
+/// `c` with its values clamped to ±[`AXIS_LIMIT`] (a copy only when some finite value lies
+/// beyond): plotters maps a value far outside its axis to a pixel past `i32` and overflows.
+fn drawable(c: &Comparison) -> std::borrow::Cow<'_, Comparison> {
+    let beyond = |v: &f64| v.is_finite() && v.abs() > AXIS_LIMIT;
+    if !c.old.iter().chain(&c.new).any(beyond) {
+        return std::borrow::Cow::Borrowed(c);
+    }
+    let mut d = c.clone();
+    for v in d.old.iter_mut().chain(d.new.iter_mut()) {
+        *v = if beyond(v) {
+            v.clamp(-AXIS_LIMIT, AXIS_LIMIT)
+        } else {
+            *v
+        };
+    }
+    std::borrow::Cow::Owned(d)
+}
+
 /// Value range of finite values with 5% padding (a constant or empty input gets a small
-/// non-empty range).
+/// non-empty range), made drawable by [`axis_range`].
 fn value_range<'a>(values: impl Iterator<Item = &'a f64>) -> (f64, f64) {
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for v in values.filter(|v| v.is_finite()) {
-        lo = lo.min(*v);
-        hi = hi.max(*v);
+        let v = v.clamp(-AXIS_LIMIT, AXIS_LIMIT);
+        lo = lo.min(v);
+        hi = hi.max(v);
     }
     if !lo.is_finite() {
         return (0.0, 1.0);
@@ -84,7 +106,31 @@ fn value_range<'a>(values: impl Iterator<Item = &'a f64>) -> (f64, f64) {
     } else {
         (lo.abs() * 0.01).max(1e-9)
     };
-    (lo - pad, hi + pad)
+    axis_range(lo - pad, hi + pad)
+}
+
+/// The range `lo..hi` as one plotters can divide into ticks: clamped to ±1.1·[`AXIS_LIMIT`]
+/// (never infinite: extreme values padded or widened by a bandwidth overflow), and widened
+/// about its middle to at least 10⁻⁹ of its largest magnitude and 10⁻²⁰⁰. A narrower range —
+/// two subnormal values, `1e15` and `1e15 + 1` — has ticks closer than the values' precision,
+/// and plotters' tick search (`compute_f64_key_points`) never ends on it. A range that is
+/// already drawable is returned unchanged.
+fn axis_range(lo: f64, hi: f64) -> (f64, f64) {
+    let limit = AXIS_LIMIT * 1.1;
+    let clamp = |v: f64, default: f64| {
+        if v.is_nan() {
+            default
+        } else {
+            v.clamp(-limit, limit)
+        }
+    };
+    let (lo, hi) = (clamp(lo, -limit), clamp(hi, limit));
+    let min_width = (lo.abs().max(hi.abs()) * 1e-9).max(1e-200);
+    if hi - lo >= min_width {
+        return (lo, hi);
+    }
+    let mid = lo / 2.0 + hi / 2.0;
+    (mid - min_width, mid + min_width)
 }
 
 /// Deterministic horizontal jitter in `[-0.5, 0.5)` for the i-th point (golden-ratio sequence).
@@ -166,6 +212,7 @@ fn finish(root: Area<'_>) -> Result<(), PlotError> {
 /// # Errors
 /// A plotting backend error (not expected when drawing into a string).
 pub fn box_plot(c: &Comparison, unit: &str, size: (u32, u32)) -> Result<String, PlotError> {
+    let c = &*drawable(c);
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
@@ -226,6 +273,7 @@ fn kde(x: &[f64], grid: &[f64]) -> Option<Vec<f64>> {
 /// # Errors
 /// A plotting backend error.
 pub fn density(c: &Comparison, unit: &str, size: (u32, u32)) -> Result<String, PlotError> {
+    let c = &*drawable(c);
     let all: Vec<f64> = c
         .old
         .iter()
@@ -240,7 +288,7 @@ pub fn density(c: &Comparison, unit: &str, size: (u32, u32)) -> Result<String, P
     .into_iter()
     .fold(0.0, f64::max);
     let (lo, hi) = value_range(all.iter());
-    let (lo, hi) = (lo - 2.0 * h, hi + 2.0 * h);
+    let (lo, hi) = axis_range(lo - 2.0 * h, hi + 2.0 * h);
     const N: usize = 200;
     let grid: Vec<f64> = (0..N)
         .map(|i| lo + (hi - lo) * i as f64 / (N - 1) as f64)
@@ -345,6 +393,7 @@ pub fn density(c: &Comparison, unit: &str, size: (u32, u32)) -> Result<String, P
 /// # Errors
 /// A plotting backend error.
 pub fn drift(c: &Comparison, unit: &str, size: (u32, u32)) -> Result<String, PlotError> {
+    let c = &*drawable(c);
     let (lo, hi) = value_range(c.old.iter().chain(&c.new));
     let max_run = c
         .old_runs
@@ -418,6 +467,10 @@ pub fn drift(c: &Comparison, unit: &str, size: (u32, u32)) -> Result<String, Plo
 /// # Errors
 /// A plotting backend error.
 pub fn compare_r_box_plot(comparisons: &[&Comparison], y_desc: &str) -> Result<String, PlotError> {
+    let drawn: Vec<std::borrow::Cow<'_, Comparison>> =
+        comparisons.iter().map(|c| drawable(c)).collect();
+    let comparisons: Vec<&Comparison> = drawn.iter().map(|c| &**c).collect();
+    let comparisons = comparisons.as_slice();
     let n = comparisons.len().max(1);
     let longest = comparisons
         .iter()
@@ -562,6 +615,7 @@ fn push_tenths(out: &mut String, v: f64) {
 /// (dots falling on the same pixel are drawn once). Coordinates are written to a tenth of a
 /// pixel. Text from the input (`unit`) is XML-escaped.
 pub fn strip_plot(c: &Comparison, unit: &str, out: &mut String) {
+    let c = &*drawable(c);
     let (w, h) = STRIP_SIZE;
     let (x0, x1) = (36.0f64, f64::from(w) - 12.0);
     let (lo, hi) = value_range(c.old.iter().chain(&c.new));
