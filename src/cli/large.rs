@@ -2,7 +2,7 @@
 //! the default table of a large compare.js CSV in bounded memory (issue 16).
 //!
 //! Reading a 2 GB compare.js CSV whole keeps 24 million samples (576 MB packed) and then the
-//! same values again per comparison. Above [`spill_threshold`] bytes, a single compare.js CSV
+//! same values again per comparison. From [`spill_threshold`] bytes on, a single compare.js CSV
 //! (not standard input) reported with `--format r`, `analyze`, `markdown`, `json`, `html`,
 //! `csv`, `go`, `benchstat` or `table` (without `--plot`, `--max-regression`, `--metric`,
 //! `--label`, `--sides-by`, nor the table's `--details`, which take the in-memory path, as do
