@@ -536,3 +536,34 @@ fn bounded_r_report_without_a_temporary_folder_says_so_and_reads_in_memory() {
         assert_eq!(rest, want.2);
     }
 }
+
+/// A `BENCHDIFF_SPILL_BYTES` that is not a whole number of bytes is named in a warning and
+/// the default threshold applies (a small file: the in-memory report, unchanged).
+#[test]
+fn a_threshold_that_is_not_a_number_is_warned_about() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("small.csv");
+    std::fs::write(&path, csv(20, 6)).expect("write CSV");
+    let want = report(&path, &["--format", "r"], None);
+    assert_eq!(want.0, 0, "{}", want.2);
+    for bad in ["abc", "1e3", "256MiB", "-1", ""] {
+        let out = Command::new(env!("CARGO_BIN_EXE_benchdiff"))
+            .args(["report", "--format", "r"])
+            .arg(&path)
+            .env("BENCHDIFF_SPILL_BYTES", bad)
+            .output()
+            .expect("benchdiff runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{bad}: {stderr}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want.1, "{bad}");
+        assert_eq!(
+            stderr,
+            format!(
+                "benchdiff: warning: BENCHDIFF_SPILL_BYTES={bad}: not a whole number of bytes; \
+                 using 268435456 (256 MiB)\n{}",
+                want.2
+            ),
+            "{bad}"
+        );
+    }
+}

@@ -94,13 +94,27 @@ pub const DEFAULT_SPILL_BYTES: u64 = 256 << 20;
 
 /// The input size (bytes) from which a compare.js CSV reported with `--format r`, `analyze`,
 /// `markdown`, `json`, `html`, `csv`, `go`, `benchstat` or the table is read in bounded
-/// memory: `BENCHDIFF_SPILL_BYTES` when set to a number, else [`DEFAULT_SPILL_BYTES`].
-pub fn spill_threshold() -> u64 {
-    std::env::var("BENCHDIFF_SPILL_BYTES")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .unwrap_or(DEFAULT_SPILL_BYTES)
-        .max(1)
+/// memory: `BENCHDIFF_SPILL_BYTES` when set (a whole number of bytes; 0 counts as 1), else
+/// [`DEFAULT_SPILL_BYTES`].
+///
+/// # Errors
+/// The variable is set but is not a whole number of bytes (`abc`, `1e3`, `256MiB`, `-1`):
+/// the warning to print, naming the value; the caller then uses [`DEFAULT_SPILL_BYTES`].
+pub fn spill_threshold() -> Result<u64, String> {
+    match std::env::var_os("BENCHDIFF_SPILL_BYTES") {
+        None => Ok(DEFAULT_SPILL_BYTES),
+        Some(v) => v
+            .to_str()
+            .and_then(|t| t.trim().parse::<u64>().ok())
+            .map(|b| b.max(1))
+            .ok_or_else(|| {
+                format!(
+                    "BENCHDIFF_SPILL_BYTES={}: not a whole number of bytes; using {DEFAULT_SPILL_BYTES} \
+                     (256 MiB)",
+                    v.to_string_lossy()
+                )
+            }),
+    }
 }
 
 /// After a temporary file could not be created or written (`e`: `TMPDIR` names no folder or
@@ -144,7 +158,10 @@ struct Compact {
 /// exit code, or `None` when the in-memory path must be taken (another format or option,
 /// several inputs, standard input, a small file, not a compare.js CSV).
 pub(super) fn try_report(args: &ReportArgs, io: &mut Io<'_>) -> anyhow::Result<Option<i32>> {
-    try_report_from(args, spill_threshold(), io)
+    let threshold = spill_threshold().or_else(|w| {
+        writeln!(io.stderr, "benchdiff: warning: {w}").map(|()| DEFAULT_SPILL_BYTES)
+    })?;
+    try_report_from(args, threshold, io)
 }
 
 /// [`try_report`] with the threshold `threshold` (bytes) instead of [`spill_threshold`].
