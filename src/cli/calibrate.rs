@@ -15,25 +15,17 @@
 //!
 //! Also home of the options of `compare --runs auto` ([`AdaptiveArgs`]).
 //!
-//! Here only the options and the wiring to the runner: the figures and rules are
-//! [`crate::verdict::calibrate`] (math in [`crate::stats::precision`]), the text is
-//! [`crate::render::calibrate`].
+//! Here only the options and the printing: the runs and the search are
+//! [`crate::run::calibrate`], the figures and rules [`crate::verdict::calibrate`] (math in
+//! [`crate::stats::precision`]), the text [`crate::render::calibrate`].
 
 use super::{EXIT_FAILED, EXIT_USAGE, Io, parse_percent};
-use crate::format::results::{JobRecord, JobStatus, Record, ResultsWriter};
 use crate::render;
+use crate::run;
 use crate::run::adaptive::{DecideRule, Rule, Stop};
-use crate::run::affinity::{CpuList, cpuset_from_set_values};
-use crate::run::machine;
-use crate::run::plan::discover;
-use crate::run::schedule::{Job, Order};
-use crate::run::{self as runner, Observer, Plan, Report, RunOptions, RunnerError};
-use crate::sample::{Sample, SampleSet, Side};
-use crate::verdict::calibrate;
-use std::io::Write;
+use crate::run::calibrate::{CalibratePlan, Calibration, FindN};
+use crate::run::schedule::Order;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// `--runs`: a fixed count or `auto`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -226,7 +218,7 @@ pub(crate) struct CalibrateArgs {
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
     /// Kill a job after SECS seconds and record it as failed.
-    #[arg(long, value_name = "SECS", value_parser = super::compare_cmd::parse_seconds)]
+    #[arg(long, value_name = "SECS", value_parser = crate::run::compare::parse_seconds)]
     timeout: Option<f64>,
     /// Pin the children to these CPUs (taskset list).
     #[arg(long, value_name = "LIST")]
@@ -255,298 +247,75 @@ pub(crate) struct CalibrateArgs {
     categories: Vec<String>,
 }
 
-/// Collects samples and writes job records.
-struct CalObserver<'a> {
-    set: SampleSet,
-    results: ResultsWriter,
-    stderr: &'a mut dyn Write,
-}
-
-impl Observer for CalObserver<'_> {
-    fn sample(&mut self, job: &Job, file: &str, r: &Report) -> std::io::Result<()> {
-        let id = self.set.intern_configuration(file, &r.configuration);
-        self.set.mark_rounds_recorded(); // the runner's rounds ran old and new together
-        self.set.push(Sample {
-            benchmark: id,
-            side: job.side,
-            metric: crate::sample::RATE,
-            value: r.rate,
-            time_s: r.time_s,
-            run: Some(job.run),
+impl CalibrateArgs {
+    /// The typed plan of the calibration.
+    fn plan(self) -> CalibratePlan {
+        let find_n = self.find_n.map(|key| FindN {
+            key,
+            start_n: self.start_n,
+            increase: self.increase,
+            max_increases: self.max_increases,
+            cv_threshold: self.cv_threshold,
         });
-        Ok(())
-    }
-
-    fn job_finished(&mut self, job: &Job, record: &JobRecord) -> std::io::Result<()> {
-        self.results.write(&Record::Job(record.clone()))?;
-        if record.status != JobStatus::Ok {
-            writeln!(
-                self.stderr,
-                "benchdiff: job failed: {} ({}, run {}): {}",
-                record.file,
-                job.side,
-                job.run + 1,
-                record.error.as_deref().unwrap_or("failed")
-            )?;
-        }
-        Ok(())
-    }
-}
-
-fn now_unix_s() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
-}
-
-fn prepare(args: &CalibrateArgs) -> Result<Plan, RunnerError> {
-    for s in &args.set {
-        if s.split_once('=').is_none_or(|(k, _)| k.is_empty()) {
-            return Err(RunnerError::Io(format!(
-                "--set {s:?}: expected KEY=VALUE (e.g. --set n=1000)"
-            )));
+        CalibratePlan {
+            bin: self.bin,
+            runs: self.runs,
+            target_accuracy: self.target_accuracy,
+            filter: self.filter,
+            exclude: self.exclude,
+            set: self.set,
+            benchmark_dir: self.benchmark_dir,
+            order: self.order,
+            seed: self.seed,
+            timeout: self.timeout,
+            cpus: self.cpus,
+            results: self.results,
+            find_n,
+            categories: self.categories,
         }
     }
-    if let Some(t) = args.timeout
-        && !(t.is_finite() && t > 0.0)
-    {
-        return Err(RunnerError::Io(format!(
-            "--timeout {t}: not a positive number of seconds"
-        )));
-    }
-    if args.find_n.is_some() && !(args.start_n > 0.0 && args.increase > 1.0) {
-        return Err(RunnerError::Io(
-            "--find-n needs --start-n above 0 and --increase above 1".to_owned(),
-        ));
-    }
-    let cwd = std::env::current_dir().map_err(|e| RunnerError::Io(e.to_string()))?;
-    let exec = discover::resolve_binary("--bin", &args.bin, &cwd)?;
-    let dir = discover::find_benchmark_dir(args.benchmark_dir.as_deref(), &cwd)?;
-    let files = discover::select(&dir, &args.categories, &args.filter, &args.exclude)?;
-    let cpuset = cpuset_from_set_values(&args.set)?;
-    let cpus = match (&args.cpus, cpuset) {
-        (Some(_), Some(_)) => {
-            return Err(RunnerError::CpuSet(
-                "give either --cpus or --set CPUSET=…, not both".to_owned(),
-            ));
-        }
-        (Some(c), None) => Some(CpuList::parse(c)?),
-        (None, c) => c,
-    };
-    let seed = args.seed.unwrap_or_else(|| {
-        let t = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0);
-        (t ^ (u64::from(std::process::id()) << 32)) >> 11
-    });
-    Ok(Plan {
-        old: args.bin.display().to_string(),
-        new: args.bin.display().to_string(),
-        old_exec: exec.clone(),
-        new_exec: exec,
-        benchmark_dir: dir,
-        files,
-        runs: args.runs,
-        set: args.set.clone(),
-        order: args.order,
-        seed,
-        cpus,
-    })
 }
 
 /// Runs `benchdiff calibrate`; returns the exit code.
 pub(crate) fn calibrate(args: CalibrateArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
-    let plan = match prepare(&args) {
-        Ok(p) => p,
+    let plan = args.plan();
+    let outcome = match run::calibrate::calibrate(&plan, io.stderr)? {
+        Ok(c) => c,
         Err(e) => {
             writeln!(io.stderr, "benchdiff: {e}")?;
             return Ok(EXIT_USAGE);
         }
     };
-    let path = args.results.clone().unwrap_or_else(|| {
-        PathBuf::from("benchdiff-results").join(format!("calibrate-{}.jsonl", now_unix_s() as u64))
-    });
-    let mut results = match ResultsWriter::create(&path) {
-        Ok(r) => r,
-        Err(e) => {
-            writeln!(io.stderr, "benchdiff: {e}")?;
-            return Ok(EXIT_USAGE);
+    let failed = match outcome {
+        Calibration::NoSamples => {
+            writeln!(io.stderr, "benchdiff: no samples, no calibration")?;
+            return Ok(EXIT_FAILED);
+        }
+        Calibration::Aa {
+            rows,
+            false_positives,
+            wall_s,
+            failed,
+        } => {
+            let text = render::calibrate::aa(
+                &rows,
+                false_positives.as_ref(),
+                plan.target_accuracy,
+                wall_s,
+            );
+            io.stdout.write_all(text.as_bytes())?;
+            io.stdout.flush()?;
+            failed
+        }
+        Calibration::FindN { chosen, failed } => {
+            let key = plan.find_n.as_ref().map_or("", |f| f.key.as_str());
+            for c in &chosen {
+                let line = render::calibrate::find_n_line(&c.file, key, c.value, &c.why);
+                io.stdout.write_all(line.as_bytes())?;
+            }
+            failed
         }
     };
-    let timeout = args.timeout.map(Duration::from_secs_f64);
-    results.write(&Record::Run(plan.header(timeout, now_unix_s())))?;
-    let info = machine::check(plan.cpus.as_ref());
-    results.write(&Record::Machine(info.clone()))?;
-    write!(io.stderr, "{}", info.render())?;
-    writeln!(io.stderr, "benchdiff: results file: {}", path.display())?;
-    let opts = RunOptions {
-        timeout,
-        fail_fast: false,
-    };
-    let stop = AtomicBool::new(false);
-    match &args.find_n {
-        Some(key) => find_n(&args, key, &plan, opts, &stop, results, io),
-        None => aa(&args, &plan, opts, &stop, results, io),
-    }
-}
-
-fn aa(
-    args: &CalibrateArgs,
-    plan: &Plan,
-    opts: RunOptions,
-    stop: &AtomicBool,
-    results: ResultsWriter,
-    io: &mut Io<'_>,
-) -> anyhow::Result<i32> {
-    let jobs = plan.schedule();
-    writeln!(
-        io.stderr,
-        "benchdiff: A/A calibration of {}: {} file(s) x {} run(s) x 2 sides = {} jobs, order {}, seed {}",
-        plan.old,
-        plan.files.len(),
-        plan.runs,
-        jobs.len(),
-        match plan.order {
-            Order::Node => "node",
-            Order::Random => "random",
-        },
-        plan.seed
-    )?;
-    let started = std::time::Instant::now();
-    let mut obs = CalObserver {
-        set: SampleSet::new(),
-        results,
-        stderr: &mut *io.stderr,
-    };
-    let summary = runner::execute(plan, &jobs, opts, stop, &mut obs);
-    let set = std::mem::take(&mut obs.set);
-    drop(obs);
-    let wall = started.elapsed().as_secs_f64();
-    if set.is_empty() {
-        writeln!(io.stderr, "benchdiff: no samples, no calibration")?;
-        return Ok(EXIT_FAILED);
-    }
-    let rows = calibrate::aa_rows(&set, args.target_accuracy);
-    let fp = calibrate::false_positives(&rows, &set);
-    let text = render::calibrate::aa(&rows, fp.as_ref(), args.target_accuracy, wall);
-    io.stdout.write_all(text.as_bytes())?;
-    io.stdout.flush()?;
-    Ok(if summary.failed.is_empty() {
-        0
-    } else {
-        EXIT_FAILED
-    })
-}
-
-fn find_n(
-    args: &CalibrateArgs,
-    key: &str,
-    plan: &Plan,
-    opts: RunOptions,
-    stop: &AtomicBool,
-    results: ResultsWriter,
-    io: &mut Io<'_>,
-) -> anyhow::Result<i32> {
-    let base_set: Vec<String> = plan
-        .set
-        .iter()
-        .filter(|s| s.split_once('=').is_none_or(|(k, _)| k != key))
-        .cloned()
-        .collect();
-    let mut obs = CalObserver {
-        set: SampleSet::new(),
-        results,
-        stderr: &mut *io.stderr,
-    };
-    let mut chosen: Vec<(String, Option<f64>, String)> = Vec::new();
-    let mut failed = false;
-    let mut position = 0u32;
-    for (fi, file) in plan.files.iter().enumerate() {
-        let mut value = args.start_n;
-        let mut result: (Option<f64>, String) = (None, String::new());
-        for step in 0..=args.max_increases {
-            let mut set = base_set.clone();
-            set.push(format!(
-                "{key}={}",
-                crate::format::inspect::js_number(value)
-            ));
-            let p = Plan {
-                set,
-                ..plan.clone()
-            };
-            let jobs: Vec<Job> = (0..plan.runs)
-                .map(|r| {
-                    position += 1;
-                    Job {
-                        position: position - 1,
-                        file: fi,
-                        run: r,
-                        side: Side::Old,
-                    }
-                })
-                .collect();
-            obs.set = SampleSet::new();
-            let s = runner::execute(&p, &jobs, opts, stop, &mut obs);
-            failed |= !s.failed.is_empty();
-            let comps = crate::compare::group(&obs.set);
-            let has_key = obs.set.benchmarks().iter().any(|b| {
-                b.configuration.params.iter().any(|(k, _)| k == key)
-                    || b.configuration
-                        .text
-                        .split(' ')
-                        .any(|kv| kv.split_once('=').is_some_and(|(k, _)| k == key))
-            });
-            if comps.is_empty() || !has_key {
-                result = (
-                    None,
-                    if comps.is_empty() {
-                        "no samples".to_owned()
-                    } else {
-                        format!("no parameter {key}")
-                    },
-                );
-                break;
-            }
-            let st = calibrate::find_step(value, &comps);
-            let ok = calibrate::find_n_ok(&st, args.cv_threshold);
-            writeln!(
-                obs.stderr,
-                "benchdiff: find-n: {file} {key}={}: overall CV {:.2}%, worst {:.2}% ({}){}",
-                crate::format::inspect::js_number(value),
-                st.overall_cv_pct,
-                st.worst.0,
-                st.worst.1,
-                if ok { " -> ok" } else { "" }
-            )?;
-            if ok {
-                result = (Some(value), format!("CV {:.2}% overall", st.overall_cv_pct));
-                break;
-            }
-            if step == args.max_increases {
-                result = (
-                    None,
-                    format!(
-                        "no value up to {key}={} met CV < {}% overall and < {}% per configuration",
-                        crate::format::inspect::js_number(value),
-                        args.cv_threshold,
-                        2.0 * args.cv_threshold
-                    ),
-                );
-            }
-            value *= args.increase;
-        }
-        chosen.push((file.clone(), result.0, result.1));
-        if stop.load(std::sync::atomic::Ordering::SeqCst) {
-            break;
-        }
-    }
-    drop(obs);
-    for (file, v, why) in &chosen {
-        let line = render::calibrate::find_n_line(file, key, *v, why);
-        io.stdout.write_all(line.as_bytes())?;
-    }
     Ok(if failed { EXIT_FAILED } else { 0 })
 }
 

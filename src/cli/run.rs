@@ -2,8 +2,9 @@
 //! command benchmark once (or `--runs N` times), each sample printed as a result line
 //! `name key=value …: rate` as it arrives, on the same runner as `compare`.
 
-use super::command_bench::{self, CommandArgs, Common, Outputs, PlanError};
+use super::command_bench::{self, CommandArgs};
 use super::{EXIT_FAILED, EXIT_USAGE, Io};
+use crate::run::command_bench::{Common, Outputs, PlanError, Prepared};
 use crate::run::schedule::Order;
 use std::path::PathBuf;
 
@@ -24,7 +25,7 @@ pub(crate) struct SingleArgs {
     #[arg(long, value_name = "N")]
     pub(crate) seed: Option<u64>,
     /// Kill a run (its process group) after SECS seconds and record it as failed.
-    #[arg(long, value_name = "SECS", value_parser = super::compare_cmd::parse_seconds)]
+    #[arg(long, value_name = "SECS", value_parser = crate::run::compare::parse_seconds)]
     pub(crate) timeout: Option<f64>,
     /// Stop at the first failed run.
     #[arg(long)]
@@ -66,9 +67,16 @@ impl SingleArgs {
         &self,
         runs: Option<u32>,
         io: &mut Io<'_>,
-    ) -> anyhow::Result<Result<command_bench::Prepared, i32>> {
+    ) -> anyhow::Result<Result<Prepared, i32>> {
         let common = self.common(runs);
-        match command_bench::make_plan(&common, &self.command, 1, self.bin.as_deref(), io.stderr) {
+        let spec = self.command.spec();
+        match crate::run::command_bench::make_plan(
+            &common,
+            &spec,
+            1,
+            self.bin.as_deref(),
+            io.stderr,
+        ) {
             Ok(p) => Ok(Ok(p)),
             Err(PlanError::Usage(e)) => {
                 writeln!(io.stderr, "benchdiff: {e}")?;
@@ -119,7 +127,7 @@ pub(crate) fn run(args: RunArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         .clone()
         .or_else(|| scratch.as_ref().map(|d| d.path().join("run.results.jsonl")));
     let (stdout, stderr) = (&mut *io.stdout, &mut *io.stderr);
-    let finished = command_bench::execute(
+    let finished = crate::run::command_bench::execute(
         &prepared.plan,
         args.single.fail_fast,
         Outputs {

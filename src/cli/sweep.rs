@@ -9,10 +9,11 @@
 //! Here only the options and the wiring: the interval is [`crate::stats::precision::mean_ci`],
 //! the table and plot are [`crate::render::sweep`].
 
-use super::command_bench::{self, Outputs};
+use super::command_bench;
 use super::run_cmd::SingleArgs;
 use super::{EXIT_USAGE, Io};
 use crate::render;
+use crate::run::command_bench::Outputs;
 use crate::sample::{BenchmarkId, ConfValue};
 use crate::stats::precision::{MeanInterval, mean_ci};
 use std::collections::BTreeMap;
@@ -82,7 +83,7 @@ pub(crate) fn sweep(args: SweepArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         writeln!(io.stderr, "benchdiff: {e}")?;
         return Ok(EXIT_USAGE);
     }
-    let finished = command_bench::execute(
+    let finished = crate::run::command_bench::execute(
         &prepared.plan,
         args.single.fail_fast,
         Outputs {

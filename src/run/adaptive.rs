@@ -708,6 +708,30 @@ pub fn execute_adaptive(
     (summary, outcome)
 }
 
+/// The stderr line that announces `--runs auto --stop decided` before a run (Node files and
+/// command benchmarks alike): the boundary family, the family-wise level, the no-change band
+/// (percent) and the run limits.
+pub fn decided_rule_line(
+    d: &DecideRule,
+    min_runs: impl std::fmt::Display,
+    max_runs: impl std::fmt::Display,
+) -> String {
+    format!(
+        "benchdiff: --runs auto --stop decided: a configuration stops once its anytime-valid \
+         interval ({} boundary, family-wise α {} split over the rows) lies beyond or within \
+         ±{}% (at least {min_runs} runs, at most {max_runs}; the job count below is the most){}",
+        d.method.name(),
+        d.alpha,
+        d.threshold_pct,
+        if d.futility {
+            "; from a third of the maximum on, one that has under 10% chance of being decided \
+             by then stops undecided (--no-futility: runs it on)"
+        } else {
+            ""
+        }
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

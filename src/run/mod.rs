@@ -14,10 +14,12 @@
 //! - [`affinity`]: `--set CPUSET=…` / `--cpus` lists;
 //! - [`driver`]: the one job loop (stop, fail-fast, interrupt, output errors) and its policies;
 //! - [`adaptive`]: `--runs auto` (stop a configuration once its interval is narrow enough);
+//! - [`calibrate`]: `calibrate`'s A/A run and calibrate-n's search for a parameter value;
 //! - [`machine`]: machine checks (governor, load, busy processes, pinning, turbo);
 //! - [`command_run`]: running command benchmarks (any program) and their samples; their plan
 //!   is [`plan::command`];
 //! - [`shard`]: `--shard K/N` — a shard's slice of the schedule, its fingerprint and balance;
+//! - [`merge`]: merging a sharded run's results files, and reading them for a report;
 //! - [`outputs`]: `--csv`/`--results` checked before the run (same file, folder, overwrite rule);
 //! - [`signals`], [`clock`]: the Ctrl-C guard, the clock, the default seed and results path.
 //!
@@ -30,11 +32,15 @@
 
 pub mod adaptive;
 pub mod affinity;
+pub mod calibrate;
 pub mod child;
 pub mod clock;
+pub mod command_bench;
 pub mod command_run;
+pub mod compare;
 pub mod driver;
 pub mod machine;
+pub mod merge;
 pub mod outputs;
 pub mod plan;
 pub mod schedule;

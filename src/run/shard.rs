@@ -23,7 +23,7 @@
 pub use crate::format::results::shard::{ShardRecord, Split};
 use crate::run::schedule::Job;
 use sha2::{Digest, Sha256};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Shard K of N (1-based).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -482,6 +482,207 @@ pub fn unit_name(benchmark: &str, combo: &[(String, String)]) -> String {
         s.push_str(v);
     }
     s
+}
+
+/// What a sharded run asks for: `--shard K/N|auto`, `--shard-count`, `--split`,
+/// `--balance-from`.
+#[derive(Clone, Debug, Default)]
+pub struct ShardRequest {
+    /// The shard, or `auto` (none: the whole plan).
+    pub shard: Option<ShardArg>,
+    /// With `auto` and `JOB_COMPLETION_INDEX`: the number of shards.
+    pub shard_count: Option<u32>,
+    /// How the plan is split.
+    pub split: Split,
+    /// With [`Split::Benchmarks`]: balance by the job times of this earlier results file.
+    pub balance_from: Option<PathBuf>,
+}
+
+impl ShardRequest {
+    /// The shard to run, if any (`auto` read from the process environment).
+    ///
+    /// # Errors
+    /// `auto` without a usable environment, or `balance_from` with [`Split::Runs`].
+    pub fn resolve(&self) -> Result<Option<ShardPlan>, String> {
+        let Some(arg) = self.shard else {
+            return Ok(None);
+        };
+        let s = match arg {
+            ShardArg::Fixed(s) => s,
+            ShardArg::Auto => from_env(&|k| std::env::var(k).ok(), self.shard_count)?,
+        };
+        if self.balance_from.is_some() && self.split == Split::Runs {
+            return Err(
+                "--balance-from applies to --split benchmarks (with --split runs every shard runs \
+                 every benchmark)"
+                    .to_owned(),
+            );
+        }
+        Ok(Some(ShardPlan {
+            shard: s,
+            split: self.split,
+            balance: self.balance_from.clone(),
+        }))
+    }
+}
+
+/// A resolved shard of a run: K/N, split, and the balance file's hash and weights source.
+#[derive(Clone, Debug)]
+pub struct ShardPlan {
+    /// K/N.
+    pub shard: Shard,
+    /// How the plan is split.
+    pub split: Split,
+    /// `--balance-from`: the earlier results file whose job times balance the shards.
+    pub balance: Option<PathBuf>,
+}
+
+/// A shard ready to run: its record (for the results file) and the jobs it keeps.
+#[derive(Clone, Debug)]
+pub struct ShardRun {
+    /// The `shard` record written after the plan record.
+    pub record: ShardRecord,
+    /// The part of the schedule the shard runs.
+    pub assignment: Assignment,
+}
+
+impl ShardPlan {
+    /// The shard's record and assignment for a plan with `names` benchmarks (Node files or
+    /// command configurations), `runs` counted rounds, the fingerprint parts without the seed,
+    /// the seed, and the job count of `jobs_of(assignment)`.
+    ///
+    /// # Errors
+    /// The balance file cannot be read or names no benchmark of the plan.
+    pub fn prepare(
+        &self,
+        names: &[String],
+        runs: u32,
+        parts: &[String],
+        seed: u64,
+        jobs_of: &dyn Fn(&Assignment) -> usize,
+    ) -> Result<ShardRun, String> {
+        let (weights, balance) = match &self.balance {
+            Some(p) => (Some(balance_weights(p, names)?), Some(file_hash(p)?)),
+            None => (None, None),
+        };
+        let a = assign(
+            self.shard,
+            self.split,
+            names.len(),
+            runs,
+            weights.as_deref(),
+        );
+        let jobs = jobs_of(&a);
+        Ok(ShardRun {
+            record: record(
+                self.shard,
+                self.split,
+                &with_seed(parts, seed),
+                seed,
+                runs,
+                balance,
+                &a,
+                jobs,
+            ),
+            assignment: a,
+        })
+    }
+}
+
+/// The shard of a Node-file plan: without `--seed` (`seed_given` false) the plan's seed
+/// becomes the one derived from the plan, the same on every shard.
+///
+/// # Errors
+/// As [`ShardPlan::prepare`], or the plan cannot be fingerprinted.
+pub fn node_shard(
+    sp: &ShardPlan,
+    plan: &mut super::Plan,
+    seed_given: bool,
+) -> Result<ShardRun, String> {
+    let parts = node_parts(plan)?;
+    if !seed_given {
+        plan.seed = derived_seed(&fingerprint(&parts));
+    }
+    let schedule = plan.schedule();
+    sp.prepare(&plan.files, plan.runs, &parts, plan.seed, &|a| {
+        slice(&schedule, a, 0).len()
+    })
+}
+
+/// The shard of a command plan (see [`node_shard`]); the benchmarks are its configurations.
+///
+/// # Errors
+/// As [`ShardPlan::prepare`].
+pub fn command_shard(
+    sp: &ShardPlan,
+    plan: &mut super::plan::command::CommandPlan,
+    seed_given: bool,
+) -> Result<ShardRun, String> {
+    let parts = command_parts(plan);
+    if !seed_given {
+        plan.seed = derived_seed(&fingerprint(&parts));
+    }
+    let instances = plan.instances();
+    let names: Vec<String> = instances
+        .iter()
+        .map(|i| {
+            unit_name(
+                plan.benchmarks.get(i.bench).map_or("", |b| b.name.as_str()),
+                &i.combo,
+            )
+        })
+        .collect();
+    let schedule = plan.schedule(instances.len());
+    let warmup = plan.warmup;
+    sp.prepare(&names, plan.runs, &parts, plan.seed, &|a| {
+        slice(&schedule, a, warmup).len()
+    })
+}
+
+/// The shard a results file being resumed was written for (`None` for an unsharded file).
+///
+/// # Errors
+/// The file's shard record cannot be read or holds no assignment.
+pub fn resumed(path: &std::path::Path) -> Result<Option<ShardRun>, String> {
+    if !crate::format::results::shard::is_sharded(path) {
+        return Ok(None);
+    }
+    let segs = crate::format::results::shard::read_segments(path).map_err(|e| e.to_string())?;
+    let Some(seg) = segs.into_iter().next() else {
+        return Ok(None);
+    };
+    let assignment = Assignment::from_record(&seg.shard).ok_or_else(|| {
+        format!(
+            "--resume {}: its shard record holds no assignment",
+            path.display()
+        )
+    })?;
+    Ok(Some(ShardRun {
+        record: seg.shard,
+        assignment,
+    }))
+}
+
+/// The stderr line that says what a shard runs.
+pub fn describe(run: &ShardRun, total_jobs: usize) -> String {
+    let r = &run.record;
+    let part = match &run.assignment {
+        Assignment::Units(u) => format!("{} benchmark(s)", u.len()),
+        Assignment::Rounds(a, b) => format!("rounds {}–{} of {}", a + 1, b, r.runs),
+    };
+    format!(
+        "benchdiff: shard {} (split {}): {part}, {} of the plan's {total_jobs} jobs; seed {}, plan {}{}",
+        r.label(),
+        r.split.label(),
+        r.jobs,
+        r.seed,
+        &r.plan[..r.plan.len().min(19)],
+        if r.jobs == 0 {
+            " — this shard has nothing to run"
+        } else {
+            ""
+        }
+    )
 }
 
 #[cfg(test)]

@@ -1,0 +1,399 @@
+//! `calibrate`: how noisy is this machine for these benchmarks, before a long run.
+//!
+//! - **A/A** ([`Calibration::Aa`]): the binary is run against itself as both "old" and "new",
+//!   with the same schedule `compare` uses (rounds, seeded random order), so every difference
+//!   is noise; the rows and the false positives are [`crate::verdict::calibrate`]'s.
+//! - **find-n** ([`Calibration::FindN`], Node's `benchmark/calibrate-n.js`, spec §6): per
+//!   benchmark file, run it `runs` times with `KEY=start_n`, then multiply KEY by `increase`,
+//!   at most `max_increases` times, until the coefficient of variation is below
+//!   `cv_threshold` overall (the mean of the configurations' CVs) and below twice that for
+//!   every configuration ([`crate::verdict::calibrate::find_n_ok`]).
+//!
+//! The text of the outcome is [`crate::render::calibrate`]'s; the caller prints it.
+
+use super::affinity::{CpuList, cpuset_from_set_values};
+use super::plan::discover;
+use super::schedule::{Job, Order};
+use super::{Observer, Plan, Report, RunOptions, RunnerError};
+use crate::format::results::{JobRecord, JobStatus, Record, ResultsWriter};
+use crate::sample::{Sample, SampleSet, Side};
+use crate::verdict::calibrate::{self, AaRow, FalsePositives};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// What `calibrate` runs (built from its options).
+#[derive(Clone, Debug)]
+pub struct CalibratePlan {
+    /// The binary to calibrate (a path, or a name looked up in PATH).
+    pub bin: PathBuf,
+    /// Runs per side (A/A) or per tried value (find-n); at least 2.
+    pub runs: u32,
+    /// Accuracy to plan for, in percent: the runs a side needs for a 95% half-width at or
+    /// below it.
+    pub target_accuracy: f64,
+    /// Keep files whose name contains one of these (none: every file).
+    pub filter: Vec<String>,
+    /// Skip files whose name contains one of these (wins over `filter`).
+    pub exclude: Vec<String>,
+    /// `KEY=VALUE` arguments passed to every benchmark (as in compare).
+    pub set: Vec<String>,
+    /// The benchmark folder (default: ./benchmark, or the first `benchmark` folder upward).
+    pub benchmark_dir: Option<PathBuf>,
+    /// Job order.
+    pub order: Order,
+    /// Seed of the random order (default: from the clock).
+    pub seed: Option<u64>,
+    /// Per-job limit in seconds.
+    pub timeout: Option<f64>,
+    /// CPUs to pin the children to (taskset list).
+    pub cpus: Option<String>,
+    /// The results file (default ./benchdiff-results/calibrate-<unix time>.jsonl).
+    pub results: Option<PathBuf>,
+    /// Search a parameter value instead of the A/A run.
+    pub find_n: Option<FindN>,
+    /// Categories (sub-folders of the benchmark folder), or `all`.
+    pub categories: Vec<String>,
+}
+
+/// The search of calibrate-n: which parameter, where it starts, how it grows.
+#[derive(Clone, Debug)]
+pub struct FindN {
+    /// The benchmark parameter searched.
+    pub key: String,
+    /// First value tried (above 0).
+    pub start_n: f64,
+    /// Factor between tried values (above 1).
+    pub increase: f64,
+    /// How many times the value may be increased.
+    pub max_increases: u32,
+    /// Overall CV threshold in percent (every configuration: twice this).
+    pub cv_threshold: f64,
+}
+
+/// The value chosen for one benchmark file.
+#[derive(Clone, Debug)]
+pub struct Chosen {
+    /// The file, `category/file.js`.
+    pub file: String,
+    /// The value that met the thresholds (`None`: none did, or the file has no such parameter).
+    pub value: Option<f64>,
+    /// Why: the CV reached, or what went wrong.
+    pub why: String,
+}
+
+/// What `calibrate` found.
+#[derive(Debug)]
+pub enum Calibration {
+    /// The A/A run: rows per configuration, the false positives, the wall time in seconds.
+    Aa {
+        /// One row per configuration.
+        rows: Vec<AaRow>,
+        /// The rows that came out significant, with their rate.
+        false_positives: Option<FalsePositives>,
+        /// The run's wall time in seconds.
+        wall_s: f64,
+        /// A job failed.
+        failed: bool,
+    },
+    /// The A/A run produced no sample.
+    NoSamples,
+    /// The find-n search: the value per file, in plan order.
+    FindN {
+        /// One entry per file searched (fewer when interrupted).
+        chosen: Vec<Chosen>,
+        /// A job failed.
+        failed: bool,
+    },
+}
+
+/// Collects samples and writes job records.
+struct CalObserver<'a> {
+    set: SampleSet,
+    results: ResultsWriter,
+    log: &'a mut dyn Write,
+}
+
+impl Observer for CalObserver<'_> {
+    fn sample(&mut self, job: &Job, file: &str, r: &Report) -> std::io::Result<()> {
+        let id = self.set.intern_configuration(file, &r.configuration);
+        self.set.mark_rounds_recorded(); // the runner's rounds ran old and new together
+        self.set.push(Sample {
+            benchmark: id,
+            side: job.side,
+            metric: crate::sample::RATE,
+            value: r.rate,
+            time_s: r.time_s,
+            run: Some(job.run),
+        });
+        Ok(())
+    }
+
+    fn job_finished(&mut self, job: &Job, record: &JobRecord) -> std::io::Result<()> {
+        self.results.write(&Record::Job(record.clone()))?;
+        if record.status != JobStatus::Ok {
+            writeln!(
+                self.log,
+                "benchdiff: job failed: {} ({}, run {}): {}",
+                record.file,
+                job.side,
+                job.run + 1,
+                record.error.as_deref().unwrap_or("failed")
+            )?;
+        }
+        Ok(())
+    }
+}
+
+fn now_unix_s() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+fn prepare(args: &CalibratePlan) -> Result<Plan, RunnerError> {
+    for s in &args.set {
+        if s.split_once('=').is_none_or(|(k, _)| k.is_empty()) {
+            return Err(RunnerError::Io(format!(
+                "--set {s:?}: expected KEY=VALUE (e.g. --set n=1000)"
+            )));
+        }
+    }
+    if let Some(t) = args.timeout
+        && !(t.is_finite() && t > 0.0)
+    {
+        return Err(RunnerError::Io(format!(
+            "--timeout {t}: not a positive number of seconds"
+        )));
+    }
+    if let Some(f) = &args.find_n
+        && !(f.start_n > 0.0 && f.increase > 1.0)
+    {
+        return Err(RunnerError::Io(
+            "--find-n needs --start-n above 0 and --increase above 1".to_owned(),
+        ));
+    }
+    let cwd = std::env::current_dir().map_err(|e| RunnerError::Io(e.to_string()))?;
+    let exec = discover::resolve_binary("--bin", &args.bin, &cwd)?;
+    let dir = discover::find_benchmark_dir(args.benchmark_dir.as_deref(), &cwd)?;
+    let files = discover::select(&dir, &args.categories, &args.filter, &args.exclude)?;
+    let cpuset = cpuset_from_set_values(&args.set)?;
+    let cpus = match (&args.cpus, cpuset) {
+        (Some(_), Some(_)) => {
+            return Err(RunnerError::CpuSet(
+                "give either --cpus or --set CPUSET=…, not both".to_owned(),
+            ));
+        }
+        (Some(c), None) => Some(CpuList::parse(c)?),
+        (None, c) => c,
+    };
+    let seed = args.seed.unwrap_or_else(|| {
+        let t = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0);
+        (t ^ (u64::from(std::process::id()) << 32)) >> 11
+    });
+    Ok(Plan {
+        old: args.bin.display().to_string(),
+        new: args.bin.display().to_string(),
+        old_exec: exec.clone(),
+        new_exec: exec,
+        benchmark_dir: dir,
+        files,
+        runs: args.runs,
+        set: args.set.clone(),
+        order: args.order,
+        seed,
+        cpus,
+    })
+}
+
+/// Runs a calibration: the results file (plan and machine records first), the machine
+/// checks, then the A/A run or the find-n search. The machine lines, the results file's
+/// path, the plan line, each failed job and each find-n step are written to `log` as they
+/// happen.
+///
+/// # Errors
+/// Outer: `log` or the results file cannot be written. Inner: a usage message (bad options,
+/// no benchmark, the results file cannot be created).
+pub fn calibrate(
+    args: &CalibratePlan,
+    log: &mut dyn Write,
+) -> std::io::Result<Result<Calibration, String>> {
+    let plan = match prepare(args) {
+        Ok(p) => p,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    let path = args.results.clone().unwrap_or_else(|| {
+        PathBuf::from("benchdiff-results").join(format!("calibrate-{}.jsonl", now_unix_s() as u64))
+    });
+    let mut results = match ResultsWriter::create(&path) {
+        Ok(r) => r,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    let timeout = args.timeout.map(Duration::from_secs_f64);
+    results.write(&Record::Run(plan.header(timeout, now_unix_s())))?;
+    let info = super::machine::check(plan.cpus.as_ref());
+    results.write(&Record::Machine(info.clone()))?;
+    write!(log, "{}", info.render())?;
+    writeln!(log, "benchdiff: results file: {}", path.display())?;
+    let opts = RunOptions {
+        timeout,
+        fail_fast: false,
+    };
+    let stop = AtomicBool::new(false);
+    let obs = CalObserver {
+        set: SampleSet::new(),
+        results,
+        log,
+    };
+    match &args.find_n {
+        Some(f) => find_n(f, &plan, opts, &stop, obs).map(Ok),
+        None => aa(args.target_accuracy, &plan, opts, &stop, obs).map(Ok),
+    }
+}
+
+fn aa(
+    target_accuracy: f64,
+    plan: &Plan,
+    opts: RunOptions,
+    stop: &AtomicBool,
+    mut obs: CalObserver<'_>,
+) -> std::io::Result<Calibration> {
+    let jobs = plan.schedule();
+    writeln!(
+        obs.log,
+        "benchdiff: A/A calibration of {}: {} file(s) x {} run(s) x 2 sides = {} jobs, order {}, seed {}",
+        plan.old,
+        plan.files.len(),
+        plan.runs,
+        jobs.len(),
+        match plan.order {
+            Order::Node => "node",
+            Order::Random => "random",
+        },
+        plan.seed
+    )?;
+    let started = std::time::Instant::now();
+    let summary = super::execute(plan, &jobs, opts, stop, &mut obs);
+    let set = std::mem::take(&mut obs.set);
+    drop(obs);
+    let wall_s = started.elapsed().as_secs_f64();
+    if set.is_empty() {
+        return Ok(Calibration::NoSamples);
+    }
+    let rows = calibrate::aa_rows(&set, target_accuracy);
+    let false_positives = calibrate::false_positives(&rows, &set);
+    Ok(Calibration::Aa {
+        rows,
+        false_positives,
+        wall_s,
+        failed: !summary.failed.is_empty(),
+    })
+}
+
+fn find_n(
+    f: &FindN,
+    plan: &Plan,
+    opts: RunOptions,
+    stop: &AtomicBool,
+    mut obs: CalObserver<'_>,
+) -> std::io::Result<Calibration> {
+    let key = f.key.as_str();
+    let base_set: Vec<String> = plan
+        .set
+        .iter()
+        .filter(|s| s.split_once('=').is_none_or(|(k, _)| k != key))
+        .cloned()
+        .collect();
+    let mut chosen: Vec<Chosen> = Vec::new();
+    let mut failed = false;
+    let mut position = 0u32;
+    for (fi, file) in plan.files.iter().enumerate() {
+        let mut value = f.start_n;
+        let mut result: (Option<f64>, String) = (None, String::new());
+        for step in 0..=f.max_increases {
+            let mut set = base_set.clone();
+            set.push(format!(
+                "{key}={}",
+                crate::format::inspect::js_number(value)
+            ));
+            let p = Plan {
+                set,
+                ..plan.clone()
+            };
+            let jobs: Vec<Job> = (0..plan.runs)
+                .map(|r| {
+                    position += 1;
+                    Job {
+                        position: position - 1,
+                        file: fi,
+                        run: r,
+                        side: Side::Old,
+                    }
+                })
+                .collect();
+            obs.set = SampleSet::new();
+            let s = super::execute(&p, &jobs, opts, stop, &mut obs);
+            failed |= !s.failed.is_empty();
+            let comps = crate::compare::group(&obs.set);
+            let has_key = obs.set.benchmarks().iter().any(|b| {
+                b.configuration.params.iter().any(|(k, _)| k == key)
+                    || b.configuration
+                        .text
+                        .split(' ')
+                        .any(|kv| kv.split_once('=').is_some_and(|(k, _)| k == key))
+            });
+            if comps.is_empty() || !has_key {
+                result = (
+                    None,
+                    if comps.is_empty() {
+                        "no samples".to_owned()
+                    } else {
+                        format!("no parameter {key}")
+                    },
+                );
+                break;
+            }
+            let st = calibrate::find_step(value, &comps);
+            let ok = calibrate::find_n_ok(&st, f.cv_threshold);
+            writeln!(
+                obs.log,
+                "benchdiff: find-n: {file} {key}={}: overall CV {:.2}%, worst {:.2}% ({}){}",
+                crate::format::inspect::js_number(value),
+                st.overall_cv_pct,
+                st.worst.0,
+                st.worst.1,
+                if ok { " -> ok" } else { "" }
+            )?;
+            if ok {
+                result = (Some(value), format!("CV {:.2}% overall", st.overall_cv_pct));
+                break;
+            }
+            if step == f.max_increases {
+                result = (
+                    None,
+                    format!(
+                        "no value up to {key}={} met CV < {}% overall and < {}% per configuration",
+                        crate::format::inspect::js_number(value),
+                        f.cv_threshold,
+                        2.0 * f.cv_threshold
+                    ),
+                );
+            }
+            value *= f.increase;
+        }
+        chosen.push(Chosen {
+            file: file.clone(),
+            value: result.0,
+            why: result.1,
+        });
+        if stop.load(std::sync::atomic::Ordering::SeqCst) {
+            break;
+        }
+    }
+    Ok(Calibration::FindN { chosen, failed })
+}

@@ -1,0 +1,805 @@
+//! `compare` of Node-format benchmark files under an old and a new binary, like Node's
+//! `benchmark/compare.js` (spec §1): the plan from the options or a `--resume` file
+//! ([`prepare`]), then the run ([`execute`]) that writes the compare.js CSV and the JSON Lines
+//! results file and returns the samples for the report. Command benchmarks are
+//! [`super::command_bench`].
+
+use super::adaptive::{DecideRule, Outcome, Rule};
+use super::affinity::{CpuList, cpuset_from_set_values};
+use super::clock::{default_results_path, default_seed, now_unix_s};
+use super::plan::discover;
+use super::schedule::{Job, Order};
+use super::shard::{ShardRequest, ShardRun};
+use super::signals::{INTERRUPTED, SignalGuard};
+use super::{Observer, Plan, Report, RunOptions, RunnerError, Summary};
+use crate::format::node_csv::write::CsvWriter;
+use crate::format::results::{
+    self, JobRecord, JobStatus, Record, ResultsWriter, ResumeMark, RunHeader, UnusedSamples,
+};
+use crate::render::RunInfo;
+use crate::sample::{Sample, SampleSet, Side};
+use std::collections::HashSet;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How many of a failed job's last stderr lines are echoed (the results file keeps more).
+const STDERR_LINES_SHOWN: usize = 12;
+
+/// What `compare` of Node files runs (built from its options).
+#[derive(Clone, Debug)]
+pub struct NodeCompare {
+    /// The baseline binary (a path, or a name looked up in PATH).
+    pub old: Option<PathBuf>,
+    /// The candidate binary.
+    pub new: Option<PathBuf>,
+    /// Runs per binary and file (under `--runs auto`: the most, `--max-runs`).
+    pub runs: u32,
+    /// `--runs auto`: the run limits and, under `--stop decided`, its settings.
+    pub rules: Option<(Rule, Option<DecideRule>)>,
+    /// Keep files whose name contains one of these (none: every file).
+    pub filter: Vec<String>,
+    /// Skip files whose name contains one of these (wins over `filter`).
+    pub exclude: Vec<String>,
+    /// `KEY=VALUE` arguments passed to every benchmark.
+    pub set: Vec<String>,
+    /// The benchmark folder (default: ./benchmark, or the first `benchmark` folder upward).
+    pub benchmark_dir: Option<PathBuf>,
+    /// Job order.
+    pub order: Order,
+    /// Seed of the random order (default: from the clock).
+    pub seed: Option<u64>,
+    /// Per-job limit in seconds.
+    pub timeout: Option<f64>,
+    /// Stop at the first failed job.
+    pub fail_fast: bool,
+    /// The CSV file (`-`: stdout).
+    pub csv: Option<PathBuf>,
+    /// The results file (default: next to the CSV file, else ./benchdiff-results/).
+    pub results: Option<PathBuf>,
+    /// Replace an existing CSV or results file.
+    pub force: bool,
+    /// Continue the run of this results file.
+    pub resume: Option<PathBuf>,
+    /// CPUs to pin the children to (taskset list).
+    pub cpus: Option<String>,
+    /// No progress bar.
+    pub no_progress: bool,
+    /// Categories (sub-folders of the benchmark folder), or `all`.
+    pub categories: Vec<String>,
+    /// The shard of the plan to run.
+    pub shard: ShardRequest,
+}
+
+/// Where a run writes: the CSV may go to `stdout`; machine lines, notes and failed jobs to
+/// `log` (stderr).
+pub struct Streams<'a> {
+    /// Standard output (the CSV when it is not a terminal).
+    pub stdout: &'a mut dyn Write,
+    /// Standard error.
+    pub log: &'a mut dyn Write,
+    /// Standard output is a terminal: no CSV there, and the report follows.
+    pub stdout_is_terminal: bool,
+    /// Standard error is a terminal: a progress bar is drawn.
+    pub stderr_is_terminal: bool,
+}
+
+/// What a finished (or stopped) Node-file comparison produced.
+#[derive(Debug)]
+pub struct NodeRun {
+    /// The samples of the jobs that ended `ok` (resumed ones included).
+    pub set: SampleSet,
+    /// Samples of jobs that did not end `ok`: left out of the report, noted per row.
+    pub unused: UnusedSamples,
+    /// How the run ended.
+    pub summary: Summary,
+    /// `--runs auto`: what the run did, for the closing summary.
+    pub adaptive: Option<Outcome>,
+    /// The results file.
+    pub results_path: PathBuf,
+    /// Jobs this run had to run (after `--resume` and `--shard`).
+    pub jobs_to_run: usize,
+    /// A shard of the plan ran (the other shards' jobs are not "not run" here).
+    pub sharded: bool,
+    /// The run facts for the report.
+    pub run: RunInfo,
+    /// The report should follow: the CSV did not go to stdout, and stdout is a terminal or
+    /// the CSV went to a file.
+    pub want_report: bool,
+}
+
+/// The longest `--timeout` (and suite `timeout`) accepted: one year, in seconds.
+pub const MAX_TIMEOUT_S: f64 = super::plan::suite::MAX_TIMEOUT_S;
+
+/// Parses a `--timeout` value: seconds, finite, above 0 and at most [`MAX_TIMEOUT_S`].
+///
+/// # Errors
+/// A message naming the value.
+pub fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= MAX_TIMEOUT_S => Ok(v),
+        Ok(v) if v.is_finite() && v > MAX_TIMEOUT_S => Err(format!(
+            "'{s}' seconds is more than the longest timeout, one year ({MAX_TIMEOUT_S} s)"
+        )),
+        _ => Err(format!("'{s}' is not a positive number of seconds")),
+    }
+}
+
+/// A checked timeout as a [`Duration`] (`what` names its origin in the error).
+///
+/// # Errors
+/// Not a number of seconds above 0 and at most one year.
+pub fn timeout_duration(what: &str, secs: f64) -> Result<Duration, String> {
+    parse_seconds(&secs.to_string())
+        .ok()
+        .and_then(|v| Duration::try_from_secs_f64(v).ok())
+        .ok_or_else(|| {
+            format!("{what} {secs}: not a number of seconds above 0 and at most one year")
+        })
+}
+
+/// Progress on stderr: jobs with ETA, files, runs, configurations of the running child.
+struct Progress {
+    bar: indicatif::ProgressBar,
+    nfiles: usize,
+    runs: u32,
+    per_file_done: Vec<u32>,
+    queue: Option<u64>,
+    configs_done: u64,
+    current: String,
+}
+
+impl Progress {
+    fn new(total: usize, plan: &Plan, done: &[JobRecord]) -> Progress {
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(total as u64),
+            indicatif::ProgressDrawTarget::stderr(),
+        );
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "[{elapsed_precise}] {bar:24} {pos}/{len} jobs, ETA {eta} | {wide_msg}",
+        ) {
+            bar.set_style(style);
+        }
+        bar.enable_steady_tick(Duration::from_secs(1));
+        let mut per_file_done = vec![0u32; plan.files.len()];
+        for r in done {
+            if let Some(i) = plan.files.iter().position(|f| *f == r.file) {
+                per_file_done[i] += 1;
+            }
+        }
+        Progress {
+            bar,
+            nfiles: plan.files.len(),
+            runs: plan.runs,
+            per_file_done,
+            queue: None,
+            configs_done: 0,
+            current: String::new(),
+        }
+    }
+
+    fn redraw(&self) {
+        let files_done = self
+            .per_file_done
+            .iter()
+            .filter(|&&n| n >= 2 * self.runs)
+            .count();
+        let configs = match self.queue {
+            Some(q) => format!("{}/{q} configs", self.configs_done),
+            None => format!("{} configs", self.configs_done),
+        };
+        self.bar.set_message(format!(
+            "{files_done}/{} files | {configs} | {}",
+            self.nfiles, self.current
+        ));
+    }
+}
+
+struct CompareObserver<'a> {
+    set: SampleSet,
+    csv: Option<CsvWriter<Box<dyn Write + 'a>>>,
+    /// Where the CSV goes (`--csv PATH` or `stdout`), for error messages.
+    csv_name: String,
+    results: ResultsWriter,
+    stderr: &'a mut dyn Write,
+    progress: Option<Progress>,
+    runs: u32,
+    /// Samples of jobs that did not end `ok`: left out of the report, noted per row.
+    unused: UnusedSamples,
+}
+
+impl CompareObserver<'_> {
+    fn say(&mut self, text: &str) {
+        let stderr = &mut self.stderr;
+        match &self.progress {
+            Some(p) => p.bar.suspend(|| {
+                let _ = stderr.write_all(text.as_bytes());
+                let _ = stderr.flush();
+            }),
+            None => {
+                let _ = stderr.write_all(text.as_bytes());
+                let _ = stderr.flush();
+            }
+        }
+    }
+
+    /// Adds a sample of an `ok` job to the report's set.
+    fn add(&mut self, side: Side, run: u32, file: &str, r: &Report) {
+        let id = self.set.intern_configuration(file, &r.configuration);
+        self.set.mark_rounds_recorded(); // the runner's rounds ran old and new together
+        self.set.push(Sample {
+            benchmark: id,
+            side,
+            metric: crate::sample::RATE,
+            value: r.rate,
+            time_s: r.time_s,
+            run: Some(run),
+        });
+    }
+
+    /// Writes one CSV row.
+    fn csv_row(&mut self, side: Side, file: &str, r: &Report) -> std::io::Result<()> {
+        if let Some(csv) = &mut self.csv {
+            csv.row(side, file, &r.configuration.text, r.rate, &r.time_text)
+                .map_err(|e| {
+                    std::io::Error::new(e.kind(), format!("CSV output {}: {e}", self.csv_name))
+                })?;
+        }
+        Ok(())
+    }
+}
+
+impl Observer for CompareObserver<'_> {
+    fn job_started(&mut self, job: &Job, file: &str) {
+        if let Some(p) = &mut self.progress {
+            p.queue = None;
+            p.configs_done = 0;
+            p.current = format!("{file} ({}, run {}/{})", job.side, job.run + 1, p.runs);
+            p.redraw();
+        }
+    }
+
+    fn config(&mut self, _job: &Job, queue_length: Option<u64>) {
+        if let Some(p) = &mut self.progress {
+            p.queue = queue_length;
+            p.redraw();
+        }
+    }
+
+    fn sample(&mut self, job: &Job, file: &str, report: &Report) -> std::io::Result<()> {
+        // The CSV gets every row as it arrives (as compare.js writes it); the report's set only
+        // the samples of jobs that end `ok` (added in `job_finished`).
+        self.csv_row(job.side, file, report)?;
+        if let Some(p) = &mut self.progress {
+            p.configs_done += 1;
+            p.redraw();
+        }
+        Ok(())
+    }
+
+    fn record(&mut self, record: &Record) -> std::io::Result<()> {
+        self.results.write(record)
+    }
+
+    fn job_finished(&mut self, job: &Job, record: &JobRecord) -> std::io::Result<()> {
+        self.results.write(&Record::Job(record.clone()))?;
+        if record.status == JobStatus::Ok {
+            for s in &record.samples {
+                self.add(job.side, job.run, &record.file, &s.to_report());
+            }
+        } else {
+            self.unused.add(record);
+        }
+        let what = format!(
+            "{} under {} (run {}/{})",
+            record.file,
+            job.side,
+            job.run + 1,
+            self.runs
+        );
+        match (record.status, &record.error) {
+            (JobStatus::Ok, None) => {}
+            (JobStatus::Ok, Some(note)) => self.say(&format!("benchdiff: note: {what}: {note}\n")),
+            (JobStatus::Interrupted, _) => {}
+            (_, err) => {
+                let mut text = format!(
+                    "benchdiff: job failed: {what}: {}\n",
+                    err.as_deref().unwrap_or("failed")
+                );
+                let skip = record.stderr_tail.len().saturating_sub(STDERR_LINES_SHOWN);
+                for l in &record.stderr_tail[skip..] {
+                    text.push_str(&format!("  stderr | {l}\n"));
+                }
+                self.say(&text);
+            }
+        }
+        if let Some(p) = &mut self.progress {
+            if let Some(n) = p.per_file_done.get_mut(job.file) {
+                *n += 1;
+            }
+            p.bar.inc(1);
+            p.redraw();
+        }
+        Ok(())
+    }
+}
+
+/// Checks `--csv`, `--results` and `--resume` before anything runs or is created
+/// ([`super::outputs::check`]); with `--force`, removes an existing results file to replace.
+///
+/// # Errors
+/// A message naming the option and the file.
+pub fn check_outputs(
+    csv: Option<&Path>,
+    resume: Option<&Path>,
+    results: Option<&Path>,
+    force: bool,
+) -> Result<(), String> {
+    use super::outputs::{Output, Use, check};
+    let mut outs = Vec::new();
+    let csv = csv.filter(|p| p.as_os_str() != "-");
+    if let Some(p) = csv {
+        // The CSV's folder is not created (the results file's is).
+        if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty())
+            && !dir.is_dir()
+        {
+            return Err(format!(
+                "--csv {}: no folder {}",
+                p.display(),
+                dir.display()
+            ));
+        }
+        outs.push(Output {
+            option: "--csv",
+            path: p,
+            usage: Use::Create,
+        });
+    }
+    if let Some(p) = resume {
+        outs.push(Output {
+            option: "--resume",
+            path: p,
+            usage: Use::Append,
+        });
+    }
+    if let Some(p) = results {
+        outs.push(Output {
+            option: "--results",
+            path: p,
+            usage: Use::Create,
+        });
+    }
+    check(&outs, force)?;
+    if force
+        && let Some(p) = results
+        && p.is_file()
+    {
+        std::fs::remove_file(p).map_err(|e| format!("--results {}: {e}", p.display()))?;
+    }
+    Ok(())
+}
+
+/// A Node-file comparison ready to run: its plan, the results file (header written), and for
+/// `--resume` the jobs already done.
+pub struct Prepared {
+    plan: Plan,
+    timeout: Option<Duration>,
+    results: ResultsWriter,
+    done: Vec<JobRecord>,
+    warnings: Vec<String>,
+    resumed: bool,
+    /// Samples of earlier jobs that did not end `ok` (a resumed run's file).
+    unused: UnusedSamples,
+    /// `--runs auto`'s rule (a resumed run: the one recorded in its results file).
+    adaptive: Option<super::adaptive::Rule>,
+    /// `--stop decided`'s settings (a resumed run: recorded in its results file).
+    decided: Option<super::adaptive::DecideRule>,
+    /// A resumed run's recorded `--csv` file (appended to when no --csv is given).
+    recorded_csv: Option<PathBuf>,
+    /// `--shard K/N`: the shard's record and the jobs it keeps.
+    shard: Option<ShardRun>,
+}
+
+/// Builds the plan (or loads it from the `--resume` file), checks it, and creates (or opens
+/// for appending) the results file with its plan and shard records.
+///
+/// # Errors
+/// Bad options, no benchmark, a binary that cannot run, or the results file cannot be
+/// written.
+pub fn prepare(args: &NodeCompare) -> Result<Prepared, RunnerError> {
+    let rules = args.rules;
+    let (adaptive, decided) = (rules.map(|r| r.0), rules.and_then(|r| r.1));
+    for s in &args.set {
+        if s.split_once('=').is_none_or(|(k, _)| k.is_empty()) {
+            return Err(RunnerError::Io(format!(
+                "--set {s:?}: expected KEY=VALUE (e.g. --set n=1000)"
+            )));
+        }
+    }
+    if let Some(path) = &args.resume {
+        let loaded = results::load(path)?;
+        let Some(header) = loaded.node_header() else {
+            return Err(RunnerError::Io(format!(
+                "--resume {}: this is the results file of a command-benchmark run; --resume \
+                 continues Node-file runs only. Run the command benchmarks again (the samples \
+                 recorded so far can be read with: benchdiff report {})",
+                path.display(),
+                path.display()
+            )));
+        };
+        let plan = Plan::from_header(header)?;
+        let timeout = match args.timeout {
+            Some(t) => Some(timeout_duration("--timeout", t).map_err(RunnerError::Io)?),
+            None => header
+                .timeout_s
+                .map(|t| timeout_duration(&format!("{}: timeout_s", path.display()), t))
+                .transpose()
+                .map_err(RunnerError::Io)?,
+        };
+        let results = ResultsWriter::append(path)?;
+        let recorded_csv = header.csv.clone();
+        let shard = super::shard::resumed(path).map_err(RunnerError::Io)?;
+        let decided = header.decided;
+        return Ok(Prepared {
+            plan,
+            timeout,
+            results,
+            done: loaded.done,
+            warnings: loaded.warnings,
+            resumed: true,
+            unused: loaded.unused,
+            adaptive: loaded.adaptive,
+            decided,
+            recorded_csv,
+            shard,
+        });
+    }
+    let cwd = std::env::current_dir().map_err(|e| RunnerError::Io(e.to_string()))?;
+    let (Some(old), Some(new)) = (&args.old, &args.new) else {
+        return Err(RunnerError::Binary(
+            "--old and --new are required".to_owned(),
+        ));
+    };
+    let old_exec = discover::resolve_binary("--old", old, &cwd)?;
+    let new_exec = discover::resolve_binary("--new", new, &cwd)?;
+    let dir = discover::find_benchmark_dir(args.benchmark_dir.as_deref(), &cwd)?;
+    let files = discover::select(&dir, &args.categories, &args.filter, &args.exclude)?;
+    let cpuset = cpuset_from_set_values(&args.set)?;
+    let cpus = match (&args.cpus, cpuset) {
+        (Some(_), Some(_)) => {
+            return Err(RunnerError::CpuSet(
+                "give either --cpus or --set CPUSET=…, not both".to_owned(),
+            ));
+        }
+        (Some(c), None) => Some(CpuList::parse(c)?),
+        (None, c) => c,
+    };
+    let runs = args.runs;
+    let jobs = (files.len() as u128) * u128::from(runs) * 2;
+    if runs > super::plan::suite::MAX_RUNS || jobs > super::command_bench::MAX_JOBS as u128 {
+        return Err(RunnerError::Io(format!(
+            "--runs {runs}: {} file(s) x {runs} run(s) x 2 binaries = {jobs} jobs; at most {} \
+             runs and {} jobs are allowed",
+            files.len(),
+            super::plan::suite::MAX_RUNS,
+            super::command_bench::MAX_JOBS
+        )));
+    }
+    let shard_plan = args.shard.resolve().map_err(RunnerError::Io)?;
+    if shard_plan.is_some() && adaptive.is_some() {
+        return Err(RunnerError::Io(
+            "--shard with --runs auto: a sharded run needs a fixed number of runs".to_owned(),
+        ));
+    }
+    let mut plan = Plan {
+        old: old.display().to_string(),
+        new: new.display().to_string(),
+        old_exec,
+        new_exec,
+        benchmark_dir: dir,
+        files,
+        runs,
+        set: args.set.clone(),
+        order: args.order,
+        seed: args.seed.unwrap_or_else(default_seed),
+        cpus,
+    };
+    let shard = shard_plan
+        .map(|sp| super::shard::node_shard(&sp, &mut plan, args.seed.is_some()))
+        .transpose()
+        .map_err(RunnerError::Io)?;
+    let path = args
+        .results
+        .clone()
+        .unwrap_or_else(|| default_results_path(args.csv.as_deref()));
+    let timeout = args
+        .timeout
+        .map(|t| timeout_duration("--timeout", t))
+        .transpose()
+        .map_err(RunnerError::Io)?;
+    let mut results = ResultsWriter::create(&path)?;
+    let header = RunHeader {
+        adaptive,
+        decided,
+        csv: args
+            .csv
+            .as_deref()
+            .filter(|p| p.as_os_str() != "-")
+            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())),
+        ..plan.header(timeout, now_unix_s())
+    };
+    results
+        .write(&Record::Run(header))
+        .map_err(|e| RunnerError::Results(format!("{}: {e}", path.display())))?;
+    if let Some(s) = &shard {
+        results
+            .write(&Record::Shard(s.record.clone()))
+            .map_err(|e| RunnerError::Results(format!("{}: {e}", path.display())))?;
+    }
+    Ok(Prepared {
+        plan,
+        timeout,
+        results,
+        done: Vec::new(),
+        warnings: Vec::new(),
+        resumed: false,
+        unused: UnusedSamples::default(),
+        adaptive,
+        decided,
+        recorded_csv: None,
+        shard,
+    })
+}
+
+/// Runs a prepared comparison: machine checks (recorded and written to `out.log`), the plan
+/// line, the CSV (to `out.stdout` when it is not a terminal, or to `--csv FILE`), the results
+/// file, a progress bar when `out.stderr_is_terminal`, each failed job with the end of its
+/// stderr as it ends; the samples of the jobs that ended `ok` come back for the report.
+///
+/// # Errors
+/// Outer: `out` or the results file cannot be written. Inner: the CSV cannot be created.
+pub fn execute(
+    args: &NodeCompare,
+    prep: Prepared,
+    out: Streams<'_>,
+) -> std::io::Result<Result<NodeRun, String>> {
+    let Prepared {
+        plan,
+        timeout,
+        mut results,
+        done,
+        warnings,
+        resumed,
+        unused,
+        adaptive: rule,
+        decided,
+        recorded_csv,
+        shard,
+    } = prep;
+    // `--resume` without --csv keeps appending to the run's own CSV (recorded in its header).
+    let append_csv = recorded_csv.filter(|_| args.csv.is_none());
+    let csv_to_stdout = match &args.csv {
+        Some(p) => p.as_os_str() == "-",
+        None => append_csv.is_none() && !out.stdout_is_terminal,
+    };
+    let csv_file = args
+        .csv
+        .as_ref()
+        .filter(|p| p.as_os_str() != "-")
+        .or(append_csv.as_ref());
+    let want_report = !csv_to_stdout && (out.stdout_is_terminal || csv_file.is_some());
+
+    for w in &warnings {
+        writeln!(
+            out.log,
+            "benchdiff: note: {}: {w}",
+            results.path().display()
+        )?;
+    }
+    let all_jobs = plan.schedule();
+    let done_keys: HashSet<(String, Side, u32)> = done
+        .iter()
+        .map(|r| (r.file.clone(), r.side, r.run))
+        .collect();
+    let todo: Vec<Job> = all_jobs
+        .iter()
+        .filter(|j| !done_keys.contains(&(plan.files[j.file].clone(), j.side, j.run)))
+        .copied()
+        .collect();
+    // `--shard K/N`: only this shard's jobs.
+    let todo = match &shard {
+        Some(s) => super::shard::slice(&todo, &s.assignment, 0),
+        None => todo,
+    };
+    if resumed {
+        results.write(&Record::Resume(ResumeMark {
+            at_unix_s: now_unix_s(),
+            done: done.len(),
+            remaining: todo.len(),
+        }))?;
+    }
+    let machine = super::machine::check(plan.cpus.as_ref());
+    results.write(&Record::Machine(machine.clone()))?;
+    write!(out.log, "{}", machine.render())?;
+    writeln!(
+        out.log,
+        "benchdiff: results file: {}",
+        results.path().display()
+    )?;
+    if let (Some(rule), Some(d)) = (rule, decided) {
+        writeln!(
+            out.log,
+            "{}",
+            super::adaptive::decided_rule_line(&d, rule.min_runs, rule.max_runs)
+        )?;
+    } else if let Some(rule) = rule {
+        writeln!(
+            out.log,
+            "benchdiff: --runs auto: a configuration stops once its 95% interval is within ±{}% \
+             of the old mean (at least {} runs, at most {}; the job count below is the most)",
+            rule.target_pct, rule.min_runs, rule.max_runs
+        )?;
+    }
+    writeln!(
+        out.log,
+        "benchdiff: {} file(s) x {} run(s) x 2 binaries = {} jobs, order {}{}{}",
+        plan.files.len(),
+        plan.runs,
+        all_jobs.len(),
+        match plan.order {
+            Order::Node => "node",
+            Order::Random => "random",
+        },
+        if plan.order == Order::Random {
+            format!(", seed {}", plan.seed)
+        } else {
+            String::new()
+        },
+        if resumed {
+            format!("; resuming: {} done, {} to run", done.len(), todo.len())
+        } else {
+            String::new()
+        }
+    )?;
+    if let Some(s) = &shard {
+        writeln!(out.log, "{}", super::shard::describe(s, all_jobs.len()))?;
+    }
+    if !csv_to_stdout && csv_file.is_none() {
+        writeln!(
+            out.log,
+            "benchdiff: stdout is a terminal: no CSV written (use --csv FILE); the report follows at the end"
+        )?;
+    }
+
+    let (stdout, stderr) = (out.stdout, out.log);
+    let csv_sink: Option<Box<dyn Write + '_>> = if csv_to_stdout {
+        Some(Box::new(stdout))
+    } else if let Some(p) = csv_file {
+        let f = if append_csv.is_some() {
+            std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(p)
+        } else {
+            std::fs::File::create(p)
+        };
+        match f {
+            Ok(f) => Some(Box::new(BufWriter::new(f))),
+            Err(e) => return Ok(Err(format!("--csv {}: {e}", p.display()))),
+        }
+    } else {
+        None
+    };
+    let csv_name = match csv_file {
+        Some(p) if !csv_to_stdout => p.display().to_string(),
+        _ => "stdout".to_owned(),
+    };
+    // Appending to a CSV that has its header (and the rows of the jobs done so far).
+    let continuing = append_csv
+        .as_ref()
+        .is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0));
+    let csv = match csv_sink
+        .map(|w| {
+            if continuing {
+                Ok(CsvWriter::continuing(w))
+            } else {
+                CsvWriter::new(w)
+            }
+        })
+        .transpose()
+    {
+        Ok(c) => c,
+        Err(e) => return Ok(Err(format!("CSV output {csv_name}: {e}"))),
+    };
+    let progress = if !args.no_progress && out.stderr_is_terminal {
+        Some(Progress::new(todo.len(), &plan, &done))
+    } else {
+        None
+    };
+    let mut obs = CompareObserver {
+        set: SampleSet::new(),
+        csv,
+        csv_name,
+        results,
+        stderr,
+        progress,
+        runs: plan.runs,
+        unused,
+    };
+    for r in &done {
+        for s in &r.samples {
+            let rep = s.to_report();
+            obs.add(r.side, r.run, &r.file, &rep);
+            if !continuing {
+                obs.csv_row(r.side, &r.file, &rep)?;
+            }
+        }
+    }
+    let opts = RunOptions {
+        timeout,
+        fail_fast: args.fail_fast,
+    };
+    let (summary, adaptive) = {
+        let _guard = SignalGuard::install();
+        match rule {
+            Some(rule) => {
+                let (s, o) = super::adaptive::execute_adaptive(
+                    &plan,
+                    rule,
+                    decided,
+                    &done,
+                    opts,
+                    &INTERRUPTED,
+                    &mut obs,
+                );
+                (s, Some(o))
+            }
+            None => (
+                super::execute(&plan, &todo, opts, &INTERRUPTED, &mut obs),
+                None,
+            ),
+        }
+    };
+    if let Some(p) = &obs.progress {
+        p.bar.finish_and_clear();
+    }
+    let results_path = obs.results.path().to_path_buf();
+    let set = std::mem::take(&mut obs.set);
+    let unused = std::mem::take(&mut obs.unused);
+    drop(obs);
+    let mut run = run_info(&plan);
+    if let Some(a) = &adaptive {
+        run.sequential = a.settled_rows.clone();
+    }
+    Ok(Ok(NodeRun {
+        set,
+        unused,
+        summary,
+        adaptive,
+        results_path,
+        jobs_to_run: todo.len(),
+        sharded: shard.is_some(),
+        run,
+        want_report,
+    }))
+}
+/// The run facts the reports show (binaries, runs, order, seed).
+fn run_info(plan: &Plan) -> RunInfo {
+    RunInfo {
+        old: plan.old.clone(),
+        new: plan.new.clone(),
+        old_path: plan.old_exec.display().to_string(),
+        new_path: plan.new_exec.display().to_string(),
+        runs: plan.runs,
+        order: match plan.order {
+            Order::Node => "node",
+            Order::Random => "random",
+        }
+        .to_owned(),
+        seed: (plan.order == Order::Random).then_some(plan.seed),
+        files: plan.files.len(),
+        set: plan.set.clone(),
+        cpus: plan.cpus.as_ref().map(|c| c.text.clone()),
+        sequential: Vec::new(),
+    }
+}
