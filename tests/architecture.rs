@@ -25,6 +25,13 @@ const RULES: &[(&[&str], &str, &str)] = &[
         "run",
         "only the CLI drives the runner; the data, math and output layers work on samples",
     ),
+    (
+        &[
+            "format", "compare", "stats", "verdict", "render", "sample", "lines", "error", "run",
+        ],
+        "history",
+        "the history database is fed and read by the CLI; no stage of a run or report needs it",
+    ),
 ];
 
 /// Every top-level module (see [`RULES`]).
@@ -363,4 +370,21 @@ fn the_scanner_reads_groups_and_ignores_comments() {
     assert_eq!(code_part("let a = 1; // see crate::cli"), "let a = 1; ");
     assert_eq!(module_of(Path::new("format/results/mod.rs")), "format");
     assert_eq!(module_of(Path::new("sample.rs")), "sample");
+}
+
+#[test]
+fn a_stage_that_imports_history_is_reported() {
+    let r = Ref {
+        file: "src/run/x.rs".to_owned(),
+        line: 3,
+        from: "run".to_owned(),
+        to: "history".to_owned(),
+    };
+    let bad = rule_violations(&[r]);
+    assert_eq!(bad.len(), 1, "{bad:?}");
+    assert!(
+        bad[0].starts_with("src/run/x.rs:3: `run` imports `history`"),
+        "{}",
+        bad[0]
+    );
 }

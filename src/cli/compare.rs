@@ -165,7 +165,7 @@ pub(crate) fn compare(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32>
     };
     match &mut history {
         Some(h) if code != EXIT_USAGE => {
-            let stored = h.store_run(&results_path, io)?;
+            let stored = super::history_cmd::store_run(h, &results_path, io)?;
             Ok(if !stored && code == 0 {
                 EXIT_FAILED
             } else {

@@ -1,15 +1,16 @@
 //! `benchdiff history …`: store samples per commit, show series and change points, gate CI,
-//! build the static dashboard, prune old data. Wiring only: the work is in
-//! [`crate::history`] and [`crate::stats::changepoint`].
+//! build the static dashboard, prune old data. Options and printing only: storing is
+//! [`crate::history::recorder`], loading and pruning [`crate::history::query`].
 
 use super::{EXIT_FAILED, EXIT_USAGE, Io};
-use crate::format::{self, ReadOptions};
+use crate::format;
 use crate::history::check::{self, CheckOptions};
-use crate::history::series::{self, Filter, History};
-use crate::history::store::{Added, CommitInfo, DEFAULT_DB, MachineRecord, NewFile};
+use crate::history::query::{self, Query};
+use crate::history::recorder::{Recorder, StoreFileError, commit_info, parse_tags};
+use crate::history::series;
+use crate::history::store::{DEFAULT_DB, MachineRecord};
 use crate::history::{self as hist, Store};
-use crate::sample::{SampleSet, Side};
-use crate::stats::changepoint::Params;
+use crate::sample::Side;
 use anyhow::Context;
 
 /// `history` subcommands.
@@ -166,21 +167,6 @@ fn parse_side(s: &str) -> Result<Side, String> {
     Side::from_label(s).ok_or_else(|| format!("'{s}': expected old or new"))
 }
 
-fn parse_tags(tags: &[String]) -> Result<Vec<(String, String)>, String> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    for t in tags {
-        let (k, v) = t
-            .split_once('=')
-            .filter(|(k, _)| !k.is_empty())
-            .ok_or_else(|| format!("--tag '{t}': expected KEY=VALUE"))?;
-        if out.iter().any(|(ok, _)| ok == k) {
-            return Err(format!("--tag: key '{k}' given twice"));
-        }
-        out.push((k.to_owned(), v.to_owned()));
-    }
-    Ok(out)
-}
-
 /// Runs `history`; returns the exit code.
 pub(crate) fn history(args: HistoryArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     match args.command {
@@ -190,24 +176,6 @@ pub(crate) fn history(args: HistoryArgs, io: &mut Io<'_>) -> anyhow::Result<i32>
         HistoryCommand::Dashboard(a) => dashboard(a, io),
         HistoryCommand::Prune(a) => prune(a, io),
     }
-}
-
-fn git(args: &[&str]) -> Option<String> {
-    let out = std::process::Command::new("git").args(args).output().ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
-        .filter(|s| !s.is_empty())
-}
-
-/// The runner's `machine` record (JSON) in a results file, if any.
-fn machine_record(bytes: &[u8]) -> Option<String> {
-    let text = std::str::from_utf8(bytes).ok()?;
-    text.lines()
-        .filter(|l| l.contains("\"machine\""))
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .find(|v| v.get("type").and_then(|t| t.as_str()) == Some("machine"))
-        .map(|v| v.to_string())
 }
 
 fn add(a: AddArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
@@ -232,54 +200,28 @@ fn add(a: AddArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         )?;
         return Ok(EXIT_USAGE);
     };
-    let mut recorder = Recorder {
-        store: Store::open(&a.db.db)?,
+    let mut recorder = Recorder::new(
+        Store::open(&a.db.db)?,
         commit,
-        machine: MachineRecord::this_machine(a.machine.as_deref()),
+        MachineRecord::this_machine(a.machine.as_deref()),
         tags,
-        input_format: a.input_format,
-    };
+        a.input_format,
+    );
     for file in &a.files {
-        match recorder.store_file(std::path::Path::new(file), io)? {
+        let stored = recorder.store_file(std::path::Path::new(file));
+        for w in &stored.warnings {
+            writeln!(io.stderr, "benchdiff: warning: {w}")?;
+        }
+        match stored.outcome {
             Ok(line) => writeln!(io.stdout, "{line}")?,
-            Err(e) => {
+            Err(StoreFileError::Unreadable(e)) => {
                 writeln!(io.stderr, "benchdiff: {e}")?;
                 return Ok(EXIT_USAGE);
             }
+            Err(e) => return Err(e.into()),
         }
     }
     Ok(0)
-}
-
-/// The commit a stored file belongs to: `sha` or `git rev-parse HEAD`, the date given or the
-/// commit's date from git (`None` when neither is known: then the time of adding counts).
-/// `None` when there is no SHA and no git checkout.
-fn commit_info(
-    sha: Option<String>,
-    branch: Option<String>,
-    date_unix_s: Option<i64>,
-    order: Option<i64>,
-) -> Option<CommitInfo> {
-    let sha = sha.or_else(|| git(&["rev-parse", "HEAD"]))?;
-    let date_unix_s = date_unix_s.or_else(|| {
-        git(&["show", "-s", "--format=%cI", &sha]).and_then(|d| hist::parse_rfc3339(&d).ok())
-    });
-    Some(CommitInfo {
-        sha,
-        branch,
-        date_unix_s,
-        order,
-    })
-}
-
-/// An open history database and the commit, machine and tags that files are stored under:
-/// `history add`, and `compare`/`run --history URL` at the end of their run.
-pub(crate) struct Recorder {
-    store: Store,
-    commit: CommitInfo,
-    machine: MachineRecord,
-    tags: Vec<(String, String)>,
-    input_format: Option<format::InputFormat>,
 }
 
 /// `--history URL` of `compare` and `run`: store the run's samples in a history database.
@@ -308,150 +250,77 @@ impl HistoryTarget {
         let Some(url) = &self.history else {
             return Ok(None);
         };
-        let commit = commit_info(
+        Recorder::for_run(
+            url,
             self.history_commit.clone(),
             self.history_branch.clone(),
-            None,
-            None,
         )
-        .ok_or("--history: no commit known (not in a git checkout): give --history-commit SHA")?;
-        let store = Store::open(url).map_err(|e| format!("--history {url}: {e}"))?;
-        Ok(Some(Recorder {
-            store,
-            commit,
-            machine: MachineRecord::this_machine(None),
-            tags: Vec::new(),
-            input_format: None,
-        }))
+        .map(Some)
     }
 }
 
-impl Recorder {
-    /// After a run (`compare`/`run --history`): stores the run's results file, saying so on
-    /// stderr (stdout carries the report). A missing file (nothing ran) stores nothing.
-    /// Returns `false` when storing failed (the message is printed; the results file is
-    /// kept, so `history add` can store it later).
-    ///
-    /// # Errors
-    /// stderr cannot be written.
-    pub(crate) fn store_run(
-        &mut self,
-        results: &std::path::Path,
-        io: &mut Io<'_>,
-    ) -> anyhow::Result<bool> {
-        if !results.exists() {
-            return Ok(true);
-        }
-        let outcome = match self.store_file(results, io) {
-            Ok(Ok(line)) => Ok(line),
-            Ok(Err(e)) => Err(e),
-            Err(e) => Err(format!("{e:#}")),
-        };
-        match outcome {
-            Ok(line) => {
-                writeln!(io.stderr, "benchdiff: history: {line}")?;
-                Ok(true)
-            }
-            Err(e) => {
-                writeln!(
-                    io.stderr,
-                    "benchdiff: history: could not store {}: {e} (store it later with \
-                     `benchdiff history add`)",
-                    results.display()
-                )?;
-                Ok(false)
-            }
-        }
+/// After a run (`compare`/`run --history`): stores the run's results file, saying so on
+/// stderr (stdout carries the report). A missing file (nothing ran) stores nothing.
+/// Returns `false` when storing failed (the message is printed; the results file is kept, so
+/// `history add` can store it later).
+///
+/// # Errors
+/// stderr cannot be written.
+pub(crate) fn store_run(
+    recorder: &mut Recorder,
+    results: &std::path::Path,
+    io: &mut Io<'_>,
+) -> anyhow::Result<bool> {
+    if !results.exists() {
+        return Ok(true);
     }
-
-    /// Reads one results file (any format `report` reads) and stores its samples under the
-    /// recorder's commit; returns the line saying what was stored (warnings go to stderr).
-    /// `Ok(Err(msg))`: the file could not be read as a results file.
-    ///
-    /// # Errors
-    /// The file cannot be opened, the database fails, or the output cannot be written.
-    pub(crate) fn store_file(
-        &mut self,
-        file: &std::path::Path,
-        io: &mut Io<'_>,
-    ) -> anyhow::Result<Result<String, String>> {
-        let name = file.display().to_string();
-        let bytes = std::fs::read(file).with_context(|| name.clone())?;
-        let opts = ReadOptions {
-            side: Side::New,
-            sides_by: None,
-        };
-        let mut set = SampleSet::new();
-        let imported = match format::read_bytes(&bytes, &name, self.input_format, &opts, &mut set) {
-            Ok(i) => i,
-            Err(e) => return Ok(Err(e.to_string())),
-        };
-        for w in &imported.warnings {
-            writeln!(io.stderr, "benchdiff: warning: {w}")?;
+    let stored = recorder.store_file(results);
+    for w in &stored.warnings {
+        writeln!(io.stderr, "benchdiff: warning: {w}")?;
+    }
+    let outcome = match stored.outcome {
+        Ok(line) => Ok(line),
+        Err(StoreFileError::Unreadable(e)) => Err(e),
+        Err(e) => Err(format!("{:#}", anyhow::Error::from(e))),
+    };
+    match outcome {
+        Ok(line) => {
+            writeln!(io.stderr, "benchdiff: history: {line}")?;
+            Ok(true)
         }
-        let hash = {
-            use sha2::Digest;
-            sha2::Sha256::digest(&bytes)
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect::<String>()
-        };
-        let mut m = self.machine.clone();
-        m.record = machine_record(&bytes);
-        let sha = self.commit.sha.clone();
-        let added = self.store.add(&NewFile {
-            sha256: hash,
-            name: name.clone(),
-            format: imported.format.map_or("unknown", |f| f.name()).to_owned(),
-            commit: self.commit.clone(),
-            machine: m,
-            tags: self.tags.clone(),
-            set: &set,
-            now_unix_s: hist::now_unix_s(),
-        })?;
-        Ok(Ok(match added {
-            Added::Stored { samples, .. } => {
-                format!("{name}: stored {samples} samples under {sha}")
-            }
-            Added::Duplicate { file_id } => {
-                format!("{name}: already stored (same content as file #{file_id}); skipped")
-            }
-        }))
+        Err(e) => {
+            writeln!(
+                io.stderr,
+                "benchdiff: history: could not store {}: {e} (store it later with \
+                 `benchdiff history add`)",
+                results.display()
+            )?;
+            Ok(false)
+        }
     }
 }
 
-fn load(db: &str, f: &FilterArgs) -> anyhow::Result<Result<History, String>> {
-    let tags = match parse_tags(&f.tag) {
-        Ok(t) => t,
-        Err(e) => return Ok(Err(e)),
-    };
-    if !(f.significance > 0.0 && f.significance < 1.0) {
-        return Ok(Err("--significance must be between 0 and 1".into()));
+impl FilterArgs {
+    /// The typed query.
+    fn query(&self) -> Query {
+        Query {
+            benchmark: self.benchmark.clone(),
+            metric: self.metric.clone(),
+            branch: self.branch.clone(),
+            machine: self.machine.clone(),
+            tags: self.tag.clone(),
+            side: self.side,
+            significance: self.significance,
+            permutations: self.permutations,
+            min_size: self.min_size,
+            seed: self.seed,
+        }
     }
-    if f.min_size == 0 {
-        return Ok(Err("--min-size must be at least 1".into()));
-    }
-    let mut store = Store::open(db)?;
-    let loaded = store.load(f.side)?;
-    let filter = Filter {
-        benchmark: f.benchmark.clone(),
-        metric: f.metric.clone(),
-        branch: f.branch.clone(),
-        machine: f.machine.clone(),
-        tags,
-    };
-    let params = Params {
-        significance: f.significance,
-        permutations: f.permutations,
-        min_size: f.min_size,
-        seed: f.seed,
-    };
-    Ok(Ok(series::build(loaded, &filter, &params)))
 }
 
 macro_rules! loaded {
     ($db:expr, $f:expr, $io:expr) => {
-        match load($db, $f)? {
+        match query::load($db, &$f.query())? {
             Ok(h) => h,
             Err(e) => {
                 writeln!($io.stderr, "benchdiff: {e}")?;
@@ -512,9 +381,7 @@ fn prune(a: PruneArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         )?;
         return Ok(EXIT_USAGE);
     }
-    let mut store = Store::open(&a.db.db)?;
-    let n = store.prune(a.keep_days, a.keep_commits, hist::now_unix_s())?;
-    let c = store.counts()?;
+    let (n, c) = query::prune(&a.db.db, a.keep_days, a.keep_commits)?;
     writeln!(
         io.stdout,
         "deleted {n} commits; {} commits, {} samples left",

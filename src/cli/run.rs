@@ -147,7 +147,7 @@ pub(crate) fn run(args: RunArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     };
     match (&mut history, &results) {
         (Some(h), Some(path)) => {
-            let stored = h.store_run(path, io)?;
+            let stored = super::history_cmd::store_run(h, path, io)?;
             Ok(if !stored && code == 0 {
                 EXIT_FAILED
             } else {

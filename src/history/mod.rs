@@ -8,6 +8,8 @@
 //!   their change points ([`crate::stats::changepoint`]).
 //! - [`check`]: the CI gate on the newest commit and its Markdown summary.
 //! - [`dashboard`]: the static site (inline SVG, no server, no CDN).
+//! - [`recorder`]: storing results files under a commit (`history add`, `--history URL`).
+//! - [`query`]: the series a filter selects, and pruning.
 //!
 //! The history layer reads samples ([`crate::sample`]) and writes text; it never imports the
 //! runner or the CLI.
@@ -15,6 +17,8 @@
 pub mod check;
 pub mod dashboard;
 pub mod postgres;
+pub mod query;
+pub mod recorder;
 pub mod schema;
 pub mod series;
 pub mod sqlite;

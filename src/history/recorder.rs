@@ -1,0 +1,203 @@
+//! Storing results files in the history database under a commit, a machine and tags: what
+//! `history add` does for each file, and `compare`/`run --history URL` at the end of a run.
+
+use super::store::{Added, CommitInfo, MachineRecord, NewFile};
+use super::{HistoryError, Store};
+use crate::format::{self, ReadOptions};
+use crate::sample::{SampleSet, Side};
+use std::path::Path;
+
+/// Why a file was not stored.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreFileError {
+    /// The file is not a results file of any format read (the reader's message).
+    #[error("{0}")]
+    Unreadable(String),
+    /// The file cannot be opened or read (`name: message`).
+    #[error("{name}: {error}")]
+    Open {
+        /// The file as given.
+        name: String,
+        /// What went wrong.
+        error: std::io::Error,
+    },
+    /// The database failed.
+    #[error(transparent)]
+    History(#[from] HistoryError),
+}
+
+/// What [`Recorder::store_file`] did: the reader's warnings (stored anyway), and the line
+/// that says what was stored, or why not.
+#[derive(Debug)]
+pub struct Stored {
+    /// Warnings of the reader, in order.
+    pub warnings: Vec<String>,
+    /// `FILE: stored N samples under SHA`, `FILE: already stored …`, or the error.
+    pub outcome: Result<String, StoreFileError>,
+}
+
+/// An open history database and the commit, machine and tags that files are stored under.
+pub struct Recorder {
+    store: Store,
+    commit: CommitInfo,
+    machine: MachineRecord,
+    tags: Vec<(String, String)>,
+    input_format: Option<format::InputFormat>,
+}
+
+fn git(args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("git").args(args).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        .filter(|s| !s.is_empty())
+}
+
+/// The runner's `machine` record (JSON) in a results file, if any.
+fn machine_record(bytes: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    text.lines()
+        .filter(|l| l.contains("\"machine\""))
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|v| v.get("type").and_then(|t| t.as_str()) == Some("machine"))
+        .map(|v| v.to_string())
+}
+
+/// The commit a stored file belongs to: `sha` or `git rev-parse HEAD`, the date given or the
+/// commit's date from git (`None` when neither is known: then the time of adding counts).
+/// `None` when there is no SHA and no git checkout.
+pub fn commit_info(
+    sha: Option<String>,
+    branch: Option<String>,
+    date_unix_s: Option<i64>,
+    order: Option<i64>,
+) -> Option<CommitInfo> {
+    let sha = sha.or_else(|| git(&["rev-parse", "HEAD"]))?;
+    let date_unix_s = date_unix_s.or_else(|| {
+        git(&["show", "-s", "--format=%cI", &sha]).and_then(|d| super::parse_rfc3339(&d).ok())
+    });
+    Some(CommitInfo {
+        sha,
+        branch,
+        date_unix_s,
+        order,
+    })
+}
+
+/// `KEY=VALUE` tags, each key once.
+///
+/// # Errors
+/// A message naming a tag without `=` or with an empty key, or a key given twice.
+pub fn parse_tags(tags: &[String]) -> Result<Vec<(String, String)>, String> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for t in tags {
+        let (k, v) = t
+            .split_once('=')
+            .filter(|(k, _)| !k.is_empty())
+            .ok_or_else(|| format!("--tag '{t}': expected KEY=VALUE"))?;
+        if out.iter().any(|(ok, _)| ok == k) {
+            return Err(format!("--tag: key '{k}' given twice"));
+        }
+        out.push((k.to_owned(), v.to_owned()));
+    }
+    Ok(out)
+}
+
+impl Recorder {
+    /// A recorder over an open database: files are stored under `commit`, `machine` and
+    /// `tags`, read as `input_format` (`None`: guessed from the content).
+    pub fn new(
+        store: Store,
+        commit: CommitInfo,
+        machine: MachineRecord,
+        tags: Vec<(String, String)>,
+        input_format: Option<format::InputFormat>,
+    ) -> Recorder {
+        Recorder {
+            store,
+            commit,
+            machine,
+            tags,
+            input_format,
+        }
+    }
+
+    /// The recorder of a run's `--history URL`, opened (and migrated) before the run: the
+    /// commit is `commit` or `git rev-parse HEAD`, the machine this one, no tags.
+    ///
+    /// # Errors
+    /// The message to print: no commit is known, or the URL cannot be opened.
+    pub fn for_run(
+        url: &str,
+        commit: Option<String>,
+        branch: Option<String>,
+    ) -> Result<Recorder, String> {
+        let commit = commit_info(commit, branch, None, None).ok_or(
+            "--history: no commit known (not in a git checkout): give --history-commit SHA",
+        )?;
+        let store = Store::open(url).map_err(|e| format!("--history {url}: {e}"))?;
+        Ok(Recorder::new(
+            store,
+            commit,
+            MachineRecord::this_machine(None),
+            Vec::new(),
+            None,
+        ))
+    }
+
+    /// Reads one results file (any format `report` reads) and stores its samples under the
+    /// recorder's commit, by content hash (a file stored before is skipped).
+    pub fn store_file(&mut self, file: &Path) -> Stored {
+        let mut warnings = Vec::new();
+        let outcome = self.store_into(file, &mut warnings);
+        Stored { warnings, outcome }
+    }
+
+    fn store_into(
+        &mut self,
+        file: &Path,
+        warnings: &mut Vec<String>,
+    ) -> Result<String, StoreFileError> {
+        let name = file.display().to_string();
+        let bytes = std::fs::read(file).map_err(|error| StoreFileError::Open {
+            name: name.clone(),
+            error,
+        })?;
+        let opts = ReadOptions {
+            side: Side::New,
+            sides_by: None,
+        };
+        let mut set = SampleSet::new();
+        let imported = format::read_bytes(&bytes, &name, self.input_format, &opts, &mut set)
+            .map_err(|e| StoreFileError::Unreadable(e.to_string()))?;
+        warnings.extend(imported.warnings.iter().map(ToString::to_string));
+        let hash = {
+            use sha2::Digest;
+            sha2::Sha256::digest(&bytes)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        };
+        let mut m = self.machine.clone();
+        m.record = machine_record(&bytes);
+        let sha = self.commit.sha.clone();
+        let added = self.store.add(&NewFile {
+            sha256: hash,
+            name: name.clone(),
+            format: imported.format.map_or("unknown", |f| f.name()).to_owned(),
+            commit: self.commit.clone(),
+            machine: m,
+            tags: self.tags.clone(),
+            set: &set,
+            now_unix_s: super::now_unix_s(),
+        })?;
+        Ok(match added {
+            Added::Stored { samples, .. } => {
+                format!("{name}: stored {samples} samples under {sha}")
+            }
+            Added::Duplicate { file_id } => {
+                format!("{name}: already stored (same content as file #{file_id}); skipped")
+            }
+        })
+    }
+}
