@@ -13,42 +13,21 @@
 //!   overall (the mean of the configurations' CVs) and below twice that for every
 //!   configuration; prints the value chosen per benchmark.
 //!
-//! Also home of the options of `compare --runs auto` ([`AdaptiveArgs`]).
+//! Also home of the options of `compare --runs auto` ([`AdaptiveArgs`]; their rules are
+//! [`crate::run::adaptive::AutoOptions`]).
 //!
 //! Here only the options and the printing: the runs and the search are
 //! [`crate::run::calibrate`], the figures and rules [`crate::verdict::calibrate`] (math in
 //! [`crate::stats::precision`]), the text [`crate::render::calibrate`].
 
+use super::jobs::{JobArgs, NodeFileArgs};
 use super::{EXIT_FAILED, EXIT_USAGE, Io, parse_percent};
 use crate::render;
 use crate::run;
-use crate::run::adaptive::{DecideRule, Rule, Stop};
+use crate::run::adaptive::{AutoOptions, DecideRule, Rule, Runs, Stop};
 use crate::run::calibrate::{CalibratePlan, Calibration, FindN};
 use crate::run::schedule::Order;
 use std::path::PathBuf;
-
-/// `--runs`: a fixed count or `auto`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum RunsArg {
-    /// Exactly this many runs per binary and file.
-    Fixed(u32),
-    /// Adaptive: `--target-accuracy`, `--min-runs`, `--max-runs`.
-    Auto,
-}
-
-/// Parses `--runs`: a positive integer or `auto`.
-pub(crate) fn parse_runs(s: &str) -> Result<RunsArg, String> {
-    let t = s.trim();
-    if t.eq_ignore_ascii_case("auto") {
-        return Ok(RunsArg::Auto);
-    }
-    match t.parse::<u32>() {
-        Ok(n) if n >= 1 => Ok(RunsArg::Fixed(n)),
-        _ => Err(format!(
-            "'{s}' is not a run count (a positive integer, or `auto` with --target-accuracy)"
-        )),
-    }
-}
 
 /// The options of `compare --runs auto`.
 #[derive(clap::Args, Debug, Clone)]
@@ -83,95 +62,29 @@ pub(crate) struct AdaptiveArgs {
 }
 
 impl AdaptiveArgs {
-    /// The rules of `--runs auto`: the run limits, and the decided rule's settings under
-    /// `--stop decided` (`threshold_pct`: the report's `--threshold`). `None` for a fixed
-    /// count.
-    ///
-    /// # Errors
-    /// A usage message: `--stop` with a fixed count, `--stop decided` with
-    /// `--target-accuracy`, or what [`AdaptiveArgs::rule`] refuses.
+    /// The typed options.
+    fn auto(&self) -> AutoOptions {
+        AutoOptions {
+            target_accuracy: self.target_accuracy,
+            min_runs: self.min_runs,
+            max_runs: self.max_runs,
+            stop: self.stop,
+            no_futility: self.no_futility,
+        }
+    }
+
+    /// [`AutoOptions::rules`] of these options.
     pub(crate) fn rules(
         &self,
-        runs: RunsArg,
+        runs: Runs,
         threshold_pct: f64,
     ) -> Result<Option<(Rule, Option<DecideRule>)>, String> {
-        if self.no_futility && runs != RunsArg::Auto {
-            return Err("--no-futility belongs to --runs auto --stop decided".to_owned());
-        }
-        let stop = match (runs, self.stop, self.target_accuracy) {
-            (RunsArg::Fixed(_), Some(_), _) => {
-                return Err("--stop needs --runs auto (it decides when to stop)".to_owned());
-            }
-            (RunsArg::Fixed(_), None, _) => return self.rule(runs).map(|r| r.map(|r| (r, None))),
-            (RunsArg::Auto, Some(s), _) => s,
-            (RunsArg::Auto, None, Some(_)) => Stop::Precision,
-            (RunsArg::Auto, None, None) => Stop::Decided,
-        };
-        if self.no_futility && stop == Stop::Precision {
-            return Err("--no-futility belongs to --stop decided".to_owned());
-        }
-        match stop {
-            Stop::Precision => self.rule(runs).map(|r| r.map(|r| (r, None))),
-            Stop::Decided if self.target_accuracy.is_some() => Err(
-                "--target-accuracy belongs to --stop precision; --stop decided stops on --threshold"
-                    .to_owned(),
-            ),
-            Stop::Decided if self.min_runs > self.max_runs => Err(format!(
-                "--min-runs {} is above --max-runs {}",
-                self.min_runs, self.max_runs
-            )),
-            Stop::Decided => Ok(Some((
-                Rule {
-                    target_pct: 0.0,
-                    min_runs: self.min_runs,
-                    max_runs: self.max_runs,
-                },
-                Some(DecideRule {
-                    stop: Stop::Decided,
-                    threshold_pct,
-                    alpha: crate::run::sequential::ALPHA,
-                    method: crate::stats::sequential::Method::default(),
-                    futility: !self.no_futility,
-                }),
-            ))),
-        }
+        self.auto().rules(runs, threshold_pct)
     }
 
-    /// The stopping rule for `--runs auto` (`None` for a fixed count).
-    ///
-    /// # Errors
-    /// A usage message: `--runs auto` without `--target-accuracy` (or a target of 0), a target
-    /// with a fixed count, or `--min-runs` above `--max-runs`.
-    pub(crate) fn rule(&self, runs: RunsArg) -> Result<Option<Rule>, String> {
-        match (runs, self.target_accuracy) {
-            (RunsArg::Fixed(_), None) => Ok(None),
-            (RunsArg::Fixed(_), Some(_)) => {
-                Err("--target-accuracy needs --runs auto (it decides when to stop)".to_owned())
-            }
-            (RunsArg::Auto, None) => Err(
-                "--runs auto needs --target-accuracy PCT (e.g. --target-accuracy 2%)".to_owned(),
-            ),
-            (RunsArg::Auto, Some(t)) if t <= 0.0 => {
-                Err("--target-accuracy must be above 0%".to_owned())
-            }
-            (RunsArg::Auto, Some(_)) if self.min_runs > self.max_runs => Err(format!(
-                "--min-runs {} is above --max-runs {}",
-                self.min_runs, self.max_runs
-            )),
-            (RunsArg::Auto, Some(t)) => Ok(Some(Rule {
-                target_pct: t,
-                min_runs: self.min_runs,
-                max_runs: self.max_runs,
-            })),
-        }
-    }
-
-    /// The runs of the plan: the fixed count, or `--max-runs` for `auto`.
-    pub(crate) fn plan_runs(&self, runs: RunsArg) -> u32 {
-        match runs {
-            RunsArg::Fixed(n) => n,
-            RunsArg::Auto => self.max_runs,
-        }
+    /// [`AutoOptions::plan_runs`] of these options.
+    pub(crate) fn plan_runs(&self, runs: Runs) -> u32 {
+        self.auto().plan_runs(runs)
     }
 }
 
@@ -199,34 +112,17 @@ pub(crate) struct CalibrateArgs {
     /// or below PCT.
     #[arg(long, value_name = "PCT", default_value = "2", value_parser = parse_percent)]
     target_accuracy: f64,
-    /// Run only files whose name contains S (repeatable; any match keeps a file).
-    #[arg(long, value_name = "S")]
-    filter: Vec<String>,
-    /// Skip files whose name contains S (repeatable; wins over --filter).
-    #[arg(long, value_name = "S")]
-    exclude: Vec<String>,
-    /// Passed verbatim to every benchmark as an argument (as in compare).
-    #[arg(long, value_name = "K=V")]
-    set: Vec<String>,
-    /// The benchmark folder (default: ./benchmark, or the first `benchmark` folder upward).
-    #[arg(long, value_name = "DIR")]
-    benchmark_dir: Option<PathBuf>,
     /// Job order, as in compare.
     #[arg(long, value_enum, default_value_t = Order::Random)]
     order: Order,
-    /// Seed of the random order (default: from the clock; printed and recorded).
-    #[arg(long, value_name = "N")]
-    seed: Option<u64>,
-    /// Kill a job after SECS seconds and record it as failed.
-    #[arg(long, value_name = "SECS", value_parser = crate::run::compare::parse_seconds)]
-    timeout: Option<f64>,
-    /// Pin the children to these CPUs (taskset list).
-    #[arg(long, value_name = "LIST")]
-    cpus: Option<String>,
     /// Where to write the JSON Lines results file (must not exist; default
     /// ./benchdiff-results/calibrate-<unix time>.jsonl).
     #[arg(long, value_name = "FILE")]
     results: Option<PathBuf>,
+    #[command(flatten)]
+    files: NodeFileArgs,
+    #[command(flatten)]
+    jobs: JobArgs,
     /// Find the value of benchmark parameter KEY that makes the CV small (Node's calibrate-n).
     #[arg(long, value_name = "KEY")]
     find_n: Option<String>,
@@ -261,14 +157,14 @@ impl CalibrateArgs {
             bin: self.bin,
             runs: self.runs,
             target_accuracy: self.target_accuracy,
-            filter: self.filter,
-            exclude: self.exclude,
-            set: self.set,
-            benchmark_dir: self.benchmark_dir,
+            filter: self.files.filter,
+            exclude: self.files.exclude,
+            set: self.jobs.set,
+            benchmark_dir: self.files.benchmark_dir,
             order: self.order,
-            seed: self.seed,
-            timeout: self.timeout,
-            cpus: self.cpus,
+            seed: self.jobs.seed,
+            timeout: self.jobs.timeout,
+            cpus: self.jobs.cpus,
             results: self.results,
             find_n,
             categories: self.categories,
@@ -317,16 +213,4 @@ pub(crate) fn calibrate(args: CalibrateArgs, io: &mut Io<'_>) -> anyhow::Result<
         }
     };
     Ok(if failed { EXIT_FAILED } else { 0 })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn runs_arg() {
-        assert_eq!(parse_runs("auto"), Ok(RunsArg::Auto));
-        assert_eq!(parse_runs("30"), Ok(RunsArg::Fixed(30)));
-        assert!(parse_runs("0").is_err() && parse_runs("x").is_err());
-    }
 }

@@ -3,9 +3,10 @@
 //! and ends with the report when a person is watching (stdout is a terminal) or the CSV went to
 //! a file.
 
+use super::jobs::{JobArgs, NodeFileArgs};
 use super::{AnalysisArgs, EXIT_FAILED, EXIT_USAGE, Io};
 use crate::run;
-use crate::run::adaptive::{DecideRule, Rule};
+use crate::run::adaptive::{DecideRule, Rule, Runs};
 use crate::run::clock::default_results_path;
 use crate::run::compare::{NodeCompare, Streams};
 use crate::run::schedule::Order;
@@ -41,33 +42,18 @@ pub(crate) struct CompareArgs {
     /// each configuration once it is decided (--stop decided, the default) or precise enough
     /// (--stop precision / --target-accuracy), between --min-runs and --max-runs.
     #[arg(long, value_name = "N|auto", default_value = "30",
-          value_parser = super::calibrate_cmd::parse_runs)]
-    runs: super::calibrate_cmd::RunsArg,
+          value_parser = run::adaptive::parse_runs)]
+    runs: Runs,
     #[command(flatten)]
     adaptive: super::calibrate_cmd::AdaptiveArgs,
-    /// Run only files whose name contains S (repeatable; any match keeps a file).
-    #[arg(long, value_name = "S")]
-    filter: Vec<String>,
-    /// Skip files whose name contains S (repeatable; wins over --filter).
-    #[arg(long, value_name = "S")]
-    exclude: Vec<String>,
-    /// Passed verbatim to every benchmark as an argument (`n=1000` replaces that parameter's
-    /// values; repeat for several). `CPUSET=0-2` also pins the children to those CPUs.
-    #[arg(long, value_name = "K=V")]
-    set: Vec<String>,
-    /// The benchmark folder (default: ./benchmark, or the first `benchmark` folder upward).
-    #[arg(long, value_name = "DIR")]
-    benchmark_dir: Option<PathBuf>,
+    #[command(flatten)]
+    files: NodeFileArgs,
+    #[command(flatten)]
+    jobs: JobArgs,
     /// Job order: `random` shuffles each round's jobs with --seed; `node` is compare.js's
     /// (per file, per run, old then new).
     #[arg(long, value_enum, default_value_t = Order::Random)]
     order: Order,
-    /// Seed of the random order (default: from the clock; printed and recorded).
-    #[arg(long, value_name = "N")]
-    seed: Option<u64>,
-    /// Kill a job (its whole process group) after SECS seconds and record it as failed.
-    #[arg(long, value_name = "SECS", value_parser = run::compare::parse_seconds)]
-    timeout: Option<f64>,
     /// Stop at the first failed job (compare.js stops at any failure).
     #[arg(long)]
     fail_fast: bool,
@@ -99,9 +85,6 @@ pub(crate) struct CompareArgs {
           conflicts_with_all = ["old", "new", "runs", "filter", "exclude", "set",
                                 "benchmark_dir", "order", "seed", "cpus", "categories"])]
     resume: Option<PathBuf>,
-    /// Pin the children to these CPUs (taskset list, e.g. 0 or 0-2,4).
-    #[arg(long, value_name = "LIST")]
-    cpus: Option<String>,
     /// No progress bar (it is drawn only when stderr is a terminal anyway).
     #[arg(long)]
     no_progress: bool,
@@ -137,7 +120,7 @@ pub(crate) fn compare(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32>
         writeln!(io.stderr, "benchdiff: {e}")?;
         return Ok(EXIT_USAGE);
     }
-    if args.shard.shard.is_some() && args.runs == super::calibrate_cmd::RunsArg::Auto {
+    if args.shard.shard.is_some() && args.runs == Runs::Auto {
         writeln!(
             io.stderr,
             "benchdiff: --shard with --runs auto is not supported: a shard's rows would stop on \
@@ -184,19 +167,19 @@ impl CompareArgs {
             new: self.new.clone(),
             runs: self.adaptive.plan_runs(self.runs),
             rules,
-            filter: self.filter.clone(),
-            exclude: self.exclude.clone(),
-            set: self.set.clone(),
-            benchmark_dir: self.benchmark_dir.clone(),
+            filter: self.files.filter.clone(),
+            exclude: self.files.exclude.clone(),
+            set: self.jobs.set.clone(),
+            benchmark_dir: self.files.benchmark_dir.clone(),
             order: self.order,
-            seed: self.seed,
-            timeout: self.timeout,
+            seed: self.jobs.seed,
+            timeout: self.jobs.timeout,
             fail_fast: self.fail_fast,
             csv: self.csv.clone(),
             results: self.results.clone(),
             force: self.force,
             resume: self.resume.clone(),
-            cpus: self.cpus.clone(),
+            cpus: self.jobs.cpus.clone(),
             no_progress: self.no_progress,
             categories: self.categories.clone(),
             shard: self.shard.request(),
@@ -312,15 +295,14 @@ fn compare_nodes(args: &CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
 /// `compare` with command benchmarks: hands the shared options to
 /// [`super::command_bench::compare_sharded`].
 fn compare_commands(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
-    use super::calibrate_cmd::RunsArg;
     let mut node_only = Vec::new();
-    if !args.filter.is_empty() {
+    if !args.files.filter.is_empty() {
         node_only.push("--filter");
     }
-    if !args.exclude.is_empty() {
+    if !args.files.exclude.is_empty() {
         node_only.push("--exclude");
     }
-    if args.benchmark_dir.is_some() {
+    if args.files.benchmark_dir.is_some() {
         node_only.push("--benchmark-dir");
     }
     if args.resume.is_some() {
@@ -338,25 +320,25 @@ fn compare_commands(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     };
     let runs = match args.runs {
         // The default (30) gives way to a suite's `runs`.
-        RunsArg::Fixed(n) if n != run::command_bench::DEFAULT_RUNS => Some(n),
-        RunsArg::Fixed(_) => None,
+        Runs::Fixed(n) if n != run::command_bench::DEFAULT_RUNS => Some(n),
+        Runs::Fixed(_) => None,
         // The schedule's rounds: --max-runs.
-        RunsArg::Auto => Some(args.adaptive.max_runs),
+        Runs::Auto => Some(args.adaptive.max_runs),
     };
     let common = run::command_bench::Common {
         old: args.old.as_ref().map(|p| p.to_string_lossy().into_owned()),
         new: args.new.as_ref().map(|p| p.to_string_lossy().into_owned()),
         runs,
-        set: args.set.clone(),
+        set: args.jobs.set.clone(),
         // The default random order gives way to a suite's `order`.
         order: (args.order != Order::Random).then_some(args.order),
-        seed: args.seed,
-        timeout: args.timeout,
+        seed: args.jobs.seed,
+        timeout: args.jobs.timeout,
         fail_fast: args.fail_fast,
         fail_on_error: !args.no_fail_on_error,
         csv: args.csv.clone(),
         results: args.results.clone(),
-        cpus: args.cpus.clone(),
+        cpus: args.jobs.cpus.clone(),
         no_progress: args.no_progress,
         node_only,
         auto,

@@ -12,6 +12,7 @@ pub(crate) mod command_bench;
 mod compare_cmd;
 #[path = "history.rs"]
 mod history_cmd;
+mod jobs;
 #[path = "large.rs"]
 pub(crate) mod large;
 #[path = "run.rs"]

@@ -3,6 +3,7 @@
 //! `name key=value …: rate` as it arrives, on the same runner as `compare`.
 
 use super::command_bench::{self, CommandArgs};
+use super::jobs::JobArgs;
 use super::{EXIT_FAILED, EXIT_USAGE, Io};
 use crate::run::command_bench::{Common, Outputs, PlanError, Prepared};
 use crate::run::schedule::Order;
@@ -15,27 +16,17 @@ pub(crate) struct SingleArgs {
     /// --suite and no --bin, the suite's [new] side is built and used.
     #[arg(long, value_name = "BIN")]
     pub(crate) bin: Option<String>,
-    /// Replace a parameter's values by one value (repeatable).
-    #[arg(long, value_name = "K=V")]
-    pub(crate) set: Vec<String>,
     /// Job order: `random` (seeded) or `node` (configuration by configuration).
     #[arg(long, value_enum)]
     pub(crate) order: Option<Order>,
-    /// Seed of the random order.
-    #[arg(long, value_name = "N")]
-    pub(crate) seed: Option<u64>,
-    /// Kill a run (its process group) after SECS seconds and record it as failed.
-    #[arg(long, value_name = "SECS", value_parser = crate::run::compare::parse_seconds)]
-    pub(crate) timeout: Option<f64>,
     /// Stop at the first failed run.
     #[arg(long)]
     pub(crate) fail_fast: bool,
     /// Also write a JSON Lines results file (every run, with wall/user/sys/RSS).
     #[arg(long, value_name = "FILE")]
     pub(crate) results: Option<PathBuf>,
-    /// Pin the children to these CPUs (e.g. 0 or 0-2,4).
-    #[arg(long, value_name = "LIST")]
-    pub(crate) cpus: Option<String>,
+    #[command(flatten)]
+    pub(crate) jobs: JobArgs,
     #[command(flatten)]
     pub(crate) command: CommandArgs,
 }
@@ -45,13 +36,13 @@ impl SingleArgs {
     pub(crate) fn common(&self, runs: Option<u32>) -> Common {
         Common {
             runs,
-            set: self.set.clone(),
+            set: self.jobs.set.clone(),
             order: self.order,
-            seed: self.seed,
-            timeout: self.timeout,
+            seed: self.jobs.seed,
+            timeout: self.jobs.timeout,
             fail_fast: self.fail_fast,
             results: self.results.clone(),
-            cpus: self.cpus.clone(),
+            cpus: self.jobs.cpus.clone(),
             no_progress: true,
             node_only: if self.command.old_rev.is_some() {
                 vec!["--old-rev/--new-rev (compare only)"]

@@ -6,17 +6,15 @@
 //! parameters) against the swept parameter (`--x KEY`, default the first one with several
 //! values), with the intervals drawn as bars.
 //!
-//! Here only the options and the wiring: the interval is [`crate::stats::precision::mean_ci`],
-//! the table and plot are [`crate::render::sweep`].
+//! Here only the options and the printing: the points are [`crate::run::sweep`] (the interval
+//! [`crate::stats::precision::mean_ci`]), the table and plot [`crate::render::sweep`].
 
 use super::command_bench;
 use super::run_cmd::SingleArgs;
 use super::{EXIT_USAGE, Io};
 use crate::render;
 use crate::run::command_bench::Outputs;
-use crate::sample::{BenchmarkId, ConfValue};
-use crate::stats::precision::{MeanInterval, mean_ci};
-use std::collections::BTreeMap;
+use crate::run::sweep;
 use std::path::PathBuf;
 
 /// Options of `benchdiff sweep`.
@@ -39,16 +37,6 @@ pub(crate) struct SweepArgs {
     single: SingleArgs,
 }
 
-/// True when a configuration value is the parameter value text `v` (numbers compared as
-/// numbers: `0.10` is `0.1`).
-fn same_value(c: &ConfValue, v: &str) -> bool {
-    match c {
-        ConfValue::Number(x) => v.trim().parse::<f64>().is_ok_and(|y| y == *x),
-        ConfValue::String(s) => s == v,
-        ConfValue::Bool(b) => b.to_string() == v,
-    }
-}
-
 /// Runs `benchdiff sweep`; returns the exit code.
 pub(crate) fn sweep(args: SweepArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     let prepared = match args.single.plan(Some(args.runs), io)? {
@@ -56,27 +44,9 @@ pub(crate) fn sweep(args: SweepArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         Err(code) => return Ok(code),
     };
     if let Some(x) = &args.x
-        && !prepared
-            .plan
-            .benchmarks
-            .iter()
-            .any(|b| b.matrix.params.iter().any(|p| &p.key == x))
+        && let Err(e) = sweep::check_x(&prepared.plan, x)
     {
-        let keys: Vec<&str> = prepared
-            .plan
-            .benchmarks
-            .iter()
-            .flat_map(|b| b.matrix.params.iter().map(|p| p.key.as_str()))
-            .collect();
-        writeln!(
-            io.stderr,
-            "benchdiff: --x {x}: no benchmark has a parameter {x:?} (parameters: {})",
-            if keys.is_empty() {
-                "none".to_owned()
-            } else {
-                keys.join(", ")
-            }
-        )?;
+        writeln!(io.stderr, "benchdiff: {e}")?;
         return Ok(EXIT_USAGE);
     }
     if let Err(e) = super::check_output_paths(None, args.plot.as_deref()) {
@@ -114,33 +84,7 @@ pub(crate) fn sweep(args: SweepArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         },
     };
     let m = set.metric(metric).clone();
-    let mut by: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
-    for s in set.samples().iter().filter(|s| s.metric == metric) {
-        by.entry(s.benchmark.0).or_default().push(s.value);
-    }
-    let mut points: Vec<(BenchmarkId, MeanInterval)> = by
-        .iter()
-        .map(|(&b, v)| (BenchmarkId(b), mean_ci(v)))
-        .collect();
-    // Rows in plan order: benchmarks as given, combinations in -L order (last key fastest).
-    let instances = prepared.plan.instances();
-    let rank = |b: BenchmarkId| -> usize {
-        let bm = set.benchmark(b);
-        instances
-            .iter()
-            .position(|inst| {
-                prepared.plan.benchmarks[inst.bench].name == bm.file
-                    && inst.combo.len() == bm.configuration.params.len()
-                    && inst.combo.iter().all(|(k, v)| {
-                        bm.configuration
-                            .params
-                            .iter()
-                            .any(|(ck, cv)| ck == k && same_value(cv, v))
-                    })
-            })
-            .unwrap_or(usize::MAX)
-    };
-    points.sort_by_key(|(b, _)| rank(*b));
+    let points = sweep::points(&prepared.plan, set, metric);
     let t = render::sweep::table(set, &points, &m.name, &m.unit);
     writeln!(io.stdout, "{t}")?;
     if let Some(path) = &args.plot {

@@ -732,6 +732,142 @@ pub fn decided_rule_line(
     )
 }
 
+/// `--runs`: a fixed count or `auto`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Runs {
+    /// Exactly this many runs per binary and file.
+    Fixed(u32),
+    /// Adaptive: `--target-accuracy`, `--min-runs`, `--max-runs`.
+    Auto,
+}
+
+/// Parses `--runs`: a positive integer or `auto`.
+///
+/// # Errors
+/// A message naming the value.
+pub fn parse_runs(s: &str) -> Result<Runs, String> {
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("auto") {
+        return Ok(Runs::Auto);
+    }
+    match t.parse::<u32>() {
+        Ok(n) if n >= 1 => Ok(Runs::Fixed(n)),
+        _ => Err(format!(
+            "'{s}' is not a run count (a positive integer, or `auto` with --target-accuracy)"
+        )),
+    }
+}
+
+/// The options of `--runs auto`: `--target-accuracy`, `--min-runs`, `--max-runs`, `--stop`,
+/// `--no-futility`.
+#[derive(Clone, Copy, Debug)]
+pub struct AutoOptions {
+    /// Stop a configuration once its 95% half-width (percent of the old mean) is at or below
+    /// this (`--stop precision`).
+    pub target_accuracy: Option<f64>,
+    /// Samples a side needs before a configuration may stop.
+    pub min_runs: u32,
+    /// Runs at most.
+    pub max_runs: u32,
+    /// What stops a configuration (default: `decided`, or `precision` with a target).
+    pub stop: Option<Stop>,
+    /// Under `--stop decided`: run every undecided configuration to `max_runs`.
+    pub no_futility: bool,
+}
+
+impl AutoOptions {
+    /// The rules of `--runs auto`: the run limits, and the decided rule's settings under
+    /// `--stop decided` (`threshold_pct`: the report's `--threshold`). `None` for a fixed
+    /// count.
+    ///
+    /// # Errors
+    /// A usage message: `--stop` with a fixed count, `--stop decided` with
+    /// `--target-accuracy`, or what [`AutoOptions::rule`] refuses.
+    pub fn rules(
+        &self,
+        runs: Runs,
+        threshold_pct: f64,
+    ) -> Result<Option<(Rule, Option<DecideRule>)>, String> {
+        if self.no_futility && runs != Runs::Auto {
+            return Err("--no-futility belongs to --runs auto --stop decided".to_owned());
+        }
+        let stop = match (runs, self.stop, self.target_accuracy) {
+            (Runs::Fixed(_), Some(_), _) => {
+                return Err("--stop needs --runs auto (it decides when to stop)".to_owned());
+            }
+            (Runs::Fixed(_), None, _) => return self.rule(runs).map(|r| r.map(|r| (r, None))),
+            (Runs::Auto, Some(s), _) => s,
+            (Runs::Auto, None, Some(_)) => Stop::Precision,
+            (Runs::Auto, None, None) => Stop::Decided,
+        };
+        if self.no_futility && stop == Stop::Precision {
+            return Err("--no-futility belongs to --stop decided".to_owned());
+        }
+        match stop {
+            Stop::Precision => self.rule(runs).map(|r| r.map(|r| (r, None))),
+            Stop::Decided if self.target_accuracy.is_some() => Err(
+                "--target-accuracy belongs to --stop precision; --stop decided stops on --threshold"
+                    .to_owned(),
+            ),
+            Stop::Decided if self.min_runs > self.max_runs => Err(format!(
+                "--min-runs {} is above --max-runs {}",
+                self.min_runs, self.max_runs
+            )),
+            Stop::Decided => Ok(Some((
+                Rule {
+                    target_pct: 0.0,
+                    min_runs: self.min_runs,
+                    max_runs: self.max_runs,
+                },
+                Some(DecideRule {
+                    stop: Stop::Decided,
+                    threshold_pct,
+                    alpha: crate::run::sequential::ALPHA,
+                    method: crate::stats::sequential::Method::default(),
+                    futility: !self.no_futility,
+                }),
+            ))),
+        }
+    }
+
+    /// The stopping rule for `--runs auto` (`None` for a fixed count).
+    ///
+    /// # Errors
+    /// A usage message: `--runs auto` without `--target-accuracy` (or a target of 0), a target
+    /// with a fixed count, or `--min-runs` above `--max-runs`.
+    pub fn rule(&self, runs: Runs) -> Result<Option<Rule>, String> {
+        match (runs, self.target_accuracy) {
+            (Runs::Fixed(_), None) => Ok(None),
+            (Runs::Fixed(_), Some(_)) => {
+                Err("--target-accuracy needs --runs auto (it decides when to stop)".to_owned())
+            }
+            (Runs::Auto, None) => Err(
+                "--runs auto needs --target-accuracy PCT (e.g. --target-accuracy 2%)".to_owned(),
+            ),
+            (Runs::Auto, Some(t)) if t <= 0.0 => {
+                Err("--target-accuracy must be above 0%".to_owned())
+            }
+            (Runs::Auto, Some(_)) if self.min_runs > self.max_runs => Err(format!(
+                "--min-runs {} is above --max-runs {}",
+                self.min_runs, self.max_runs
+            )),
+            (Runs::Auto, Some(t)) => Ok(Some(Rule {
+                target_pct: t,
+                min_runs: self.min_runs,
+                max_runs: self.max_runs,
+            })),
+        }
+    }
+
+    /// The runs of the plan: the fixed count, or `--max-runs` for `auto`.
+    pub fn plan_runs(&self, runs: Runs) -> u32 {
+        match runs {
+            Runs::Fixed(n) => n,
+            Runs::Auto => self.max_runs,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -815,5 +951,17 @@ mod tests {
             rule.status(&[5.0; 3], &[5.0; 3]),
             Status::Precise { half_width_pct } if half_width_pct == 0.0
         ));
+    }
+}
+
+#[cfg(test)]
+mod runs_tests {
+    use super::*;
+
+    #[test]
+    fn runs_arg() {
+        assert_eq!(parse_runs("auto"), Ok(Runs::Auto));
+        assert_eq!(parse_runs("30"), Ok(Runs::Fixed(30)));
+        assert!(parse_runs("0").is_err() && parse_runs("x").is_err());
     }
 }

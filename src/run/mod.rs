@@ -21,6 +21,7 @@
 //! - [`shard`]: `--shard K/N` — a shard's slice of the schedule, its fingerprint and balance;
 //! - [`merge`]: merging a sharded run's results files, and reading them for a report;
 //! - [`outputs`]: `--csv`/`--results` checked before the run (same file, folder, overwrite rule);
+//! - [`sweep`]: `sweep`'s mean and interval per configuration, in plan order;
 //! - [`signals`], [`clock`]: the Ctrl-C guard, the clock, the default seed and results path.
 //!
 //! The file formats it writes and reads (compare.js CSV, the results file, Node's IPC
@@ -47,6 +48,7 @@ pub mod schedule;
 pub mod sequential;
 pub mod shard;
 pub mod signals;
+pub mod sweep;
 
 use crate::format::results;
 use child::node as job;
