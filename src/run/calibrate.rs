@@ -49,7 +49,7 @@ pub struct CalibratePlan {
     pub timeout: Option<f64>,
     /// CPUs to pin the children to (taskset list).
     pub cpus: Option<String>,
-    /// The results file (default ./benchdiff-results/calibrate-<unix time>.jsonl).
+    /// The results file (default `./benchdiff-results/calibrate-<unix time>.jsonl`).
     pub results: Option<PathBuf>,
     /// Search a parameter value instead of the A/A run.
     pub find_n: Option<FindN>,
