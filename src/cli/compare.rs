@@ -1,7 +1,8 @@
 //! `benchdiff compare`: runs Node-format benchmark files under an old and a new binary, like
 //! Node's `benchmark/compare.js` (spec §1), writes its CSV, keeps a JSON Lines results file,
 //! and ends with the report when a person is watching (stdout is a terminal) or the CSV went to
-//! a file.
+//! a file. Here the options and what is printed: the runs are [`crate::run::compare`] (Node
+//! files) and [`crate::run::command_bench`] (command benchmarks).
 
 use super::jobs::{JobArgs, NodeFileArgs};
 use super::{AnalysisArgs, EXIT_FAILED, EXIT_USAGE, Io};
@@ -96,11 +97,11 @@ pub(crate) struct CompareArgs {
     #[arg(value_name = "CATEGORY",
           required_unless_present_any = ["resume", "bench", "suite", "old_rev"])]
     categories: Vec<String>,
-    /// Command benchmarks (issue 5): `--bench`, `-L`, `--suite`, `--old-rev` … (see
-    /// src/cli/command_bench.rs); with any of them, --old/--new are commands, not Node.
+    /// Command benchmarks: `--bench`, `-L`, `--suite`, `--old-rev` …; with any of them,
+    /// --old/--new are commands, not Node.
     #[command(flatten)]
     command: super::command_bench::CommandArgs,
-    /// Sharded runs (issue 19): `--shard K/N|auto`, `--split`, `--balance-from`.
+    /// Sharded runs: `--shard K/N|auto`, `--split`, `--balance-from`.
     #[command(flatten)]
     shard: super::shard_cmd::ShardArgs,
 }

@@ -7,6 +7,10 @@
 //! [`command_run`]); every child goes through [`child::process`]; everything is reported to
 //! one [`Observer`]; records are the one [`crate::format::results::Record`] enum.
 //!
+//! - [`compare`]: `compare` of Node files — the plan from the options or a `--resume` file, the
+//!   run with its CSV, results file and progress, the samples for the report;
+//! - [`command_bench`]: command benchmarks — the plan from options and suite files (builds
+//!   first), the run with its CSV, results file and progress, and `compare`'s whole run;
 //! - [`plan`]: what to run (benchmark discovery, parameter matrices, suite files, git revisions);
 //! - [`schedule`]: job order (`--order node` = compare.js; default seeded random per round);
 //! - [`child`]: one child process — spawn, supervise (timeouts, process-group kills), reap
@@ -29,7 +33,10 @@
 //!
 //! [`execute`] runs a list of jobs of a Node-file plan and reports everything to an
 //! [`Observer`]; [`adaptive::execute_adaptive`] and [`command_run::execute`] are the other two
-//! entry points, all three through [`driver::drive`].
+//! entry points, all three through [`driver::drive`]. The commands' runs ([`compare`],
+//! [`command_bench`], [`calibrate`]) take a typed plan built from the options, write the lines
+//! a person watches while a run goes on to the log stream they are given, and return what the
+//! run produced; the CLI prints the rest.
 
 pub mod adaptive;
 pub mod affinity;
