@@ -20,12 +20,19 @@ const RULES: &[(&[&str], &str, &str)] = &[
     ),
     (
         &[
-            "format", "compare", "stats", "verdict", "render", "sample", "lines", "error",
+            "format", "compare", "stats", "verdict", "render", "report", "sample", "lines", "error",
         ],
         "run",
         "only the CLI drives the runner; the data, math and output layers work on samples",
     ),
 ];
+
+/// The modules that may import only the listed ones: `(module, may import, why)`.
+const ONLY: &[(&str, &[&str], &str)] = &[(
+    "stats",
+    &["sample", "error"],
+    "statistics are pure math on the sample model: no I/O, no decisions, no output",
+)];
 
 /// Every top-level module (see [`RULES`]).
 const ANY: &[&str] = &["*"];
@@ -183,6 +190,14 @@ fn references() -> Vec<Ref> {
 fn rule_violations(refs: &[Ref]) -> Vec<String> {
     let mut out = Vec::new();
     for r in refs {
+        for (module, allowed, why) in ONLY {
+            if r.from == *module && !allowed.contains(&r.to.as_str()) {
+                out.push(format!(
+                    "{}:{}: `{}` imports `{}` ({why})",
+                    r.file, r.line, r.from, r.to
+                ));
+            }
+        }
         for (modules, banned, why) in RULES {
             let applies = *modules == ANY || modules.contains(&r.from.as_str());
             if applies && r.to == *banned {
