@@ -709,7 +709,11 @@ fn table(
         input: Some(input),
     };
     let report_notes = if json {
-        table::report_notes_of_rows(&rows, &listed)
+        table::report_notes(
+            rows.iter().any(|x| x.unpaired_input),
+            &listed,
+            decide::geomean(rows.iter().map(|x| x.log_ratio)),
+        )
     } else {
         String::new()
     };
@@ -717,7 +721,7 @@ fn table(
         opts: &opts,
         run: None,
         counts: table::verdict_counts(rows.iter().map(|r| r.verdict)),
-        geomean: decide::geomean_of(rows.iter().map(|r| r.log_ratio)),
+        geomean: decide::geomean(rows.iter().map(|r| r.log_ratio)),
         failures: &failures,
         one_sided: &listed,
         notes: &report_notes,
@@ -741,7 +745,7 @@ fn table(
         } else if markdown {
             crate::render::markdown::write_rows(&rows, &comment, w)
         } else if color || width.is_some() {
-            let t = table::render_rows(&rows, &listed, &opts, color, width);
+            let t = table::render(&rows, &listed, &opts, color, width);
             w.write_all(t.as_bytes())
         } else {
             table::write_rows(&rows, &listed, &opts, w)

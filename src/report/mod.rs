@@ -528,7 +528,7 @@ fn write_report(
         }
         Format::Analyze => {
             let shown: Vec<&verdict::Row> = rows.iter().collect();
-            render::analyze::render_rows(&shown, d.opts, d.failures, plan.max_regression)
+            render::analyze::render(&shown, d.opts, d.failures, plan.max_regression)
         }
         Format::Markdown => render::markdown::render(d),
         // Streamed: a million rows are over 100 MB of JSON, over 1 GB of HTML and about
@@ -540,7 +540,7 @@ fn write_report(
     };
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
         match plan.format {
-            Format::Html => render::html::write_with(d, &html, w),
+            Format::Html => render::html::write(d, &html, w),
             Format::Csv => render::csv::write_metric(d.set, metric, w),
             Format::Go => format::go::write_to(d.set, w),
             Format::Json => render::json::write(d, w),
@@ -565,8 +565,12 @@ fn table_text(
         (plan.color, plan.width)
     };
     let a = d.assessments;
-    let t = render::table::render_with(a, d.one_sided, d.opts, color, width);
-    let mut t = render::table::with_failures(t, a, d.opts, d.failures);
+    // Each row on its own, in parallel.
+    use rayon::prelude::*;
+    let rows: Vec<render::table::TableRow<'_>> =
+        a.par_iter().map(render::table::TableRow::of).collect();
+    let t = render::table::render(&rows, d.one_sided, d.opts, color, width);
+    let mut t = render::table::with_failures(t, &rows, d.opts, d.failures);
     let m = d.set.metric(metric);
     if m.name != "rate" {
         // Which figure the changes are of, and which way is better.
