@@ -18,6 +18,7 @@ pub mod format;
 pub mod history;
 pub mod lines;
 pub mod render;
+pub mod report;
 pub mod run;
 pub mod sample;
 pub mod stats;

@@ -20,7 +20,7 @@ const RULES: &[(&[&str], &str, &str)] = &[
     ),
     (
         &[
-            "format", "compare", "stats", "verdict", "render", "sample", "lines", "error",
+            "format", "compare", "stats", "verdict", "render", "report", "sample", "lines", "error",
         ],
         "run",
         "only the CLI drives the runner; the data, math and output layers work on samples",
@@ -31,6 +31,35 @@ const RULES: &[(&[&str], &str, &str)] = &[
         ],
         "history",
         "the history database is fed and read by the CLI; no stage of a run or report needs it",
+    ),
+];
+
+/// The modules that may import only the listed ones: `(module, may import, why)`.
+const ONLY: &[(&str, &[&str], &str)] = &[(
+    "stats",
+    &["sample", "error"],
+    "statistics are pure math on the sample model: no I/O, no decisions, no output",
+)];
+
+/// `render` formats what `verdict` decided and computes no statistic: it imports no `stats`.
+/// The files below still do, each for what the evidence record does not carry yet; the list
+/// may only shrink.
+const RENDER_STATS_LEFT: &[(&str, &str)] = &[
+    (
+        "src/render/json.rs",
+        "the regimes test's critical values (bic_critical, gap_critical) and WelchError",
+    ),
+    (
+        "src/render/table.rs",
+        "too_few_to_tell, regimes::MIN_N, the Multimodal and WelchError types",
+    ),
+    (
+        "src/render/plot.rs",
+        "the density plot's Silverman bandwidth",
+    ),
+    (
+        "src/render/sweep.rs",
+        "the MeanInterval type of a sweep point",
     ),
 ];
 
@@ -190,6 +219,14 @@ fn references() -> Vec<Ref> {
 fn rule_violations(refs: &[Ref]) -> Vec<String> {
     let mut out = Vec::new();
     for r in refs {
+        for (module, allowed, why) in ONLY {
+            if r.from == *module && !allowed.contains(&r.to.as_str()) {
+                out.push(format!(
+                    "{}:{}: `{}` imports `{}` ({why})",
+                    r.file, r.line, r.from, r.to
+                ));
+            }
+        }
         for (modules, banned, why) in RULES {
             let applies = *modules == ANY || modules.contains(&r.from.as_str());
             if applies && r.to == *banned {
@@ -323,6 +360,30 @@ fn nothing_imports_cli_and_data_layers_never_import_run() {
         bad.len(),
         bad.join("\n")
     );
+}
+
+#[test]
+fn render_imports_no_stats() {
+    let refs = references();
+    let bad: Vec<String> = refs
+        .iter()
+        .filter(|r| r.from == "render" && r.to == "stats")
+        .filter(|r| !RENDER_STATS_LEFT.iter().any(|(f, _)| *f == r.file))
+        .map(|r| format!("{}:{}: `render` imports `stats`", r.file, r.line))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "renderers format the evidence `verdict` computed; take the figure from there:\n{}",
+        bad.join("\n")
+    );
+    // A file that no longer imports `stats` leaves the list.
+    for (f, what) in RENDER_STATS_LEFT {
+        assert!(
+            refs.iter()
+                .any(|r| r.file == *f && r.from == "render" && r.to == "stats"),
+            "{f} imports no `stats` any more ({what}): remove it from RENDER_STATS_LEFT"
+        );
+    }
 }
 
 #[test]

@@ -10,7 +10,6 @@
 //! adjusts the Welch p-values of the shown rows with the report's correction (Holm by default,
 //! as compare.js does). Rows keep the order the caller gives (compare.js: first seen).
 
-use super::ReportData;
 use crate::verdict::decide::Correction;
 use crate::verdict::{Row, Stars};
 use std::fmt::Write as _;
@@ -142,13 +141,6 @@ fn chart_line(
     );
 }
 
-/// Renders the `--analyze` report. `max_regression` is `--max-regression` in percent: rows
-/// without stars whose 95% half-width exceeds it are marked `(inconclusive)`, with a note.
-pub fn render(d: &ReportData<'_>, max_regression: Option<f64>) -> String {
-    let rows: Vec<&Row> = d.assessments.iter().map(|a| &a.row).collect();
-    render_rows(&rows, d.opts, d.failures, max_regression)
-}
-
 /// What the `--analyze` layout shows of one row: its name, stars, improvement and accuracy
 /// (percent), whether compare.js shows it at all (at least 2 samples a side), and the p-value
 /// of the corrected count ([`count_p`]). Borrowed from a [`Row`] ([`ARow::of`]) or from a
@@ -188,9 +180,11 @@ pub fn count_p(row: &Row) -> f64 {
     row.welch_p()
 }
 
-/// [`render`] from compare.R's rows alone (all the layout shows): no assessment needed.
-/// `opts` gives the correction and α of the corrected count, `failures` the failed jobs.
-pub fn render_rows(
+/// Renders the `--analyze` report from compare.R's rows alone (all the layout shows): no
+/// assessment needed. `opts` gives the correction and α of the corrected count, `failures`
+/// the failed jobs. `max_regression` is `--max-regression` in percent: rows without stars
+/// whose 95% half-width exceeds it are marked `(inconclusive)`, with a note.
+pub fn render(
     rows: &[&Row],
     opts: &crate::verdict::decide::Options,
     failures: &crate::compare::failures::Failures,
@@ -209,7 +203,7 @@ pub fn render_rows(
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
-/// Writes [`render_rows`]'s text for the `n` rows `row(0)`, …, `row(n - 1)` (in report order)
+/// Writes [`render`]'s text for the `n` rows `row(0)`, …, `row(n - 1)` (in report order)
 /// to `out`, a line at a time, without holding the text (issue 16: the report of a 2 GB input
 /// in bounded memory).
 ///

@@ -4,13 +4,13 @@
 //! One table per metric (unit), in the order metrics first appear; one row per benchmark in
 //! first-seen order; a column per side (old = base, new with `vs base`). Per cell:
 //! - the **median** of the side's samples with its **order-statistic 95% interval** as
-//!   `± X%`, X = `max(hi/median − 1, 1 − lo/median)` ([`crate::stats::quantile`]); `± ∞` with
+//!   `± X%`, X = `max(hi/median − 1, 1 − lo/median)` ([`crate::verdict::benchstat::summarize`]); `± ∞` with
 //!   the note "need >= 6 samples …" when the interval is not bounded by the sample;
 //! - for units declared `assume=exact` (Go `Unit` metadata): the **mode**, `± X%` from the
 //!   range, and a note when the values vary; the comparison is shown without a test;
 //! - `vs base`: the change of the medians `new/old − 1` in percent (signed, `0.00%` when equal;
 //!   `?` when the old median is 0 and the new is not) when the two-sided Mann–Whitney U test
-//!   ([`crate::stats::utest`], exact with ties for n ≤ 25) gives p < α = 0.05, else `~`;
+//!   ([`crate::verdict::benchstat::rank_test`], exact with ties for n ≤ 25) gives p < α = 0.05, else `~`;
 //!   followed by `(p=0.xxx n=N)` (`n=N₁+N₂` when the sides differ). Notes "all samples are
 //!   equal" and "need >= 4 samples to detect a difference at alpha level 0.05" as benchstat.
 //! - a **geomean** row when a table has more than one row: per column the geometric mean of
@@ -29,8 +29,8 @@
 
 use crate::compare::group_metric;
 use crate::sample::{MetricId, SampleSet, Side};
-use crate::stats::quantile::{median, pct_range, quantile_ci};
-use crate::stats::utest::{min_p, u_test};
+use crate::verdict::benchstat;
+pub use crate::verdict::benchstat::{Summary, summarize};
 use std::collections::BTreeSet;
 
 /// What the view needs besides the samples.
@@ -63,76 +63,6 @@ impl Default for Options {
     }
 }
 
-/// Summary of one side of one row.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Summary {
-    /// Median (or mode for exact units), in the metric's unit.
-    pub center: f64,
-    /// `± X` as a fraction; `None` when unbounded (shown `∞`).
-    pub range: Option<f64>,
-    /// Number of samples.
-    pub n: usize,
-    /// Note for the cell, if any.
-    pub note: Option<String>,
-}
-
-/// benchstat's summary of one side: median with its order-statistic interval at
-/// `confidence`, or for exact units the mode with the range. `values` in any order.
-pub fn summarize(values: &[f64], exact: bool, confidence: f64) -> Summary {
-    let mut v: Vec<f64> = values.iter().copied().filter(|x| !x.is_nan()).collect();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n == 0 {
-        return Summary {
-            center: f64::NAN,
-            range: None,
-            n,
-            note: None,
-        };
-    }
-    if exact {
-        // Mode: the most frequent value (the smallest among equally frequent ones).
-        let (mut best, mut best_n, mut i) = (v[0], 0, 0);
-        while i < n {
-            let mut j = i;
-            while j < n && v[j] == v[i] {
-                j += 1;
-            }
-            if j - i > best_n {
-                best = v[i];
-                best_n = j - i;
-            }
-            i = j;
-        }
-        let (lo, hi) = (v[0], v[n - 1]);
-        let note = (lo != hi)
-            .then(|| format!("exact distribution expected, but values range from {lo} to {hi}"));
-        return Summary {
-            center: best,
-            range: pct_range(best, lo, hi),
-            n,
-            note,
-        };
-    }
-    let c = median(&v);
-    let ci = quantile_ci(&v, 0.5, confidence);
-    let (range, note) = match ci {
-        Some(ci) if ci.lo.is_finite() && ci.hi.is_finite() => (pct_range(c, ci.lo, ci.hi), None),
-        _ => (
-            None,
-            Some(format!(
-                "need >= 6 samples for confidence interval at level {confidence}"
-            )),
-        ),
-    };
-    Summary {
-        center: c,
-        range,
-        n,
-        note,
-    }
-}
-
 /// The `vs base` cell of one row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Delta {
@@ -146,31 +76,10 @@ pub struct Delta {
     pub notes: Vec<String>,
 }
 
-/// benchstat's comparison of two sides (see the module doc).
-pub fn delta(
-    old: &[f64],
-    new: &[f64],
-    so: &Summary,
-    sn: &Summary,
-    exact: bool,
-    alpha: f64,
-) -> Delta {
-    let test = if exact { None } else { u_test(old, new) };
-    delta_of(
-        [old.len(), new.len()],
-        so,
-        sn,
-        exact,
-        alpha,
-        test.map_or(f64::NAN, |t| t.p_value),
-        test.is_some_and(|t| t.all_equal),
-    )
-}
-
-/// [`delta`] of sides of `n` samples (old, new) summarised as `so` and `sn`, whose U test
-/// gave the two-sided p-value `p` (NaN when it gave none) and found all samples equal or not
-/// (`all_equal`); neither is read for exact units.
-fn delta_of(
+/// benchstat's comparison (see the module doc) of two sides of `n` samples (old, new)
+/// summarised as `so` and `sn`, whose U test gave the two-sided p-value `p` (NaN when it gave
+/// none) and found all samples equal or not (`all_equal`); neither is read for exact units.
+fn delta(
     n: [usize; 2],
     so: &Summary,
     sn: &Summary,
@@ -197,7 +106,7 @@ fn delta_of(
     if all_equal {
         notes.push("all samples are equal".to_owned());
     }
-    if min_p(n[0], n[1]) > alpha {
+    if benchstat::too_few_to_detect(n, alpha) {
         notes.push(format!(
             "need >= 4 samples to detect a difference at alpha level {alpha}"
         ));
@@ -446,16 +355,8 @@ impl<'a> View<'a> {
         };
         let sums = sides.map(|v| (!v.is_empty()).then(|| summarize(v, exact, opts.confidence)));
         let test = (self.two && sums[0].is_some() && sums[1].is_some()).then(|| {
-            let t = if exact {
-                None
-            } else {
-                u_test(sides[0], sides[1])
-            };
-            (
-                [sides[0].len(), sides[1].len()],
-                t.map_or(f64::NAN, |t| t.p_value),
-                t.is_some_and(|t| t.all_equal),
-            )
+            let t = benchstat::rank_test(sides[0], sides[1], exact);
+            ([sides[0].len(), sides[1].len()], t.p_value, t.all_equal)
         });
         Row {
             name: super::escape_control(c.name.trim_end()).into(),
@@ -493,7 +394,7 @@ impl<'a> View<'a> {
             }
         }
         if let (Some((n, p, all_equal)), Some(so), Some(sn)) = (r.test, &r.sums[0], &r.sums[1]) {
-            let d = delta_of(n, so, sn, exact, self.opts.alpha, p, all_equal);
+            let d = delta(n, so, sn, exact, self.opts.alpha, p, all_equal);
             row.delta[0] = d.text;
             row.delta[1] = d.detail;
             for n in &d.notes {

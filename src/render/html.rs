@@ -9,9 +9,9 @@
 //! benchmark named `<script>` stays text.
 
 use super::markdown::run_facts;
-use super::table::{TableRow, notes_of_rows, p_cell_of, signed_pct, verdict_cell_of};
+use super::table::{TableRow, notes, p_cell, signed_pct, verdict_cell};
 use super::{ReportData, plot};
-use crate::verdict::decide::{Assessment, Verdict};
+use crate::verdict::decide::Verdict;
 use std::fmt::Write as _;
 
 /// Size of each per-comparison plot, pixels.
@@ -95,25 +95,20 @@ pub const FULL_PLOTS_MAX: usize = 200;
 /// its verdict is faster or slower, it has a diagnostic flag ([`super::table::flags`]: too few samples,
 /// multimodal, drift, outliers, combined), or its name contains one of `opts.plot_rows`. (A
 /// page of at most [`FULL_PLOTS_MAX`] comparisons plots every one.)
-pub fn plotted(x: &Assessment, opts: &HtmlOptions) -> bool {
-    plotted_row(&TableRow::of(x), opts)
-}
-
-/// [`plotted`] of the comparison of the table row `x`.
-pub fn plotted_row(x: &TableRow<'_>, opts: &HtmlOptions) -> bool {
+pub fn plotted(x: &TableRow<'_>, opts: &HtmlOptions) -> bool {
     matches!(x.verdict, Verdict::Faster | Verdict::Slower)
         || !x.flags.is_empty()
         || opts.plot_rows.iter().any(|f| x.name.contains(f.as_str()))
 }
 
 /// Which comparisons of the page of `rows` get a section with plots: every one on a page of
-/// at most [`FULL_PLOTS_MAX`] comparisons, else those [`plotted_row`] selects.
+/// at most [`FULL_PLOTS_MAX`] comparisons, else those [`plotted`] selects.
 pub fn selected(rows: &[TableRow<'_>], opts: &HtmlOptions) -> Vec<bool> {
     use rayon::prelude::*;
     if rows.len() <= FULL_PLOTS_MAX {
         vec![true; rows.len()]
     } else {
-        rows.par_iter().map(|x| plotted_row(x, opts)).collect()
+        rows.par_iter().map(|x| plotted(x, opts)).collect()
     }
 }
 
@@ -137,23 +132,6 @@ pub struct Page<'a> {
     pub input: Option<&'a str>,
 }
 
-/// Renders the page (the text [`write()`] streams, default [`HtmlOptions`]).
-pub fn render(d: &ReportData<'_>) -> String {
-    let mut out = Vec::new();
-    match write(d, &mut out) {
-        Ok(()) => String::from_utf8(out).unwrap_or_default(),
-        Err(e) => e.to_string(),
-    }
-}
-
-/// [`write_with`] with the default [`HtmlOptions`] (plots for changed and flagged rows only).
-///
-/// # Errors
-/// Returns the error of writing to `w`.
-pub fn write(d: &ReportData<'_>, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-    write_with(d, &HtmlOptions::default(), w)
-}
-
 /// Writes the page to `w` as it is made: the head and summary table (written out every
 /// 64 KiB), the run facts, then a section for each comparison (on a page of more than
 /// [`FULL_PLOTS_MAX`] comparisons, for each one [`plotted`] selects), built in
@@ -165,7 +143,7 @@ pub fn write(d: &ReportData<'_>, w: &mut dyn std::io::Write) -> std::io::Result<
 ///
 /// # Errors
 /// Returns the error of writing to `w`.
-pub fn write_with(
+pub fn write(
     d: &ReportData<'_>,
     opts: &HtmlOptions,
     w: &mut dyn std::io::Write,
@@ -212,7 +190,7 @@ pub type WriteSections<'a> =
     dyn FnMut(&[usize], &mut dyn std::io::Write) -> std::io::Result<()> + 'a;
 
 /// Writes the page of the comparisons `rows` (in report order, corrected and decided) to `w`
-/// as [`write_with`] describes: the sections of the comparisons `selected` ([`selected`]) are
+/// as [`write`] describes: the sections of the comparisons `selected` ([`selected`]) are
 /// written by `sections`, given their indices a chunk at a time in order, with the plots
 /// [`full_plots`] says ([`section`] writes one).
 ///
@@ -235,7 +213,7 @@ pub fn write_page(
          <title>benchdiff report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
          <h1>benchdiff report</h1>\n<p class=\"summary\">{}</p>\n\
          <p><span class=\"legend-old\">■ old</span> binary, <span class=\"legend-new\">■ new</span> binary.</p>\n",
-        escape(&super::table::summary_line_of(
+        escape(&super::table::summary_line(
             rows.iter().map(|x| x.verdict),
             page.opts,
             page.failures
@@ -281,17 +259,17 @@ pub fn write_page(
              <td class=\"num\">{}/{}{}</td><td>{}</td></tr>",
             escape(&signed_pct(x.estimate.change_pct)),
             escape(&ci_text(x.estimate.change_ci_pct)),
-            escape(&p_cell_of(x.exact, x.p_value)),
+            escape(&p_cell(x.exact, x.p_value)),
             if two_p {
                 format!(
                     "<td class=\"num\">{}</td>",
-                    escape(&p_cell_of(x.exact, x.p_adjusted))
+                    escape(&p_cell(x.exact, x.p_adjusted))
                 )
             } else {
                 String::new()
             },
             verdict_class(x.verdict),
-            escape(&verdict_cell_of(x.verdict, x.regimes)),
+            escape(&verdict_cell(x.verdict, x.regimes)),
             x.estimate.n[0],
             x.estimate.n[1],
             if x.paired { " paired" } else { "" },
@@ -302,7 +280,7 @@ pub fn write_page(
             out.clear();
         }
     }
-    if let Some(g) = super::table::geomean_text_of_rows(rows) {
+    if let Some(g) = super::table::geomean_text(rows) {
         let _ = writeln!(
             out,
             "<tr class=\"geomean\"><td>geomean</td><td class=\"num\">{}</td><td></td><td></td>\
@@ -312,7 +290,11 @@ pub fn write_page(
         );
     }
     out.push_str("</tbody>\n</table>\n");
-    let report_notes = super::table::report_notes_of_rows(rows, page.one_sided);
+    let report_notes = super::table::report_notes(
+        rows.iter().any(|x| x.unpaired_input),
+        page.one_sided,
+        crate::verdict::decide::geomean(rows.iter().map(|x| x.log_ratio)),
+    );
     for line in report_notes.lines() {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(line));
     }
@@ -372,14 +354,14 @@ pub fn section(
         escape(&signed_pct(x.estimate.change_pct)),
         escape(&ci_text(x.estimate.change_ci_pct)),
         verdict_class(x.verdict),
-        escape(&verdict_cell_of(x.verdict, x.regimes)),
-        escape(&p_cell_of(x.exact, x.p_value)),
+        escape(&verdict_cell(x.verdict, x.regimes)),
+        escape(&p_cell(x.exact, x.p_value)),
         escape(correction.label()),
-        escape(&p_cell_of(x.exact, x.p_adjusted)),
+        escape(&p_cell(x.exact, x.p_adjusted)),
         c.old.len(),
         c.new.len(),
     );
-    let n = notes_of_rows(std::slice::from_ref(x));
+    let n = notes(std::slice::from_ref(x));
     if !n.is_empty() {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(n.trim_end()));
     }

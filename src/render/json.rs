@@ -681,16 +681,6 @@ fn run_info(r: &RunInfo) -> Value {
     v
 }
 
-/// Renders the report as pretty-printed JSON (one document, ending in a newline); the text
-/// [`write()`] streams.
-pub fn render(d: &ReportData<'_>) -> String {
-    let mut out = Vec::new();
-    match write(d, &mut out) {
-        Ok(()) => String::from_utf8(out).unwrap_or_default(),
-        Err(e) => format!("{{\"error\": \"{e}\"}}\n"),
-    }
-}
-
 /// What the JSON document holds besides its comparisons: every top-level key after
 /// `comparisons`, in the figures of the whole report.
 pub struct Rest<'a> {
@@ -837,12 +827,27 @@ pub fn write(d: &ReportData<'_>, out: &mut dyn std::io::Write) -> std::io::Resul
             out.write_all(&text)?;
         }
     }
-    let notes = super::table::report_notes(a, d.one_sided);
+    // Each comparison's log ratio in parallel: the means read every sample; the geomean's
+    // sum stays in row order.
+    let geomean = if a.len() < 2 {
+        None
+    } else {
+        let logs: Vec<Option<f64>> = a
+            .par_iter()
+            .with_min_len(256)
+            .map(crate::verdict::decide::log_ratio)
+            .collect();
+        crate::verdict::decide::geomean(logs)
+    };
+    let unpaired = a
+        .iter()
+        .any(|x| x.row.comparison.pairing == crate::compare::Pairing::None);
+    let notes = super::table::report_notes(unpaired, d.one_sided, geomean);
     let rest = Rest {
         opts: d.opts,
         run: d.run,
         counts: super::table::verdict_counts(a.iter().map(|x| x.verdict)),
-        geomean: crate::verdict::decide::geomean(a),
+        geomean,
         failures: d.failures,
         one_sided: d.one_sided,
         notes: &notes,

@@ -6,7 +6,7 @@
 //! (binaries, runs, order, seed). Every string from the input is escaped, so a benchmark name
 //! cannot break the table or inject HTML.
 
-use super::table::{TableRow, p_cell_of, si, signed_pct, verdict_cell_of};
+use super::table::{TableRow, p_cell, si, signed_pct, verdict_cell};
 use super::{ReportData, RunInfo};
 use crate::compare::OneSided;
 use crate::compare::failures::Failures;
@@ -37,13 +37,9 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-/// The one-line summary: counts per verdict, comparisons, correction, α and threshold.
-pub fn summary(d: &ReportData<'_>) -> String {
-    summary_of(d.assessments.iter().map(|x| x.verdict), d.opts, d.failures)
-}
-
-/// [`summary`] of the comparisons with the verdicts `verdicts`.
-fn summary_of(verdicts: impl Iterator<Item = Verdict>, opts: &Options, f: &Failures) -> String {
+/// The one-line summary of the comparisons with the verdicts `verdicts`: counts per verdict,
+/// comparisons, correction, α and threshold, and the failures `f`.
+fn summary_line(verdicts: impl Iterator<Item = Verdict>, opts: &Options, f: &Failures) -> String {
     let count = super::table::verdict_counts(verdicts);
     let failed = f
         .summary()
@@ -121,9 +117,9 @@ fn row(out: &mut String, x: &TableRow<'_>) {
     };
     let verdict = match x.verdict {
         Verdict::Faster | Verdict::Slower => {
-            format!("**{}**", verdict_cell_of(x.verdict, x.regimes))
+            format!("**{}**", verdict_cell(x.verdict, x.regimes))
         }
-        _ => verdict_cell_of(x.verdict, x.regimes),
+        _ => verdict_cell(x.verdict, x.regimes),
     };
     let _ = writeln!(
         out,
@@ -131,7 +127,7 @@ fn row(out: &mut String, x: &TableRow<'_>) {
         escape(&x.name),
         signed_pct(x.estimate.change_pct),
         ci,
-        p_cell_of(x.exact, x.p_adjusted),
+        p_cell(x.exact, x.p_adjusted),
         verdict,
         x.estimate.n[0],
         x.estimate.n[1],
@@ -299,10 +295,10 @@ pub fn write_rows(
     let (changed, rest): (Vec<&TableRow<'_>>, Vec<&TableRow<'_>>) = rows
         .iter()
         .partition(|x| matches!(x.verdict, Verdict::Faster | Verdict::Slower));
-    out.write_all(summary_of(rows.iter().map(|x| x.verdict), c.opts, c.failures).as_bytes())?;
+    out.write_all(summary_line(rows.iter().map(|x| x.verdict), c.opts, c.failures).as_bytes())?;
     out.write_all(b"\n\n")?;
     out.write_all(failures(c.failures).as_bytes())?;
-    if let Some(g) = decide::geomean_of(rows.iter().map(|x| x.log_ratio)) {
+    if let Some(g) = decide::geomean(rows.iter().map(|x| x.log_ratio)) {
         writeln!(
             out,
             "Geometric mean of the changes over the {} benchmarks on both sides: {}\n",
@@ -337,10 +333,15 @@ pub fn write_rows(
         out.write_all(b"\n</details>\n\n")?;
     }
     let mut n = String::new();
-    if let Some(t) = super::table::too_few_note_of_rows(rows) {
+    if let Some(t) = super::table::too_few_note(rows) {
         let _ = writeln!(n, "- {}.", escape(&t));
     }
-    for line in super::table::report_notes_of_rows(rows, c.one_sided).lines() {
+    let report_notes = super::table::report_notes(
+        rows.iter().any(|x| x.unpaired_input),
+        c.one_sided,
+        decide::geomean(rows.iter().map(|x| x.log_ratio)),
+    );
+    for line in report_notes.lines() {
         let text = line
             .strip_prefix("note: ")
             .or_else(|| line.strip_prefix("warning: "))

@@ -38,13 +38,6 @@ pub fn p_text(p: f64) -> String {
     }
 }
 
-/// The p-value cell of a comparison: `exact` when the difference needed no test (R's
-/// "data are essentially constant": the standard error is negligible against the means, so
-/// the difference is exact and `p` is 0 or 1 by convention), else [`p_text`] of `p`.
-pub fn p_cell(a: &Assessment, p: f64) -> String {
-    p_cell_of(is_exact(a), p)
-}
-
 /// Whether the p-value cells of `a` say `exact` whatever the p-value: unpaired, on data R's
 /// t-test calls essentially constant ([`p_cell`]).
 fn is_exact(a: &Assessment) -> bool {
@@ -55,9 +48,11 @@ fn is_exact(a: &Assessment) -> bool {
         )
 }
 
-/// [`p_cell`] of a comparison whose difference is `exact` (unpaired, on data R's t-test calls
-/// essentially constant: [`TableRow::exact`]) or not.
-pub fn p_cell_of(exact: bool, p: f64) -> String {
+/// The p-value cell of a comparison: `exact` when the difference needed no test (`exact`:
+/// unpaired, on data R's t-test calls essentially constant, [`TableRow::exact`]: the standard
+/// error is negligible against the means, so the difference is exact and `p` is 0 or 1 by
+/// convention), else [`p_text`] of `p`.
+pub fn p_cell(exact: bool, p: f64) -> String {
     if exact {
         "exact".to_owned()
     } else if p == 0.0 {
@@ -78,18 +73,10 @@ pub fn verdict_text(v: Verdict) -> String {
     }
 }
 
-/// The verdict text of a comparison: [`verdict_text`], followed by `, 2 regimes` when a side's
-/// samples fall into two regimes, whose averaged change the verdict rests on (the notes give the
-/// change per regime).
-pub fn verdict_cell(a: &Assessment) -> String {
-    verdict_cell_of(
-        a.verdict,
-        has_regimes(&a.old_side) || has_regimes(&a.new_side),
-    )
-}
-
-/// [`verdict_cell`] of the verdict `v` of a comparison with two `regimes` on a side or not.
-pub fn verdict_cell_of(v: Verdict, regimes: bool) -> String {
+/// The verdict cell of a comparison: [`verdict_text`] of `v`, followed by `, 2 regimes` when
+/// a side's samples fall into two `regimes`, whose averaged change the verdict rests on (the
+/// notes give the change per regime).
+pub fn verdict_cell(v: Verdict, regimes: bool) -> String {
     let v = verdict_text(v);
     if regimes {
         format!("{v}, 2 regimes")
@@ -213,16 +200,11 @@ pub fn combined_text(a: &Assessment) -> Option<String> {
     a.combined.as_ref().map(|c| c.note())
 }
 
-/// Notes for flagged comparisons: each one's own ([`TableRow::notes`]: the modes of a
-/// multimodal side, drift, …), then [`too_few_note`] and the note on comparisons with a single
-/// sample on a side. (Outliers are counted in the flags column: flagged, never dropped.)
-pub fn notes(a: &[Assessment]) -> String {
-    let rows: Vec<TableRow<'_>> = a.iter().map(TableRow::of).collect();
-    notes_of_rows(&rows)
-}
-
-/// [`notes`] of the comparisons of `rows`.
-pub fn notes_of_rows(rows: &[TableRow<'_>]) -> String {
+/// Notes for the flagged comparisons of `rows`: each one's own ([`TableRow::notes`]: the
+/// modes of a multimodal side, drift, …), then [`too_few_note`] and the note on comparisons
+/// with a single sample on a side. (Outliers are counted in the flags column: flagged, never
+/// dropped.)
+pub fn notes(rows: &[TableRow<'_>]) -> String {
     let mut out: String = rows.iter().map(|x| &*x.notes).collect();
     out.push_str(&count_notes(rows));
     out
@@ -232,7 +214,7 @@ pub fn notes_of_rows(rows: &[TableRow<'_>]) -> String {
 /// ([`too_few_note`]) and comparisons with a single sample on a side (untestable).
 fn count_notes(rows: &[TableRow<'_>]) -> String {
     let mut out = String::new();
-    if let Some(t) = too_few_note_of_rows(rows) {
+    if let Some(t) = too_few_note(rows) {
         let _ = writeln!(out, "note: {}", super::escape_control(&t));
     }
     // Harnesses that report one figure per benchmark (criterion text, Google Benchmark without
@@ -392,36 +374,17 @@ fn too_few_sentence(n: [usize; 2], min_p: f64, v: Verdict) -> String {
     )
 }
 
-/// The too-few-samples note of a report: the one comparison with its warning, or the count and
-/// the first one when several have too few samples (None when none has).
-pub fn too_few_note(a: &[Assessment]) -> Option<String> {
-    too_few_note_of(a.iter().filter(|x| x.too_few_samples).map(|x| {
-        let c = &x.row.comparison;
-        (
-            c.name.as_str(),
-            [c.old.len(), c.new.len()],
-            x.min_attainable_p,
-            x.verdict,
-        )
-    }))
-}
-
-/// [`too_few_note`] of the report of `rows`.
-pub fn too_few_note_of_rows(rows: &[TableRow<'_>]) -> Option<String> {
-    too_few_note_of(rows.iter().filter(|x| x.estimate.too_few_samples).map(|x| {
-        let [o, n] = x.estimate.n.map(|n| n as usize);
-        (&*x.name, [o, n], x.min_attainable_p, x.verdict)
-    }))
-}
-
-/// [`too_few_note`] of the comparisons with too few samples, each as (name, sample counts,
-/// smallest attainable p-value, verdict), in report order.
-fn too_few_note_of<'a>(
-    mut few: impl Iterator<Item = (&'a str, [usize; 2], f64, Verdict)>,
-) -> Option<String> {
-    let (name, n, min_p, v) = few.next()?;
-    let text = too_few_sentence(n, min_p, v);
-    let name = name.trim_end();
+/// The too-few-samples note of the report of `rows`: the one comparison with its warning, or
+/// the count and the first one when several have too few samples (None when none has).
+pub fn too_few_note(rows: &[TableRow<'_>]) -> Option<String> {
+    let mut few = rows.iter().filter(|x| x.estimate.too_few_samples);
+    let first = few.next()?;
+    let text = too_few_sentence(
+        first.estimate.n.map(|n| n as usize),
+        first.min_attainable_p,
+        first.verdict,
+    );
+    let name = first.name.trim_end();
     let more = few.count();
     Some(if more == 0 {
         format!("{name}: {text}")
@@ -434,54 +397,24 @@ fn too_few_note_of<'a>(
 }
 
 /// The note saying how comparisons were analysed when some could not be paired because the
-/// inputs record no rounds (None when every comparison's source recorded rounds).
-pub fn method_note(a: &[Assessment]) -> Option<&'static str> {
-    a.iter()
-        .any(|x| x.row.comparison.pairing == crate::compare::Pairing::None)
-        .then_some(METHOD_NOTE)
-}
-
-/// The text of [`method_note`].
+/// inputs record no rounds.
 const METHOD_NOTE: &str = "unpaired analysis (Welch's test, Fieller's interval of the ratio of \
                            means): the inputs record no rounds that ran together, so the i-th \
                            old and i-th new samples are not paired and none is dropped";
 
-/// The geomean cell text: the change, or `n/a` when it is undefined; None below two rows.
-pub fn geomean_text(a: &[Assessment]) -> Option<String> {
-    geomean_cell(decide::geomean(a))
-}
-
-/// [`geomean_text`] of the report of `rows`.
-pub fn geomean_text_of_rows(rows: &[TableRow<'_>]) -> Option<String> {
-    geomean_cell(decide::geomean_of(rows.iter().map(|x| x.log_ratio)))
-}
-
-/// [`geomean_text`] of the geomean `g`.
-fn geomean_cell(g: Option<decide::Geomean>) -> Option<String> {
-    g.map(|g| match g.change_pct() {
+/// The geomean cell text of the report of `rows`: the change, or `n/a` when it is
+/// undefined; None below two rows.
+pub fn geomean_text(rows: &[TableRow<'_>]) -> Option<String> {
+    decide::geomean(rows.iter().map(|x| x.log_ratio)).map(|g| match g.change_pct() {
         Some(c) => signed_pct(c),
         None => "n/a".to_owned(),
     })
 }
 
-/// Report-level notes: the analysis method for unpaired inputs, benchmarks on one side only,
-/// an undefined geomean (one line each; empty when there is nothing to say).
-pub fn report_notes(a: &[Assessment], one_sided: &OneSided) -> String {
-    report_notes_of(method_note(a).is_some(), one_sided, decide::geomean(a))
-}
-
-/// [`report_notes`] of the report of `rows`.
-pub fn report_notes_of_rows(rows: &[TableRow<'_>], one_sided: &OneSided) -> String {
-    report_notes_of(
-        rows.iter().any(|x| x.unpaired_input),
-        one_sided,
-        decide::geomean_of(rows.iter().map(|x| x.log_ratio)),
-    )
-}
-
-/// [`report_notes`] of a report where some comparison is `unpaired` for want of rounds, with
-/// its `geomean`.
-fn report_notes_of(
+/// Report-level notes: the analysis method when some comparison is `unpaired` for want of
+/// recorded rounds, benchmarks on one side only, an undefined `geomean` (one line each; empty
+/// when there is nothing to say).
+pub fn report_notes(
     unpaired: bool,
     one_sided: &OneSided,
     geomean: Option<decide::Geomean>,
@@ -585,11 +518,6 @@ pub fn details(a: &[Assessment]) -> String {
     out
 }
 
-/// One-line summary: counts per verdict and the rules used.
-pub fn summary_line(a: &[Assessment], opts: &Options) -> String {
-    summary_of(a.iter().map(|x| x.verdict), opts)
-}
-
 /// How many of `verdicts` there are, then how many are faster, slower, no change and
 /// inconclusive (the counts of the summary lines of the table and the Markdown comment).
 pub fn verdict_counts(verdicts: impl Iterator<Item = Verdict>) -> [usize; 5] {
@@ -606,10 +534,16 @@ pub fn verdict_counts(verdicts: impl Iterator<Item = Verdict>) -> [usize; 5] {
     count
 }
 
-/// [`summary_line`] of the comparisons with the verdicts `verdicts`.
-fn summary_of(verdicts: impl Iterator<Item = Verdict>, opts: &Options) -> String {
+/// One-line summary of the comparisons with the verdicts `verdicts`: counts per verdict and
+/// the rules used, followed by the failures `f` when there are any, e.g. `…; FAILED: 1
+/// benchmark with failed jobs (2 jobs timed out)`.
+pub fn summary_line(
+    verdicts: impl Iterator<Item = Verdict>,
+    opts: &Options,
+    f: &Failures,
+) -> String {
     let count = verdict_counts(verdicts);
-    format!(
+    let mut s = format!(
         "{} comparison{}: {} faster, {} slower, {} no change, {} inconclusive \
          ({} correction, alpha {}, threshold ±{}%)",
         count[0],
@@ -621,22 +555,7 @@ fn summary_of(verdicts: impl Iterator<Item = Verdict>, opts: &Options) -> String
         opts.correction.label(),
         opts.alpha,
         opts.threshold_pct
-    )
-}
-
-/// [`summary_line`] followed by the failures, e.g. `…; FAILED: 1 benchmark with failed jobs (2
-/// jobs timed out)`.
-pub fn summary_line_with(a: &[Assessment], opts: &Options, f: &Failures) -> String {
-    summary_line_of(a.iter().map(|x| x.verdict), opts, f)
-}
-
-/// [`summary_line_with`] of the comparisons with the verdicts `verdicts`.
-pub fn summary_line_of(
-    verdicts: impl Iterator<Item = Verdict>,
-    opts: &Options,
-    f: &Failures,
-) -> String {
-    let mut s = summary_of(verdicts, opts);
+    );
     if let Some(x) = f.summary() {
         s.push_str("; FAILED: ");
         s.push_str(&x);
@@ -659,27 +578,29 @@ pub fn failures_section(f: &Failures) -> String {
     out
 }
 
-/// Adds the failures to a rendered table: the summary line says them and a section lists them.
-pub fn with_failures(mut text: String, a: &[Assessment], opts: &Options, f: &Failures) -> String {
+/// Adds the failures to the rendered table of `rows`: the summary line says them and a
+/// section lists them.
+pub fn with_failures(
+    mut text: String,
+    rows: &[TableRow<'_>],
+    opts: &Options,
+    f: &Failures,
+) -> String {
     if f.is_empty() {
         return text;
     }
-    text = text.replacen(&summary_line(a, opts), &summary_line_with(a, opts, f), 1);
+    let verdicts = || rows.iter().map(|x| x.verdict);
+    let plain = summary_line(verdicts(), opts, &Failures::default());
+    text = text.replacen(&plain, &summary_line(verdicts(), opts, f), 1);
     text.push_str(&failures_section(f));
     text
-}
-
-/// Renders assessments as a table. `color` turns on ANSI styling; `width` is the terminal
-/// width in columns (None: no limit).
-pub fn render(a: &[Assessment], opts: &Options, color: bool, width: Option<u16>) -> String {
-    render_with(a, &OneSided::default(), opts, color, width)
 }
 
 /// One comparison as the table reports it: every figure and text of its row and notes,
 /// without its samples. An [`Assessment`] holds its comparison's samples, and a report of half
 /// a million comparisons cannot keep them all (issue 16): the bounded-memory report of a large
 /// input keeps these instead, the in-memory report builds them from its assessments
-/// ([`TableRow::of`]), and both are rendered by the same code ([`render_rows`],
+/// ([`TableRow::of`]), and both are rendered by the same code ([`render`],
 /// [`write_rows`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TableRow<'a> {
@@ -766,21 +687,6 @@ pub fn decide_rows(rows: &mut [TableRow<'_>], opts: &Options) {
     }
 }
 
-/// [`render`] with the benchmarks measured on one side only, listed in a warning below the
-/// table (they are not rows and not counted).
-pub fn render_with(
-    a: &[Assessment],
-    one_sided: &OneSided,
-    opts: &Options,
-    color: bool,
-    width: Option<u16>,
-) -> String {
-    // Each row on its own, in parallel (a million-row report has 20,000 rows).
-    use rayon::prelude::*;
-    let rows: Vec<TableRow<'_>> = a.par_iter().map(TableRow::of).collect();
-    render_rows(&rows, one_sided, opts, color, width)
-}
-
 /// The columns of the table: header, kind, right-aligned. With no correction the adjusted p
 /// equals the raw p: the fourth column ([`P_RAW`]) is then left out.
 fn columns(opts: &Options) -> Vec<Col> {
@@ -826,9 +732,9 @@ fn cells(x: &TableRow<'_>) -> (Option<Color>, [String; 8]) {
         super::escape_control(&x.name).into_owned(),
         signed_pct(x.estimate.change_pct),
         ci,
-        p_cell_of(x.exact, x.p_value),
-        p_cell_of(x.exact, x.p_adjusted),
-        verdict_cell_of(x.verdict, x.regimes),
+        p_cell(x.exact, x.p_value),
+        p_cell(x.exact, x.p_adjusted),
+        verdict_cell(x.verdict, x.regimes),
         runs,
         x.flags.to_string(),
     ];
@@ -837,17 +743,18 @@ fn cells(x: &TableRow<'_>) -> (Option<Color>, [String; 8]) {
 
 /// The geomean row's cells, when the report has one (two comparisons or more).
 fn geomean_row(rows: &[TableRow<'_>]) -> Option<[String; 8]> {
-    let g = geomean_cell(decide::geomean_of(rows.iter().map(|x| x.log_ratio)))?;
+    let g = geomean_text(rows)?;
     let mut cells: [String; 8] = Default::default();
     cells[0] = "geomean".to_owned();
     cells[1] = g;
     Some(cells)
 }
 
-/// Renders the rows of a report (in report order, decided) as a table: [`render_with`] of
-/// the assessments they were built from. `color` turns on ANSI styling; `width` is the
-/// terminal width in columns (None: no limit).
-pub fn render_rows(
+/// Renders the rows of a report (in report order, decided) as a table, with the benchmarks
+/// measured on one side only listed in a warning below it (they are not rows and not
+/// counted). `color` turns on ANSI styling; `width` is the terminal width in columns (None:
+/// no limit).
+pub fn render(
     rows: &[TableRow<'_>],
     one_sided: &OneSided,
     opts: &Options,
@@ -949,10 +856,15 @@ fn write_trailer(
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     out.write_all(b"\n\n")?;
-    out.write_all(summary_of(rows.iter().map(|x| x.verdict), opts).as_bytes())?;
+    let summary = summary_line(rows.iter().map(|x| x.verdict), opts, &Failures::default());
+    out.write_all(summary.as_bytes())?;
     out.write_all(b"\n")?;
     let mut tail = count_notes(rows);
-    tail.push_str(&report_notes_of_rows(rows, one_sided));
+    tail.push_str(&report_notes(
+        rows.iter().any(|x| x.unpaired_input),
+        one_sided,
+        decide::geomean(rows.iter().map(|x| x.log_ratio)),
+    ));
     if tail.is_empty() && rows.iter().all(|x| x.notes.is_empty()) {
         return Ok(());
     }
@@ -963,7 +875,7 @@ fn write_trailer(
     out.write_all(tail.as_bytes())
 }
 
-/// Writes the table of `rows` (in report order, decided) to `out` as [`render_rows`] renders
+/// Writes the table of `rows` (in report order, decided) to `out` as [`render`] renders
 /// it without colour or width limit, byte for byte, but a few thousand rows at a time: the
 /// cells are formatted twice (once for the column widths, once to write them) and never held
 /// for all rows, so that half a million rows take no more memory than their [`TableRow`]s
@@ -1391,7 +1303,7 @@ pub fn sequential_section(
 mod tests {
     use super::*;
 
-    /// The same columns drawn by comfy-table without colour, as `render_with` did before
+    /// The same columns drawn by comfy-table without colour, as `render` did before
     /// [`plain_table`].
     fn comfy_plain(cols: &[Col], rows: usize) -> String {
         let mut t = Table::new();

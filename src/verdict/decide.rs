@@ -713,22 +713,6 @@ impl Geomean {
     }
 }
 
-/// The geometric mean of the changes of `a` (the comparisons present on both sides); None for
-/// fewer than two comparisons (as benchstat, which prints no geomean for one row). A
-/// comparison whose old or new mean is ≤ 0, or whose change is not a finite ratio above 0,
-/// makes it [`Geomean::Undefined`] — so `0 → 0`, `0 → x` and `x → 0` all do, as in benchstat
-/// ("summaries must be >0 to compute geomean").
-pub fn geomean(a: &[Assessment]) -> Option<Geomean> {
-    if a.len() < 2 {
-        return None;
-    }
-    use rayon::prelude::*;
-    // Each comparison's log ratio (None: undefined) in parallel: the means read every sample,
-    // a million of them in a large report (issue 16); the sum below stays in row order.
-    let logs: Vec<Option<f64>> = a.par_iter().with_min_len(256).map(log_ratio).collect();
-    geomean_of(logs)
-}
-
 /// A comparison's term of [`geomean`]: `ln(1 + change_pct/100)`, or None when undefined (a
 /// side's mean ≤ 0, or the ratio not finite and above 0).
 pub fn log_ratio(x: &Assessment) -> Option<f64> {
@@ -738,9 +722,13 @@ pub fn log_ratio(x: &Assessment) -> Option<f64> {
     (mean(&c.old) > 0.0 && mean(&c.new) > 0.0 && r.is_finite() && r > 0.0).then(|| r.ln())
 }
 
-/// [`geomean`] from each comparison's [`log_ratio`], in report order (the sum is taken in
-/// that order); None for fewer than two.
-pub fn geomean_of(logs: impl IntoIterator<Item = Option<f64>>) -> Option<Geomean> {
+/// The geometric mean of the changes of a report's comparisons (those present on both sides)
+/// from each one's [`log_ratio`], in report order (the sum is taken in that order); None for
+/// fewer than two comparisons (as benchstat, which prints no geomean for one row). A
+/// comparison whose old or new mean is ≤ 0, or whose change is not a finite ratio above 0
+/// (a `None` term), makes it [`Geomean::Undefined`] — so `0 → 0`, `0 → x` and `x → 0` all
+/// do, as in benchstat ("summaries must be >0 to compute geomean").
+pub fn geomean(logs: impl IntoIterator<Item = Option<f64>>) -> Option<Geomean> {
     let mut n = 0;
     let mut sum = 0.0;
     let mut undefined = 0;

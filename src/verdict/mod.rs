@@ -6,6 +6,7 @@
 //! from the uncorrected two-sided Welch p-value at 0.05 / 0.01 / 0.001 (Node
 //! `benchmark/compare.R`), and the three accuracy columns at the matching risks.
 
+pub mod benchstat;
 pub mod calibrate;
 pub mod combine;
 pub mod decide;

@@ -1,8 +1,8 @@
 //! `report --format r`, `analyze`, `markdown`, `json`, `html`, `csv`, `go`, `benchstat` and
-//! the default table of a large compare.js CSV in bounded memory (issue 16).
+//! the default table of a large compare.js CSV in bounded memory.
 //!
 //! Reading a 2 GB compare.js CSV whole keeps 24 million samples (576 MB packed) and then the
-//! same values again per comparison. From [`spill_threshold`] bytes on, a single compare.js CSV
+//! same values again per comparison. From [`Plan::spill_bytes`] bytes on, a single compare.js CSV
 //! (not standard input) reported with `--format r`, `analyze`, `markdown`, `json`, `html`,
 //! `csv`, `go`, `benchstat` or `table` (without `--plot`, `--max-regression`, `--metric`,
 //! `--label`, `--sides-by`, nor the table's `--details`, which take the in-memory path, as do
@@ -64,8 +64,8 @@
 //! ([`table::write_rows`]), as the comment always is
 //! ([`crate::render::markdown::write_rows`]).
 //!
-//! The threshold is 256 MiB, or the byte count in the environment variable
-//! `BENCHDIFF_SPILL_BYTES` (for tests and for machines with less memory); partitions hold
+//! The threshold is [`Plan::spill_bytes`] (256 MiB by default; the CLI takes it from
+//! `BENCHDIFF_SPILL_BYTES`); partitions hold
 //! about a sixteenth of the threshold of input each (16 MiB; between 2 and 256 partitions).
 //! The temporary files (24 bytes a sample: 576 MB for the 2 GB file) go to the system's
 //! temporary folder (`TMPDIR`); where that folder is in memory (tmpfs), point `TMPDIR` at a
@@ -81,7 +81,8 @@
 //! and assessments at a time. A file whose samples belong to a few huge comparisons is bounded
 //! by its largest comparison, which the statistics need whole.
 
-use super::{CorrectionArg, EXIT_USAGE, Format, Io, ReportArgs, RowNote, row_notes};
+use super::diagnostics::{self, RowNote, row_notes};
+use super::{EXIT_USAGE, Format, InputPlan, Messages, Plan};
 use crate::format::{self, InputFormat};
 use crate::render::analyze;
 use crate::render::table::{self, TableRow};
@@ -89,46 +90,23 @@ use crate::sample::{RATE, SampleSet, Side};
 use crate::verdict::{self, Stars, decide};
 use std::io::Write;
 
-/// Input size from which the bounded path is taken, in bytes (256 MiB).
-pub const DEFAULT_SPILL_BYTES: u64 = 256 << 20;
-
-/// The input size (bytes) from which a compare.js CSV reported with `--format r`, `analyze`,
-/// `markdown`, `json`, `html`, `csv`, `go`, `benchstat` or the table is read in bounded
-/// memory: `BENCHDIFF_SPILL_BYTES` when set (a whole number of bytes; 0 counts as 1), else
-/// [`DEFAULT_SPILL_BYTES`].
-///
-/// # Errors
-/// The variable is set but is not a whole number of bytes (`abc`, `1e3`, `256MiB`, `-1`):
-/// the warning to print, naming the value; the caller then uses [`DEFAULT_SPILL_BYTES`].
-pub fn spill_threshold() -> Result<u64, String> {
-    match std::env::var_os("BENCHDIFF_SPILL_BYTES") {
-        None => Ok(DEFAULT_SPILL_BYTES),
-        Some(v) => v
-            .to_str()
-            .and_then(|t| t.trim().parse::<u64>().ok())
-            .map(|b| b.max(1))
-            .ok_or_else(|| {
-                format!(
-                    "BENCHDIFF_SPILL_BYTES={}: not a whole number of bytes; using {DEFAULT_SPILL_BYTES} \
-                     (256 MiB)",
-                    v.to_string_lossy()
-                )
-            }),
-    }
-}
-
 /// After a temporary file could not be created or written (`e`: `TMPDIR` names no folder or
 /// one benchdiff may not write, the disk is full): says so, naming the folder, and leaves `f`
 /// to the in-memory path (nothing else was printed: a compare.js CSV that reads gives no
 /// warnings).
 fn in_memory(f: &str, e: &std::io::Error, io: &mut Io<'_>) -> anyhow::Result<Option<i32>> {
-    writeln!(
-        io.stderr,
-        "benchdiff: note: {f}: the temporary files of a bounded-memory read (in {}) failed \
-         ({e}); reading it in memory",
+    io.out.note(format!(
+        "{f}: the temporary files of a bounded-memory read (in {}) failed ({e}); reading it \
+         in memory",
         std::env::temp_dir().display()
-    )?;
+    ));
     Ok(None)
+}
+
+/// Where a bounded report goes: the report to `stdout`, the messages to `out`.
+struct Io<'a> {
+    stdout: &'a mut dyn Write,
+    out: &'a mut Messages,
 }
 
 /// Returns the heap's free pages to the system (glibc keeps what was freed — the reader's
@@ -154,23 +132,21 @@ struct Compact {
     count_p: f64,
 }
 
-/// Reports `args` through the bounded path when it applies (see the module doc): returns the
-/// exit code, or `None` when the in-memory path must be taken (another format or option,
-/// several inputs, standard input, a small file, not a compare.js CSV).
-pub(super) fn try_report(args: &ReportArgs, io: &mut Io<'_>) -> anyhow::Result<Option<i32>> {
-    let threshold = spill_threshold().or_else(|w| {
-        writeln!(io.stderr, "benchdiff: warning: {w}").map(|()| DEFAULT_SPILL_BYTES)
-    })?;
-    try_report_from(args, threshold, io)
-}
-
-/// [`try_report`] with the threshold `threshold` (bytes) instead of [`spill_threshold`].
-fn try_report_from(
-    args: &ReportArgs,
-    threshold: u64,
-    io: &mut Io<'_>,
+/// Reports `inputs` by `plan` through the bounded path when it applies (see the module doc):
+/// returns the exit code, or `None` when the in-memory path must be taken (another format or
+/// option, several inputs, standard input, a file under [`Plan::spill_bytes`], not a
+/// compare.js CSV).
+///
+/// # Errors
+/// Writing to `stdout` failed, or the samples were not spilled.
+pub(super) fn try_report(
+    inputs: &InputPlan,
+    a: &Plan,
+    stdout: &mut dyn Write,
+    out: &mut Messages,
 ) -> anyhow::Result<Option<i32>> {
-    let a = &args.analysis;
+    let io = &mut Io { stdout, out };
+    let threshold = a.spill_bytes;
     if !matches!(
         a.format,
         Format::R
@@ -187,17 +163,16 @@ fn try_report_from(
         || a.plot.is_some()
         || a.max_regression.is_some()
         || a.metric.is_some()
-        || args.files.len() != 1
-        || !args.inputs.label.is_empty()
-        || args.inputs.sides_by.is_some()
-        || args
-            .inputs
+        || inputs.files.len() != 1
+        || !inputs.label.is_empty()
+        || inputs.sides_by.is_some()
+        || inputs
             .input_format
             .is_some_and(|f| f != InputFormat::NodeCompareCsv)
     {
         return Ok(None);
     }
-    let f = &args.files[0];
+    let f = &inputs.files[0];
     let size = match std::fs::metadata(f) {
         Ok(m) if f != "-" && m.is_file() => m.len(),
         _ => return Ok(None),
@@ -208,7 +183,7 @@ fn try_report_from(
     let Ok(input) = format::Input::open(f) else {
         return Ok(None);
     };
-    let fmt = args.inputs.input_format.or_else(|| input.sniff());
+    let fmt = inputs.input_format.or_else(|| input.sniff());
     if fmt != Some(InputFormat::NodeCompareCsv) {
         return Ok(None);
     }
@@ -235,7 +210,7 @@ fn try_report_from(
     let imported = match input.read(fmt, &ro, &mut set) {
         Ok(i) => i,
         Err(e) => {
-            writeln!(io.stderr, "benchdiff: {e}")?;
+            io.out.error(e.to_string());
             return Ok(Some(EXIT_USAGE));
         }
     };
@@ -255,27 +230,26 @@ fn try_report_from(
     };
     release_free_memory();
     for w in &imported.warnings {
-        writeln!(io.stderr, "benchdiff: warning: {w}")?;
+        io.out.warning(w.to_string());
     }
     if imported.samples == 0 {
-        super::warn_no_samples(f, imported.format, io)?;
+        io.out.0.push(diagnostics::no_samples(f, imported.format));
     }
     if spilled.is_empty() {
-        writeln!(
-            io.stderr,
-            "benchdiff: no samples: the input holds no benchmark results (a CSV header but no rows, or a run of 0 benchmarks)"
-        )?;
+        io.out.error(
+            "no samples: the input holds no benchmark results (a CSV header but no rows, or a \
+             run of 0 benchmarks)",
+        );
         return Ok(Some(EXIT_USAGE));
     }
     // benchstat summarises a file of one side as one column.
     if !spilled.has_both_sides() && a.format != Format::Benchstat {
         let [old, new] = spilled.per_side();
-        writeln!(
-            io.stderr,
-            "benchdiff: nothing to compare: no benchmark has samples on both sides (old: {old} \
-             samples, new: {new} samples, from {f}); give the old results and the new results \
-             (two files, old first, or --label old=FILE --label new=FILE)"
-        )?;
+        io.out.error(format!(
+            "nothing to compare: no benchmark has samples on both sides (old: {old} samples, \
+             new: {new} samples, from {f}); give the old results and the new results (two \
+             files, old first, or --label old=FILE --label new=FILE)"
+        ));
         return Ok(Some(EXIT_USAGE));
     }
     if spilled.metrics() != [RATE] {
@@ -368,17 +342,17 @@ fn try_report_from(
         }
     }
     if let Some(w) = listed.without_failures(&Default::default()).warning() {
-        writeln!(io.stderr, "benchdiff: warning: {w}")?;
+        io.out.warning(w);
     }
     let counts = rows
         .iter()
         .map(|r| (&*r.name, r.n[0] as usize, r.n[1] as usize));
-    super::warn_too_few(counts, io)?;
+    io.out.0.extend(diagnostics::too_few(counts));
     let flagged: Vec<RowNote<'_>> = noted
         .iter()
         .filter_map(|(_, r)| RowNote::of(&r.comparison, r.welch.err(), || r.improvement_pct))
         .collect();
-    row_notes(&flagged, a.format, io)?;
+    row_notes(&flagged, a.format, io.out);
     let row = |i: usize| {
         let r = &rows[i];
         crate::render::compare_r::RRow {
@@ -402,7 +376,7 @@ fn try_report_from(
     };
     let opts = decide::Options {
         distribution_checks: false,
-        ..options(a)
+        ..super::options(a)
     };
     let failures = crate::compare::failures::Failures::default();
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
@@ -415,32 +389,14 @@ fn try_report_from(
     output(a, write, io)
 }
 
-/// The verdict options of the report `a` (its correction and threshold; the distribution
-/// checks the table shows, without the rank tests of `--details`; for JSON the rank tests and
-/// every side's drift test, as in memory).
-fn options(a: &super::AnalysisArgs) -> decide::Options {
-    decide::Options {
-        correction: match a.correction {
-            CorrectionArg::Holm => decide::Correction::Holm,
-            CorrectionArg::Bh => decide::Correction::BenjaminiHochberg,
-            CorrectionArg::None => decide::Correction::None,
-        },
-        threshold_pct: a.threshold,
-        distribution_checks: true,
-        rank_tests: a.format == Format::Json,
-        every_drift: a.format == Format::Json,
-        ..decide::Options::default()
-    }
-}
-
 /// Writes the report by `write` to the `-o` file of `a`, else to stdout
 /// ([`super::write_output`]); returns the exit code.
 fn output(
-    a: &super::AnalysisArgs,
+    a: &Plan,
     write: impl FnMut(&mut dyn Write) -> std::io::Result<()>,
     io: &mut Io<'_>,
 ) -> anyhow::Result<Option<i32>> {
-    super::write_output(a.output.as_deref(), write, io).map(Some)
+    super::write_output(a.output.as_deref(), write, io.stdout, io.out).map(Some)
 }
 
 /// `--format csv` of the spilled samples of `f` (spilled with their arrival order): the notes
@@ -449,7 +405,7 @@ fn output(
 /// header and the rows of the samples read back in arrival order, by the in-memory writer
 /// ([`crate::render::csv::write_rows`]).
 fn csv(
-    a: &super::AnalysisArgs,
+    a: &Plan,
     f: &str,
     mut set: SampleSet,
     mut spilled: crate::sample::Spilled,
@@ -489,7 +445,7 @@ fn csv(
     let coll = crate::compare::RootCollation::new();
     noted.sort_unstable_by(|x, y| coll.compare(&x.1.name, &y.1.name).then(x.0.cmp(&y.0)));
     let flagged: Vec<RowNote<'_>> = noted.iter().filter_map(|(_, c)| note(c)).collect();
-    row_notes(&flagged, Format::Csv, io)?;
+    row_notes(&flagged, Format::Csv, io.out);
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
         w.write_all(crate::format::node_csv::write::HEADER.as_bytes())?;
         spilled.in_arrival_order(&mut set, |window| {
@@ -504,7 +460,7 @@ fn csv(
 /// ([`crate::format::go::GoLines`]) on the samples read back a window at a time. A
 /// compare.js CSV has no configuration lines.
 fn go(
-    a: &super::AnalysisArgs,
+    a: &Plan,
     mut set: SampleSet,
     mut spilled: crate::sample::Spilled,
     io: &mut Io<'_>,
@@ -534,7 +490,7 @@ fn go(
 /// writer ([`crate::render::benchstat::View::write_table`]), to the `-o` file or stdout as in
 /// memory. A compare.js CSV has no configuration lines, no exact units and no failures.
 fn benchstat(
-    a: &super::AnalysisArgs,
+    a: &Plan,
     f: &str,
     mut set: SampleSet,
     mut spilled: crate::sample::Spilled,
@@ -588,7 +544,7 @@ fn benchstat(
 /// the in-memory order (first appearance, then a stable sort by name), corrected and decided
 /// together, and written by the in-memory report's renderer.
 fn table(
-    a: &super::AnalysisArgs,
+    a: &Plan,
     f: &str,
     input: &str,
     mut set: SampleSet,
@@ -596,7 +552,7 @@ fn table(
     io: &mut Io<'_>,
 ) -> anyhow::Result<Option<i32>> {
     use rayon::prelude::*;
-    let opts = options(a);
+    let opts = super::options(a);
     let markdown = a.format == Format::Markdown;
     let json = a.format == Format::Json;
     let html = a.format == Format::Html;
@@ -727,7 +683,7 @@ fn table(
         .iter()
         .filter_map(|(_, r)| RowNote::of(&r.comparison, r.welch.err(), || r.improvement_pct))
         .collect();
-    row_notes(&flagged, a.format, io)?;
+    row_notes(&flagged, a.format, io.out);
     let mut listed = crate::compare::OneSided::default();
     for (_, name, only_old) in one_sided {
         if only_old {
@@ -742,7 +698,7 @@ fn table(
     let (color, width) = if a.output.is_some() {
         (false, None)
     } else {
-        (io.color, io.width)
+        (a.color, a.width)
     };
     let failures = crate::compare::failures::Failures::default();
     let comment = crate::render::markdown::Comment {
@@ -753,7 +709,11 @@ fn table(
         input: Some(input),
     };
     let report_notes = if json {
-        table::report_notes_of_rows(&rows, &listed)
+        table::report_notes(
+            rows.iter().any(|x| x.unpaired_input),
+            &listed,
+            decide::geomean(rows.iter().map(|x| x.log_ratio)),
+        )
     } else {
         String::new()
     };
@@ -761,7 +721,7 @@ fn table(
         opts: &opts,
         run: None,
         counts: table::verdict_counts(rows.iter().map(|r| r.verdict)),
-        geomean: decide::geomean_of(rows.iter().map(|r| r.log_ratio)),
+        geomean: decide::geomean(rows.iter().map(|r| r.log_ratio)),
         failures: &failures,
         one_sided: &listed,
         notes: &report_notes,
@@ -785,7 +745,7 @@ fn table(
         } else if markdown {
             crate::render::markdown::write_rows(&rows, &comment, w)
         } else if color || width.is_some() {
-            let t = table::render_rows(&rows, &listed, &opts, color, width);
+            let t = table::render(&rows, &listed, &opts, color, width);
             w.write_all(t.as_bytes())
         } else {
             table::write_rows(&rows, &listed, &opts, w)
@@ -1057,7 +1017,7 @@ fn read_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result
     }
     #[cfg(not(any(unix, windows)))]
     {
-        // JSON takes the in-memory path there (`try_report_from`).
+        // JSON takes the in-memory path there (`try_report`).
         let _ = (file, buf, offset);
         Err(std::io::ErrorKind::Unsupported.into())
     }
@@ -1065,9 +1025,10 @@ fn read_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Cli, Command, Io, run};
-    use super::try_report_from;
-    use clap::Parser as _;
+    use super::super::{Format, InputPlan, Messages, Plan, report};
+    use super::try_report;
+    use crate::verdict::decide::Correction;
+    use std::io::Write;
 
     /// Asserts that `text` contains each of `parts`, naming the first missing one.
     fn contains_all(text: &str, parts: &[&str]) {
@@ -1076,28 +1037,77 @@ mod tests {
         }
     }
 
-    /// Runs `f` with an [`Io`] over two buffers; returns its result and (stdout, stderr).
-    fn captured<T>(f: impl FnOnce(&mut Io<'_>) -> T) -> (T, String, String) {
-        captured_on(false, None, f)
-    }
-
-    /// [`captured`] as on a terminal with colour `color` and `width` columns.
-    fn captured_on<T>(
-        color: bool,
-        width: Option<u16>,
-        f: impl FnOnce(&mut Io<'_>) -> T,
-    ) -> (T, String, String) {
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let r = f(&mut Io {
-            stdout: &mut out,
-            stderr: &mut err,
+    /// The plans of `benchdiff report OPTIONS… FILE` (`argv`; the options these tests use:
+    /// `--format`, `--correction`, `--threshold`, `--metric`, `--details`) for stdout with
+    /// colour `color` and `width` columns, read in memory whatever the file's size.
+    fn plans(argv: &[&str], color: bool, width: Option<u16>) -> (InputPlan, Plan) {
+        let (file, options) = argv[2..].split_last().expect("a file");
+        let mut plan = Plan {
+            format: Format::Table,
+            output: None,
+            plot: None,
+            metric: None,
+            correction: Correction::Holm,
+            threshold_pct: 1.0,
+            max_regression: None,
+            details: false,
+            plot_rows: Vec::new(),
             color,
             width,
-            stdout_is_terminal: color || width.is_some(),
-            stderr_is_terminal: false,
-        });
-        let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
-        (r, text(out), text(err))
+            spill_bytes: u64::MAX,
+        };
+        let mut it = options.iter();
+        while let Some(o) = it.next() {
+            let mut value = || *it.next().expect("a value");
+            match *o {
+                "--format" => {
+                    plan.format = clap::ValueEnum::from_str(value(), false).expect("a format")
+                }
+                "--correction" => {
+                    plan.correction = match value() {
+                        "holm" => Correction::Holm,
+                        "bh" => Correction::BenjaminiHochberg,
+                        _ => Correction::None,
+                    }
+                }
+                "--threshold" => plan.threshold_pct = value().parse().expect("a number"),
+                "--metric" => plan.metric = Some(value().to_owned()),
+                "--details" => plan.details = true,
+                other => panic!("{other}: not an option of these tests"),
+            }
+        }
+        let inputs = InputPlan {
+            files: vec![(*file).to_owned()],
+            ..InputPlan::default()
+        };
+        (inputs, plan)
+    }
+
+    /// Runs `f` on a stdout buffer and messages; returns its result, the stdout and the
+    /// messages as the CLI prints them on stderr.
+    fn captured<T>(f: impl FnOnce(&mut dyn Write, &mut Messages) -> T) -> (T, String, String) {
+        let (mut stdout, mut out) = (Vec::new(), Messages::default());
+        let r = f(&mut stdout, &mut out);
+        let err: String = out.iter().map(|m| format!("{m}\n")).collect();
+        (r, String::from_utf8_lossy(&stdout).into_owned(), err)
+    }
+
+    /// The report of `plans` in memory: exit code, stdout and stderr.
+    fn in_memory((inputs, plan): &(InputPlan, Plan)) -> (i32, String, String) {
+        captured(|w, m| report(inputs, plan, w, m).expect("report"))
+    }
+
+    /// The report of `plans` through the bounded path from `threshold` bytes on: `None` when
+    /// it is not taken.
+    fn bounded(
+        (inputs, plan): &(InputPlan, Plan),
+        threshold: u64,
+    ) -> (Option<i32>, String, String) {
+        let plan = Plan {
+            spill_bytes: threshold,
+            ..plan.clone()
+        };
+        captured(|w, m| try_report(inputs, &plan, w, m).expect("report"))
     }
 
     /// The bounded path is taken at a low threshold (and only then), and prints what the
@@ -1125,25 +1135,19 @@ mod tests {
         let file = path.to_str().expect("UTF-8 path").to_owned();
         for format in ["r", "analyze"] {
             let argv = ["benchdiff", "report", "--format", format, file.as_str()];
-            let args = || match Cli::try_parse_from(argv) {
-                Ok(Cli {
-                    command: Command::Report(a),
-                }) => a,
-                other => panic!("not a report: {other:?}"),
-            };
-            let want = captured(|io| run(argv.iter().map(Into::into).collect(), io));
+            let p = plans(&argv, false, None);
+            let want = in_memory(&p);
             assert_eq!(want.0, 0, "{}", want.2);
             assert!(want.1.contains("b0.js n=0"), "{}", want.1);
             for threshold in [1, text.len() as u64 / 5, text.len() as u64] {
-                let got = captured(|io| try_report_from(&args(), threshold, io).expect("report"));
+                let got = bounded(&p, threshold);
                 assert_eq!(
                     (got.0, &got.1, &got.2),
                     (Some(0), &want.1, &want.2),
                     "{format} {threshold}"
                 );
             }
-            let above =
-                captured(|io| try_report_from(&args(), text.len() as u64 + 1, io).expect("report"));
+            let above = bounded(&p, text.len() as u64 + 1);
             assert_eq!(above, (None, String::new(), String::new()));
         }
         // Another metric, or the table's --details: not this path.
@@ -1159,17 +1163,7 @@ mod tests {
             ][..],
             &["benchdiff", "report", "--details", file.as_str()],
         ] {
-            let Ok(Cli {
-                command: Command::Report(args),
-            }) = Cli::try_parse_from(argv)
-            else {
-                panic!("not a report");
-            };
-            assert_eq!(
-                captured(|io| try_report_from(&args, 1, io).expect("report")).0,
-                None,
-                "{argv:?}"
-            );
+            assert_eq!(bounded(&plans(argv, false, None), 1).0, None, "{argv:?}");
         }
     }
 
@@ -1259,16 +1253,11 @@ mod tests {
             let mut argv = vec!["benchdiff", "report"];
             argv.extend_from_slice(extra);
             argv.push(&file);
-            let args = || match Cli::try_parse_from(&argv) {
-                Ok(Cli {
-                    command: Command::Report(a),
-                }) => a,
-                other => panic!("not a report: {other:?}"),
-            };
             let samples = extra.contains(&"csv") || extra.contains(&"go");
             let benchstat = extra.contains(&"benchstat");
             if samples || benchstat {
-                let want = captured(|io| run(argv.iter().map(Into::into).collect(), io));
+                let p = plans(&argv, false, None);
+                let want = in_memory(&p);
                 assert_eq!(want.0, 0, "{}", want.2);
                 if samples {
                     // Every sample again, in arrival order (csv) or per side (go).
@@ -1297,8 +1286,7 @@ mod tests {
                     );
                 }
                 for threshold in [1, size / 5, size] {
-                    let got =
-                        captured(|io| try_report_from(&args(), threshold, io).expect("report"));
+                    let got = bounded(&p, threshold);
                     assert_eq!(
                         (got.0, &got.1, &got.2),
                         (Some(0), &want.1, &want.2),
@@ -1314,9 +1302,8 @@ mod tests {
                 &[(false, None), (true, None), (false, Some(70))]
             };
             for &(color, width) in looks {
-                let want = captured_on(color, width, |io| {
-                    run(argv.iter().map(Into::into).collect(), io)
-                });
+                let p = plans(&argv, color, width);
+                let want = in_memory(&p);
                 assert_eq!(want.0, 0, "{}", want.2);
                 if (color, width) == (false, None) && !markdown && !json && !html {
                     contains_all(
@@ -1391,9 +1378,7 @@ mod tests {
                     );
                 }
                 for threshold in [1, size / 5, size] {
-                    let got = captured_on(color, width, |io| {
-                        try_report_from(&args(), threshold, io).expect("report")
-                    });
+                    let got = bounded(&p, threshold);
                     assert_eq!(
                         (got.0, &got.1, &got.2),
                         (Some(0), &want.1, &want.2),

@@ -1,0 +1,401 @@
+//! Gathering a report's inputs: which file is which side, reading each in its format (guessed
+//! or given), and the checks that there is something to compare.
+
+use super::diagnostics::{self, Messages};
+use crate::compare::failures::Failures;
+use crate::format::{self, InputFormat, ReadOptions};
+use crate::render;
+use crate::sample::{SampleSet, Side};
+use std::collections::BTreeSet;
+
+/// How a report reads its inputs.
+#[derive(Clone, Debug, Default)]
+pub struct InputPlan {
+    /// The input files (`-`: standard input); none reads standard input.
+    pub files: Vec<String>,
+    /// The format of every input instead of guessing it from the content.
+    pub input_format: Option<InputFormat>,
+    /// `old=FILE` or `new=FILE`: a side's file, instead of positional files.
+    pub label: Vec<String>,
+    /// Go format: the configuration or name key whose values are the sides (`KEY[=OLD,NEW]`).
+    pub sides_by: Option<String>,
+}
+
+/// What a report read: the samples and, for `--format benchstat`, the column labels, units
+/// declared exact and the configuration common to all inputs.
+pub struct Inputs {
+    /// Every sample of every input.
+    pub set: SampleSet,
+    /// benchstat's column labels, exact units and common configuration.
+    pub bench: render::benchstat::Options,
+    /// The failed jobs results files recorded.
+    pub failures: Failures,
+    /// The run facts of a results file's plan record (the first one read).
+    pub run: Option<render::RunInfo>,
+    /// What the inputs recorded ([`render::describe_input`]).
+    pub input: String,
+}
+
+/// How the reports that name their inputs (Markdown, JSON, HTML) name the input `f`: its file
+/// name only (the report may be posted where the path means nothing), or `standard input`.
+pub fn input_name(f: &str) -> String {
+    if f == "-" {
+        "standard input".to_owned()
+    } else {
+        std::path::Path::new(f)
+            .file_name()
+            .map_or_else(|| f.to_owned(), |n| n.to_string_lossy().into_owned())
+    }
+}
+
+/// Reads every input of `plan`: compare.js CSV streamed and pooled; any other format sniffed
+/// (or `input_format`), with files as sides (first old, second new, or `--label old=F
+/// --label new=F`). Adds every problem to `out` (`file:line: …`) and returns `None` when an
+/// input could not be read, when inputs naming their sides are mixed with one-side-per-file
+/// inputs, or (unless `one_side_ok`) when no benchmark has both sides.
+pub fn read_inputs(plan: &InputPlan, one_side_ok: bool, out: &mut Messages) -> Option<Inputs> {
+    let sided = sides(plan).map_err(|e| out.error(e)).ok()?;
+    let mut g = Gathered::default();
+    for (f, side) in &sided {
+        if let Err(usage) = g.read(f, *side, plan, out) {
+            out.error(usage);
+            return None;
+        }
+    }
+    if g.unsided > 2 {
+        out.error(format!(
+            "{} result files without old/new sides: give two (old first), or --label \
+             old=FILE --label new=FILE",
+            g.unsided
+        ));
+        return None;
+    }
+    if g.failed {
+        return None;
+    }
+    if let Err(e) = g.check(&sided, plan, one_side_ok) {
+        out.error(e);
+        return None;
+    }
+    let bench = g.benchstat_options(plan);
+    let names: Vec<String> = sided.iter().map(|(f, _)| input_name(f)).collect();
+    Some(Inputs {
+        set: g.set,
+        bench,
+        failures: g.failures,
+        run: g.run,
+        input: render::describe_input(g.input_format, &names),
+    })
+}
+
+/// The inputs of `plan` with the side `--label` gave each (positional files have none):
+/// standard input when there is none and it is not a terminal.
+///
+/// # Errors
+/// The message when a `--label` is malformed or mixed with positional files, when there is
+/// no input and standard input is a terminal, or when standard input is given twice.
+fn sides(plan: &InputPlan) -> Result<Vec<(String, Option<Side>)>, String> {
+    let mut sided: Vec<(String, Option<Side>)> = Vec::new();
+    for l in &plan.label {
+        let side = match l.split_once('=') {
+            Some(("old", f)) => (f.to_owned(), Some(Side::Old)),
+            Some(("new", f)) => (f.to_owned(), Some(Side::New)),
+            _ => {
+                return Err(format!(
+                    "--label {l}: write --label old=FILE or --label new=FILE"
+                ));
+            }
+        };
+        sided.push(side);
+    }
+    sided.sort_by_key(|(_, s)| *s);
+    if !plan.label.is_empty() && !plan.files.is_empty() {
+        return Err(format!(
+            "--label gives the files their sides; {} given besides it: name every file with \
+             --label old=FILE or --label new=FILE",
+            plan.files.join(" ")
+        ));
+    }
+    sided.extend(plan.files.iter().map(|f| (f.clone(), None)));
+    if sided.is_empty() {
+        use std::io::IsTerminal as _;
+        if std::io::stdin().is_terminal() {
+            return Err(
+                "report: no input files, and standard input is a terminal; give \
+                        result files (benchdiff report OLD NEW, or a compare.js CSV / results \
+                        file), or pipe them in (benchdiff report - < results.csv). See \
+                        benchdiff report --help."
+                    .to_owned(),
+            );
+        }
+        sided.push(("-".to_owned(), None));
+    }
+    if sided.iter().filter(|(f, _)| f == "-").count() > 1 {
+        return Err(
+            "standard input (-) is given more than once; it can be read only once".to_owned(),
+        );
+    }
+    Ok(sided)
+}
+
+/// What the inputs read so far gave.
+#[derive(Default)]
+struct Gathered {
+    set: SampleSet,
+    labels: Vec<String>,
+    configs: Vec<Vec<(String, String)>>,
+    exact: BTreeSet<String>,
+    failed: bool,
+    failures: Failures,
+    run: Option<render::RunInfo>,
+    input_format: Option<InputFormat>,
+    /// Inputs read without a side of their own so far.
+    unsided: usize,
+    /// Inputs that name each sample's side (compare.js CSV, results files, Go with
+    /// `--sides-by`) and inputs that are one side each: mixing them would put samples on a
+    /// guessed side.
+    self_sided: Vec<String>,
+    one_side: Vec<String>,
+}
+
+impl Gathered {
+    /// Reads the input `f` (streamed: the head is read to guess the format, then the rest)
+    /// on `side` (none: by its order among the unsided inputs). An unreadable input is added
+    /// to `out` and marks the gathering failed.
+    ///
+    /// # Errors
+    /// The message when `f`'s format does not take the side options of `plan`.
+    fn read(
+        &mut self,
+        f: &str,
+        side: Option<Side>,
+        plan: &InputPlan,
+        out: &mut Messages,
+    ) -> Result<(), String> {
+        let res = format::Input::open(f).and_then(|input| {
+            let format = plan.input_format.or_else(|| input.sniff());
+            if let Some(e) = format.and_then(|x| input_side_misuse(f, x, side, plan)) {
+                return Ok(Err(e));
+            }
+            if format
+                .is_some_and(|x| x.has_sides() || (x == InputFormat::Go && plan.sides_by.is_some()))
+            {
+                self.self_sided.push(f.to_owned());
+            } else {
+                self.one_side.push(f.to_owned());
+            }
+            let side = side.unwrap_or_else(|| {
+                if format.is_some_and(InputFormat::has_sides) {
+                    Side::Old
+                } else {
+                    self.unsided += 1;
+                    if self.unsided == 1 {
+                        Side::Old
+                    } else {
+                        Side::New
+                    }
+                }
+            });
+            let ro = ReadOptions {
+                side,
+                sides_by: plan.sides_by.clone(),
+            };
+            input
+                .read(format, &ro, &mut self.set)
+                .map(|i| Ok((i, side)))
+        });
+        match res {
+            Ok(Err(usage)) => return Err(usage),
+            Ok(Ok((imported, side))) => self.add(f, imported, side, out),
+            Err(e) => {
+                out.error(e.to_string());
+                self.failed = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes in what the input `f`, read on `side`, gave besides its samples.
+    fn add(&mut self, f: &str, imported: format::Imported, side: Side, out: &mut Messages) {
+        for w in &imported.warnings {
+            out.warning(w.to_string());
+        }
+        // A results file whose jobs all failed has no samples for a reason the report lists;
+        // the format hint would mislead.
+        let all_failed = imported
+            .results
+            .as_ref()
+            .is_some_and(|l| !Failures::from_loaded(l).is_empty());
+        if imported.samples == 0 && !all_failed {
+            out.0.push(diagnostics::no_samples(f, imported.format));
+        }
+        if imported.side_values.len() == 2 {
+            self.labels = imported.side_values.clone();
+        } else if !imported.format.is_some_and(InputFormat::has_sides) {
+            let i = usize::from(side == Side::New);
+            if self.labels.len() <= i {
+                self.labels.resize(i + 1, String::new());
+            }
+            self.labels[i] = f.to_owned();
+        }
+        self.exact.extend(imported.exact_units.iter().cloned());
+        if let Some(loaded) = &imported.results {
+            let f = Failures::from_loaded(loaded);
+            self.failures.items.extend(f.items);
+            self.failures.unused.merge(&f.unused);
+            if self.run.is_none() {
+                let mut info = render::RunInfo::from_header(&loaded.header);
+                info.sequential = loaded.settled.clone();
+                self.run = Some(info);
+            }
+        }
+        if self.input_format.is_none() {
+            self.input_format = imported.format;
+        }
+        self.configs.push(imported.config.clone());
+    }
+
+    /// Checks that the inputs `sided` are not mixed and gave something to report.
+    ///
+    /// # Errors
+    /// The message when self-sided and one-side inputs are mixed, when there is no sample
+    /// (nor failure), or (unless `one_side_ok`) when no benchmark has both sides.
+    fn check(
+        &self,
+        sided: &[(String, Option<Side>)],
+        plan: &InputPlan,
+        one_side_ok: bool,
+    ) -> Result<(), String> {
+        if !self.self_sided.is_empty() && !self.one_side.is_empty() {
+            return Err(format!(
+                "cannot mix inputs that name each sample's side ({}) with result files that \
+                 are one side each ({}): report them separately",
+                self.self_sided.join(", "),
+                self.one_side.join(", ")
+            ));
+        }
+        let set = &self.set;
+        if set.is_empty() && self.failures.is_empty() {
+            return Err(
+                "no samples: the input holds no benchmark results (a CSV header but no \
+                        rows, or a run of 0 benchmarks)"
+                    .to_owned(),
+            );
+        }
+        if !one_side_ok && !has_both_sides(set) && self.failures.is_empty() {
+            let count = |side| set.iter().filter(|s| s.side == side).count();
+            return Err(format!(
+                "nothing to compare: no benchmark has samples on both sides (old: {} samples, \
+                 new: {} samples, from {}); give the old results and the new results (two \
+                 files, old first, or --label old=FILE --label new=FILE){}",
+                count(Side::Old),
+                count(Side::New),
+                sided
+                    .iter()
+                    .map(|(f, _)| f.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if plan.sides_by.is_some() {
+                    ", or a --sides-by key with two values"
+                } else {
+                    ""
+                }
+            ));
+        }
+        Ok(())
+    }
+
+    /// benchstat's column labels, exact units and the configuration lines with one value
+    /// across every input (benchstat prints those on top), but the `--sides-by` key.
+    fn benchstat_options(&self, plan: &InputPlan) -> render::benchstat::Options {
+        let mut bench = render::benchstat::Options::default();
+        if let Some(l) = self.labels.first().filter(|l| !l.is_empty()) {
+            bench.old_label = l.clone();
+        }
+        if let Some(l) = self.labels.get(1).filter(|l| !l.is_empty()) {
+            bench.new_label = l.clone();
+        }
+        bench.exact_units = self.exact.clone();
+        let configs = &self.configs;
+        if let Some(first) = configs.first() {
+            let skip = plan
+                .sides_by
+                .as_deref()
+                .map(|k| k.split('=').next().unwrap_or(k));
+            for (k, v) in first {
+                let single = configs
+                    .iter()
+                    .all(|c| c.iter().filter(|(ck, _)| ck == k).all(|(_, cv)| cv == v))
+                    && configs.iter().all(|c| c.iter().any(|(ck, _)| ck == k));
+                if single && Some(k.as_str()) != skip && k != "binary" {
+                    bench.config.push((k.clone(), v.clone()));
+                }
+            }
+        }
+        bench
+    }
+}
+
+/// Why input `f` of `format` cannot be read with the given side options, if it cannot:
+/// `--sides-by` applies to the Go format only, and a format naming each sample's side
+/// itself takes no `--label`.
+fn input_side_misuse(
+    f: &str,
+    format: InputFormat,
+    label: Option<Side>,
+    plan: &InputPlan,
+) -> Option<String> {
+    if let Some(k) = &plan.sides_by
+        && format != InputFormat::Go
+    {
+        return Some(format!(
+            "--sides-by {k}: applies to the Go benchmark format only, and {f} is {}",
+            format.name()
+        ));
+    }
+    if let (Some(side), true) = (label, format.has_sides()) {
+        return Some(format!(
+            "--label {}={f}: {f} is {}, which names the side of each sample itself; give it \
+             as a positional file",
+            side.label(),
+            format.name()
+        ));
+    }
+    None
+}
+
+/// True when some benchmark has samples of one metric on both sides.
+///
+/// One flag byte per benchmark and metric seen (bit 1: old, bit 2: new): in a vector indexed
+/// by benchmark and metric when there are few metrics, else in a map with the fast non-keyed
+/// hasher.
+fn has_both_sides(set: &SampleSet) -> bool {
+    let side_bit = |s: &crate::sample::Sample| match s.side {
+        Side::Old => 1u8,
+        Side::New => 2u8,
+    };
+    let metrics = set.metrics().len();
+    if metrics <= 8 {
+        let mut flags = vec![0u8; set.benchmarks().len() * metrics];
+        for s in set.iter() {
+            let i = s.benchmark.0 as usize * metrics + s.metric.0 as usize;
+            if let Some(f) = flags.get_mut(i) {
+                *f |= side_bit(&s);
+                if *f == 3 {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+    let mut seen: rustc_hash::FxHashMap<(crate::sample::BenchmarkId, crate::sample::MetricId), u8> =
+        rustc_hash::FxHashMap::default();
+    for s in set.iter() {
+        let flags = seen.entry((s.benchmark, s.metric)).or_insert(0);
+        *flags |= side_bit(&s);
+        if *flags == 3 {
+            return true;
+        }
+    }
+    false
+}

@@ -1,0 +1,720 @@
+//! The report pipeline: every `report`, `compare`, `run`, `merge` and `history` output goes
+//! through [`analyse`] (samples already read) or [`report`] (inputs to read first).
+//!
+//! samples → comparisons ([`crate::compare`]) → rows and assessments ([`crate::verdict`]) →
+//! the format's renderer ([`crate::render`]) → the report file or stdout, a `--plot` file,
+//! and the `--max-regression` gate. What the report has to say besides the report itself
+//! (errors, warnings, notes, the gate's verdict) is returned as [`Messages`]; the caller
+//! prints them.
+
+pub mod diagnostics;
+pub mod inputs;
+pub(crate) mod large;
+
+pub use diagnostics::{Message, Messages};
+pub use inputs::{InputPlan, Inputs, input_name, read_inputs};
+
+use crate::compare::failures::Failures;
+use crate::compare::{Comparison, OneSided};
+use crate::format::results::plan::Settled;
+use crate::sample::{Better, MetricId, SampleSet};
+use crate::verdict::decide::{self, Assessment, Correction, Options};
+use crate::{format, render, verdict};
+use diagnostics::RowNote;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Exit code for bad usage or unreadable input.
+pub const EXIT_USAGE: i32 = 2;
+/// Exit code when a gate failed or a benchmark job failed.
+pub const EXIT_FAILED: i32 = 1;
+
+/// Input size (bytes) from which a single compare.js CSV is reported in bounded memory
+/// (256 MiB; [`Plan::spill_bytes`]).
+pub const DEFAULT_SPILL_BYTES: u64 = 256 << 20;
+
+/// A report's output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Terminal table (colour on a terminal only; NO_COLOR, CLICOLOR, CLICOLOR_FORCE respected).
+    Table,
+    /// Exactly what `Rscript benchmark/compare.R` prints under LC_ALL=C.UTF-8.
+    R,
+    /// The layout of `node benchmark/compare.js --analyze` (table, text bar chart, Holm
+    /// paragraph), from benchdiff's exact statistics.
+    Analyze,
+    /// A GitHub pull-request comment: summary line, changed rows, the rest in `<details>`.
+    Markdown,
+    /// Every statistic, verdict and flag as JSON (`schema_version`, schema/report.schema.json).
+    Json,
+    /// One self-contained HTML page with a box plot, density and drift plot per comparison.
+    Html,
+    /// compare.js CSV of the samples (for Rscript compare.R and node-benchmark-compare).
+    Csv,
+    /// Go benchstat's view: medians with order-statistic 95% intervals, Mann–Whitney p, `~`
+    /// for no significant change, a geomean row; one table per unit.
+    Benchstat,
+    /// The samples in the Go benchmark format (read by benchstat: `benchstat -col binary`).
+    Go,
+}
+
+/// What a report shows and where it goes.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The output format.
+    pub format: Format,
+    /// The report file instead of stdout (created or truncated).
+    pub output: Option<PathBuf>,
+    /// compare.R's box plot, to this `*.svg` or `*.png` file.
+    pub plot: Option<PathBuf>,
+    /// The metric to compare (default: `rate`, else the first one).
+    pub metric: Option<String>,
+    /// Correction of the p-values across the report's comparisons.
+    pub correction: Correction,
+    /// Smallest change that matters, percent: an interval inside ±this is "no change".
+    pub threshold_pct: f64,
+    /// The gate: fail when a significant change's whole interval lies below −this percent.
+    pub max_regression: Option<f64>,
+    /// The table's `--details`: every comparison by every method after the table.
+    pub details: bool,
+    /// HTML: the comparisons whose name contains one of these are plotted too.
+    pub plot_rows: Vec<String>,
+    /// The table may be coloured (stdout is a terminal that takes colour).
+    pub color: bool,
+    /// The terminal's width in columns, when stdout is a terminal.
+    pub width: Option<u16>,
+    /// Input size in bytes from which a single compare.js CSV file is read in bounded memory,
+    /// its samples spilled to temporary files by benchmark ([`DEFAULT_SPILL_BYTES`]).
+    pub spill_bytes: u64,
+}
+
+/// What a report knows besides its samples.
+#[derive(Clone, Copy)]
+pub struct Facts<'a> {
+    /// A sharded run's machines (label, that machine's samples): a comparison measured on
+    /// several takes its change, interval and p-value from the combination of the
+    /// per-machine estimates ([`crate::verdict::combine`]), never from the pooled samples.
+    pub blocks: Option<&'a [(String, SampleSet)]>,
+    /// The run facts of a command that measured the samples (binaries, runs, order, seed),
+    /// shown by the Markdown, JSON and HTML reports.
+    pub run: Option<&'a render::RunInfo>,
+    /// What the inputs recorded ([`render::describe_input`]).
+    pub input: Option<&'a str>,
+    /// The rows a sequential rule (`--runs auto --stop decided`) settled.
+    pub settled: &'a [Settled],
+    /// The failed jobs: every format lists them, and `--max-regression` then fails.
+    pub failures: &'a Failures,
+}
+
+/// Reads the inputs of `inputs` and reports them by `plan` to the `-o` file or `stdout`.
+/// Returns the exit code: 0; [`EXIT_USAGE`] when an input could not be read or an option does
+/// not apply (the reason in `out`); [`EXIT_FAILED`] when the gate failed.
+///
+/// # Errors
+/// Writing to `stdout` failed, or the plot could not be drawn.
+pub fn report(
+    inputs: &InputPlan,
+    plan: &Plan,
+    stdout: &mut dyn Write,
+    out: &mut Messages,
+) -> anyhow::Result<i32> {
+    // Every format of a large compare.js CSV but for a few options: in bounded memory.
+    if let Some(code) = large::try_report(inputs, plan, stdout, out)? {
+        return Ok(code);
+    }
+    // benchstat summarises a single file as one column; every other report compares sides.
+    let one_side_ok = plan.format == Format::Benchstat;
+    let Some(read) = read_inputs(inputs, one_side_ok, out) else {
+        return Ok(EXIT_USAGE);
+    };
+    let path = plan.output.as_deref();
+    match plan.format {
+        Format::Benchstat => {
+            let mut text = render::benchstat::render(&read.set, &read.bench);
+            text.push_str(&render::table::failures_section(&read.failures));
+            write_output(path, |w| w.write_all(text.as_bytes()), stdout, out)
+        }
+        Format::Go => {
+            // The configuration lines every input shared (goos, goarch, pkg, cpu) on top, as
+            // benchstat prints them.
+            let go = |w: &mut dyn Write| -> std::io::Result<()> {
+                for (k, v) in &read.bench.config {
+                    writeln!(w, "{k}: {v}")?;
+                }
+                format::go::write_to(&read.set, w)
+            };
+            write_output(path, go, stdout, out)
+        }
+        _ => {
+            let facts = Facts {
+                blocks: None,
+                run: read.run.as_ref(),
+                input: Some(&read.input),
+                settled: read
+                    .run
+                    .as_ref()
+                    .map_or(&[][..], |r| r.sequential.as_slice()),
+                failures: &read.failures,
+            };
+            let code = analyse(&read.set, &facts, plan, stdout, out);
+            drop_in_background(read);
+            code
+        }
+    }
+}
+
+/// Writes a report by `write` to the `-o` file `path` (created or truncated), else to
+/// `stdout`, through a 64 KiB buffer, and flushes it. Returns the exit code: 0, or
+/// [`EXIT_USAGE`] after adding to `out` that the `-o` file could not be created or written.
+///
+/// # Errors
+/// Writing to `stdout` failed.
+pub fn write_output(
+    path: Option<&Path>,
+    mut write: impl FnMut(&mut dyn Write) -> std::io::Result<()>,
+    stdout: &mut dyn Write,
+    out: &mut Messages,
+) -> anyhow::Result<i32> {
+    let mut write = |w: &mut dyn Write| write(w).and_then(|()| w.flush());
+    match path {
+        Some(path) => {
+            let written = std::fs::File::create(path)
+                .and_then(|file| write(&mut std::io::BufWriter::with_capacity(1 << 16, file)));
+            if let Err(e) = written {
+                out.error(format!("-o {}: {e}", path.display()));
+                return Ok(EXIT_USAGE);
+            }
+        }
+        None => write(&mut std::io::BufWriter::with_capacity(1 << 16, stdout))?,
+    }
+    Ok(0)
+}
+
+/// The failures recorded in the results file at `path` (none when there is no file or it
+/// cannot be read: the run itself has reported that), for the live report of a run.
+pub fn failures_of(path: Option<&Path>) -> Failures {
+    path.and_then(|p| format::results::load(p).ok())
+        .map(|l| Failures::from_loaded(&l))
+        .unwrap_or_default()
+}
+
+/// Drops `x` on a thread of its own: freeing the assessments of a large report (tens of
+/// thousands of small allocations) takes longer than writing it, and the process may end
+/// before that thread is done.
+pub(crate) fn drop_in_background<T: Send + 'static>(x: T) {
+    // Without a thread (none can be started), it is dropped here.
+    let _ = std::thread::Builder::new()
+        .name("drop".to_owned())
+        .spawn(move || drop(x));
+}
+
+/// Runs the analysis on `set` and writes the report by `plan` to the `-o` file or `stdout`;
+/// notes on rows without a test, and the gate's verdict, go to `out`. Returns the exit code:
+/// [`EXIT_USAGE`] when an option does not apply to these samples or the output could not be
+/// written, [`EXIT_FAILED`] when `--max-regression` failed or (with it) a job failed.
+///
+/// # Errors
+/// Writing to `stdout` failed, or the plot could not be drawn.
+pub fn analyse(
+    set: &SampleSet,
+    facts: &Facts<'_>,
+    plan: &Plan,
+    stdout: &mut dyn Write,
+    out: &mut Messages,
+) -> anyhow::Result<i32> {
+    let mut assessed = None;
+    let code = analyse_into(set, facts, plan, stdout, out, &mut assessed);
+    drop_in_background(assessed);
+    code
+}
+
+/// [`analyse`], leaving the assessments in `assessed` for the caller to drop.
+fn analyse_into(
+    set: &SampleSet,
+    facts: &Facts<'_>,
+    plan: &Plan,
+    stdout: &mut dyn Write,
+    out: &mut Messages,
+    assessed: &mut Option<Vec<Assessment>>,
+) -> anyhow::Result<i32> {
+    let metric_id = match choose_metric(set, plan.metric.as_deref()) {
+        Ok(id) => id,
+        Err(e) => {
+            out.error(e);
+            return Ok(EXIT_USAGE);
+        }
+    };
+    // Formats whose figures are compare.js's rate (ops/s, higher is better) keep the
+    // metric's direction: a time per operation becomes a rate, other costs are refused.
+    let rate_set;
+    let (set, metric_id) = match rate_view(set, metric_id, plan.format) {
+        Ok(None) => (set, metric_id),
+        Ok(Some(view)) => {
+            out.note(view.note);
+            rate_set = view.set;
+            (&rate_set, crate::sample::RATE)
+        }
+        Err(message) => {
+            out.error(message);
+            return Ok(EXIT_USAGE);
+        }
+    };
+    // csv, go and benchstat show no comparison (without --plot or a gate): only the notes
+    // look at them, so they are neither sorted nor tested; the notes still come in name order.
+    let samples_only = matches!(plan.format, Format::Csv | Format::Go | Format::Benchstat)
+        && plan.plot.is_none()
+        && plan.max_regression.is_none();
+    let (comparisons, one_sided) =
+        comparisons(set, metric_id, plan, facts.failures, samples_only, out);
+    let rows = verdict_rows(comparisons, plan.format, samples_only, out);
+    let opts = options(plan);
+    let combined = match facts.blocks {
+        Some(b) => combine(b, &set.metric(metric_id).name, &opts),
+        None => Default::default(),
+    };
+    // Assessed once, for the report and the gate; compare.R's and compare.js's layouts need
+    // no assessment (their gate assesses below).
+    let needs_assessment = !matches!(plan.format, Format::R | Format::Analyze) && !samples_only;
+    let rows = if needs_assessment {
+        // The gate takes the pooled estimates, never the per-machine combination.
+        let kept = if plan.max_regression.is_some() && !combined.is_empty() {
+            rows.clone()
+        } else {
+            Vec::new()
+        };
+        let mut a = if combined.is_empty() {
+            decide::assess(rows, &opts)
+        } else {
+            decide::assess_combined(rows, &combined, &opts)
+        };
+        // Rows a sequential rule stopped take the verdict of how they stopped.
+        verdict::sequential::apply(&mut a, facts.settled);
+        *assessed = Some(a);
+        kept
+    } else {
+        rows
+    };
+    let assessments = assessed.as_deref();
+    let d = render::ReportData {
+        set,
+        assessments: assessments.unwrap_or(&[]),
+        opts: &opts,
+        run: facts.run,
+        input: facts.input,
+        one_sided: &one_sided,
+        failures: facts.failures,
+    };
+    let code = write_report(&d, metric_id, &rows, facts.settled, plan, stdout, out)?;
+    if code != 0 {
+        return Ok(code);
+    }
+    if let Some(path) = &plan.plot {
+        let cs: Vec<&Comparison> = match assessments {
+            Some(a) => a.iter().map(|x| &x.row.comparison).collect(),
+            None => rows.iter().map(|r| &r.comparison).collect(),
+        };
+        let code = write_plot(path, &cs, set, metric_id, out)?;
+        if code != 0 {
+            return Ok(code);
+        }
+    }
+    let Some(max) = plan.max_regression else {
+        return Ok(0);
+    };
+    // The report's own assessment when it has one of the pooled samples; else the verdicts
+    // only (the gate reads no distribution check).
+    let gate_assessed;
+    let a: &[Assessment] = match assessments {
+        Some(a) if combined.is_empty() => a,
+        _ => {
+            let o = Options {
+                distribution_checks: false,
+                ..opts
+            };
+            let mut g = decide::assess(rows, &o);
+            verdict::sequential::apply(&mut g, facts.settled);
+            gate_assessed = g;
+            &gate_assessed
+        }
+    };
+    Ok(gate(a, max, &opts, facts.failures, out))
+}
+
+/// The metric `name` asks for (default: [`crate::compare::primary_metric`]) when some
+/// sample of `set` has it. Units the Go format converts are found by the name the input
+/// used: `MB/s` is `B/s`, `ns/op` is `sec/op`.
+///
+/// # Errors
+/// The message naming the metrics the samples have.
+fn choose_metric(set: &SampleSet, name: Option<&str>) -> Result<MetricId, String> {
+    let Some(name) = name else {
+        return Ok(crate::compare::primary_metric(set));
+    };
+    let alias = match name {
+        "MB/s" => "B/s",
+        "ns/op" | "time/op" => "sec/op",
+        _ => name,
+    };
+    let found = [name, alias]
+        .into_iter()
+        .filter_map(|n| set.find_metric(n))
+        .find(|&id| set.has_metric(id));
+    found.ok_or_else(|| {
+        // Offer exactly the metrics some sample has.
+        let names: Vec<&str> = set
+            .metrics()
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| set.has_metric(MetricId(*i as u32)))
+            .map(|(_, m)| m.name.as_str())
+            .collect();
+        format!(
+            "--metric {name}: no such metric (these samples have: {})",
+            names.join(", ")
+        )
+    })
+}
+
+/// For the formats whose figures are compare.js's rate (`r`, `analyze`, `csv`): the samples
+/// of `metric` as a rate, when it is not one already ([`render::csv::rate_view`]).
+///
+/// # Errors
+/// The message when the metric cannot be shown as a rate.
+fn rate_view(
+    set: &SampleSet,
+    metric: MetricId,
+    format: Format,
+) -> Result<Option<render::csv::RateView>, String> {
+    let name = match format {
+        Format::R => "r",
+        Format::Analyze => "analyze",
+        Format::Csv => "csv",
+        _ => return Ok(None),
+    };
+    render::csv::rate_view(set, metric, name)
+}
+
+/// The comparisons of `metric` in report order (by name; compare.js --analyze keeps
+/// first-seen order; unsorted when only the samples are shown), without the benchmarks on
+/// one side only, which are returned apart (compare.R keeps them as rows). Adds the warnings
+/// of the layouts that have no place for them: one-sided benchmarks (analyze), failures
+/// (R), too few samples for a rank test (R, analyze).
+fn comparisons(
+    set: &SampleSet,
+    metric: MetricId,
+    plan: &Plan,
+    failures: &Failures,
+    samples_only: bool,
+    out: &mut Messages,
+) -> (Vec<Comparison>, OneSided) {
+    let format = plan.format;
+    let mut comparisons = crate::compare::group_metric(set, metric);
+    if format != Format::Analyze && !samples_only {
+        crate::compare::sort_by_name(&mut comparisons);
+    }
+    let one_sided = if format == Format::R {
+        OneSided::default()
+    } else {
+        let (both, one) = crate::compare::split_one_sided(comparisons);
+        comparisons = both;
+        one.without_failures(failures)
+    };
+    if let (Format::Analyze, Some(w)) = (format, one_sided.warning()) {
+        out.warning(w);
+    }
+    if format == Format::R {
+        for l in failures.lines() {
+            out.warning(format!("failed: {l}"));
+        }
+    }
+    if matches!(format, Format::R | Format::Analyze) {
+        let counts = comparisons
+            .iter()
+            .map(|c| (c.name.as_str(), c.old.len(), c.new.len()));
+        out.0.extend(diagnostics::too_few(counts));
+    }
+    (comparisons, one_sided)
+}
+
+/// The verdict rows of `comparisons` (none when only the samples are shown), with the notes
+/// on rows without a Welch test or with values below 0 added to `out` in name order.
+fn verdict_rows(
+    comparisons: Vec<Comparison>,
+    format: Format,
+    samples_only: bool,
+    out: &mut Messages,
+) -> Vec<verdict::Row> {
+    if samples_only {
+        let mut flagged: Vec<RowNote<'_>> = comparisons
+            .iter()
+            .filter_map(|c| {
+                let error = crate::stats::welch::welch_t(&c.old, &c.new).err();
+                RowNote::of(c, error, || {
+                    crate::stats::welch::improvement_pct(&c.old, &c.new)
+                })
+            })
+            .collect();
+        // The same order as sorting every comparison first: the sort is stable and total.
+        let coll = crate::compare::RootCollation::new();
+        flagged.sort_by(|a, b| coll.compare(a.name(), b.name()));
+        diagnostics::row_notes(&flagged, format, out);
+        return Vec::new();
+    }
+    // Only the formats that print them get the accuracy half-widths (three t quantiles a
+    // row; the HTML report shows none).
+    let accuracy = matches!(format, Format::R | Format::Analyze | Format::Json);
+    let rows = verdict::rows_with(comparisons, accuracy);
+    let flagged: Vec<RowNote<'_>> = rows
+        .iter()
+        .filter_map(|r| RowNote::of(&r.comparison, r.welch.err(), || r.improvement_pct))
+        .collect();
+    diagnostics::row_notes(&flagged, format, out);
+    rows
+}
+
+/// The verdict options of `plan`: its correction and threshold, and what its format shows.
+/// compare.R's and compare.js's layouts show no distribution check, and only JSON and the
+/// table's `--details` show the rank tests (HTML shows the table's notes: significant drift
+/// only); no verdict depends on either.
+pub(crate) fn options(plan: &Plan) -> Options {
+    Options {
+        correction: plan.correction,
+        threshold_pct: plan.threshold_pct,
+        distribution_checks: !matches!(plan.format, Format::R | Format::Analyze),
+        rank_tests: plan.format == Format::Json || (plan.format == Format::Table && plan.details),
+        every_drift: plan.format == Format::Json,
+        ..Options::default()
+    }
+}
+
+/// The per-machine combination of the comparisons of metric `name` in `blocks`.
+fn combine(
+    blocks: &[(String, SampleSet)],
+    name: &str,
+    opts: &Options,
+) -> std::collections::HashMap<String, verdict::combine::Combined> {
+    let per: Vec<(String, Vec<Comparison>)> = blocks
+        .iter()
+        .map(|(label, s)| {
+            let comps = s
+                .find_metric(name)
+                .map(|id| crate::compare::group_metric(s, id))
+                .unwrap_or_default();
+            (label.clone(), comps)
+        })
+        .collect();
+    verdict::combine::combine_blocks(&per, opts.confidence)
+}
+
+/// Writes the report of `d` in `plan`'s format to the `-o` file or `stdout`; `rows` are the
+/// verdict rows of the layouts without assessments (R, analyze). Returns the exit code of
+/// [`write_output`].
+fn write_report(
+    d: &render::ReportData<'_>,
+    metric: MetricId,
+    rows: &[verdict::Row],
+    settled: &[Settled],
+    plan: &Plan,
+    stdout: &mut dyn Write,
+    out: &mut Messages,
+) -> anyhow::Result<i32> {
+    let text = match plan.format {
+        Format::R => render::compare_r::render(rows, render::compare_r::R_PRINT_WIDTH),
+        Format::Table => table_text(d, metric, settled, plan),
+        Format::Benchstat => {
+            let mut t = render::benchstat::render(d.set, &render::benchstat::Options::default());
+            t.push_str(&render::table::failures_section(d.failures));
+            t
+        }
+        Format::Analyze => {
+            let shown: Vec<&verdict::Row> = rows.iter().collect();
+            render::analyze::render(&shown, d.opts, d.failures, plan.max_regression)
+        }
+        Format::Markdown => render::markdown::render(d),
+        // Streamed: a million rows are over 100 MB of JSON, over 1 GB of HTML and about
+        // 90 MB of CSV or Go text.
+        Format::Json | Format::Html | Format::Csv | Format::Go => String::new(),
+    };
+    let html = render::html::HtmlOptions {
+        plot_rows: plan.plot_rows.clone(),
+    };
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        match plan.format {
+            Format::Html => render::html::write(d, &html, w),
+            Format::Csv => render::csv::write_metric(d.set, metric, w),
+            Format::Go => format::go::write_to(d.set, w),
+            Format::Json => render::json::write(d, w),
+            _ => w.write_all(text.as_bytes()),
+        }
+    };
+    write_output(plan.output.as_deref(), write, stdout, out)
+}
+
+/// The default table of `d`: the metric's line when it is not the rate, the table (coloured
+/// and fitted to the terminal unless written to a file), the failures, `--details`, and the
+/// rows the sequential rule settled.
+fn table_text(
+    d: &render::ReportData<'_>,
+    metric: MetricId,
+    settled: &[Settled],
+    plan: &Plan,
+) -> String {
+    let (color, width) = if plan.output.is_some() {
+        (false, None)
+    } else {
+        (plan.color, plan.width)
+    };
+    let a = d.assessments;
+    // Each row on its own, in parallel.
+    use rayon::prelude::*;
+    let rows: Vec<render::table::TableRow<'_>> =
+        a.par_iter().map(render::table::TableRow::of).collect();
+    let t = render::table::render(&rows, d.one_sided, d.opts, color, width);
+    let mut t = render::table::with_failures(t, &rows, d.opts, d.failures);
+    let m = d.set.metric(metric);
+    if m.name != "rate" {
+        // Which figure the changes are of, and which way is better.
+        t.insert_str(
+            0,
+            &format!(
+                "metric: {} ({}), {}\n\n",
+                m.name,
+                if m.unit.is_empty() { "count" } else { &m.unit },
+                match m.better {
+                    Better::Lower => {
+                        "lower is better: a negative change is an improvement (\"faster\")"
+                    }
+                    Better::Higher => "higher is better",
+                }
+            ),
+        );
+    }
+    if plan.details {
+        t.push('\n');
+        t.push_str(&render::table::details(a));
+    }
+    let marked: Vec<(String, u32, format::results::plan::Status)> = settled
+        .iter()
+        .map(|s| {
+            (
+                format!("{} {}", s.file, s.configuration)
+                    .trim_end()
+                    .to_owned(),
+                s.runs[0].min(s.runs[1]) as u32,
+                s.status,
+            )
+        })
+        .collect();
+    t.push_str(&render::table::sequential_section(&marked));
+    t
+}
+
+/// Draws compare.R's box plot of `comparisons` to `path` (`*.svg` or `*.png`). Returns the
+/// exit code: 0, or [`EXIT_USAGE`] after adding to `out` why the file could not be written.
+///
+/// # Errors
+/// The plot could not be drawn or rasterised.
+fn write_plot(
+    path: &Path,
+    comparisons: &[&Comparison],
+    set: &SampleSet,
+    metric: MetricId,
+    out: &mut Messages,
+) -> anyhow::Result<i32> {
+    let Some(kind) = plot_kind(path) else {
+        out.error(format!(
+            "--plot {}: name the file *.svg or *.png",
+            path.display()
+        ));
+        return Ok(EXIT_USAGE);
+    };
+    let metric = set.metric(metric);
+    let desc = if metric.name == "rate" {
+        "rate of operations (higher is better)".to_owned()
+    } else {
+        format!(
+            "{} ({}, {} is better)",
+            metric.name,
+            metric.unit,
+            match metric.better {
+                Better::Higher => "higher",
+                Better::Lower => "lower",
+            }
+        )
+    };
+    let svg = render::plot::compare_r_box_plot(comparisons, &desc)?;
+    let bytes = match kind {
+        PlotKind::Svg => svg.into_bytes(),
+        PlotKind::Png => render::plot::svg_to_png(&svg)?,
+    };
+    if let Err(e) = std::fs::write(path, bytes) {
+        out.error(format!("--plot {}: {e}", path.display()));
+        return Ok(EXIT_USAGE);
+    }
+    Ok(0)
+}
+
+/// The image format of a `--plot` file, by its extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlotKind {
+    /// `*.svg`: the plot as drawn.
+    Svg,
+    /// `*.png`: the same plot rasterised with an embedded font.
+    Png,
+}
+
+/// `Svg` or `Png` from the file extension (any case); None for anything else.
+pub fn plot_kind(p: &Path) -> Option<PlotKind> {
+    let e = p.extension()?.to_str()?.to_ascii_lowercase();
+    match e.as_str() {
+        "svg" => Some(PlotKind::Svg),
+        "png" => Some(PlotKind::Png),
+        _ => None,
+    }
+}
+
+/// The `--max-regression max` gate on the assessments `a`: adds the failed jobs (a benchmark
+/// that failed cannot pass: it measured nothing) and the comparisons that regressed by more
+/// than `max` percent to `out`. Returns the exit code: [`EXIT_FAILED`] when either exists.
+fn gate(
+    a: &[Assessment],
+    max: f64,
+    opts: &Options,
+    failures: &Failures,
+    out: &mut Messages,
+) -> i32 {
+    let failing = decide::regressions(a, max, opts.alpha);
+    if !failures.is_empty() {
+        out.gate(format!("FAIL: {}:", failures.summary().unwrap_or_default()));
+        for l in failures.lines() {
+            out.gate(format!("  {l}"));
+        }
+    }
+    if failing.is_empty() {
+        return if failures.is_empty() { 0 } else { EXIT_FAILED };
+    }
+    out.gate(format!(
+        "FAIL: {} benchmark(s) regressed by more than {max}% (interval excludes the threshold, \
+         {} corrected across {} comparisons):",
+        failing.len(),
+        opts.correction.label(),
+        a.len()
+    ));
+    for f in failing {
+        let (lo, hi) = f.change_ci_pct.unwrap_or((f64::NAN, f64::NAN));
+        // The end of the interval nearest to no change: for a higher-is-better metric the
+        // upper end (the change is at most that), for a lower-is-better one the lower end.
+        let (end, bound) = match f.row.comparison.better {
+            Better::Higher => ("up to", hi),
+            Better::Lower => ("from", lo),
+        };
+        out.gate(format!(
+            "  {}  {} (95% CI {end} {}, adjusted p={:.2e})",
+            f.row.comparison.name,
+            render::table::signed_pct(f.change_pct),
+            render::table::signed_pct(bound),
+            f.p_adjusted
+        ));
+    }
+    EXIT_FAILED
+}
