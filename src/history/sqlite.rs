@@ -5,6 +5,10 @@ use super::HistoryError;
 use super::store::{SampleRow, Scanned, Val};
 use rusqlite::types::{Value, ValueRef};
 
+/// How long a statement waits for a lock another connection holds (another writer's
+/// transaction, a checkpoint) before it fails with `database is locked`.
+pub const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// An open SQLite history database.
 pub struct Sqlite {
     conn: rusqlite::Connection,
@@ -31,8 +35,16 @@ fn from_sql(v: ValueRef<'_>) -> Val {
 impl Sqlite {
     /// Opens or creates the file at `path` (creating its folder) in WAL mode.
     ///
+    /// Concurrency: any number of processes may open the same file at once, also a file
+    /// that does not exist yet. Every statement and every transaction of [`super::Store`]
+    /// waits up to [`BUSY_TIMEOUT`] for a lock held by another connection before it fails
+    /// with `database is locked`; writing transactions take the write lock when they begin
+    /// (`BEGIN IMMEDIATE`), so one that waited never fails on a snapshot another writer made
+    /// stale. Readers never wait for writers (WAL).
+    ///
     /// # Errors
-    /// [`HistoryError::Open`] naming the path.
+    /// [`HistoryError::Open`] naming the path, also when the file stays locked longer than
+    /// [`BUSY_TIMEOUT`].
     pub fn open(path: &str) -> Result<Sqlite, HistoryError> {
         let open_err = |message: String| HistoryError::Open {
             url: path.to_owned(),
@@ -44,11 +56,13 @@ impl Sqlite {
             std::fs::create_dir_all(dir).map_err(|e| open_err(e.to_string()))?;
         }
         let conn = rusqlite::Connection::open(path).map_err(|e| open_err(e.to_string()))?;
+        // The wait comes first: switching a new file to WAL takes a lock that another
+        // process opening it at the same moment may hold.
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .map_err(|e| open_err(e.to_string()))?;
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(|e| open_err(e.to_string()))?;
         conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(|e| open_err(e.to_string()))?;
-        conn.busy_timeout(std::time::Duration::from_secs(30))
             .map_err(|e| open_err(e.to_string()))?;
         Ok(Sqlite { conn })
     }
