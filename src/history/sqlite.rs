@@ -1,5 +1,6 @@
 //! The SQLite backend: one file, WAL journal, `synchronous = NORMAL` (durable at each
-//! checkpoint, safe against corruption), bulk inserts through one prepared statement.
+//! checkpoint, safe against corruption), bulk inserts through one prepared statement. Writers
+//! of several processes take turns on the write lock (see [`Sqlite::open`]).
 
 use super::HistoryError;
 use super::store::{SampleRow, Scanned, Val};

@@ -4,6 +4,14 @@
 //! SQL interface ([`Val`] parameters and rows); each backend supplies statement execution, the
 //! bulk insert of samples (a prepared statement in SQLite, `COPY … FROM STDIN` in
 //! PostgreSQL) and the scan of samples.
+//!
+//! Concurrency: many processes may write one database at once (a CI matrix storing one
+//! commit's results together). SQLite writers take turns on the file's write lock; PostgreSQL
+//! writers wait for each other only where they meet — the schema set-up, one commit's row, one
+//! file's content hash, a new series — and a transaction the server aborts for a deadlock or a
+//! serialization failure is run again. Nothing is lost and no writer fails for another's sake
+//! (up to [`super::sqlite::BUSY_TIMEOUT`] of waiting in SQLite, [`TRANSACTION_ATTEMPTS`] in
+//! PostgreSQL).
 
 use super::HistoryError;
 use super::schema::{self, MIGRATIONS};
