@@ -397,6 +397,35 @@ fn sqlite_simultaneous_compare_runs_all_store() {
     rounds(dir.path(), 6, mix, sqlite_in(dir.path()));
 }
 
+/// A new SQLite file that another connection is writing (before it is in WAL mode) is
+/// waited for, not refused: `history add` switches it to WAL once the other has committed.
+#[test]
+fn sqlite_new_file_written_by_another_is_waited_for() {
+    let dir = tempdir();
+    let db = dir.path().join("history.db");
+    let mut other = rusqlite::Connection::open(&db).expect("open");
+    let tx = other.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate);
+    let tx = tx.expect("write lock");
+    tx.execute_batch("CREATE TABLE other (x INTEGER)")
+        .expect("create");
+    let f = dir.path().join("f.csv");
+    write_csv(&f, 1);
+    let mut add = benchdiff();
+    add.args(["history", "add", "--commit", "c1", "--db"])
+        .arg(&db)
+        .arg(&f);
+    let adder = std::thread::spawn(move || add.output().expect("runs"));
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    tx.commit().expect("commit");
+    let o = adder.join().expect("adder thread");
+    assert_clean(&o, "history add");
+    assert!(
+        text(&o.stdout).contains(&format!("stored {ROWS} samples under c1")),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
 /// 8 adds, each under a commit of its own, into a fresh PostgreSQL database: the schema is
 /// set up once, nobody fails.
 #[test]

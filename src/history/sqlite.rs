@@ -57,12 +57,25 @@ impl Sqlite {
             std::fs::create_dir_all(dir).map_err(|e| open_err(e.to_string()))?;
         }
         let conn = rusqlite::Connection::open(path).map_err(|e| open_err(e.to_string()))?;
-        // The wait comes first: switching a new file to WAL takes a lock that another
-        // process opening it at the same moment may hold.
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| open_err(e.to_string()))?;
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(|e| open_err(e.to_string()))?;
+        // Switching a new file to WAL reads it and then upgrades to the write lock, and
+        // SQLite refuses that upgrade at once, without waiting, while another connection
+        // writes (another process switching the same new file): try again until
+        // BUSY_TIMEOUT has passed.
+        let start = std::time::Instant::now();
+        loop {
+            match conn.pragma_update(None, "journal_mode", "WAL") {
+                Ok(()) => break,
+                Err(e)
+                    if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                        && start.elapsed() < BUSY_TIMEOUT =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                Err(e) => return Err(open_err(e.to_string())),
+            }
+        }
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(|e| open_err(e.to_string()))?;
         Ok(Sqlite { conn })
