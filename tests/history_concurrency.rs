@@ -380,7 +380,7 @@ fn own_files_only(n: usize) -> Mix {
 #[test]
 fn sqlite_parallel_adds_wait_for_the_write_lock() {
     let dir = tempdir();
-    rounds(dir.path(), 4, own_files_only(8), sqlite_in(dir.path()));
+    rounds(dir.path(), 3, own_files_only(8), sqlite_in(dir.path()));
 }
 
 /// 4 `compare --history` runs into one SQLite file at once: every run's samples are stored.
@@ -394,7 +394,7 @@ fn sqlite_simultaneous_compare_runs_all_store() {
         commit_before: false,
         commit_per_writer: false,
     };
-    rounds(dir.path(), 6, mix, sqlite_in(dir.path()));
+    rounds(dir.path(), 5, mix, sqlite_in(dir.path()));
 }
 
 /// A new SQLite file that another connection is writing (before it is in WAL mode) is
@@ -436,7 +436,7 @@ fn postgres_fresh_database_schema_set_up_once() {
         commit_per_writer: true,
         ..own_files_only(8)
     };
-    for r in 0..4 {
+    for r in 0..3 {
         let mut t = Target::postgres(server.fresh_db());
         round(&mut t, &dir.path().join(format!("r{r}")), r, mix);
     }
@@ -560,12 +560,12 @@ fn postgres_deadlock_victim_is_run_again() {
     assert!(matches!(first, Added::Stored { .. }), "{first:?}");
     drop(store);
     let connect = || postgres::Client::connect(&url, postgres::NoTls).expect("connect");
-    // The add's session checks for a deadlock after 5 s of waiting, the other after 60 s: the
-    // add is the victim, and this test has 5 s to close the cycle.
+    // The add's session checks for a deadlock after 3 s of waiting, the other after 60 s: the
+    // add is the victim, and this test has 3 s to close the cycle.
     let dbname = url.rsplit("dbname=").next().expect("dbname");
     connect()
         .batch_execute(&format!(
-            "ALTER DATABASE {dbname} SET deadlock_timeout = '5s'"
+            "ALTER DATABASE {dbname} SET deadlock_timeout = '3s'"
         ))
         .expect("alter database");
     let mut other = connect();
