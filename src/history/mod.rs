@@ -48,6 +48,21 @@ pub enum HistoryError {
     Invalid(String),
 }
 
+impl HistoryError {
+    /// Whether PostgreSQL aborted the transaction only because of transactions running at the
+    /// same time — a serialization failure (SQLSTATE 40001) or a deadlock (40P01) — so that
+    /// running it again may succeed. [`Store`] retries such transactions itself.
+    pub fn is_transient(&self) -> bool {
+        use ::postgres::error::SqlState;
+        match self {
+            HistoryError::Postgres(e) => e.code().is_some_and(|c| {
+                *c == SqlState::T_R_SERIALIZATION_FAILURE || *c == SqlState::T_R_DEADLOCK_DETECTED
+            }),
+            _ => false,
+        }
+    }
+}
+
 /// Seconds since the Unix epoch, now.
 pub fn now_unix_s() -> i64 {
     std::time::SystemTime::now()

@@ -1,9 +1,14 @@
 //! The SQLite backend: one file, WAL journal, `synchronous = NORMAL` (durable at each
-//! checkpoint, safe against corruption), bulk inserts through one prepared statement.
+//! checkpoint, safe against corruption), bulk inserts through one prepared statement. Writers
+//! of several processes take turns on the write lock (see [`Sqlite::open`]).
 
 use super::HistoryError;
 use super::store::{SampleRow, Scanned, Val};
 use rusqlite::types::{Value, ValueRef};
+
+/// How long a statement waits for a lock another connection holds (another writer's
+/// transaction, a checkpoint) before it fails with `database is locked`.
+pub const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// An open SQLite history database.
 pub struct Sqlite {
@@ -31,8 +36,16 @@ fn from_sql(v: ValueRef<'_>) -> Val {
 impl Sqlite {
     /// Opens or creates the file at `path` (creating its folder) in WAL mode.
     ///
+    /// Concurrency: any number of processes may open the same file at once, also a file
+    /// that does not exist yet. Every statement and every transaction of [`super::Store`]
+    /// waits up to [`BUSY_TIMEOUT`] for a lock held by another connection before it fails
+    /// with `database is locked`; writing transactions take the write lock when they begin
+    /// (`BEGIN IMMEDIATE`), so one that waited never fails on a snapshot another writer made
+    /// stale. Readers never wait for writers (WAL).
+    ///
     /// # Errors
-    /// [`HistoryError::Open`] naming the path.
+    /// [`HistoryError::Open`] naming the path, also when the file stays locked longer than
+    /// [`BUSY_TIMEOUT`].
     pub fn open(path: &str) -> Result<Sqlite, HistoryError> {
         let open_err = |message: String| HistoryError::Open {
             url: path.to_owned(),
@@ -44,11 +57,26 @@ impl Sqlite {
             std::fs::create_dir_all(dir).map_err(|e| open_err(e.to_string()))?;
         }
         let conn = rusqlite::Connection::open(path).map_err(|e| open_err(e.to_string()))?;
-        conn.pragma_update(None, "journal_mode", "WAL")
+        conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| open_err(e.to_string()))?;
+        // Switching a new file to WAL reads it and then upgrades to the write lock, and
+        // SQLite refuses that upgrade at once, without waiting, while another connection
+        // writes (another process switching the same new file): try again until
+        // BUSY_TIMEOUT has passed.
+        let start = std::time::Instant::now();
+        loop {
+            match conn.pragma_update(None, "journal_mode", "WAL") {
+                Ok(()) => break,
+                Err(e)
+                    if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                        && start.elapsed() < BUSY_TIMEOUT =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                Err(e) => return Err(open_err(e.to_string())),
+            }
+        }
         conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(|e| open_err(e.to_string()))?;
-        conn.busy_timeout(std::time::Duration::from_secs(30))
             .map_err(|e| open_err(e.to_string()))?;
         Ok(Sqlite { conn })
     }

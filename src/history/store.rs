@@ -4,6 +4,14 @@
 //! SQL interface ([`Val`] parameters and rows); each backend supplies statement execution, the
 //! bulk insert of samples (a prepared statement in SQLite, `COPY … FROM STDIN` in
 //! PostgreSQL) and the scan of samples.
+//!
+//! Concurrency: many processes may write one database at once (a CI matrix storing one
+//! commit's results together). SQLite writers take turns on the file's write lock; PostgreSQL
+//! writers wait for each other only where they meet — the schema set-up, one commit's row, one
+//! file's content hash, a new series — and a transaction the server aborts for a deadlock or a
+//! serialization failure is run again. Nothing is lost and no writer fails for another's sake
+//! (up to [`super::sqlite::BUSY_TIMEOUT`] of waiting in SQLite, [`TRANSACTION_ATTEMPTS`] in
+//! PostgreSQL).
 
 use super::HistoryError;
 use super::schema::{self, MIGRATIONS};
@@ -252,6 +260,25 @@ pub enum Store {
     Postgres(super::postgres::Postgres),
 }
 
+/// The PostgreSQL advisory lock (`pg_advisory_xact_lock`) held while the schema is set up or
+/// migrated: the bytes of `bdschema` as a big-endian integer.
+pub const SCHEMA_LOCK: i64 = i64::from_be_bytes(*b"bdschema");
+
+/// How many times a PostgreSQL transaction is run in all when the server aborts it for a
+/// serialization failure (SQLSTATE 40001) or a deadlock (40P01).
+pub const TRANSACTION_ATTEMPTS: u32 = 8;
+
+/// The PostgreSQL advisory lock (`pg_advisory_xact_lock`) that [`Store::add`] holds for a
+/// file from its first statement to its end: the first 16 hex digits of the file's SHA-256 as
+/// a two's-complement 64-bit integer (0 when the text is not hex: every such add then waits
+/// for the others, which is still correct).
+fn file_lock_key(sha256: &str) -> i64 {
+    sha256
+        .get(..16)
+        .and_then(|h| u64::from_str_radix(h, 16).ok())
+        .map_or(0, |k| k as i64)
+}
+
 /// The default database file, relative to the working directory.
 pub const DEFAULT_DB: &str = ".benchdiff/history.db";
 
@@ -317,25 +344,63 @@ impl Store {
     }
 
     /// Runs `f` in a transaction: committed when it returns `Ok`, rolled back otherwise.
+    ///
+    /// SQLite: `BEGIN IMMEDIATE` takes the file's write lock at once, waiting for other
+    /// writers up to [`super::sqlite::BUSY_TIMEOUT`], so the transaction never has to upgrade a
+    /// read snapshot that another writer made stale. PostgreSQL: a transaction the server
+    /// aborted only because of concurrent ones ([`HistoryError::is_transient`]) is rolled back
+    /// and `f` run again from the start, up to [`TRANSACTION_ATTEMPTS`] times in all.
     fn transaction<T>(
         &mut self,
-        f: impl FnOnce(&mut Store) -> Result<T, HistoryError>,
+        mut f: impl FnMut(&mut Store) -> Result<T, HistoryError>,
     ) -> Result<T, HistoryError> {
-        self.exec("BEGIN", &[])?;
-        match f(self) {
-            Ok(v) => {
-                self.exec("COMMIT", &[])?;
-                Ok(v)
-            }
-            Err(e) => {
-                let _ = self.exec("ROLLBACK", &[]);
-                Err(e)
+        let mut attempt = 1;
+        loop {
+            match self.transaction_once(&mut f) {
+                Err(e) if e.is_transient() && attempt < TRANSACTION_ATTEMPTS => {
+                    // A short pause, different per process, so the two sides of a deadlock
+                    // do not meet again at once.
+                    let ms = 10 * u64::from(attempt) + u64::from(std::process::id() % 10);
+                    std::thread::sleep(std::time::Duration::from_millis(ms));
+                    attempt += 1;
+                }
+                result => return result,
             }
         }
     }
 
+    fn transaction_once<T>(
+        &mut self,
+        f: &mut impl FnMut(&mut Store) -> Result<T, HistoryError>,
+    ) -> Result<T, HistoryError> {
+        let begin = match self {
+            Store::Sqlite(_) => "BEGIN IMMEDIATE",
+            Store::Postgres(_) => "BEGIN",
+        };
+        self.exec(begin, &[])?;
+        let result = f(self).and_then(|v| self.exec("COMMIT", &[]).map(|_| v));
+        if result.is_err() {
+            let _ = self.exec("ROLLBACK", &[]);
+        }
+        result
+    }
+
+    /// PostgreSQL: waits for the transaction-scoped advisory lock `key` (released at COMMIT or
+    /// ROLLBACK). SQLite: nothing to do, the transaction holds the file's write lock.
+    fn lock(&mut self, key: i64) -> Result<(), HistoryError> {
+        if let Store::Postgres(_) = self {
+            self.exec("SELECT pg_advisory_xact_lock($1)", &[Val::Int(key)])?;
+        }
+        Ok(())
+    }
+
     /// Applies the migrations newer than the database's version, each in a transaction, and
     /// records each in `schema_version`. Returns the version afterwards.
+    ///
+    /// Concurrency: any number of clients may open and migrate one database at once, also an
+    /// empty one: the schema is set up once, under a lock ([`SCHEMA_LOCK`] in PostgreSQL, the
+    /// write lock in SQLite), and the others wait for it and find it done. A database that is
+    /// up to date is only read.
     ///
     /// # Errors
     /// Database errors (the failing migration is rolled back).
@@ -348,17 +413,24 @@ impl Store {
     /// # Errors
     /// Database errors (the failing migration is rolled back).
     pub fn migrate_to(&mut self, target: i64) -> Result<i64, HistoryError> {
-        self.exec(schema::VERSION_TABLE, &[])?;
+        let wanted = || MIGRATIONS.iter().filter(|m| m.version <= target);
+        // An error here (no `schema_version` yet) only means: set up under the lock below.
+        if let Ok(applied) = self.applied_migrations()
+            && wanted().all(|m| applied.contains(&m.version))
+        {
+            return self.schema_version();
+        }
+        self.transaction(|s| {
+            s.lock(SCHEMA_LOCK)?;
+            s.exec(schema::VERSION_TABLE, &[])
+        })?;
         let id_type = match self {
             Store::Sqlite(_) => "INTEGER PRIMARY KEY",
             Store::Postgres(_) => "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY",
         };
-        for m in MIGRATIONS.iter().filter(|m| m.version <= target) {
+        for m in wanted() {
             self.transaction(|s| {
-                if let Store::Postgres(_) = s {
-                    // Two clients migrating at once: the second waits, then sees the version.
-                    s.exec("LOCK TABLE schema_version IN EXCLUSIVE MODE", &[])?;
-                }
+                s.lock(SCHEMA_LOCK)?;
                 let done = s.query_int(
                     "SELECT COUNT(*) FROM schema_version WHERE version = $1",
                     &[Val::Int(m.version)],
@@ -409,13 +481,23 @@ impl Store {
     /// Stores every sample of `file` (one transaction), unless a file with the same content
     /// hash is stored already.
     ///
+    /// Concurrency: any number of clients may add at once to one database, under one commit,
+    /// one machine and new series; each waits for the others where they meet and nothing is
+    /// lost. Of several clients adding files with the same content hash at once, exactly one
+    /// stores it and the others get [`Added::Duplicate`] with its id, as if they had added it
+    /// after it. A duplicate changes nothing in the database.
+    ///
     /// # Errors
-    /// Database errors (nothing is stored then).
+    /// Database errors (nothing is stored then), also when a PostgreSQL transaction was still
+    /// aborted by concurrent ones after [`TRANSACTION_ATTEMPTS`] attempts.
     pub fn add(&mut self, file: &NewFile<'_>) -> Result<Added, HistoryError> {
         self.transaction(|s| s.add_in_transaction(file))
     }
 
     fn add_in_transaction(&mut self, file: &NewFile<'_>) -> Result<Added, HistoryError> {
+        // Adders of the same content wait here for each other, so the check below sees a
+        // file that another one stored (PostgreSQL reads committed rows per statement).
+        self.lock(file_lock_key(&file.sha256))?;
         if let Some(id) = self.query_int(
             "SELECT id FROM files WHERE sha256 = $1",
             &[Val::Text(file.sha256.clone())],
@@ -487,11 +569,14 @@ impl Store {
             )
         };
         let mut known = self.series_ids()?;
-        let missing: Vec<(u32, u32)> = pairs
+        let mut missing: Vec<(u32, u32)> = pairs
             .iter()
             .copied()
             .filter(|p| !known.contains_key(&key_of(*p)))
             .collect();
+        // Every adder inserts new series in one order (by name), so two that meet on several
+        // series wait for each other instead of deadlocking.
+        missing.sort_by_cached_key(|p| key_of(*p));
         if !missing.is_empty() {
             const PER: usize = 200;
             for chunk in missing.chunks(PER) {
@@ -586,34 +671,23 @@ impl Store {
         Ok(known)
     }
 
+    /// The id of commit `c`, made when new; an existing one gets the branch, date and order
+    /// that `c` gives. One statement, so adders of one new commit at once make it once.
     fn upsert_commit(&mut self, c: &CommitInfo, now: i64) -> Result<i64, HistoryError> {
         if c.sha.is_empty() {
             return Err(HistoryError::Invalid("empty commit SHA".into()));
         }
-        if let Some(id) = self.query_int(
-            "SELECT id FROM commits WHERE sha = $1",
-            &[Val::Text(c.sha.clone())],
-        )? {
-            self.exec(
-                "UPDATE commits SET branch = COALESCE($1, branch), \
-                 date_unix_s = COALESCE($2, date_unix_s), ord = COALESCE($3, ord) WHERE id = $4",
-                &[
-                    Val::opt_text(&c.branch),
-                    Val::opt_int(c.date_unix_s),
-                    Val::opt_int(c.order),
-                    Val::Int(id),
-                ],
-            )?;
-            return Ok(id);
-        }
         self.query_int(
             "INSERT INTO commits (sha, branch, date_unix_s, ord) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (sha) DO UPDATE SET branch = COALESCE($2, commits.branch), \
+             date_unix_s = COALESCE($5, commits.date_unix_s), ord = COALESCE($4, commits.ord) \
              RETURNING id",
             &[
                 Val::Text(c.sha.clone()),
                 Val::opt_text(&c.branch),
                 Val::Int(c.date_unix_s.unwrap_or(now)),
                 Val::opt_int(c.order),
+                Val::opt_int(c.date_unix_s),
             ],
         )?
         .ok_or_else(|| HistoryError::Invalid("commits insert returned no id".into()))
