@@ -18,6 +18,7 @@ use benchdiff::sample::{SampleSet, Side};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Output};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 
 /// Samples (rows) of every compare.js CSV the adders store.
@@ -87,7 +88,7 @@ struct Mix {
     same_file: usize,
     /// `history add` of a file of their own.
     own_files: usize,
-    /// `compare --history` of a small command benchmark.
+    /// `compare --history` of a small command benchmark (`true` against `true`, 2 runs a side).
     compares: usize,
     /// The round's commit is made (with a file of its own) before the writers start.
     commit_before: bool,
@@ -201,18 +202,8 @@ fn round(t: &mut Target, dir: &Path, r: usize, mix: Mix) {
         let results = dir.join(format!("cmp{k}.results.jsonl"));
         let mut c = benchdiff();
         c.current_dir(dir)
-            .args([
-                "compare", "--old", "true", "--new", "true", "--bench", "x{n}",
-            ])
-            .args([
-                "-L",
-                "n=1,2",
-                "--runs",
-                "2",
-                "--no-progress",
-                "--format",
-                "json",
-            ])
+            .args(["compare", "--old", "true", "--new", "true", "--bench", "x"])
+            .args(["--runs", "2", "--no-progress", "--format", "json"])
             .args(["--history", &t.url, "--history-commit", &commit])
             .args(["--csv", &format!("cmp{k}.csv"), "--results"])
             .arg(&results);
@@ -355,6 +346,20 @@ fn rounds(
     start.elapsed()
 }
 
+/// The PostgreSQL server of this file's tests: started by the first test that needs it and
+/// shared by the tests running at the same time; stopped (its Drop) as soon as no running test
+/// holds it, also when a test panics.
+fn pg_server() -> Arc<history_support::PgServer> {
+    static SHARED: Mutex<Weak<history_support::PgServer>> = Mutex::new(Weak::new());
+    let mut slot = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(server) = slot.upgrade() {
+        return server;
+    }
+    let server = Arc::new(history_support::PgServer::start());
+    *slot = Arc::downgrade(&server);
+    server
+}
+
 fn tempdir() -> tempfile::TempDir {
     tempfile::Builder::new()
         .prefix("bd-hconc")
@@ -430,7 +435,7 @@ fn sqlite_new_file_written_by_another_is_waited_for() {
 /// set up once, nobody fails.
 #[test]
 fn postgres_fresh_database_schema_set_up_once() {
-    let server = history_support::PgServer::start();
+    let server = pg_server();
     let dir = tempdir();
     let mix = Mix {
         commit_per_writer: true,
@@ -446,7 +451,7 @@ fn postgres_fresh_database_schema_set_up_once() {
 /// matrix): the commit is made once, every file stored.
 #[test]
 fn postgres_one_new_commit_from_many_jobs() {
-    let server = history_support::PgServer::start();
+    let server = pg_server();
     let dir = tempdir();
     let mut t = Target::postgres(server.fresh_db());
     round(&mut t, &dir.path().join("setup"), 0, own_files_only(1));
@@ -464,7 +469,7 @@ fn postgres_one_new_commit_from_many_jobs() {
 /// stores it, seven say "already stored" as a second add afterwards does.
 #[test]
 fn postgres_same_file_at_once_is_stored_once() {
-    let server = history_support::PgServer::start();
+    let server = pg_server();
     let dir = tempdir();
     let mut t = Target::postgres(server.fresh_db());
     round(&mut t, &dir.path().join("setup"), 0, own_files_only(1));
@@ -493,7 +498,7 @@ fn stress_sqlite_eight_writers_twenty_rounds() {
 /// existing databases.
 #[test]
 fn stress_postgres_eight_writers_twenty_rounds() {
-    let server = history_support::PgServer::start();
+    let server = pg_server();
     let dir = tempdir();
     let took = rounds(dir.path(), 20, ALL, |_| Target::postgres(server.fresh_db()));
     eprintln!("postgres: 20 rounds of 8 writers in {took:.1?}");
@@ -553,7 +558,7 @@ fn sha256_hex(text: &str) -> String {
 /// add's file lock while the add waits for that row.
 #[test]
 fn postgres_deadlock_victim_is_run_again() {
-    let server = history_support::PgServer::start();
+    let server = pg_server();
     let url = server.fresh_db();
     let mut store = Store::open(&url).expect("open");
     let first = add_text(&mut store, &csv_text(1), "dl").expect("first add");
