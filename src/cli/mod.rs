@@ -802,14 +802,6 @@ fn find_present_metric(set: &SampleSet, name: &str) -> Option<crate::sample::Met
         .find(|&id| set.has_metric(id))
 }
 
-/// The failures recorded in the results file at `path` (none when there is no file or it
-/// cannot be read: the run itself has reported that), for the live report of a run.
-pub(crate) fn failures_of(path: Option<&std::path::Path>) -> crate::compare::failures::Failures {
-    path.and_then(|p| format::results::load(p).ok())
-        .map(|l| crate::compare::failures::Failures::from_loaded(&l))
-        .unwrap_or_default()
-}
-
 /// Runs the analysis pipeline on `set` and writes the report to `io.stdout` (notes on rows
 /// without a test, and gate failures, go to `io.stderr`). Every command that ends in a report
 /// (`report`, `compare`) calls this. Returns the exit code: 1 when `--max-regression` failed.
