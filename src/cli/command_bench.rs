@@ -194,7 +194,7 @@ pub(crate) fn compare_sharded(
         for n in f.unused.notes() {
             writeln!(io.stderr, "benchdiff: warning: {n}")?;
         }
-        let failures = super::failures_of(f.results_path.as_deref());
+        let failures = f.failures();
         if f.set.is_empty() && failures.is_empty() {
             writeln!(io.stderr, "benchdiff: no samples, no report")?;
         } else {

@@ -263,13 +263,7 @@ fn compare_nodes(args: &CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         for n in r.unused.notes() {
             writeln!(io.stderr, "benchdiff: warning: {n}")?;
         }
-        let mut failures = super::failures_of(Some(&r.results_path));
-        if r.sharded {
-            // The other shards' jobs are not "not run" here.
-            failures
-                .items
-                .retain(|f| f.kind != crate::compare::failures::FailureKind::NotRun);
-        }
+        let failures = r.failures();
         if r.set.is_empty() && failures.is_empty() {
             writeln!(io.stderr, "benchdiff: no samples, no report")?;
         } else {

@@ -436,11 +436,6 @@ pub(crate) fn warn_no_samples(
     )
 }
 
-/// The failures recorded in the results file at `path` ([`report::failures_of`]).
-pub(crate) fn failures_of(path: Option<&std::path::Path>) -> crate::compare::failures::Failures {
-    report::failures_of(path)
-}
-
 /// How the reports that name their inputs name the input `f` ([`report::input_name`]).
 #[allow(
     dead_code,

@@ -389,6 +389,14 @@ pub struct Finished {
     pub outcome: Option<Outcome>,
 }
 
+impl Finished {
+    /// The failed and missing jobs recorded in the results file, for the report; none without
+    /// a results file or when it cannot be read (the run has said so).
+    pub fn failures(&self) -> crate::compare::failures::Failures {
+        super::compare::recorded_failures(self.results_path.as_deref())
+    }
+}
+
 struct Obs<'a, 'e> {
     set: SampleSet,
     csv: Option<CsvWriter<Box<dyn Write + 'a>>>,

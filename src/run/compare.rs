@@ -12,6 +12,7 @@ use super::schedule::{Job, Order};
 use super::shard::{ShardRequest, ShardRun};
 use super::signals::{INTERRUPTED, SignalGuard};
 use super::{Observer, Plan, Report, RunOptions, RunnerError, Summary};
+use crate::compare::failures::{FailureKind, Failures};
 use crate::format::node_csv::write::CsvWriter;
 use crate::format::results::{
     self, JobRecord, JobStatus, Record, ResultsWriter, ResumeMark, RunHeader, UnusedSamples,
@@ -783,6 +784,27 @@ pub fn execute(
         want_report,
     }))
 }
+impl NodeRun {
+    /// The failed and missing jobs recorded in the results file, for the report (a shard's
+    /// without the other shards' jobs, which are not "not run" here); none when the file
+    /// cannot be read (the run has said so).
+    pub fn failures(&self) -> Failures {
+        let mut failures = recorded_failures(Some(&self.results_path));
+        if self.sharded {
+            failures.items.retain(|f| f.kind != FailureKind::NotRun);
+        }
+        failures
+    }
+}
+
+/// The failures recorded in the results file at `path` (none when there is no file or it
+/// cannot be read: the run itself has reported that), for the live report of a run.
+pub fn recorded_failures(path: Option<&Path>) -> Failures {
+    path.and_then(|p| results::load(p).ok())
+        .map(|l| Failures::from_loaded(&l))
+        .unwrap_or_default()
+}
+
 /// The run facts the reports show (binaries, runs, order, seed).
 fn run_info(plan: &Plan) -> RunInfo {
     RunInfo {
