@@ -1,6 +1,6 @@
-//! The importer cases of issue 14 (`../shared/cases/{06,08,09,13,17,23}-*`): every point of
-//! their `CASE.md` with its reference values (from the case's `ref.R`/`ref.py`, as listed in
-//! `CASE.md` and `ref-output.txt`), read from the case folders themselves.
+//! The importer cases of issue 14 (`tests/data/cases/{06,08,09,13,17,23}-*`): every point of
+//! each case with its reference values (as printed in the case's `ref-output.txt`), read from
+//! the case folders themselves.
 
 use benchdiff::format::{self, Imported, ReadOptions};
 use benchdiff::sample::{SampleSet, Side};
@@ -10,7 +10,7 @@ use std::process::Command;
 
 fn case_dir(case: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/cases")
+        .join("tests/data/cases")
         .join(case)
 }
 

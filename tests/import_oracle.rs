@@ -1,4 +1,4 @@
-//! Every file of ../shared/oracle/benchstat and ../shared/oracle/harness-outputs is read by the
+//! Every file of tests/data/oracle/benchstat and tests/data/oracle/harness-outputs is read by the
 //! importer registry (format sniffed from the content), and each gives a known number of
 //! samples — or, for the one file that is not in a format benchdiff reads (asv text), a clear
 //! error naming its line.
@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 fn oracle(dir: &str) -> PathBuf {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/oracle")
+        .join("tests/data/oracle")
         .join(dir);
     assert!(p.is_dir(), "oracle folder {} is missing", p.display());
     p

@@ -41,7 +41,7 @@ fn round_trip(set: &SampleSet) -> SampleSet {
 #[test]
 fn go_files_round_trip() {
     let dir =
-        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/oracle/benchstat");
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/oracle/benchstat");
     let mut set = SampleSet::new();
     for (f, side) in [("crc-old.txt", Side::Old), ("crc-new.txt", Side::New)] {
         import::read_path(

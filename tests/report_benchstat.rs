@@ -1,5 +1,5 @@
 //! `benchdiff report --format benchstat` against benchstat's own golden outputs
-//! (../shared/oracle/benchstat/*.stdout): every median, interval, change and p-value.
+//! (tests/data/oracle/benchstat/*.stdout): every median, interval, change and p-value.
 //!
 //! Where benchdiff is given the same inputs with the equivalent options, the output is compared
 //! byte for byte. Cases that use benchstat projections benchdiff does not have (`-row .name`,
@@ -9,7 +9,7 @@ use assert_cmd::Command;
 use std::path::PathBuf;
 
 fn dir() -> PathBuf {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/oracle/benchstat");
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/oracle/benchstat");
     assert!(p.is_dir(), "oracle folder {} is missing", p.display());
     p
 }

@@ -6,7 +6,7 @@ use predicates::prelude::*;
 
 const ORACLE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/oracle/node-compare-r"
+    "/tests/data/oracle/node-compare-r"
 );
 
 fn oracle(name: &str) -> String {

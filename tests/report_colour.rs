@@ -8,7 +8,7 @@ use std::process::Command;
 
 const INPUT: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/oracle/node-compare-r/confidence.csv"
+    "/tests/data/oracle/node-compare-r/confidence.csv"
 );
 
 const BIN: &str = env!("CARGO_BIN_EXE_benchdiff");
@@ -30,7 +30,7 @@ fn clean(c: &mut Command, env: &[(&str, &str)]) {
 fn check_input() {
     assert!(
         std::path::Path::new(INPUT).is_file(),
-        "{INPUT} is required (../shared/oracle)"
+        "{INPUT} is required (tests/data/oracle)"
     );
 }
 

@@ -8,7 +8,7 @@ use pulldown_cmark::{Event, Options as MdOptions, Parser, Tag};
 
 const ORACLE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/oracle/node-compare-r"
+    "/tests/data/oracle/node-compare-r"
 );
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/node-22-vs-24.csv");
 
@@ -24,7 +24,7 @@ fn inputs() -> Vec<(&'static str, String)> {
     for (_, p) in &v {
         assert!(
             std::path::Path::new(p).exists(),
-            "input {p} is required (../shared/oracle must be beside the repository)"
+            "input {p} is required (tests/data/oracle)"
         );
     }
     v

@@ -20,7 +20,7 @@ use std::time::Duration;
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/node-22-vs-24.csv");
 const ORACLE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/oracle/node-compare-r"
+    "/tests/data/oracle/node-compare-r"
 );
 
 const ERROR_RECORDER: &str = r#"<script>

@@ -6,9 +6,9 @@
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
-fn shared(rel: &str) -> String {
+fn oracle(rel: &str) -> String {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/oracle")
+        .join("tests/data/oracle")
         .join(rel);
     assert!(p.exists(), "oracle file {} is required", p.display());
     p.to_string_lossy().into_owned()
@@ -72,7 +72,7 @@ fn some_csv() -> String {
 #[test]
 fn mixing_compare_csv_with_one_side_files_is_an_error() {
     let d = dir_with(&[("some.csv", &some_csv())]);
-    let (code, out, err) = report_in(d.path(), &[&shared("benchstat/old.txt"), "some.csv"]);
+    let (code, out, err) = report_in(d.path(), &[&oracle("benchstat/old.txt"), "some.csv"]);
     assert_eq!(code, 2, "{out}{err}");
     assert!(out.is_empty(), "{out}");
     assert!(err.contains("cannot mix"), "{err}");
@@ -81,8 +81,8 @@ fn mixing_compare_csv_with_one_side_files_is_an_error() {
 
 #[test]
 fn label_with_extra_positional_file_is_an_error() {
-    let old = shared("benchstat/old.txt");
-    let new = shared("benchstat/new.txt");
+    let old = oracle("benchstat/old.txt");
+    let new = oracle("benchstat/new.txt");
     let (code, out, err) = report(&[
         "--label",
         &format!("old={old}"),
@@ -104,18 +104,18 @@ fn label_with_extra_positional_file_is_an_error() {
 
 #[test]
 fn sides_by_a_missing_key_is_an_error() {
-    let old = shared("benchstat/old.txt");
-    let (code, _, err) = report(&["--sides-by", "note", &old, &shared("benchstat/new.txt")]);
+    let old = oracle("benchstat/old.txt");
+    let (code, _, err) = report(&["--sides-by", "note", &old, &oracle("benchstat/new.txt")]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no key note in"), "{err}");
-    let (code, _, err) = report(&["--sides-by", "/nokey", &shared("benchstat/crc-new.txt")]);
+    let (code, _, err) = report(&["--sides-by", "/nokey", &oracle("benchstat/crc-new.txt")]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no key /nokey in"), "{err}");
     // A key that exists still splits the file.
     let (code, out, err) = report(&[
         "--sides-by",
         "/poly=IEEE,Castagnoli",
-        &shared("benchstat/crc-new.txt"),
+        &oracle("benchstat/crc-new.txt"),
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("size=15"), "{out}");
@@ -131,7 +131,7 @@ fn sides_by_on_csv_is_an_error() {
 
 #[test]
 fn a_single_one_side_file_is_an_error() {
-    let (code, out, err) = report(&[&shared("benchstat/old.txt")]);
+    let (code, out, err) = report(&[&oracle("benchstat/old.txt")]);
     assert_eq!(code, 2, "{out}{err}");
     assert!(
         err.contains("no benchmark has samples on both sides"),
@@ -291,7 +291,7 @@ fn control_characters_in_names_are_escaped_in_text_reports() {
 
 #[test]
 fn failed_criterion_run_warns_naming_the_line() {
-    let failed = shared("harness-outputs/rust__criterion__failed.txt");
+    let failed = oracle("harness-outputs/rust__criterion__failed.txt");
     let (code, _, err) = report(&[&failed, &failed]);
     assert_eq!(code, 0, "{err}");
     assert!(
@@ -305,7 +305,7 @@ fn failed_criterion_run_warns_naming_the_line() {
 
 #[test]
 fn one_sample_per_side_gets_a_note() {
-    let g = shared("harness-outputs/cpp__google__two.txt");
+    let g = oracle("harness-outputs/cpp__google__two.txt");
     let (code, out, err) = report(&[&g, &g]);
     assert_eq!(code, 0, "{err}");
     assert!(

@@ -82,7 +82,7 @@ fn check(args: &[&str], width: u16) -> String {
 }
 
 fn go_case() -> [String; 2] {
-    let d = "../shared/cases/13-go-output-noise";
+    let d = "tests/data/cases/13-go-output-noise";
     [format!("{d}/input-old.txt"), format!("{d}/input-new.txt")]
 }
 

@@ -1,14 +1,15 @@
-//! Case 20 (`../shared/cases/20-runner-hang-after-report`): a benchmark child prints its result
-//! and then never exits (a grandchild keeps its stdout open). Runs the case's real `bin/` and
-//! `benchmark/` (read in place; outputs go to a temporary folder) and checks points 1–5 of its
-//! CASE.md, including that the live `compare` report and `benchdiff report RESULTS.jsonl` make
-//! the same choice about the samples of the timed-out jobs.
+//! Case 20 (a runner case): a benchmark child prints its result and then never exits (a
+//! grandchild keeps its stdout open). Runs the stand-in `node` of
+//! `tests/fixtures/hang-after-report/` (`bin/` and `benchmark/`, read in place; outputs go to a
+//! temporary folder) and checks the case's points 1–5, including that the live `compare` report
+//! and `benchdiff report RESULTS.jsonl` make the same choice about the samples of the timed-out
+//! jobs.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 fn case() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/cases/20-runner-hang-after-report")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hang-after-report")
 }
 
 /// Processes whose environment holds `marker` (set on benchdiff, inherited by every child).

@@ -1,18 +1,18 @@
 //! Issue 14, statistics and verdicts on the files people really have: every point of the
-//! cases `03-mwu-ties`, `04-mwu-small-n` and `18-zero-baseline` (in `../shared/cases/`, read in
-//! place, never copied) as a test asserting the reference values of its `CASE.md` /
-//! `ref-output.txt`. Each test runs the real `benchdiff` binary on the case's files.
+//! cases `03-mwu-ties`, `04-mwu-small-n` and `18-zero-baseline` (in `tests/data/cases/`, read in
+//! place) as a test asserting the reference values of its `ref-output.txt`. Each test runs the
+//! real `benchdiff` binary on the case's files.
 
 use assert_cmd::Command;
 use serde_json::Value;
 
-const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/cases");
+const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/cases");
 
 fn case_dir(name: &str) -> String {
     let d = format!("{CASES}/{name}");
     assert!(
         std::path::Path::new(&d).is_dir(),
-        "case folder {d} is required (../shared/cases beside the checkout)"
+        "case folder {d} is required (tests/data/cases)"
     );
     d
 }

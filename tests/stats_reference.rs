@@ -2,7 +2,7 @@
 //!
 //! - `tests/data/stats/wilcox-vectors.tsv` and `p-adjust-vectors.tsv` were written by R 4.2.2
 //!   (`scripts/reference/make-rank-adjust-vectors.R`); R is not needed to run these tests.
-//! - benchstat's golden outputs in `../shared/oracle/benchstat/` check medians and the
+//! - benchstat's golden outputs in `tests/data/oracle/benchstat/` check medians and the
 //!   `± X%` of the order-statistic intervals.
 //!
 //! Tolerances: p-values 1e-9 relative; exact-case estimates and interval bounds 1e-9 relative
@@ -26,7 +26,7 @@ fn data_dir() -> PathBuf {
 }
 
 fn oracle_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/oracle/benchstat")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/oracle/benchstat")
 }
 
 fn num(s: &str) -> f64 {

@@ -1,4 +1,4 @@
-//! Every row of `../shared/oracle/welch/welch-vectors.tsv` (R 4.2.2 `t.test(new, old)`):
+//! Every row of `tests/data/oracle/welch/welch-vectors.tsv` (R 4.2.2 `t.test(new, old)`):
 //! t, df and p within 1e-9 relative, stars exact, improvement and accuracy exact at two
 //! decimals. The two rows where R itself fails (`huge_rates`, `tiny_rates`) must give the
 //! scale-invariant answer instead.
@@ -9,7 +9,7 @@ use benchdiff::verdict::Stars;
 
 const ORACLE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/oracle/welch/welch-vectors.tsv"
+    "/tests/data/oracle/welch/welch-vectors.tsv"
 );
 
 fn nums(s: &str) -> Vec<f64> {
