@@ -2,6 +2,7 @@
 //! real PostgreSQL server started by the test: add (with duplicates), show, check (the CI
 //! gate and its Markdown), dashboard and prune.
 
+#[cfg(all(feature = "e2e", feature = "postgres"))]
 mod history_support;
 
 use assert_cmd::Command;
@@ -187,6 +188,7 @@ fn cli_on_sqlite() {
     cli_round_trip(db.to_str().expect("path"), dir.path());
 }
 
+#[cfg(all(feature = "e2e", feature = "postgres"))]
 #[test]
 fn cli_on_postgres() {
     let server = history_support::PgServer::start();

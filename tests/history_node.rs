@@ -14,6 +14,7 @@
 //! The `benchmark/timers/` series (below, `timers_history`) were measured with the releases
 //! interleaved, and show no change point at the default level.
 
+#[cfg(all(feature = "e2e", feature = "postgres"))]
 mod history_support;
 
 use assert_cmd::Command;
@@ -116,6 +117,7 @@ fn node_releases_on_sqlite() {
     node_history(dir.path().join("node.db").to_str().expect("path"));
 }
 
+#[cfg(all(feature = "e2e", feature = "postgres"))]
 #[test]
 fn node_releases_on_postgres() {
     let server = history_support::PgServer::start();
@@ -151,6 +153,7 @@ fn node_timers_releases_on_sqlite() {
     timers_history(dir.path().join("timers.db").to_str().expect("path"));
 }
 
+#[cfg(all(feature = "e2e", feature = "postgres"))]
 #[test]
 fn node_timers_releases_on_postgres() {
     let server = history_support::PgServer::start();

@@ -4,6 +4,7 @@
 //! before anything runs, and `history show` sees the stored series.
 
 mod common;
+#[cfg(all(feature = "e2e", feature = "postgres"))]
 mod history_support;
 
 use assert_cmd::Command;
@@ -134,6 +135,7 @@ fn compare_and_run_store_into_sqlite() {
     record_round_trip(db.to_str().expect("path"), dir.path());
 }
 
+#[cfg(all(feature = "e2e", feature = "postgres"))]
 #[test]
 fn compare_and_run_store_into_postgres() {
     let server = history_support::PgServer::start();
@@ -172,6 +174,38 @@ fn bad_history_url_is_refused_before_running() {
     assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--history postgres://"), "{stderr}");
     assert!(!results.exists(), "nothing ran");
+}
+
+/// A `postgres://` URL in a build without the `postgres` feature is refused before any job
+/// runs, and the error names the feature (never taken for a SQLite file path).
+#[cfg(not(feature = "postgres"))]
+#[test]
+fn postgres_url_without_the_feature_names_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let o = bd()
+        .current_dir(dir.path())
+        .args([
+            "history",
+            "show",
+            "--db",
+            "postgres://nobody@127.0.0.1:1/none",
+        ])
+        .output()
+        .expect("runs");
+    let (_, stderr) = out(&o);
+    assert_ne!(o.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "postgres://nobody@127.0.0.1:1/none: benchdiff was built without the postgres \
+             feature: cargo install benchdiff --features postgres"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).expect("dir").count(),
+        0,
+        "no file made"
+    );
 }
 
 /// A Node-file run (real `node`) with `--history`: its samples (rate, per configuration) are

@@ -2,6 +2,7 @@
 //! folder) and against a real PostgreSQL server the test starts itself
 //! (`history_support::PgServer`). No mocks.
 
+#[cfg(all(feature = "e2e", feature = "postgres"))]
 mod history_support;
 
 use benchdiff::format::{self, ReadOptions};
@@ -273,6 +274,7 @@ fn store_on_sqlite() {
     assert_eq!(db.journal_mode().expect("journal mode"), "wal");
 }
 
+#[cfg(all(feature = "e2e", feature = "postgres"))]
 #[test]
 fn store_on_postgres() {
     let server = history_support::PgServer::start();
