@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The one test command (README "Set-up: two commands", and what .ci/run calls).
-# On a fresh Debian/Ubuntu machine with only Rust it first installs what the tests need:
+# The one test command (README "Set-up: two commands", and what .ci/run calls): both tiers,
+# `cargo test` with every feature, `e2e` included (the tests that start real parts).
+# On a fresh Debian/Ubuntu machine with only Rust it first installs what those tests need:
 #   - nodejs    the Node-format benchmarks run real `node` processes (compare, calibrate, run)
-#   - chromium  tests/report_html.rs loads the HTML report in a real headless Chromium
+#   - chromium  tests/report_html.rs and history_dashboard.rs load pages in headless Chromium
 #   - postgresql  tests/history_*.rs start their own server (initdb/pg_ctl in a temp folder)
-#   - cargo-machete  .ci/run's unused-dependency check (installed here so one script sets up all)
 #   - slurm-wlm, munge  tests/run_slurm.rs and run_cluster_examples.rs start a real one-node Slurm
 #               cluster (munged, slurmctld, slurmd in a temp folder); installing starts no service
 #   - actionlint, kubernetes-validate  tests/run_cluster_examples.rs validates examples/cluster/
@@ -12,8 +12,8 @@
 #               ($BENCHDIFF_TOOLS_DIR, default ~/.cache/benchdiff-tools; python3-venv from apt when
 #               python3 cannot make one)
 # apt-get runs only for what is missing (as root, or through sudo when that exists). Then it
-# runs `cargo test --locked --no-fail-fast`; extra arguments go to cargo test. The reference
-# data the tests compare against is in the repository (tests/data/).
+# runs `cargo test --locked --no-fail-fast --all-features`; extra arguments go to cargo test.
+# The reference data the tests compare against is in the repository (tests/data/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,11 +55,7 @@ if ! validators_ok; then
   "$BENCHDIFF_TOOLS_DIR/venv/bin/pip" install --quiet --disable-pip-version-check "${validators[@]}"
   validators_ok || { echo "error: the validators did not install" >&2; exit 1; }
 fi
-if ! command -v cargo-machete >/dev/null 2>&1; then
-  echo "scripts/test.sh: installing cargo-machete" >&2
-  cargo install cargo-machete --locked
-fi
 node --version
 cargo --version
 
-cargo test --locked --no-fail-fast "$@"
+cargo test --locked --no-fail-fast --all-features "$@"

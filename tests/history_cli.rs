@@ -2,6 +2,9 @@
 //! real PostgreSQL server started by the test: add (with duplicates), show, check (the CI
 //! gate and its Markdown), dashboard and prune.
 
+// Some tests here are second tier (feature `e2e`); their helpers are linted with all features.
+#![cfg_attr(not(feature = "e2e"), allow(dead_code, unused_imports))]
+
 #[cfg(all(feature = "e2e", feature = "postgres"))]
 mod history_support;
 

@@ -3,6 +3,9 @@
 //! resource, and plots that are drawn (inline SVG with the samples, the median line and the
 //! change point marked).
 
+// Second test tier (cargo feature `e2e`): these tests start headless Chromium.
+#![cfg(feature = "e2e")]
+
 mod common;
 
 use assert_cmd::Command;

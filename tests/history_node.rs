@@ -14,6 +14,9 @@
 //! The `benchmark/timers/` series (below, `timers_history`) were measured with the releases
 //! interleaved, and show no change point at the default level.
 
+// Some tests here are second tier (feature `e2e`); their helpers are linted with all features.
+#![cfg_attr(not(feature = "e2e"), allow(dead_code, unused_imports))]
+
 #[cfg(all(feature = "e2e", feature = "postgres"))]
 mod history_support;
 

@@ -3,6 +3,9 @@
 //! test), a later `history add` of the same results file is a no-op, a bad URL is refused
 //! before anything runs, and `history show` sees the stored series.
 
+// Some tests here are second tier (feature `e2e`); their helpers are linted with all features.
+#![cfg_attr(not(feature = "e2e"), allow(dead_code, unused_imports))]
+
 mod common;
 #[cfg(all(feature = "e2e", feature = "postgres"))]
 mod history_support;
@@ -210,6 +213,7 @@ fn postgres_url_without_the_feature_names_it() {
 
 /// A Node-file run (real `node`) with `--history`: its samples (rate, per configuration) are
 /// stored under the commit, both sides.
+#[cfg(feature = "e2e")]
 #[test]
 fn node_compare_stores_into_sqlite() {
     let dir = tempfile::tempdir().expect("tempdir");

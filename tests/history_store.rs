@@ -2,6 +2,9 @@
 //! folder) and against a real PostgreSQL server the test starts itself
 //! (`history_support::PgServer`). No mocks.
 
+// Some tests here are second tier (feature `e2e`); their helpers are linted with all features.
+#![cfg_attr(not(feature = "e2e"), allow(dead_code, unused_imports))]
+
 #[cfg(all(feature = "e2e", feature = "postgres"))]
 mod history_support;
 

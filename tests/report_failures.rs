@@ -3,6 +3,9 @@
 //! top and never says "no change" alone, and `--max-regression` fails on it. Runs a real tiny
 //! Node benchmark folder in which one file throws on every run.
 
+// Some tests here are second tier (feature `e2e`); their helpers are linted with all features.
+#![cfg_attr(not(feature = "e2e"), allow(dead_code, unused_imports))]
+
 use std::path::Path;
 use std::process::Output;
 
@@ -75,6 +78,7 @@ fn run_markdown() -> (tempfile::TempDir, Output) {
     (dir, out)
 }
 
+#[cfg(feature = "e2e")]
 #[test]
 fn markdown_of_a_run_with_a_failing_benchmark_shows_it_at_the_top() {
     let (dir, out) = run_markdown();
@@ -114,6 +118,7 @@ fn markdown_of_a_run_with_a_failing_benchmark_shows_it_at_the_top() {
     );
 }
 
+#[cfg(feature = "e2e")]
 #[test]
 fn every_format_lists_the_failure_and_the_gate_fails() {
     let (dir, _) = run_markdown();
@@ -195,6 +200,7 @@ fn timed_out_jobs_are_failures_not_one_sided_rows() {
     assert!(f < md.find("| benchmark |").expect(&md), "{md}");
 }
 
+#[cfg(feature = "e2e")]
 #[test]
 fn a_run_in_which_every_benchmark_failed_still_reports_the_failures() {
     let dir = tempfile::tempdir().unwrap();

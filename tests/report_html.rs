@@ -10,6 +10,9 @@
 //!    fails the test (the report itself has no script; the checker logs nothing).
 //! 2. The unmodified page is screenshotted to `target/tmp/render_html.png` for a person to look at.
 
+// Second test tier (cargo feature `e2e`): these tests start headless Chromium.
+#![cfg(feature = "e2e")]
+
 mod common;
 
 use assert_cmd::Command;

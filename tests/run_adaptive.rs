@@ -2,6 +2,9 @@
 //! (tests/fixtures/adaptive: synthetic rates with known noise) and the example suite
 //! (examples/node-suite). Also the machine checks every run prints and records.
 
+// Second test tier (cargo feature `e2e`): these tests start real `node` processes.
+#![cfg(feature = "e2e")]
+
 mod common;
 
 use common::*;

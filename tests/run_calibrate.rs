@@ -2,6 +2,9 @@
 //! project's noise fixtures (tests/fixtures/adaptive), `--find-n` on a fixture whose noise
 //! shrinks with n, usage errors.
 
+// Second test tier (cargo feature `e2e`): these tests start real `node` processes.
+#![cfg(feature = "e2e")]
+
 mod common;
 
 use common::*;

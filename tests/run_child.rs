@@ -2,6 +2,9 @@
 //! adapter (`run::child::node`) and the command adapter (`run::child::command`) share spawn,
 //! supervision and failure classification. Real processes only.
 
+// Some tests here are second tier (feature `e2e`); their helpers are linted with all features.
+#![cfg_attr(not(feature = "e2e"), allow(dead_code, unused_imports))]
+
 use benchdiff::format::results::JobStatus;
 use benchdiff::run::child::{command, node, process};
 use std::ops::ControlFlow;
@@ -52,6 +55,7 @@ fn killed_at_the_timeout(wall_s: f64) -> bool {
 /// The unified behaviour: after an interrupt the child has `TERM_GRACE` (2 s) to end, but the
 /// timeout still applies: a child that ignores SIGTERM is killed when the timeout expires, not
 /// after the grace. Both kinds record it as interrupted.
+#[cfg(feature = "e2e")]
 #[test]
 fn timeout_is_honoured_after_an_interrupt_for_node_files() {
     let dir = tempfile::tempdir().unwrap();
@@ -125,6 +129,7 @@ fn interrupt_without_timeout_kills_after_the_grace() {
 }
 
 /// One classification for both kinds: the same process outcome gives the same status and text.
+#[cfg(feature = "e2e")]
 #[test]
 fn both_kinds_classify_a_process_the_same_way() {
     let dir = tempfile::tempdir().unwrap();

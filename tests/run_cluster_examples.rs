@@ -4,6 +4,9 @@
 //! and pass `sbatch --test-only` on a real local cluster. A missing tool fails with the command
 //! that installs it (scripts/test.sh installs them all), never skips.
 
+// Second test tier (cargo feature `e2e`): these tests start a one-machine Slurm cluster and the validators actionlint and kubernetes-validate.
+#![cfg(feature = "e2e")]
+
 mod common;
 
 use common::slurm::Cluster;

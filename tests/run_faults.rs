@@ -3,6 +3,9 @@
 //! stdout open, a grandchild that would outlive its parent, a child killed by SIGKILL, and
 //! benchdiff itself killed at several points with `--resume` ending with every sample once.
 
+// Second test tier (cargo feature `e2e`): these tests start real `node` processes.
+#![cfg(feature = "e2e")]
+
 mod common;
 
 use common::*;

@@ -2,6 +2,9 @@
 //! (tests/fixtures/suite, examples/node-suite): the IPC path, the stdout path, the CSV and the
 //! results file, faults (crash, signal, timeout, garbage), --fail-fast, CPU pinning, usage errors.
 
+// Second test tier (cargo feature `e2e`): these tests start real `node` processes.
+#![cfg(feature = "e2e")]
+
 mod common;
 
 use common::*;

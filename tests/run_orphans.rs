@@ -2,6 +2,9 @@
 //! benchmark whose forked worker hangs, and a command benchmark whose command forks a `sleep`.
 //! Real processes; leftovers are found by walking `/proc` for a unique environment marker.
 
+// Some tests here are second tier (feature `e2e`); their helpers are linted with all features.
+#![cfg_attr(not(feature = "e2e"), allow(dead_code, unused_imports))]
+
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -102,6 +105,7 @@ fn kill_and_check(mut child: Child, marker: &str, ready: impl Fn(&[(u32, String)
     }
 }
 
+#[cfg(feature = "e2e")]
 #[test]
 fn node_worker_forked_by_the_benchmark_dies_with_benchdiff() {
     let tmp = tempfile::tempdir().expect("tempdir");

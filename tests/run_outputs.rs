@@ -2,6 +2,9 @@
 //! the exit code under `--fail-on-error` (point 1). Real `benchdiff` runs of a command
 //! benchmark (`/bin/true`, `/bin/false`) in a temporary folder.
 
+// Some tests here are second tier (feature `e2e`); their helpers are linted with all features.
+#![cfg_attr(not(feature = "e2e"), allow(dead_code, unused_imports))]
+
 use std::path::Path;
 
 fn benchdiff(dir: &Path, args: &[&str]) -> std::process::Output {
@@ -220,6 +223,7 @@ fn command_benchmarks_are_named_after_the_program_or_name() {
     assert_eq!(csv_name(d.path(), "c.csv"), "parse");
 }
 
+#[cfg(feature = "e2e")]
 #[test]
 fn resume_keeps_appending_to_the_runs_csv() {
     let d = tempfile::tempdir().expect("tempdir");

@@ -5,6 +5,9 @@
 //! (Resuming an adaptive run: `tests/run_adaptive.rs`; `--resume` keeping the run's CSV:
 //! `tests/run_outputs.rs`.)
 
+// Some tests here are second tier (feature `e2e`); their helpers are linted with all features.
+#![cfg_attr(not(feature = "e2e"), allow(dead_code, unused_imports))]
+
 mod common;
 
 use common::*;
@@ -52,6 +55,7 @@ fn wait_for_jobs(path: &Path, n: usize, child: &mut std::process::Child) {
     }
 }
 
+#[cfg(feature = "e2e")]
 #[test]
 fn kill_9_then_resume_has_every_sample_exactly_once() {
     let dir = tempfile::tempdir().unwrap();
@@ -118,6 +122,7 @@ fn kill_9_then_resume_has_every_sample_exactly_once() {
     assert!(per.values().all(|&n| n == 3), "{per:?}");
 }
 
+#[cfg(feature = "e2e")]
 #[test]
 fn ctrl_c_stops_and_prints_the_partial_report() {
     let dir = tempfile::tempdir().unwrap();
@@ -143,6 +148,7 @@ fn ctrl_c_stops_and_prints_the_partial_report() {
 
 /// benchdiff is killed with SIGKILL at several points (seeded delays), resumed each time, and
 /// the final results hold every (file, binary, run) job exactly once.
+#[cfg(feature = "e2e")]
 #[test]
 fn killed_at_several_points_resume_keeps_every_sample_exactly_once() {
     require_node();

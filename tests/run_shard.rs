@@ -3,6 +3,9 @@
 //! run as 3 shards in both split modes, merged and reported. Nothing is mocked; the one faked
 //! thing is a second `machine` line written into a shard file for the different-machine case.
 
+// Some tests here are second tier (feature `e2e`); their helpers are linted with all features.
+#![cfg_attr(not(feature = "e2e"), allow(dead_code, unused_imports))]
+
 use benchdiff::run::schedule::{Order, schedule};
 use benchdiff::run::shard::{Shard, Split, assign, slice};
 use proptest::prelude::*;
@@ -525,6 +528,7 @@ fn node_job_keys(path: &Path) -> BTreeSet<(String, String, u64, u64)> {
         .collect()
 }
 
+#[cfg(feature = "e2e")]
 #[test]
 fn node_file_runs_shard_and_merge_to_the_unsharded_plan() {
     let tmp = tempfile::tempdir().unwrap();

@@ -2,6 +2,9 @@
 //! dependent job, and leaves nothing running; and `examples/cluster/slurm/` run as a sharded
 //! benchdiff comparison merged by a dependent job. Missing Slurm or munge fails, never skips.
 
+// Second test tier (cargo feature `e2e`): these tests start a one-machine Slurm cluster and `node`.
+#![cfg(feature = "e2e")]
+
 mod common;
 
 use common::slurm::{Cluster, is_gone, processes_using};
