@@ -86,7 +86,20 @@ proptest! {
     }
 }
 
-/// Degenerate inputs never panic: NaN, infinities, zeros, negatives, one sample, many identical.
+/// Degenerate inputs never panic, and each statistic answers them as its contract says: NaN,
+/// infinities, zeros, negatives, one sample, many identical, the extremes of `f64`.
+///
+/// - Welch's test: `TooFewSamples` when a side has fewer than 2 samples, else `NotFinite` when
+///   a value is NaN or infinite, else `EssentiallyConstant` only when both sides' spread is
+///   negligible against the larger mean (R's rule; but p = 1 when every value is 0, where R
+///   also stops), else a p-value in [0, 1].
+/// - The change in percent: `Inf` when the old mean is 0 and the new one is not, `NaN` when
+///   both are 0 or a side is empty (compare.R's `Inf %` and `NaN %`), a number otherwise.
+/// - Fieller's interval: none when a side has fewer than 2 samples or a value is not finite.
+/// - The rank-sum test: none when a side is empty or a value is not finite, else a p-value in
+///   [0, 1].
+/// - The paired log-ratio test: none with fewer than 2 pairs or a pair that is not finite and
+///   positive, else a p-value in [0, 1].
 #[test]
 fn degenerate_inputs_do_not_panic() {
     let cases: Vec<Vec<f64>> = vec![
@@ -100,14 +113,76 @@ fn degenerate_inputs_do_not_panic() {
         vec![f64::MAX, f64::MAX / 2.0],
         vec![f64::MIN_POSITIVE, 5e-324],
     ];
+    let finite = |x: &[f64]| x.iter().all(|v| v.is_finite());
+    let constant = |x: &[f64]| x.iter().all(|v| *v == x[0]);
+    // Every value within a millionth of `scale` of the first.
+    let negligible = |x: &[f64], scale: f64| x.iter().all(|v| (v - x[0]).abs() <= 1e-6 * scale);
+    let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
+    let probability = |p: f64| (0.0..=1.0).contains(&p);
     for a in &cases {
         for b in &cases {
-            let _ = welch::welch(a, b);
-            let _ = welch::improvement_pct(a, b);
-            let _ = ratio::fieller(a, b, 0.95);
-            let _ = rank::rank_sum(a, b, 0.95);
+            let case = format!(
+                "old {:?}, new {:?}",
+                &a[..a.len().min(3)],
+                &b[..b.len().min(3)]
+            );
+            match welch::welch(a, b) {
+                Err(e) if a.len() < 2 || b.len() < 2 => {
+                    assert_eq!(e, welch::WelchError::TooFewSamples, "{case}")
+                }
+                Err(e) if !finite(a) || !finite(b) => {
+                    assert_eq!(e, welch::WelchError::NotFinite, "{case}")
+                }
+                Err(e) => {
+                    assert_eq!(e, welch::WelchError::EssentiallyConstant, "{case}");
+                    let scale = mean(a).abs().max(mean(b).abs());
+                    assert!(negligible(a, scale) && negligible(b, scale), "{case}");
+                }
+                Ok(w) => {
+                    assert!(
+                        a.len() >= 2 && b.len() >= 2 && finite(a) && finite(b),
+                        "{case}"
+                    );
+                    if constant(a) && constant(b) {
+                        // Every value 0 on both sides (R stops here): no evidence of a change.
+                        assert!(a[0] == 0.0 && b[0] == 0.0, "{case}: {w:?}");
+                        assert_eq!(w.p_value, 1.0, "{case}: {w:?}");
+                    }
+                    assert!(probability(w.p_value), "{case}: {w:?}");
+                }
+            }
+            let change = welch::improvement_pct(a, b);
+            if a.is_empty() || b.is_empty() {
+                assert!(change.is_nan(), "{case}: {change}");
+            } else if finite(a) && finite(b) {
+                match (mean(a) == 0.0, mean(b) == 0.0) {
+                    (true, true) => assert!(change.is_nan(), "{case}: {change}"),
+                    (true, false) => assert!(change.is_infinite(), "{case}: {change}"),
+                    // Finite unless the percentage itself overflows (new mean ~1e308 over 1).
+                    _ => assert!(!change.is_nan(), "{case}: {change}"),
+                }
+            }
+            let ci = ratio::fieller(a, b, 0.95);
+            if a.len() < 2 || b.len() < 2 || !finite(a) || !finite(b) {
+                assert!(ci.is_none(), "{case}: {ci:?}");
+            }
+            let r = rank::rank_sum(a, b, 0.95);
+            if a.is_empty() || b.is_empty() || !finite(a) || !finite(b) {
+                assert!(r.is_none(), "{case}: {r:?}");
+            } else {
+                let r = r.unwrap_or_else(|| panic!("{case}: no rank-sum test"));
+                assert!(probability(r.p_value), "{case}: {r:?}");
+            }
             let pairs: Vec<(f64, f64)> = a.iter().copied().zip(b.iter().copied()).collect();
-            let _ = paired::paired_log_ratio(&pairs, 0.95);
+            let p = paired::paired_log_ratio(&pairs, 0.95);
+            let usable =
+                |&(o, n): &(f64, f64)| o.is_finite() && n.is_finite() && o > 0.0 && n > 0.0;
+            if pairs.len() < 2 || !pairs.iter().all(usable) {
+                assert!(p.is_none(), "{case}: {p:?}");
+            } else {
+                let p = p.unwrap_or_else(|| panic!("{case}: no paired test"));
+                assert!(probability(p.p_value), "{case}: {p:?}");
+            }
         }
     }
 }

@@ -2,12 +2,11 @@
 //! samples drawn from two regimes 1.3–2× apart, and its false-flag rate on unimodal normal,
 //! log-normal and rounded samples, at the 6–30 runs benchmarks use.
 //!
-//! The fast tests run in the normal test run (a few seconds in debug). `power_table` (ignored)
-//! prints the full grid n × separation × split for the module documentation, and `calibrate`
-//! (ignored) prints the critical values tabulated in `src/stats/regimes.rs`. Run them with
-//! `cargo test --test stats_regimes_simulation -- --ignored --nocapture`.
+//! The tests run in the normal test run (a few seconds in debug). The tables of the module
+//! documentation (the full power grid, false flags per family, the critical values) are printed
+//! by `cargo run --release --example regime_tables`.
 
-use benchdiff::stats::regimes::{MIN_N, bic_critical, gap_critical, regime_statistics, regimes};
+use benchdiff::stats::regimes::regimes;
 use benchdiff::stats::shape::multimodality;
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
@@ -155,7 +154,7 @@ fn clear_two_regime_samples_are_flagged() {
     let r = rate(11, reps, |g| two_regimes(g, 10, 2, 2.0, 0.03), flagged);
     assert!(r >= 0.99, "2 of 10 at 2x: {r}");
     // 1.3× apart, 50/50, from 10 runs: the report's flag (the dip test carries even splits;
-    // measured 97% in `power_table`).
+    // measured 97% by `examples/regime_tables.rs power`).
     let r = rate(
         12,
         reps,
@@ -163,148 +162,4 @@ fn clear_two_regime_samples_are_flagged() {
         |x: &[f64]| multimodality(x).is_some(),
     );
     assert!(r >= 0.92, "1.3x 5+5: {r}");
-}
-
-/// Percent, as a table cell.
-fn pct(r: f64) -> String {
-    format!("{:>4.0}", r * 100.0)
-}
-
-/// The full power grid (ignored: about a minute in debug). Prints, for each n, separation and
-/// minority share, the flag rate of the final rule and of each statistic alone at its own
-/// critical value (dip at p < 0.05).
-#[test]
-#[ignore]
-fn power_table() {
-    let reps = 1000;
-    println!(
-        "percent flagged; within-regime CV 3% and 8%; rule = gap or BIC; dip alone at p < 0.05"
-    );
-    println!(
-        "{:>4} {:>5} {:>5} {:>4} | CV 3%: flag rule  gap  bic  dip | CV 8%: flag rule  gap  bic  dip",
-        "n", "ratio", "split", "k"
-    );
-    for n in [6, 8, 10, 12, 15, 20, 25, 30] {
-        for ratio in [1.3, 1.5, 2.0] {
-            for share in [0.5, 0.3, 0.2] {
-                let k = (share * n as f64).round() as usize;
-                let mut cells = Vec::new();
-                for cv in [0.03, 0.08] {
-                    let mut rng = ChaCha8Rng::seed_from_u64(1000 + n as u64);
-                    let (mut a, mut g, mut b, mut d, mut m) = (0, 0, 0, 0, 0);
-                    for _ in 0..reps {
-                        let x = two_regimes(&mut rng, n, k, ratio, cv);
-                        let Some(s) = regime_statistics(&x) else {
-                            continue;
-                        };
-                        a += regimes(&x).is_some() as usize;
-                        m += multimodality(&x).is_some() as usize;
-                        g += (s.gap > gap_critical(n)) as usize;
-                        b += (s.bic > bic_critical(n)) as usize;
-                        d += (s.dip_p < 0.05) as usize;
-                    }
-                    let f = |c: usize| pct(c as f64 / reps as f64);
-                    cells.push(format!("{} {} {} {} {}", f(m), f(a), f(g), f(b), f(d)));
-                }
-                println!(
-                    "{n:>4} {ratio:>5.1} {:>2.0}/{:<2.0} {k:>4} |       {} |       {}",
-                    (1.0 - share) * 100.0,
-                    share * 100.0,
-                    cells[0],
-                    cells[1]
-                );
-            }
-        }
-    }
-}
-
-/// False-flag rates per unimodal family (ignored; printed for the module documentation).
-#[test]
-#[ignore]
-fn false_flag_table() {
-    let reps = 1000;
-    let sizes = [6, 8, 10, 15, 20, 30];
-    println!("false flags, percent: the rule at each n | gap, bic, dip pooled over the sizes");
-    println!(
-        "{:<18} {:>4} {:>4} {:>4} {:>4} {:>4} {:>4} |  gap  bic  dip",
-        "family", 6, 8, 10, 15, 20, 30
-    );
-    for (fi, (name, draw)) in unimodal_families().into_iter().enumerate() {
-        let (mut g, mut b, mut d, mut t) = (0, 0, 0, 0);
-        let mut per_n = Vec::new();
-        for n in sizes {
-            let mut rng = ChaCha8Rng::seed_from_u64(5000 + fi as u64 * 64 + n as u64);
-            let mut a = 0;
-            for _ in 0..reps {
-                let x: Vec<f64> = (0..n).map(|_| draw(&mut rng)).collect();
-                t += 1;
-                a += regimes(&x).is_some() as usize;
-                if let Some(s) = regime_statistics(&x) {
-                    g += (s.gap > gap_critical(n)) as usize;
-                    b += (s.bic > bic_critical(n)) as usize;
-                    d += (s.dip_p < 0.05) as usize;
-                }
-            }
-            per_n.push(pct(a as f64 / reps as f64));
-        }
-        let f = |c: usize| pct(c as f64 / t as f64);
-        println!(
-            "{name:<18} {} | {} {} {}",
-            per_n.join(" "),
-            f(g),
-            f(b),
-            f(d)
-        );
-    }
-}
-
-/// Critical values of the gap and ΔBIC statistics (ignored): the 99.5th percentiles on
-/// log-normal samples (normal on the log scale the statistics use), printed as the tables of
-/// `src/stats/regimes.rs`.
-#[test]
-#[ignore]
-fn calibrate() {
-    let reps: usize = std::env::var("REGIME_CAL_REPS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(20_000);
-    // REGIME_CAL_DIST=uniform: the 99th percentiles on uniform samples instead (the short-tailed
-    // shape a drifting benchmark gives; the dip test's null).
-    let uniform = std::env::var("REGIME_CAL_DIST").is_ok_and(|v| v == "uniform");
-    let level = if uniform { 0.99 } else { 0.995 };
-    let sizes: Vec<usize> = (MIN_N..=30)
-        .chain([35, 40, 50, 60, 80, 100, 150, 200])
-        .collect();
-    let mut gap_rows = Vec::new();
-    let mut bic_rows = Vec::new();
-    for n in sizes {
-        let mut rng = ChaCha8Rng::seed_from_u64(1);
-        let mut g = Vec::with_capacity(reps);
-        let mut b = Vec::with_capacity(reps);
-        for _ in 0..reps {
-            let x: Vec<f64> = if uniform {
-                (0..n).map(|_| 0.9 + 0.2 * rng.random::<f64>()).collect()
-            } else {
-                (0..n).map(|_| (0.05 * normal(&mut rng)).exp()).collect()
-            };
-            if let Some(s) = regime_statistics(&x) {
-                g.push(s.gap);
-                b.push(s.bic);
-            }
-        }
-        g.sort_by(f64::total_cmp);
-        b.sort_by(f64::total_cmp);
-        let q = |v: &[f64], p: f64| v[((v.len() as f64 * p) as usize).min(v.len() - 1)];
-        gap_rows.push(format!("({n}, {:.4})", q(&g, level)));
-        bic_rows.push(format!("({n}, {:.4})", q(&b, level)));
-        eprintln!(
-            "n={n} gap95={:.3} gap99={:.3} bic95={:.3} bic99={:.3}",
-            q(&g, 0.95),
-            q(&g, 0.99),
-            q(&b, 0.95),
-            q(&b, 0.99)
-        );
-    }
-    println!("GAP_CRIT = [{}]", gap_rows.join(", "));
-    println!("BIC_CRIT = [{}]", bic_rows.join(", "));
 }
