@@ -1,6 +1,6 @@
 //! The A/A false-positive rate of the adaptive stopping rule measured precisely: 100,000
 //! simulated comparisons (no processes) under the rule `compare --runs auto` applies, with the
-//! rule and coefficients of variation of `tests/stats_adaptive_simulation.rs` (which checks the
+//! rule and coefficients of variation of `tests/stats/adaptive_simulation.rs` (which checks the
 //! rate on 2,000), printed per CV for Welch's test and the paired log-ratio test:
 //!
 //! ```sh

@@ -1,5 +1,5 @@
 //! The tables of `src/stats/regimes.rs`'s documentation, by seeded simulation of the two-regime
-//! detector (`benchdiff::stats::regimes`); the same samples as `tests/stats_regimes_simulation.rs`
+//! detector (`benchdiff::stats::regimes`); the same samples as `tests/stats/regimes_simulation.rs`
 //! draws, which checks the detector's error rates:
 //!
 //! ```sh

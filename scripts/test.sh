@@ -3,11 +3,11 @@
 # `cargo test` with every feature, `e2e` included (the tests that start real parts).
 # On a fresh Debian/Ubuntu machine with only Rust it first installs what those tests need:
 #   - nodejs    the Node-format benchmarks run real `node` processes (compare, calibrate, run)
-#   - chromium  tests/report_html.rs and history_dashboard.rs load pages in headless Chromium
-#   - postgresql  tests/history_*.rs start their own server (initdb/pg_ctl in a temp folder)
-#   - slurm-wlm, munge  tests/run_slurm.rs and run_cluster_examples.rs start a real one-node Slurm
+#   - chromium  tests/report/html.rs and tests/history/dashboard.rs load pages in headless Chromium
+#   - postgresql  tests/history/ starts its own server (initdb/pg_ctl in a temp folder)
+#   - slurm-wlm, munge  tests/run/slurm.rs and cluster_examples.rs start a real one-node Slurm
 #               cluster (munged, slurmctld, slurmd in a temp folder); installing starts no service
-#   - actionlint, kubernetes-validate  tests/run_cluster_examples.rs validates examples/cluster/
+#   - actionlint, kubernetes-validate  tests/run/cluster_examples.rs validates examples/cluster/
 #               with them: pinned, in a virtual environment outside the checkout
 #               ($BENCHDIFF_TOOLS_DIR, default ~/.cache/benchdiff-tools; python3-venv from apt when
 #               python3 cannot make one)

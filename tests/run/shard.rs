@@ -511,7 +511,7 @@ fn shard_auto_reads_slurm_and_kubernetes_environments() {
     );
 }
 
-mod common;
+use crate::common;
 
 /// (file, side, run, position) of every Node job record.
 fn node_job_keys(path: &Path) -> BTreeSet<(String, String, u64, u64)> {

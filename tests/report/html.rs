@@ -13,7 +13,7 @@
 // Second test tier (cargo feature `e2e`): these tests start headless Chromium.
 #![cfg(feature = "e2e")]
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::chromium::run_chromium;

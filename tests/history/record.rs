@@ -6,9 +6,9 @@
 // Some tests here are second tier (feature `e2e`); their helpers are linted with all features.
 #![cfg_attr(not(feature = "e2e"), allow(dead_code, unused_imports))]
 
-mod common;
+use crate::common;
 #[cfg(all(feature = "e2e", feature = "postgres"))]
-mod history_support;
+use crate::history_support;
 
 use assert_cmd::Command;
 use std::path::Path;

@@ -7,7 +7,7 @@
 // Second test tier (cargo feature `e2e`): these tests start a one-machine Slurm cluster and the validators actionlint and kubernetes-validate.
 #![cfg(feature = "e2e")]
 
-mod common;
+use crate::common;
 
 use common::slurm::Cluster;
 use std::path::{Path, PathBuf};

@@ -18,7 +18,7 @@
 #![cfg_attr(not(feature = "e2e"), allow(dead_code, unused_imports))]
 
 #[cfg(all(feature = "e2e", feature = "postgres"))]
-mod history_support;
+use crate::history_support;
 
 use assert_cmd::Command;
 

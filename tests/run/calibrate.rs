@@ -5,7 +5,7 @@
 // Second test tier (cargo feature `e2e`): these tests start real `node` processes.
 #![cfg(feature = "e2e")]
 
-mod common;
+use crate::common;
 
 use common::*;
 use predicates::prelude::*;

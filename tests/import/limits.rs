@@ -4,7 +4,7 @@
 //! refused over their size limit. Each case pipes a generated input of 128 MB into
 //! `benchdiff report` on standard input and measures the real process's peak RSS (`wait4`).
 
-mod common;
+use crate::common;
 
 use common::wait_with_peak_rss;
 use std::io::Write;

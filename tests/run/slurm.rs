@@ -5,7 +5,7 @@
 // Second test tier (cargo feature `e2e`): these tests start a one-machine Slurm cluster and `node`.
 #![cfg(feature = "e2e")]
 
-mod common;
+use crate::common;
 
 use common::slurm::{Cluster, is_gone, processes_using};
 use std::time::{Duration, Instant};

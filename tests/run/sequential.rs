@@ -6,7 +6,7 @@
 // Some tests here are second tier (feature `e2e`); their helpers are linted with all features.
 #![cfg_attr(not(feature = "e2e"), allow(dead_code, unused_imports))]
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::os::unix::fs::PermissionsExt;
