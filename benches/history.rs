@@ -14,7 +14,7 @@
 //! tests; `fsync=off`, so PostgreSQL's figures are the best case). The size goal is SQLite's;
 //! PostgreSQL's on-disk size (`pg_database_size`) is printed for reference.
 //! Prints each figure with PASS/FAIL and exits 1 when a goal is missed.
-//! Run: `cargo bench --bench history`.
+//! Run: `cargo bench --features postgres --bench history`.
 
 #[path = "../tests/history_support/mod.rs"]
 mod history_support;

@@ -5,7 +5,7 @@
 # -Z sanitizer flags; the stable rust-std ships the ASan runtime).
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET=60] [TARGET...]
 # A crash leaves its input in fuzz/artifacts/TARGET/; turn it into a regression test under
-# tests/ (see tests/import_fuzz_regressions.rs) before fixing it.
+# tests/ (see tests/import/fuzz_regressions.rs) before fixing it.
 set -uo pipefail
 cd "$(dirname "$0")/../fuzz"
 secs=${1:-60}

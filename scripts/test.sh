@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# The one test command (README "Set-up: two commands", and what .ci/run calls).
-# On a fresh Debian/Ubuntu machine with only Rust it first installs what the tests need:
+# The one test command (README "Set-up: two commands", and what .ci/run calls): both tiers,
+# `cargo test` with every feature, `e2e` included (the tests that start real parts).
+# On a fresh Debian/Ubuntu machine with only Rust it first installs what those tests need:
 #   - nodejs    the Node-format benchmarks run real `node` processes (compare, calibrate, run)
-#   - chromium  tests/report_html.rs loads the HTML report in a real headless Chromium
-#   - postgresql  tests/history_*.rs start their own server (initdb/pg_ctl in a temp folder)
-#   - cargo-machete  .ci/run's unused-dependency check (installed here so one script sets up all)
-#   - slurm-wlm, munge  tests/run_slurm.rs and run_cluster_examples.rs start a real one-node Slurm
+#   - chromium  tests/report/html.rs and tests/history/dashboard.rs load pages in headless Chromium
+#   - postgresql  tests/history/ starts its own server (initdb/pg_ctl in a temp folder)
+#   - slurm-wlm, munge  tests/run/slurm.rs and cluster_examples.rs start a real one-node Slurm
 #               cluster (munged, slurmctld, slurmd in a temp folder); installing starts no service
-#   - actionlint, kubernetes-validate  tests/run_cluster_examples.rs validates examples/cluster/
+#   - actionlint, kubernetes-validate  tests/run/cluster_examples.rs validates examples/cluster/
 #               with them: pinned, in a virtual environment outside the checkout
 #               ($BENCHDIFF_TOOLS_DIR, default ~/.cache/benchdiff-tools; python3-venv from apt when
 #               python3 cannot make one)
 # apt-get runs only for what is missing (as root, or through sudo when that exists). Then it
-# checks that ../shared/oracle (the reference outputs) is beside the checkout and runs
-# `cargo test --locked --no-fail-fast`; extra arguments go to cargo test.
+# runs `cargo test --locked --no-fail-fast --all-features`; extra arguments go to cargo test.
+# The reference data the tests compare against is in the repository (tests/data/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,17 +55,7 @@ if ! validators_ok; then
   "$BENCHDIFF_TOOLS_DIR/venv/bin/pip" install --quiet --disable-pip-version-check "${validators[@]}"
   validators_ok || { echo "error: the validators did not install" >&2; exit 1; }
 fi
-if ! command -v cargo-machete >/dev/null 2>&1; then
-  echo "scripts/test.sh: installing cargo-machete" >&2
-  cargo install cargo-machete --locked
-fi
 node --version
 cargo --version
 
-# The oracle data the tests compare against must be there: fail loudly, never skip.
-if [ ! -d ../shared/oracle ]; then
-  echo "error: ../shared/oracle is missing (it belongs beside this checkout); the tests need it" >&2
-  exit 1
-fi
-
-cargo test --locked --no-fail-fast "$@"
+cargo test --locked --no-fail-fast --all-features "$@"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real history for tests/history_node.rs: Node's benchmark/process/next-tick-*.js measured
+# Real history for tests/history/node.rs: Node's benchmark/process/next-tick-*.js measured
 # under several Node releases (each one a "commit" of the history, in release order).
 #
 #   scripts/reference/node_history.sh NODES_DIR BENCH_DIR [RUNS]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real history for tests/history_node.rs, part 2: Node's benchmark/timers/ files measured under
+# Real history for tests/history/node.rs, part 2: Node's benchmark/timers/ files measured under
 # several Node releases (each one a "commit" of the history, in release order).
 #
 #   scripts/reference/node_history_timers.sh NODES_DIR BENCH_DIR [RUNS]

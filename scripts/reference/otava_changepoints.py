@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference change points from Apache Otava for tests/history_accuracy.rs.
+"""Reference change points from Apache Otava for tests/history/accuracy.rs.
 
 Generates series with known steps (several lengths, noise levels, zero to three steps),
 runs Apache Otava's change point detection on each (otava.analysis.compute_change_points:

@@ -274,6 +274,12 @@ pub(crate) fn check_output_paths(
             p.display()
         ));
     }
+    if let Some(p) = plot
+        && matches!(plot_kind(p), Some(PlotKind::Png))
+        && let Some(why) = render::plot::PNG_UNAVAILABLE
+    {
+        return Err(format!("--plot {}: {why}", p.display()));
+    }
     for (flag, path) in [("-o", output), ("--plot", plot)] {
         let Some(path) = path else { continue };
         let existed = path.exists();

@@ -294,30 +294,32 @@ pub fn split_one_sided(comparisons: Vec<Comparison>) -> (Vec<Comparison>, OneSid
     (both, one)
 }
 
-/// A comparison of strings by the ICU root collation (CLDR root, tertiary strength), the
-/// order R's `sort`/`ddply` give under `LC_ALL=C.UTF-8` with ICU. Strings that collate equal
-/// but differ are ordered by their bytes, so the order is total and deterministic.
+/// A comparison of strings by the CLDR root collation (the Unicode Collation Algorithm with
+/// CLDR's root table, variable-weight characters not ignorable, tertiary strength): the order
+/// R's `sort`/`ddply` give under `LC_ALL=C.UTF-8` with ICU, whose default collator is this one.
+/// Strings that collate equal but differ are ordered by their bytes, so the order is total and
+/// deterministic. `feruca` implements the algorithm; each thread keeps its own collator, so one
+/// `RootCollation` can be shared by a parallel sort.
 pub struct RootCollation {
-    collator: icu_collator::CollatorBorrowed<'static>,
+    _private: (),
 }
 
 impl RootCollation {
-    /// The root collator (compiled-in CLDR data; cannot fail at run time in practice).
-    ///
-    /// # Panics
-    /// Panics if the compiled collation data is missing, which would be a build defect.
+    /// The root collation (compiled-in CLDR tables).
     pub fn new() -> Self {
-        let collator = icu_collator::Collator::try_new(
-            Default::default(),
-            icu_collator::options::CollatorOptions::default(),
-        )
-        .expect("compiled ICU root collation data");
-        RootCollation { collator }
+        RootCollation { _private: () }
     }
 
     /// Compares two strings: collation order, then byte order.
     pub fn compare(&self, a: &str, b: &str) -> Ordering {
-        self.collator.compare(a, b).then_with(|| a.cmp(b))
+        thread_local! {
+            static COLLATOR: std::cell::RefCell<feruca::Collator> = std::cell::RefCell::new(
+                feruca::Collator::new(feruca::Tailoring::Cldr(feruca::Locale::Root), false, false),
+            );
+        }
+        COLLATOR
+            .with_borrow_mut(|c| c.collate(a, b))
+            .then_with(|| a.cmp(b))
     }
 }
 

@@ -3,7 +3,8 @@
 //!
 //! - [`schema`]: numbered migrations, recorded in `schema_version`.
 //! - [`store`]: [`Store`], one API over SQLite (default, `rusqlite` with the bundled library,
-//!   WAL mode) and PostgreSQL (`postgres://…`, the `postgres` crate's sync client).
+//!   WAL mode) and PostgreSQL (`postgres://…`, the `postgres` crate's sync client; only with
+//!   the `postgres` cargo feature, otherwise such a URL is an error naming the feature).
 //! - [`series`]: the series per benchmark configuration and metric, per-commit medians and
 //!   their change points ([`crate::stats::changepoint`]).
 //! - [`check`]: the CI gate on the newest commit and its Markdown summary.
@@ -16,6 +17,10 @@
 
 pub mod check;
 pub mod dashboard;
+#[cfg(feature = "postgres")]
+pub mod postgres;
+#[cfg(not(feature = "postgres"))]
+#[path = "postgres_absent.rs"]
 pub mod postgres;
 pub mod query;
 pub mod recorder;
@@ -41,6 +46,7 @@ pub enum HistoryError {
     #[error("sqlite: {0}")]
     Sqlite(#[from] rusqlite::Error),
     /// A PostgreSQL error.
+    #[cfg(feature = "postgres")]
     #[error("postgres: {0}")]
     Postgres(#[from] ::postgres::Error),
     /// Invalid data or arguments (a message naming what).

@@ -536,8 +536,17 @@ pub fn compare_r_box_plot(comparisons: &[&Comparison], y_desc: &str) -> Result<S
     Ok(svg)
 }
 
+/// Why PNG output cannot be made by this build: `None` with the `png` cargo feature (resvg),
+/// otherwise the message that names the feature.
+pub const PNG_UNAVAILABLE: Option<&str> = if cfg!(feature = "png") {
+    None
+} else {
+    Some("benchdiff was built without the png feature: cargo install benchdiff --features png")
+};
+
 /// The font embedded for PNG output (DejaVu Sans; see assets/fonts/README.md), so rasterised
 /// text looks the same on every machine and no system font is needed.
+#[cfg(feature = "png")]
 const PNG_FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
 /// Rasterises an SVG plot (as drawn by this module) to PNG bytes at its own pixel size, with
@@ -545,6 +554,7 @@ const PNG_FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 ///
 /// # Errors
 /// [`PlotError`] when the SVG cannot be parsed, has no area, or PNG encoding fails.
+#[cfg(feature = "png")]
 pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, PlotError> {
     let mut opt = resvg::usvg::Options::default();
     {
@@ -566,6 +576,15 @@ pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, PlotError> {
         &mut pixmap.as_mut(),
     );
     pixmap.encode_png().map_err(err)
+}
+
+/// [`svg_to_png`] of a build without the `png` cargo feature.
+///
+/// # Errors
+/// Always: a [`PlotError`] with [`PNG_UNAVAILABLE`]'s message.
+#[cfg(not(feature = "png"))]
+pub fn svg_to_png(_svg: &str) -> Result<Vec<u8>, PlotError> {
+    Err(PlotError(PNG_UNAVAILABLE.unwrap_or_default().to_owned()))
 }
 
 /// Size of a [`strip_plot`], pixels (width, height).

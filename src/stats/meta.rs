@@ -19,7 +19,7 @@
 //!   `zᵢ = (yᵢ − μ̂₍₋ᵢ₎) / √(vᵢ + τ²₍₋ᵢ₎ + Var(μ̂₍₋ᵢ₎))`, which names the outlying machine(s).
 //!
 //! Reference values (metafor's `dat.bcg`, log risk ratios: DL `τ² = 0.3088`, `μ̂ = −0.7141`,
-//! SE 0.1787, Q = 152.2330, I² = 92.12%) are checked in `tests/stats_meta.rs`.
+//! SE 0.1787, Q = 152.2330, I² = 92.12%) are checked in `tests/stats/meta.rs`.
 
 use statrs::distribution::{ChiSquared, ContinuousCDF, Normal};
 

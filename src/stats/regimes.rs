@@ -59,7 +59,7 @@
 //! [`super::shape`] uses it beside this test (on the de-rounded samples), which carries even
 //! splits of overlapping regimes and three or more modes.
 //!
-//! Power, percent of 1000 seeded samples (`tests/stats_regimes_simulation.rs::power_table`;
+//! Power, percent of 1000 seeded samples (`examples/regime_tables.rs power`;
 //! regimes `r×` apart, each with log-normal noise of CV 3%, the minority regime holding
 //! `round(share·n)` runs; "test": this module; "flag": the report's multimodal flag of
 //! [`super::shape`], this test or the dip test with KDE modes):
@@ -79,7 +79,7 @@
 //! 58/92, 53/54; n = 10 78/97, 77/77; from n = 12 ≥ 90. `r = 1.5`: n = 10 16/48, 16/17;
 //! n = 20 44/71, 46/46; n = 30 66/85, 68/68. `r = 1.3`: test ≤ 7%, flag ≤ 16%.
 //!
-//! False flags (`false_flag_table`, 1000 samples per family and size, n = 6, 8, 10, 15, 20,
+//! False flags (`regime_tables false-flags`, 1000 samples per family and size, n = 6, 8, 10, 15, 20,
 //! 30): this test ≤ 1% on normal and log-normal samples with CV 1–10%, ≤ 2% on uniform
 //! samples and on Student's t with 3 and 5 degrees of freedom, 0% on values rounded to two
 //! decimals with a standard deviation of 0.3–2 hundredths (2 to 8 distinct values, many ties).
@@ -191,19 +191,8 @@ fn resolution_sorted(x: &[f64]) -> f64 {
     }
 }
 
-/// Sorted de-rounded values on the working scale, with the bin of each: `(z, lo, hi)`.
-#[cfg(test)]
-fn derounded(x: &[f64], delta: f64, log: bool) -> Vec<(f64, f64, f64)> {
-    let mut y: Vec<f64> = x.to_vec();
-    y.sort_by(f64::total_cmp);
-    let ln: Vec<f64> = y.iter().map(|v| v.ln()).collect();
-    let mut out = Vec::new();
-    derounded_sorted(&y, &ln, delta, log, &mut out);
-    out
-}
-
-/// [`derounded`] of `y`, sorted by `f64::total_cmp`, given `ln[i] = y[i].ln()` when `log`,
-/// written into `out`.
+/// Sorted de-rounded values on the working scale, with the bin of each, `(z, lo, hi)`, of `y`
+/// (sorted by `f64::total_cmp`), given `ln[i] = y[i].ln()` when `log`, written into `out`.
 /// Without a resolution every bin is its value, `(z, z, z)`, with no further logarithm.
 fn derounded_sorted(y: &[f64], ln: &[f64], delta: f64, log: bool, out: &mut Vec<(f64, f64, f64)>) {
     out.clear();
@@ -812,7 +801,7 @@ fn interpolate(table: &[(usize, f64)], n: usize) -> f64 {
 }
 
 /// `(n, 99.5th percentile of G on normal samples)`, simulated by
-/// `tests/stats_regimes_simulation.rs::calibrate` (10 000 log-normal samples per size, seed 1;
+/// `examples/regime_tables.rs calibrate` (10 000 log-normal samples per size, seed 1;
 /// the 99.5th percentile is known to about ±0.07 percentage point of probability).
 #[allow(clippy::approx_constant)] // 0.7854 at n = 60 is a simulated value, not π/4.
 const GAP_CRIT: [(usize, f64); 33] = [
@@ -889,7 +878,7 @@ const BIC_CRIT: [(usize, f64); 33] = [
 ];
 
 /// `(n, 99th percentile of G on uniform samples)`, simulated by
-/// `tests/stats_regimes_simulation.rs::calibrate` with `REGIME_CAL_DIST=uniform` (5 000 samples
+/// `examples/regime_tables.rs calibrate` with `REGIME_CAL_DIST=uniform` (5 000 samples
 /// per size, seed 1): flat, short-tailed samples (a benchmark drifting steadily across its
 /// runs looks like this) are where a two-group split fits best without two regimes.
 const GAP_CRIT_UNIFORM: [(usize, f64); 33] = [
@@ -1009,6 +998,16 @@ pub fn decide(x: &[f64], stats: RegimeStats) -> Option<Regimes> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`derounded_sorted`] of `x` in any order.
+    fn derounded(x: &[f64], delta: f64, log: bool) -> Vec<(f64, f64, f64)> {
+        let mut y: Vec<f64> = x.to_vec();
+        y.sort_by(f64::total_cmp);
+        let ln: Vec<f64> = y.iter().map(|v| v.ln()).collect();
+        let mut out = Vec::new();
+        derounded_sorted(&y, &ln, delta, log, &mut out);
+        out
+    }
 
     /// `base · (1 + spread·u)` for a fixed pseudo-random `u` in [−1, 1] per index.
     fn noisy(base: f64, spread: f64, i: usize) -> f64 {

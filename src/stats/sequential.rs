@@ -20,7 +20,7 @@
 //! `B_n = 1/α` for `t²` gives the closed form of [`t_mixture_half_width`]:
 //! `K = (√(1 + n c²)/α)^(2/n)`, `x = (K − 1)/(1 − K/(1 + n c²))`, half-width `s/√n · √(ν x)`
 //! (the whole line while `K ≥ 1 + n c²`). Exact for normal log ratios, no large-sample
-//! approximation; the simulations in `tests/stats_sequential_simulation.rs` check it under
+//! approximation; the simulations in `tests/stats/sequential_simulation.rs` check it under
 //! normal and log-normal noise on the rates.
 //!
 //! # The group-sequential alternative (the default)
@@ -40,7 +40,7 @@
 //! mixture is used.
 //!
 //! # The choice, by measurement
-//! `tests/stats_sequential_simulation.rs` (fixed seeds; CV 5% a side, normal noise,
+//! `tests/stats/sequential_simulation.rs` (fixed seeds; CV 5% a side, normal noise,
 //! threshold 1%, `--min-runs 5`, `--max-runs 30`; 400 rows per cell): mean runs a side
 //! to a decision, against the fixed 30:
 //!
@@ -97,7 +97,7 @@
 //! Starting earlier saves more and loses more: from round 5 (a sixth) 8.9 runs at no change,
 //! 65.5% at 5%; from round 15 (half) 15.2 runs, 69.1%. The predictive form (the change
 //! averaged over its uncertainty) rather than the current-trend form: on the real Node
-//! samples of `tests/run_sequential_replay.rs`, current trend stopped a row at round 10 whose
+//! samples of `tests/run/sequential_replay.rs`, current trend stopped a row at round 10 whose
 //! effect the later rounds showed to be +53%, which the predictive form keeps running to
 //! round 11 (and, with a non-stationary run like that one, no rule that assumes a constant
 //! change can do better). `--no-futility` turns it off.
@@ -519,7 +519,7 @@ pub const FUTILITY_POWER: f64 = 0.10;
 
 /// First look at which a row may stop for futility: a third of `max_runs`, at least
 /// `min_runs` (before it, the estimate of the change and of its spread rest on too few
-/// rounds; `tests/stats_sequential_simulation.rs` measured starting at `min_runs` instead:
+/// rounds; `tests/stats/sequential_simulation.rs` measured starting at `min_runs` instead:
 /// it costs more power at small effects for little time).
 pub fn futility_from(min_runs: usize, max_runs: usize) -> usize {
     min_runs.max(max_runs.div_ceil(3))
@@ -533,7 +533,7 @@ impl Boundary {
     /// "Monitoring clinical trials: conditional or predictive power?", Controlled Clinical
     /// Trials 7:8–17; Jennison & Turnbull 2000, §10.3). Unlike conditional power at the
     /// current estimate, it does not take an early, noisy estimate for the truth: on the
-    /// real Node samples of `tests/run_sequential_replay.rs` the current-trend version
+    /// real Node samples of `tests/run/sequential_replay.rs` the current-trend version
     /// stopped a row at round 10 whose change grew to +53% later. With `d̄`, `s` the mean and
     /// standard deviation of `d` and a flat prior, the last look's mean is normal with mean
     /// `d̄` and standard deviation `τ = s · (N − n)/N · √(1/(N − n) + 1/n)`, and its

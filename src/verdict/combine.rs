@@ -14,7 +14,7 @@
 //! `μ̂ ± q·SE` (log scale, exponentiated) takes `q` from Student's t at `Σ dfᵢ` degrees of
 //! freedom instead of metafor's default normal quantile; the p-value is the same t. Without
 //! these the combined interval covers 93% instead of 95% with 7 rounds per machine
-//! (`tests/stats_meta_simulation.rs`; with them 95.1%).
+//! (`tests/stats/meta_simulation.rs`; with them 95.1%).
 
 use crate::compare::Comparison;
 use crate::stats::{meta, tdist};
@@ -42,7 +42,7 @@ impl MachineEstimate {
     /// a machine with few runs gets the weight its noisy variance estimate deserves (without
     /// it, inverse-variance weights from estimated variances make the combined interval too
     /// narrow: 93% instead of 95% coverage with 7 rounds per machine in the simulation of
-    /// `tests/stats_meta_simulation.rs`). `df ≤ 3` is taken as 3 (factor 3).
+    /// `tests/stats/meta_simulation.rs`). `df ≤ 3` is taken as 3 (factor 3).
     pub fn t_variance(&self) -> f64 {
         let df = self.df.max(3.0);
         self.variance * df / (df - 2.0)

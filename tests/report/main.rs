@@ -1,0 +1,19 @@
+//! Integration tests of every report format: compare.R byte-identity, snapshots, HTML, widths,
+//! colour, round trips. One test binary; each module is one former `tests/report_*.rs`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod benchstat;
+mod cli;
+mod colour;
+mod details;
+mod failures;
+mod formats;
+mod html;
+mod html_plots;
+mod inputs;
+mod plot_png;
+mod regimes;
+mod roundtrip;
+mod width;
