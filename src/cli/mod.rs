@@ -275,7 +275,7 @@ pub(crate) fn check_output_paths(
         ));
     }
     if let Some(p) = plot
-        && matches!(plot_kind(p), Some(PlotKind::Png))
+        && matches!(crate::report::plot_kind(p), Some(crate::report::PlotKind::Png))
         && let Some(why) = render::plot::PNG_UNAVAILABLE
     {
         return Err(format!("--plot {}: {why}", p.display()));
