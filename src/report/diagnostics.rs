@@ -79,6 +79,31 @@ pub fn no_samples(file: &str, read_as: Option<InputFormat>) -> Message {
     ))
 }
 
+/// The error when the inputs hold no sample (nor failure) at all.
+pub fn no_samples_at_all() -> Message {
+    Message::Error(
+        "no samples: the input holds no benchmark results (a CSV header but no rows, or a run \
+         of 0 benchmarks)"
+            .to_owned(),
+    )
+}
+
+/// The error when no benchmark has samples on both sides: the samples per side (`old`,
+/// `new`), the inputs they came `from` (joined with `, `), and whether a `--sides-by` key was
+/// given (then a key with two values is suggested too).
+pub fn nothing_to_compare(old: u64, new: u64, from: &str, sides_by: bool) -> Message {
+    Message::Error(format!(
+        "nothing to compare: no benchmark has samples on both sides (old: {old} samples, new: \
+         {new} samples, from {from}); give the old results and the new results (two files, \
+         old first, or --label old=FILE --label new=FILE){}",
+        if sides_by {
+            ", or a --sides-by key with two values"
+        } else {
+            ""
+        }
+    ))
+}
+
 /// The warning, when some of the comparisons `(name, old samples, new samples)` have too few
 /// samples for any rank test to reach p < 0.05 (compare.R's and compare.js's layouts show
 /// stars by their own rule), naming how many and the first.

@@ -1,7 +1,7 @@
 //! Gathering a report's inputs: which file is which side, reading each in its format (guessed
 //! or given), and the checks that there is something to compare.
 
-use super::diagnostics::{self, Messages};
+use super::diagnostics::{self, Message, Messages};
 use crate::compare::failures::Failures;
 use crate::format::{self, InputFormat, ReadOptions};
 use crate::render;
@@ -74,7 +74,7 @@ pub fn read_inputs(plan: &InputPlan, one_side_ok: bool, out: &mut Messages) -> O
         return None;
     }
     if let Err(e) = g.check(&sided, plan, one_side_ok) {
-        out.error(e);
+        out.0.push(e);
         return None;
     }
     let bench = g.benchstat_options(plan);
@@ -265,41 +265,27 @@ impl Gathered {
         sided: &[(String, Option<Side>)],
         plan: &InputPlan,
         one_side_ok: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), Message> {
         if !self.self_sided.is_empty() && !self.one_side.is_empty() {
-            return Err(format!(
+            return Err(Message::Error(format!(
                 "cannot mix inputs that name each sample's side ({}) with result files that \
                  are one side each ({}): report them separately",
                 self.self_sided.join(", "),
                 self.one_side.join(", ")
-            ));
+            )));
         }
         let set = &self.set;
         if set.is_empty() && self.failures.is_empty() {
-            return Err(
-                "no samples: the input holds no benchmark results (a CSV header but no \
-                        rows, or a run of 0 benchmarks)"
-                    .to_owned(),
-            );
+            return Err(diagnostics::no_samples_at_all());
         }
         if !one_side_ok && !has_both_sides(set) && self.failures.is_empty() {
-            let count = |side| set.iter().filter(|s| s.side == side).count();
-            return Err(format!(
-                "nothing to compare: no benchmark has samples on both sides (old: {} samples, \
-                 new: {} samples, from {}); give the old results and the new results (two \
-                 files, old first, or --label old=FILE --label new=FILE){}",
+            let count = |side| set.iter().filter(|s| s.side == side).count() as u64;
+            let from: Vec<&str> = sided.iter().map(|(f, _)| f.as_str()).collect();
+            return Err(diagnostics::nothing_to_compare(
                 count(Side::Old),
                 count(Side::New),
-                sided
-                    .iter()
-                    .map(|(f, _)| f.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                if plan.sides_by.is_some() {
-                    ", or a --sides-by key with two values"
-                } else {
-                    ""
-                }
+                &from.join(", "),
+                plan.sides_by.is_some(),
             ));
         }
         Ok(())

@@ -236,20 +236,15 @@ pub(super) fn try_report(
         io.out.0.push(diagnostics::no_samples(f, imported.format));
     }
     if spilled.is_empty() {
-        io.out.error(
-            "no samples: the input holds no benchmark results (a CSV header but no rows, or a \
-             run of 0 benchmarks)",
-        );
+        io.out.0.push(diagnostics::no_samples_at_all());
         return Ok(Some(EXIT_USAGE));
     }
     // benchstat summarises a file of one side as one column.
     if !spilled.has_both_sides() && a.format != Format::Benchstat {
         let [old, new] = spilled.per_side();
-        io.out.error(format!(
-            "nothing to compare: no benchmark has samples on both sides (old: {old} samples, \
-             new: {new} samples, from {f}); give the old results and the new results (two \
-             files, old first, or --label old=FILE --label new=FILE)"
-        ));
+        io.out
+            .0
+            .push(diagnostics::nothing_to_compare(old, new, f, false));
         return Ok(Some(EXIT_USAGE));
     }
     if spilled.metrics() != [RATE] {
@@ -1043,18 +1038,10 @@ mod tests {
     fn plans(argv: &[&str], color: bool, width: Option<u16>) -> (InputPlan, Plan) {
         let (file, options) = argv[2..].split_last().expect("a file");
         let mut plan = Plan {
-            format: Format::Table,
-            output: None,
-            plot: None,
-            metric: None,
-            correction: Correction::Holm,
-            threshold_pct: 1.0,
-            max_regression: None,
-            details: false,
-            plot_rows: Vec::new(),
             color,
             width,
             spill_bytes: u64::MAX,
+            ..Plan::new(Format::Table)
         };
         let mut it = options.iter();
         while let Some(o) = it.next() {

@@ -88,6 +88,28 @@ pub struct Plan {
     pub spill_bytes: u64,
 }
 
+impl Plan {
+    /// The plan of a report in `format` with the CLI's defaults: to stdout without colour or
+    /// width limit, the primary metric, Holm's correction, a 1% threshold, no gate, no plot,
+    /// and the bounded-memory path from [`DEFAULT_SPILL_BYTES`] on.
+    pub fn new(format: Format) -> Plan {
+        Plan {
+            format,
+            output: None,
+            plot: None,
+            metric: None,
+            correction: Correction::Holm,
+            threshold_pct: 1.0,
+            max_regression: None,
+            details: false,
+            plot_rows: Vec::new(),
+            color: false,
+            width: None,
+            spill_bytes: DEFAULT_SPILL_BYTES,
+        }
+    }
+}
+
 /// What a report knows besides its samples.
 #[derive(Clone, Copy)]
 pub struct Facts<'a> {
@@ -717,4 +739,81 @@ fn gate(
         ));
     }
     EXIT_FAILED
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A compare.js CSV in a temporary folder: two benchmarks, one whose sides are constant
+    /// and equal (no Welch test), one with values below 0.
+    fn csv() -> (tempfile::TempDir, String) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("r.csv");
+        let mut text =
+            String::from("\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n");
+        for run in 0..6 {
+            for side in ["old", "new"] {
+                text.push_str(&format!("\"{side}\",\"c.js\",\"n=1\",500,1\n"));
+                let v = -1.0 - f64::from(run) / 10.0;
+                text.push_str(&format!("\"{side}\",\"neg.js\",\"n=1\",{v},1\n"));
+            }
+        }
+        std::fs::write(&path, text).expect("write");
+        let file = path.to_str().expect("UTF-8 path").to_owned();
+        (dir, file)
+    }
+
+    /// The report's notes and warnings are values, in the order they arose; nothing is
+    /// printed.
+    #[test]
+    fn the_messages_are_returned_as_values() {
+        let (_dir, file) = csv();
+        let inputs = InputPlan {
+            files: vec![file],
+            ..InputPlan::default()
+        };
+        let (mut stdout, mut out) = (Vec::new(), Messages::default());
+        let code = report(&inputs, &Plan::new(Format::R), &mut stdout, &mut out).expect("report");
+        assert_eq!(code, 0);
+        assert!(String::from_utf8_lossy(&stdout).contains("c.js n=1"));
+        let m: Vec<&Message> = out.iter().collect();
+        assert_eq!(m.len(), 2, "{m:?}");
+        assert!(
+            matches!(m[0], Message::Warning(t)
+                if t.starts_with("1 comparison(s) have values < 0 (first: neg.js n=1)")),
+            "{m:?}"
+        );
+        assert!(
+            matches!(m[1], Message::Note(t)
+                if t.starts_with("c.js n=1: both sides are constant and equal")),
+            "{m:?}"
+        );
+        assert!(m[1].to_string().starts_with("benchdiff: note: c.js n=1: "));
+    }
+
+    /// An `-o` file that cannot be created is an error message and exit code 2, after
+    /// nothing was written to stdout.
+    #[test]
+    fn an_output_that_cannot_be_written_is_an_error_message() {
+        let (dir, file) = csv();
+        let plan = Plan {
+            output: Some(dir.path().join("missing").join("report.txt")),
+            ..Plan::new(Format::Table)
+        };
+        let inputs = InputPlan {
+            files: vec![file],
+            ..InputPlan::default()
+        };
+        let (mut stdout, mut out) = (Vec::new(), Messages::default());
+        let code = report(&inputs, &plan, &mut stdout, &mut out).expect("report");
+        assert_eq!(code, EXIT_USAGE);
+        assert!(stdout.is_empty());
+        let last = out.iter().last().expect("a message");
+        assert!(
+            matches!(last, Message::Error(t) if t.starts_with("-o ") && t.contains("report.txt")),
+            "{out:?}"
+        );
+        assert!(last.to_string().starts_with("benchdiff: -o "));
+    }
 }
