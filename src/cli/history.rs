@@ -8,7 +8,7 @@ use crate::history::check::{self, CheckOptions};
 use crate::history::series::{self, Filter, History};
 use crate::history::store::{Added, CommitInfo, DEFAULT_DB, MachineRecord, NewFile};
 use crate::history::{self as hist, Store};
-use crate::sample::{SampleSet, Side};
+use crate::sample::Side;
 use crate::stats::changepoint::Params;
 use anyhow::Context;
 
@@ -201,15 +201,6 @@ fn git(args: &[&str]) -> Option<String> {
 }
 
 /// The runner's `machine` record (JSON) in a results file, if any.
-fn machine_record(bytes: &[u8]) -> Option<String> {
-    let text = std::str::from_utf8(bytes).ok()?;
-    text.lines()
-        .filter(|l| l.contains("\"machine\""))
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .find(|v| v.get("type").and_then(|t| t.as_str()) == Some("machine"))
-        .map(|v| v.to_string())
-}
-
 fn add(a: AddArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     let tags = match parse_tags(&a.tag) {
         Ok(t) => t,
@@ -376,28 +367,21 @@ impl Recorder {
         io: &mut Io<'_>,
     ) -> anyhow::Result<Result<String, String>> {
         let name = file.display().to_string();
-        let bytes = std::fs::read(file).with_context(|| name.clone())?;
         let opts = ReadOptions {
             side: Side::New,
             sides_by: None,
         };
-        let mut set = SampleSet::new();
-        let imported = match format::read_bytes(&bytes, &name, self.input_format, &opts, &mut set) {
-            Ok(i) => i,
+        let read = match hist::ingest::read_file(file, &name, self.input_format, &opts) {
+            Ok(r) => r,
+            Err(e @ crate::error::ImportError::Io { .. }) => return Err(e.into()),
             Err(e) => return Ok(Err(e.to_string())),
         };
+        let (set, imported, hash) = (read.set, read.imported, read.sha256);
         for w in &imported.warnings {
             writeln!(io.stderr, "benchdiff: warning: {w}")?;
         }
-        let hash = {
-            use sha2::Digest;
-            sha2::Sha256::digest(&bytes)
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect::<String>()
-        };
         let mut m = self.machine.clone();
-        m.record = machine_record(&bytes);
+        m.record = read.machine_record;
         let sha = self.commit.sha.clone();
         let added = self.store.add(&NewFile {
             sha256: hash,

@@ -14,6 +14,7 @@
 
 pub mod check;
 pub mod dashboard;
+pub mod ingest;
 pub mod postgres;
 pub mod schema;
 pub mod series;

@@ -557,6 +557,21 @@ impl ResultsError {
         }
     }
 
+    /// The error of the line reader at line `line` of `file`, without naming the file twice:
+    /// the reader's own line and message when it names one (an endless line), else `line`
+    /// and the I/O error.
+    pub(crate) fn from_import(file: &str, line: u64, e: crate::error::ImportError) -> ResultsError {
+        match e {
+            crate::error::ImportError::Invalid(d, _) if !d.is_empty() => {
+                ResultsError::new(file, d[0].line, d[0].message.clone())
+            }
+            crate::error::ImportError::Io { source, .. } => {
+                ResultsError::new(file, line, source.to_string())
+            }
+            other => ResultsError::new(file, line, other.to_string()),
+        }
+    }
+
     /// `FILE: line N: why` (parts that are empty left out).
     pub fn located(&self) -> String {
         let mut s = String::new();
@@ -757,7 +772,7 @@ impl Batch {
         if let Some(&(n, _)) = self.lines.last() {
             self.last = n;
         }
-        read.map_err(|e| ResultsError::new(name, self.last + 1, e.to_string()))
+        read.map_err(|e| ResultsError::from_import(name, self.last + 1, e))
     }
 
     /// Every line of the batch parsed (in parallel), in order; with `stream`, `ok` command
