@@ -229,8 +229,8 @@ pub struct JobRecord {
 /// The most samples one job may report (100,000). A job that reports more is stopped there
 /// (its process group ended as on an interrupt) and ends `failed` with
 /// [`sample_limit_error`]; the samples it reported up to the limit stay in its record (and,
-/// as for every job that did not end `ok`, no report uses them), and the run goes on. Memory
-/// for one job's samples is bounded by it (about 70 MB for a command job at the limit).
+/// as for every job that did not end `ok`, no report uses them), and the run goes on. The
+/// memory a job's samples take is bounded by it, whatever the child prints.
 pub const MAX_JOB_SAMPLES: usize = 100_000;
 
 /// The error of a job stopped at [`MAX_JOB_SAMPLES`], as recorded in its `error` field.
@@ -681,14 +681,18 @@ impl ResultsWriter {
     /// # Errors
     /// Serialisation or write errors.
     pub fn write(&mut self, record: &Record) -> std::io::Result<()> {
-        let line = serde_json::to_vec(record)?;
-        let lines = split_job(record, line)?;
-        let mut text = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
-        for l in lines {
-            text.extend_from_slice(&l);
-            text.push(b'\n');
+        let mut line = serde_json::to_vec(record)?;
+        if line.len() > SPLIT_RECORD_BYTES {
+            let lines = split_job(record, line)?;
+            line = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+            for l in lines {
+                line.extend_from_slice(&l);
+                line.push(b'\n');
+            }
+        } else {
+            line.push(b'\n');
         }
-        self.file.write_all(&text)?;
+        self.file.write_all(&line)?;
         self.file.flush()
     }
 }

@@ -68,8 +68,9 @@ impl Outcome {
         self.failure(None).is_none()
     }
 
-    /// Status class and error text, `None` when [`Outcome::ok`]: the process's failure
-    /// ([`Finished::failure`], the order shared with Node files), else a malformed result line.
+    /// Status class and error text, `None` when [`Outcome::ok`]: stopped at the sample limit
+    /// ([`sample_limit_error`]), else the process's failure ([`Finished::failure`], the order
+    /// shared with Node files), else a malformed result line.
     pub fn failure(&self, timeout: Option<Duration>) -> Option<(JobStatus, String)> {
         if self.over_sample_limit {
             return Some((JobStatus::Failed, sample_limit_error()));

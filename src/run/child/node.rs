@@ -88,7 +88,8 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// Status class and error text of a finished job: the process's failure
+    /// Status class and error text of a finished job: stopped at the sample limit
+    /// ([`sample_limit_error`]), then the process's failure
     /// ([`process::Finished::failure`], the order shared with command benchmarks), then garbage
     /// on the IPC channel, then garbage on stdout; an `ok` job that reported nothing gets the
     /// note "no samples".
