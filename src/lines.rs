@@ -10,6 +10,12 @@ use crate::error::ImportError;
 /// and is skipped without being held in memory.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
+/// The most bytes of one line a [`LineReader`] reads while looking for its end (256 MiB): a
+/// line over the limit is skipped, but input without a line break for this long is not
+/// line-based text (a device such as `/dev/zero`, a binary file), and reading stops with an
+/// error naming the line instead of reading on without end.
+pub const MAX_SKIP_BYTES: u64 = 256 << 20;
+
 /// One line from a [`LineReader`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Line<'a> {
@@ -263,11 +269,25 @@ impl<R: std::io::BufRead> LineReader<R> {
                 source: e,
             }
         })?;
-        let Some(too_long) = read else {
+        let Some(read) = read else {
             return Ok(None);
         };
         self.line_no += 1;
-        if too_long {
+        if read == Capped::Endless {
+            return Err(ImportError::Invalid(
+                vec![crate::error::Diagnostic {
+                    file: self.name.clone(),
+                    line: self.line_no,
+                    message: format!(
+                        "no line break in {} MiB: not line-based text (a device or a binary \
+                         file?); reading stopped",
+                        MAX_SKIP_BYTES >> 20
+                    ),
+                }],
+                1,
+            ));
+        }
+        if read == Capped::TooLong {
             return Ok(Some((
                 self.line_no,
                 Err(Line::TooLong { limit: self.limit }),
@@ -293,37 +313,96 @@ impl<R: std::io::BufRead> LineReader<R> {
     }
 }
 
-/// Reads one line (without its `\n`) into `buf`. Returns `None` at end of input, or
-/// `Some(true)` when the line was longer than `limit` (then `buf` holds only a prefix and the
-/// rest of the line was skipped). A `\r` ending the line (CRLF) does not count.
+/// Why [`read_document`] could not read a document.
+#[derive(Debug)]
+pub enum DocumentError {
+    /// Reading failed.
+    Io(std::io::Error),
+    /// Longer than the limit (bytes): not read further.
+    TooLarge(u64),
+    /// Not UTF-8; the 1-based line of the first bad byte.
+    NotUtf8(u64),
+}
+
+/// Reads a document parsed whole (a JSON result file, a suite file) from `input`, refusing
+/// it once it is over `limit` bytes: memory holds at most `limit + 1` bytes whatever the input
+/// (also a device without end, such as `/dev/zero`).
+///
+/// # Errors
+/// [`DocumentError`]: a read error, more than `limit` bytes, or text that is not UTF-8.
+pub fn read_document(input: impl std::io::Read, limit: u64) -> Result<String, DocumentError> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(input, limit.saturating_add(1)),
+        &mut bytes,
+    )
+    .map_err(DocumentError::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(DocumentError::TooLarge(limit));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let pos = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..pos].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+        DocumentError::NotUtf8(line)
+    })
+}
+
+/// How [`read_line_limited`] read a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Capped {
+    /// The whole line is in the buffer.
+    Whole,
+    /// Longer than the limit: the buffer holds a prefix, the rest was skipped.
+    TooLong,
+    /// No line break within [`MAX_SKIP_BYTES`]: reading stopped inside the line.
+    Endless,
+}
+
+/// Reads one line (without its `\n`) into `buf`. Returns `None` at end of input, or how the
+/// line was read: [`Capped::TooLong`] when it was longer than `limit` (then `buf` holds only
+/// a prefix and the rest of the line was skipped), [`Capped::Endless`] when no line break came
+/// within [`MAX_SKIP_BYTES`]. A `\r` ending the line (CRLF) does not count.
 fn read_line_limited<R: std::io::BufRead>(
     input: &mut R,
     buf: &mut Vec<u8>,
     limit: usize,
-) -> std::io::Result<Option<bool>> {
+) -> std::io::Result<Option<Capped>> {
     let r = read_line_capped(input, buf, limit.saturating_add(1))?;
     Ok(r.map(|capped| {
-        capped || (buf.len() > limit && !(buf.len() == limit + 1 && buf.last() == Some(&b'\r')))
+        if capped == Capped::Whole
+            && buf.len() > limit
+            && !(buf.len() == limit + 1 && buf.last() == Some(&b'\r'))
+        {
+            Capped::TooLong
+        } else {
+            capped
+        }
     }))
 }
 
-/// [`read_line_limited`] without the CRLF allowance: `Some(true)` when the line's bytes
+/// [`read_line_limited`] without the CRLF allowance: [`Capped::TooLong`] when the line's bytes
 /// (including a final `\r`) exceed `limit`.
 fn read_line_capped<R: std::io::BufRead>(
     input: &mut R,
     buf: &mut Vec<u8>,
     limit: usize,
-) -> std::io::Result<Option<bool>> {
+) -> std::io::Result<Option<Capped>> {
     let mut any = false;
     let mut too_long = false;
+    let mut read: u64 = 0;
     loop {
         let chunk = match input.fill_buf() {
             Ok(c) => c,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         };
+        let capped = if too_long {
+            Capped::TooLong
+        } else {
+            Capped::Whole
+        };
         if chunk.is_empty() {
-            return Ok(if any { Some(too_long) } else { None });
+            return Ok(any.then_some(capped));
         }
         any = true;
         let (take, done) = match memchr::memchr(b'\n', chunk) {
@@ -339,7 +418,15 @@ fn read_line_capped<R: std::io::BufRead>(
         }
         input.consume(if done { take + 1 } else { take });
         if done {
-            return Ok(Some(too_long));
+            return Ok(Some(if too_long {
+                Capped::TooLong
+            } else {
+                Capped::Whole
+            }));
+        }
+        read += take as u64;
+        if read > MAX_SKIP_BYTES {
+            return Ok(Some(Capped::Endless));
         }
     }
 }

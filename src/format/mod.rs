@@ -458,6 +458,16 @@ impl Input {
             })?;
             (path.to_owned(), Box::new(f))
         };
+        Input::from_reader(&name, rest)
+    }
+
+    /// An input read from `rest` (named `name` in diagnostics): its head is read now, and it
+    /// is decoded as [`Input::open`] decodes a file.
+    ///
+    /// # Errors
+    /// [`ImportError::Io`] when its head cannot be read.
+    pub fn from_reader(name: &str, rest: Box<dyn std::io::Read>) -> Result<Input, ImportError> {
+        let name = name.to_owned();
         let mut input = Input {
             name,
             head: Vec::new(),
@@ -646,15 +656,6 @@ impl Input {
 
 /// The whole text of a JSON-document input, refused over [`MAX_JSON_DOCUMENT_BYTES`].
 fn document(reader: impl std::io::Read, name: &str) -> Result<String, ImportError> {
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(
-        &mut std::io::Read::take(reader, MAX_JSON_DOCUMENT_BYTES + 1),
-        &mut bytes,
-    )
-    .map_err(|e| ImportError::Io {
-        file: name.to_owned(),
-        source: e,
-    })?;
     let invalid = |line: u64, message: String| {
         ImportError::Invalid(
             vec![Diagnostic {
@@ -665,20 +666,20 @@ fn document(reader: impl std::io::Read, name: &str) -> Result<String, ImportErro
             1,
         )
     };
-    if bytes.len() as u64 > MAX_JSON_DOCUMENT_BYTES {
-        return Err(invalid(
+    crate::lines::read_document(reader, MAX_JSON_DOCUMENT_BYTES).map_err(|e| match e {
+        crate::lines::DocumentError::Io(e) => ImportError::Io {
+            file: name.to_owned(),
+            source: e,
+        },
+        crate::lines::DocumentError::TooLarge(limit) => invalid(
             1,
             format!(
                 "a JSON document over {} MiB; not read (JSON result formats are parsed whole; \
                  line-based formats such as Go's or compare.js CSV have no size limit)",
-                MAX_JSON_DOCUMENT_BYTES >> 20
+                limit >> 20
             ),
-        ));
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        let pos = e.utf8_error().valid_up_to();
-        let line = e.as_bytes()[..pos].iter().filter(|&&b| b == b'\n').count() as u64 + 1;
-        invalid(line, "not valid UTF-8".to_owned())
+        ),
+        crate::lines::DocumentError::NotUtf8(line) => invalid(line, "not valid UTF-8".to_owned()),
     })
 }
 

@@ -17,6 +17,7 @@
 
 pub mod check;
 pub mod dashboard;
+pub mod ingest;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 #[cfg(not(feature = "postgres"))]

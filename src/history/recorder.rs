@@ -53,16 +53,6 @@ fn git(args: &[&str]) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-/// The runner's `machine` record (JSON) in a results file, if any.
-fn machine_record(bytes: &[u8]) -> Option<String> {
-    let text = std::str::from_utf8(bytes).ok()?;
-    text.lines()
-        .filter(|l| l.contains("\"machine\""))
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .find(|v| v.get("type").and_then(|t| t.as_str()) == Some("machine"))
-        .map(|v| v.to_string())
-}
-
 /// The commit a stored file belongs to: `sha` or `git rev-parse HEAD`, the date given or the
 /// commit's date from git (`None` when neither is known: then the time of adding counts).
 /// `None` when there is no SHA and no git checkout.
@@ -159,27 +149,24 @@ impl Recorder {
         warnings: &mut Vec<String>,
     ) -> Result<String, StoreFileError> {
         let name = file.display().to_string();
-        let bytes = std::fs::read(file).map_err(|error| StoreFileError::Open {
-            name: name.clone(),
-            error,
-        })?;
         let opts = ReadOptions {
             side: Side::New,
             sides_by: None,
         };
-        let mut set = SampleSet::new();
-        let imported = format::read_bytes(&bytes, &name, self.input_format, &opts, &mut set)
-            .map_err(|e| StoreFileError::Unreadable(e.to_string()))?;
-        warnings.extend(imported.warnings.iter().map(ToString::to_string));
-        let hash = {
-            use sha2::Digest;
-            sha2::Sha256::digest(&bytes)
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect::<String>()
+        let read = match super::ingest::read_file(file, &name, self.input_format, &opts) {
+            Ok(r) => r,
+            Err(crate::error::ImportError::Io { source, .. }) => {
+                return Err(StoreFileError::Open {
+                    name: name.clone(),
+                    error: source,
+                });
+            }
+            Err(e) => return Err(StoreFileError::Unreadable(e.to_string())),
         };
+        let (set, imported, hash) = (read.set, read.imported, read.sha256);
+        warnings.extend(imported.warnings.iter().map(ToString::to_string));
         let mut m = self.machine.clone();
-        m.record = machine_record(&bytes);
+        m.record = read.machine_record;
         let sha = self.commit.sha.clone();
         let added = self.store.add(&NewFile {
             sha256: hash,

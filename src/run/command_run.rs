@@ -227,6 +227,7 @@ impl driver::JobRunner for CommandRunner<'_> {
             sys_s: f64::NAN,
             max_rss_bytes: 0,
             samples: Vec::new(),
+            samples_before: 0,
             error: None,
             stderr_tail: Vec::new(),
         };

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod bounded;
 pub mod chromium;
 pub mod slurm;
 

@@ -11,3 +11,4 @@ mod noise;
 mod oracle;
 mod roundtrip;
 mod spill;
+mod unbounded;

@@ -20,5 +20,6 @@ mod sequential;
 mod sequential_replay;
 mod shard;
 mod slurm;
+mod unbounded;
 mod unused_samples;
 mod usage;

@@ -127,7 +127,7 @@ struct State<'n> {
     columns: Option<Columns>,
     /// The column names of the first header (a later header may only use these and the
     /// standard ones).
-    first_header: Vec<String>,
+    first_header: rustc_hash::FxHashSet<String>,
     line_no: u64,
 }
 
@@ -223,7 +223,7 @@ impl State<'_> {
         let is_header = self.columns.is_none()
             || (0..ranges.len()).all(|i| {
                 let f = hfield(i);
-                KNOWN_COLUMNS.contains(&f) || self.first_header.iter().any(|h| h == f)
+                KNOWN_COLUMNS.contains(&f) || self.first_header.contains(f)
             });
         if is_header {
             match header_columns(ranges.len(), hfield, fixed.is_none()) {
@@ -367,7 +367,7 @@ fn read_csv_in<R: BufRead>(
         scratch: Vec::with_capacity(256),
         ranges: Vec::with_capacity(8),
         columns: None,
-        first_header: Vec::new(),
+        first_header: rustc_hash::FxHashSet::default(),
         line_no: 0,
     };
     {
@@ -560,13 +560,13 @@ struct Block {
 fn parse_block(
     bytes: &[u8],
     cols: Columns,
-    first_header: &[String],
+    first_header: &rustc_hash::FxHashSet<String>,
     known: &SampleSet,
 ) -> Option<Block> {
     let binary = cols.binary?;
     // A data row here is never a header line: its binary field is `old` or `new`, which a
     // header line could only hold if the first header named such a column.
-    if first_header.iter().any(|h| h == "old" || h == "new") {
+    if first_header.contains("old") || first_header.contains("new") {
         return None;
     }
     // A NUL byte anywhere in a line is an error of that line (in a field, or in the quoting).
@@ -715,8 +715,11 @@ fn header_columns<'a>(
     field: impl Fn(usize) -> &'a str,
     binary_required: bool,
 ) -> Result<Columns, String> {
+    // Each name's first column, in one pass (linear in the number of columns).
+    let mut first: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
+    first.reserve(count);
     for j in 0..count {
-        if let Some(i) = (0..j).find(|&i| field(i) == field(j)) {
+        if let Some(i) = first.insert(field(j), j) {
             return Err(format!(
                 "the header names column \"{}\" twice (columns {} and {})",
                 field(j),
@@ -725,7 +728,7 @@ fn header_columns<'a>(
             ));
         }
     }
-    let find = |name: &str| (0..count).find(|&i| field(i) == name);
+    let find = |name: &str| first.get(name).copied();
     let mut missing = Vec::new();
     let mut need = |name: &'static str| {
         let f = find(name);

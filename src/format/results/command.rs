@@ -146,8 +146,13 @@ pub struct CommandJobRecord {
     pub sys_s: f64,
     /// Peak RSS, bytes.
     pub max_rss_bytes: u64,
-    /// Samples (empty for warm-ups and failures).
+    /// Samples (empty for warm-ups and failures): the last of them when the job's samples
+    /// were split over several records (see [`super::SamplesPart`]).
     pub samples: Vec<CommandSample>,
+    /// How many of the job's samples come before `samples`, in the `command-samples` records
+    /// written just before this one (0, and absent in the file, when all are here).
+    #[serde(default, skip_serializing_if = "super::is_zero")]
+    pub samples_before: u64,
     /// What went wrong.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -160,6 +165,30 @@ impl CommandJobRecord {
     /// True when it ended `ok`.
     pub fn ok(&self) -> bool {
         self.status == JobStatus::Ok
+    }
+
+    /// A copy without its samples.
+    pub(crate) fn without_samples(&self) -> CommandJobRecord {
+        CommandJobRecord {
+            position: self.position,
+            benchmark: self.benchmark.clone(),
+            combination: self.combination.clone(),
+            side: self.side,
+            run: self.run,
+            warmup: self.warmup,
+            argv: self.argv.clone(),
+            status: self.status,
+            exit_code: self.exit_code,
+            signal: self.signal,
+            wall_s: self.wall_s,
+            user_s: self.user_s,
+            sys_s: self.sys_s,
+            max_rss_bytes: self.max_rss_bytes,
+            samples: Vec::new(),
+            samples_before: 0,
+            error: self.error.clone(),
+            stderr_tail: self.stderr_tail.clone(),
+        }
     }
 }
 
@@ -188,6 +217,9 @@ pub struct CommandJobView<'a> {
     /// Samples (empty for warm-ups and failures).
     #[serde(borrow)]
     pub samples: Few<CommandSampleView<'a>, 1>,
+    /// As [`CommandJobRecord::samples_before`].
+    #[serde(default)]
+    pub samples_before: u64,
     #[serde(rename = "argv")]
     _argv: serde::de::IgnoredAny,
     #[serde(rename = "exit_code", default)]
@@ -301,6 +333,52 @@ impl<T: Default, const N: usize> Few<T, N> {
             self.len = 0;
         }
         self.spilled.push(item);
+    }
+}
+
+impl<'a, const N: usize> Few<CommandSampleView<'a>, N> {
+    /// The samples `first` (owned, e.g. from the parts of a split job) then those of `rest`.
+    pub fn joined(first: Vec<CommandSample>, mut rest: Self) -> Self {
+        let mut few = Few::default();
+        for s in first {
+            few.push(CommandSampleView::from_sample(s));
+        }
+        let rest_items: Vec<CommandSampleView<'a>> = if rest.spilled.is_empty() {
+            rest.inline[..rest.len]
+                .iter_mut()
+                .map(std::mem::take)
+                .collect()
+        } else {
+            std::mem::take(&mut rest.spilled)
+        };
+        for s in rest_items {
+            few.push(s);
+        }
+        few
+    }
+}
+
+impl CommandSampleView<'_> {
+    /// The view of an owned sample.
+    fn from_sample(s: CommandSample) -> Self {
+        let mut metrics = Few::default();
+        for m in s.metrics {
+            metrics.push(MetricView {
+                name: std::borrow::Cow::Owned(m.name),
+                unit: std::borrow::Cow::Owned(m.unit),
+                better: m.better,
+                value: m.value,
+            });
+        }
+        CommandSampleView {
+            name: std::borrow::Cow::Owned(s.name),
+            configuration: std::borrow::Cow::Owned(s.configuration),
+            params: s.params,
+            rate: s.rate,
+            time_s: s.time_s,
+            metrics,
+            _source: serde::de::IgnoredAny,
+        }
     }
 }
 

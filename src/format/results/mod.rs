@@ -16,6 +16,10 @@
 //!   ([`command`]); such a file starts with `command-run` instead of `run`.
 //! - `shard`: a sharded run's part of the plan (`compare --shard K/N`, [`shard`]); a merged
 //!   file holds one per shard, each followed by that shard's records.
+//! - `samples` / `command-samples`: part of the samples of the job whose record follows, when
+//!   its record would be too long for one line ([`SamplesPart`]); the job record then says in
+//!   `samples_before` how many samples its parts hold. A job reports at most
+//!   [`MAX_JOB_SAMPLES`] samples.
 //!
 //! One [`Record`] enum covers every record of both kinds of run (status and side typed for
 //! both), and one loader ([`load_from`]) reads either kind, with one error type
@@ -204,8 +208,13 @@ pub struct JobRecord {
     pub max_rss_bytes: u64,
     /// `queueLength` of the child's `config` message.
     pub queue_length: Option<u64>,
-    /// Samples, in arrival order.
+    /// Samples, in arrival order: the last of them when the job's samples were split over
+    /// several records (see [`SamplesPart`]).
     pub samples: Vec<SampleRecord>,
+    /// How many of the job's samples come before `samples`, in the `samples` records written
+    /// just before this one (0, and absent in the file, when all are here).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub samples_before: u64,
     /// What went wrong (or a note such as "no samples").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -215,6 +224,47 @@ pub struct JobRecord {
     /// Unreadable stdout lines (stdout mode), the last few.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stdout_tail: Vec<String>,
+}
+
+/// The most samples one job may report (100,000). A job that reports more is stopped there
+/// (its process group ended as on an interrupt) and ends `failed` with
+/// [`sample_limit_error`]; the samples it reported up to the limit stay in its record (and,
+/// as for every job that did not end `ok`, no report uses them), and the run goes on. The
+/// memory a job's samples take is bounded by it, whatever the child prints.
+pub const MAX_JOB_SAMPLES: usize = 100_000;
+
+/// The error of a job stopped at [`MAX_JOB_SAMPLES`], as recorded in its `error` field.
+pub fn sample_limit_error() -> String {
+    format!(
+        "reported more than {MAX_JOB_SAMPLES} samples, the limit per job: stopped there; its \
+         first {MAX_JOB_SAMPLES} samples are kept in the results file"
+    )
+}
+
+impl JobRecord {
+    /// A copy without its samples.
+    fn without_samples(&self) -> JobRecord {
+        JobRecord {
+            position: self.position,
+            file: self.file.clone(),
+            side: self.side,
+            run: self.run,
+            binary: self.binary.clone(),
+            status: self.status,
+            exit_code: self.exit_code,
+            signal: self.signal,
+            wall_s: self.wall_s,
+            user_s: self.user_s,
+            sys_s: self.sys_s,
+            max_rss_bytes: self.max_rss_bytes,
+            queue_length: self.queue_length,
+            samples: Vec::new(),
+            samples_before: 0,
+            error: self.error.clone(),
+            stderr_tail: self.stderr_tail.clone(),
+            stdout_tail: self.stdout_tail.clone(),
+        }
+    }
 }
 
 /// The signal's name for messages (`SIGKILL`), or its number.
@@ -397,6 +447,163 @@ pub enum Record {
     CommandJob(CommandJobRecord),
     /// The part of a sharded plan this file holds (after the plan record; see [`shard`]).
     Shard(shard::ShardRecord),
+    /// Samples of a Node-file job whose record comes next (see [`SamplesPart`]).
+    Samples(SamplesPart<SampleRecord>),
+    /// Samples of a command job whose record comes next (see [`SamplesPart`]).
+    #[serde(rename = "command-samples")]
+    CommandSamples(SamplesPart<command::CommandSample>),
+}
+
+/// Part of one job's samples, in a record of its own (`samples` for a Node-file job,
+/// `command-samples` for a command job). A job whose record would be longer than
+/// [`SPLIT_RECORD_BYTES`] is written as such parts, each about [`PART_BYTES`] (a part holds at
+/// least one sample), followed by the job record with the last samples and, in
+/// `samples_before`, how many samples the parts hold. The parts of a job come right before
+/// its record: the job record is written last, so a job cut by a kill has no record and is
+/// run again by `--resume`, and the loader ([`load_from`]) joins the parts to the record, or
+/// warns about parts without one. Every record then stays far below [`MAX_RECORD_BYTES`],
+/// whatever a job printed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SamplesPart<S> {
+    /// The job's position in the schedule.
+    pub position: u32,
+    /// Samples, in arrival order.
+    pub samples: Vec<S>,
+}
+
+/// A job record longer than this (4 MiB) is written as [`SamplesPart`] records and the job
+/// record.
+pub const SPLIT_RECORD_BYTES: usize = 4 << 20;
+
+/// The size a [`SamplesPart`] record is filled to (1 MiB of samples).
+pub const PART_BYTES: usize = 1 << 20;
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// The lines of `record` as written: its line `line`, or for a job record longer than
+/// [`SPLIT_RECORD_BYTES`] the [`SamplesPart`] records of all its samples but the last part's,
+/// then the record with those and `samples_before`.
+fn split_job(record: &Record, line: Vec<u8>) -> serde_json::Result<Vec<Vec<u8>>> {
+    fn parts<S: Serialize + Clone>(samples: &[S]) -> serde_json::Result<(Vec<Vec<S>>, Vec<S>)> {
+        let mut parts = Vec::new();
+        let mut part: Vec<S> = Vec::new();
+        let mut bytes = 0;
+        for s in samples {
+            let len = serde_json::to_vec(s)?.len() + 1;
+            if !part.is_empty() && bytes + len > PART_BYTES {
+                parts.push(std::mem::take(&mut part));
+                bytes = 0;
+            }
+            part.push(s.clone());
+            bytes += len;
+        }
+        Ok((parts, part))
+    }
+    if line.len() <= SPLIT_RECORD_BYTES {
+        return Ok(vec![line]);
+    }
+    let mut lines = Vec::new();
+    match record {
+        Record::Job(j) => {
+            let (parts, last) = parts(&j.samples)?;
+            let mut before = j.samples_before;
+            for p in parts {
+                before += p.len() as u64;
+                lines.push(serde_json::to_vec(&Record::Samples(SamplesPart {
+                    position: j.position,
+                    samples: p,
+                }))?);
+            }
+            let mut head = j.without_samples();
+            head.samples = last;
+            head.samples_before = before;
+            lines.push(serde_json::to_vec(&Record::Job(head))?);
+        }
+        Record::CommandJob(j) => {
+            let (parts, last) = parts(&j.samples)?;
+            let mut before = j.samples_before;
+            for p in parts {
+                before += p.len() as u64;
+                lines.push(serde_json::to_vec(&Record::CommandSamples(SamplesPart {
+                    position: j.position,
+                    samples: p,
+                }))?);
+            }
+            let mut head = j.without_samples();
+            head.samples = last;
+            head.samples_before = before;
+            lines.push(serde_json::to_vec(&Record::CommandJob(head))?);
+        }
+        _ => lines.push(line),
+    }
+    Ok(lines)
+}
+
+/// The samples of the parts waiting in `parts` for the job record at line `n` (of schedule
+/// position `position`, continuing `before` samples): empty when it continues none; `Err`
+/// when the parts it continues are missing (the record is then ignored, with a warning).
+/// Parts of another job (one cut by a kill) are dropped with a warning.
+fn join_parts<S>(
+    parts: &mut Option<(u32, u64, Vec<S>)>,
+    position: u32,
+    before: u64,
+    n: u64,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<S>, ()> {
+    if let Some((p, _, s)) = parts
+        && *p == position
+        && s.len() as u64 == before
+        && before > 0
+    {
+        let s = std::mem::take(s);
+        *parts = None;
+        return Ok(s);
+    }
+    drop_parts(parts, warnings);
+    if before > 0 {
+        warnings.push(format!(
+            "line {n}: the job record continues {before} samples of earlier records that are \
+             missing; ignored"
+        ));
+        return Err(());
+    }
+    Ok(Vec::new())
+}
+
+/// Drops the parts waiting in `parts` (their job record never came), with a warning.
+fn drop_parts<S>(parts: &mut Option<(u32, u64, Vec<S>)>, warnings: &mut Vec<String>) {
+    if let Some((p, first, s)) = parts.take() {
+        warnings.push(format!(
+            "line {first}: {} samples of the job at position {p} without its job record (cut \
+             by a kill?); ignored",
+            s.len()
+        ));
+    }
+}
+
+/// Adds `part` (at line `n`) to the parts waiting in `parts` for their job record; parts of
+/// another job, or more than [`MAX_JOB_SAMPLES`] samples, are dropped with a warning.
+fn add_part<S>(
+    parts: &mut Option<(u32, u64, Vec<S>)>,
+    mut part: SamplesPart<S>,
+    n: u64,
+    warnings: &mut Vec<String>,
+) {
+    match parts {
+        Some((p, _, s))
+            if *p == part.position && s.len() + part.samples.len() <= MAX_JOB_SAMPLES =>
+        {
+            s.append(&mut part.samples);
+        }
+        _ => {
+            drop_parts(parts, warnings);
+            if part.samples.len() <= MAX_JOB_SAMPLES {
+                *parts = Some((part.position, n, part.samples));
+            }
+        }
+    }
 }
 
 /// Appends records to a results file, one flushed line each.
@@ -468,13 +675,23 @@ impl ResultsWriter {
         &self.path
     }
 
-    /// Writes one record as one line and flushes it.
+    /// Writes one record as one line and flushes it; a job record longer than
+    /// [`SPLIT_RECORD_BYTES`] as its [`SamplesPart`] records and then itself, in one write.
     ///
     /// # Errors
     /// Serialisation or write errors.
     pub fn write(&mut self, record: &Record) -> std::io::Result<()> {
         let mut line = serde_json::to_vec(record)?;
-        line.push(b'\n');
+        if line.len() > SPLIT_RECORD_BYTES {
+            let lines = split_job(record, line)?;
+            line = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+            for l in lines {
+                line.extend_from_slice(&l);
+                line.push(b'\n');
+            }
+        } else {
+            line.push(b'\n');
+        }
         self.file.write_all(&line)?;
         self.file.flush()
     }
@@ -554,6 +771,21 @@ impl ResultsError {
             file: file.to_owned(),
             line,
             message: message.into(),
+        }
+    }
+
+    /// The error of the line reader at line `line` of `file`, without naming the file twice:
+    /// the reader's own line and message when it names one (an endless line), else `line`
+    /// and the I/O error.
+    pub(crate) fn from_import(file: &str, line: u64, e: crate::error::ImportError) -> ResultsError {
+        match e {
+            crate::error::ImportError::Invalid(d, _) if !d.is_empty() => {
+                ResultsError::new(file, d[0].line, d[0].message.clone())
+            }
+            crate::error::ImportError::Io { source, .. } => {
+                ResultsError::new(file, line, source.to_string())
+            }
+            other => ResultsError::new(file, line, other.to_string()),
         }
     }
 
@@ -664,9 +896,11 @@ type CompactOk = (u32, u32, u32, Side, bool);
 /// full right after), else by parsing the line.
 fn record_kind(line: &str) -> Result<Cow<'static, str>, serde_json::Error> {
     // The kinds of every record benchdiff writes, without an allocation per line.
-    const KNOWN: [&str; 6] = [
+    const KNOWN: [&str; 8] = [
         "job",
         "command-job",
+        "samples",
+        "command-samples",
         "run",
         "command-run",
         "adaptive",
@@ -675,7 +909,8 @@ fn record_kind(line: &str) -> Result<Cow<'static, str>, serde_json::Error> {
     let known = |k: &str| KNOWN.iter().find(|&&x| x == k).copied();
     if let Some(rest) = line.strip_prefix("{\"type\":\"")
         && let Some(end) = rest.find('"')
-        && let Some(k @ ("job" | "command-job")) = known(&rest[..end])
+        && let Some(k @ ("job" | "command-job" | "samples" | "command-samples")) =
+            known(&rest[..end])
     {
         return Ok(Cow::Borrowed(k));
     }
@@ -695,6 +930,8 @@ fn parse_record(kind: &str, line: &str) -> Result<Record, serde_json::Error> {
         "command-run" => Record::CommandRun(serde_json::from_str(line)?),
         "command-job" => Record::CommandJob(serde_json::from_str(line)?),
         "adaptive" => Record::Adaptive(serde_json::from_str(line)?),
+        "samples" => Record::Samples(serde_json::from_str(line)?),
+        "command-samples" => Record::CommandSamples(serde_json::from_str(line)?),
         _ => serde_json::from_str::<Record>(line)?,
     })
 }
@@ -757,7 +994,7 @@ impl Batch {
         if let Some(&(n, _)) = self.lines.last() {
             self.last = n;
         }
-        read.map_err(|e| ResultsError::new(name, self.last + 1, e.to_string()))
+        read.map_err(|e| ResultsError::from_import(name, self.last + 1, e))
     }
 
     /// Every line of the batch parsed (in parallel), in order; with `stream`, `ok` command
@@ -780,7 +1017,13 @@ impl Batch {
                                 Ok(kind) => {
                                     let full = matches!(
                                         &*kind,
-                                        "run" | "command-run" | "job" | "command-job" | "adaptive"
+                                        "run"
+                                            | "command-run"
+                                            | "job"
+                                            | "command-job"
+                                            | "adaptive"
+                                            | "samples"
+                                            | "command-samples"
                                     );
                                     let record = full.then(|| parse_item(&kind, line, stream));
                                     Parsed::Record(kind, record)
@@ -907,6 +1150,9 @@ fn load_with<R: BufRead>(
     let mut failed = Vec::new();
     let mut command_failed = Vec::new();
     let mut lines = LineReader::with_limit(input, name, MAX_RECORD_BYTES);
+    // The samples parts read since the last job record: (position, line of the first, samples).
+    let mut node_parts: Option<(u32, u64, Vec<SampleRecord>)> = None;
+    let mut command_parts: Option<(u32, u64, Vec<command::CommandSample>)> = None;
     // Lines are read in batches, parsed in parallel, then taken in file order.
     let stream = on_ok.is_some();
     // Takes one parsed line of the file, in order. An `ok` command job is left in its slot
@@ -914,6 +1160,19 @@ fn load_with<R: BufRead>(
     // batch is dropped on a thread of its own.
     let mut take = |n: u64, slot: &mut Parsed<'_>| -> Result<(), ResultsError> {
         let item = std::mem::replace(slot, Parsed::Blank);
+        // The parts of a job come right before its record: any other line (a resume after a
+        // kill, a line cut by it) ends the parts waiting.
+        let continues = match &item {
+            Parsed::Blank => true,
+            Parsed::Record(k, _) => {
+                matches!(&**k, "samples" | "command-samples" | "job" | "command-job")
+            }
+            _ => false,
+        };
+        if !continues {
+            drop_parts(&mut node_parts, &mut warnings);
+            drop_parts(&mut command_parts, &mut warnings);
+        }
         let (kind, record) = match item {
             Parsed::Blank => return Ok(()),
             Parsed::Unreadable(why) => {
@@ -941,7 +1200,11 @@ fn load_with<R: BufRead>(
             return Ok(());
         }
         // Only the records the loader keeps are parsed in full.
-        let wanted = is_plan || kind == "job" || kind == "command-job" || kind == "adaptive";
+        let wanted = is_plan
+            || matches!(
+                &*kind,
+                "job" | "command-job" | "adaptive" | "samples" | "command-samples"
+            );
         let Some(record) = record.filter(|_| wanted) else {
             return Ok(());
         };
@@ -955,15 +1218,89 @@ fn load_with<R: BufRead>(
                 ));
             }
             Err(e) => {
-                if kind == "job" || kind == "command-job" {
+                if matches!(
+                    &*kind,
+                    "job" | "command-job" | "samples" | "command-samples"
+                ) {
                     warnings.push(format!("line {n}: bad {kind} record ({e}); ignored"));
                 }
                 return Ok(());
             }
         };
         let record = match record {
-            Item::Record(r) => *r,
-            Item::CommandOk(j) => {
+            Item::Record(r) => {
+                let mut r = *r;
+                // A job record takes the samples of the parts before it.
+                match (&mut r, &header) {
+                    (Record::Job(j), Some(Header::Node(_))) => {
+                        let Ok(mut parts) = join_parts(
+                            &mut node_parts,
+                            j.position,
+                            j.samples_before,
+                            n,
+                            &mut warnings,
+                        ) else {
+                            return Ok(());
+                        };
+                        parts.append(&mut j.samples);
+                        j.samples = parts;
+                    }
+                    (Record::CommandJob(j), Some(Header::Command(_))) => {
+                        let Ok(mut parts) = join_parts(
+                            &mut command_parts,
+                            j.position,
+                            j.samples_before,
+                            n,
+                            &mut warnings,
+                        ) else {
+                            return Ok(());
+                        };
+                        parts.append(&mut j.samples);
+                        j.samples = parts;
+                    }
+                    (Record::Samples(part), Some(Header::Node(_))) => {
+                        add_part(
+                            &mut node_parts,
+                            SamplesPart {
+                                position: part.position,
+                                samples: std::mem::take(&mut part.samples),
+                            },
+                            n,
+                            &mut warnings,
+                        );
+                        return Ok(());
+                    }
+                    (Record::CommandSamples(part), Some(Header::Command(_))) => {
+                        add_part(
+                            &mut command_parts,
+                            SamplesPart {
+                                position: part.position,
+                                samples: std::mem::take(&mut part.samples),
+                            },
+                            n,
+                            &mut warnings,
+                        );
+                        return Ok(());
+                    }
+                    _ => {}
+                }
+                r
+            }
+            Item::CommandOk(mut j) => {
+                if matches!(header, Some(Header::Command(_))) {
+                    let Ok(parts) = join_parts(
+                        &mut command_parts,
+                        j.position,
+                        j.samples_before,
+                        n,
+                        &mut warnings,
+                    ) else {
+                        return Ok(());
+                    };
+                    if !parts.is_empty() {
+                        j.samples = command::Few::joined(parts, std::mem::take(&mut j.samples));
+                    }
+                }
                 match (&header, on_ok.as_mut()) {
                     // A second `ok` record of a position: not counted (and, being `ok`, not
                     // an unused sample either).
@@ -1140,6 +1477,8 @@ fn load_with<R: BufRead>(
             step!(parsed_c, a, filled_a, b, parsed_a, filled_b);
         }
     }
+    drop_parts(&mut node_parts, &mut warnings);
+    drop_parts(&mut command_parts, &mut warnings);
     let header = header.ok_or_else(|| {
         ResultsError::new(
             name,
@@ -1171,6 +1510,7 @@ fn load_with<R: BufRead>(
                 sys_s: f64::NAN,
                 max_rss_bytes: 0,
                 samples: Vec::new(),
+                samples_before: 0,
                 error: None,
                 stderr_tail: Vec::new(),
             }
@@ -1312,6 +1652,163 @@ mod tests {
         assert_eq!(lines, want, "{:?}", loaded.warnings);
     }
 
+    /// A command job header of one benchmark and `jobs` jobs, then each record of `records`
+    /// written by [`ResultsWriter`] into a temporary file; the file's text.
+    fn written(records: &[Record]) -> String {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("r.jsonl");
+        let mut w = ResultsWriter::create(&path).expect("creates");
+        for r in records {
+            w.write(r).expect("writes");
+        }
+        std::fs::read_to_string(&path).expect("reads")
+    }
+
+    fn command_header() -> Record {
+        serde_json::from_str(
+            "{\"type\":\"command-run\",\"benchdiff\":\"0.1.0\",\"started_unix_s\":1.0,\
+             \"targets\":[{\"side\":\"old\",\"label\":\"t\",\"argv\":[\"t\"]}],\
+             \"benchmarks\":[{\"name\":\"b\",\"template\":\"\",\"params\":[],\"exclusions\":[]}],\
+             \"runs\":2,\"warmup\":0,\"order\":\"node\",\"seed\":1,\"shell\":false,\
+             \"timeout_s\":null,\"prepare\":null,\"setup\":null,\"cleanup\":null,\"cpus\":null,\
+             \"jobs\":2}",
+        )
+        .expect("header")
+    }
+
+    fn command_job(position: u32, samples: usize) -> command::CommandJobRecord {
+        let sample = |i: usize| command::CommandSample {
+            name: "b".into(),
+            configuration: format!("i={i}"),
+            params: vec![("i".into(), serde_json::json!(i))],
+            rate: i as f64 + 0.5,
+            time_s: Some(0.001),
+            source: "json".into(),
+            metrics: vec![crate::format::result_lines::ReportedMetric {
+                name: "wall".into(),
+                unit: "s".into(),
+                better: crate::sample::Better::Lower,
+                value: 0.25,
+            }],
+        };
+        command::CommandJobRecord {
+            position,
+            benchmark: "b".into(),
+            combination: Vec::new(),
+            side: Side::Old,
+            run: position,
+            warmup: false,
+            argv: vec!["t".into()],
+            status: JobStatus::Ok,
+            exit_code: Some(0),
+            signal: None,
+            wall_s: 0.5,
+            user_s: 0.25,
+            sys_s: 0.125,
+            max_rss_bytes: 1,
+            samples: (0..samples).map(sample).collect(),
+            samples_before: 0,
+            error: None,
+            stderr_tail: Vec::new(),
+        }
+    }
+
+    /// A job with more samples than fit [`SPLIT_RECORD_BYTES`] is written as `command-samples`
+    /// parts and its record, every line far below the reader's limit, and both loaders read
+    /// it back whole, in order; a small job stays one record, as before.
+    #[test]
+    fn a_split_job_reads_back_whole() {
+        let big = command_job(0, 60_000);
+        let small = command_job(1, 3);
+        let text = written(&[
+            command_header(),
+            Record::CommandJob(big.clone()),
+            Record::CommandJob(small.clone()),
+        ]);
+        let kinds: Vec<String> = text
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<TypeOnly>(l)
+                    .expect("JSON")
+                    .kind
+                    .unwrap_or_default()
+            })
+            .collect();
+        assert!(kinds.len() > 4, "{kinds:?}");
+        assert!(
+            kinds[1..kinds.len() - 2]
+                .iter()
+                .all(|k| k == "command-samples")
+        );
+        assert_eq!(kinds[kinds.len() - 2..], ["command-job", "command-job"]);
+        assert!(text.lines().all(|l| l.len() <= 2 * PART_BYTES));
+        assert_eq!(
+            text.lines().last().expect("line"),
+            serde_json::to_string(&Record::CommandJob(small.clone())).expect("JSON")
+        );
+        let full = load_from(text.as_bytes(), "r.jsonl").expect("loads");
+        assert!(full.warnings.is_empty(), "{:?}", full.warnings);
+        assert_eq!(full.command_done[0].samples, big.samples);
+        assert_eq!(full.command_done[1].samples, small.samples);
+        let mut rates = Vec::new();
+        let streamed = load_streamed(text.as_bytes(), "r.jsonl", &mut |job| {
+            if let OkJob::Command(j) = job {
+                rates.extend(
+                    j.samples
+                        .iter()
+                        .map(|s| (s.rate, s.configuration.to_string())),
+                );
+            }
+        })
+        .expect("loads");
+        assert!(streamed.warnings.is_empty(), "{:?}", streamed.warnings);
+        let want: Vec<(f64, String)> = big
+            .samples
+            .iter()
+            .chain(&small.samples)
+            .map(|s| (s.rate, s.configuration.clone()))
+            .collect();
+        assert_eq!(rates, want);
+    }
+
+    /// Parts cut off by a kill (no job record after them) are warned about and not counted;
+    /// a job record whose parts are missing is ignored with a warning (its job is not done,
+    /// so `--resume` runs it again); a re-run after the cut reads whole.
+    #[test]
+    fn parts_without_their_record_and_records_without_their_parts_are_not_counted() {
+        let text = written(&[command_header(), Record::CommandJob(command_job(0, 30_000))]);
+        let lines: Vec<&str> = text.lines().collect();
+        let last = lines.len() - 1;
+        // Killed before the job record: the parts, then a resume and the whole job again.
+        let mut cut = lines[..last].join("\n");
+        cut.push_str("\n{\"type\":\"resume\",\"at_unix_s\":2.0,\"done\":0,\"remaining\":2}\n");
+        cut.push_str(&lines[1..].join("\n"));
+        let loaded = load_from(cut.as_bytes(), "r.jsonl").expect("loads");
+        assert_eq!(loaded.command_done.len(), 1);
+        assert_eq!(loaded.command_done[0].samples.len(), 30_000);
+        assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
+        assert!(
+            loaded.warnings[0].starts_with("line 2: ")
+                && loaded.warnings[0].contains("without its job record"),
+            "{:?}",
+            loaded.warnings
+        );
+        // The record without its parts.
+        let orphan = format!("{}\n{}\n", lines[0], lines[last]);
+        let loaded = load_from(orphan.as_bytes(), "r.jsonl").expect("loads");
+        assert!(loaded.command_done.is_empty());
+        assert!(
+            loaded.warnings[0].starts_with("line 2: the job record continues"),
+            "{:?}",
+            loaded.warnings
+        );
+        // Parts at the end of the file.
+        let tail = lines[..last].join("\n");
+        let loaded = load_from(tail.as_bytes(), "r.jsonl").expect("loads");
+        assert!(loaded.command_done.is_empty());
+        assert!(loaded.warnings[0].contains("without its job record"));
+    }
+
     /// Positions are marked once, below and above the dense range.
     #[test]
     fn positions_are_marked_once() {
@@ -1366,6 +1863,7 @@ mod tests {
                     channel: Channel::Stdout,
                 },
             ],
+            samples_before: 0,
             error: None,
             stderr_tail: vec![],
             stdout_tail: vec![],

@@ -164,7 +164,7 @@ pub fn read_segments_from<R: BufRead>(input: R, name: &str) -> Result<Vec<Segmen
         let (n, line) = match lines.next_line() {
             Ok(Some(x)) => x,
             Ok(None) => break,
-            Err(e) => return Err(ResultsError::new(name, last + 1, e.to_string())),
+            Err(e) => return Err(ResultsError::from_import(name, last + 1, e)),
         };
         last = n;
         let Line::Text(t) = line else { continue };

@@ -9,7 +9,7 @@
 //! die with benchdiff.
 
 use crate::format::result_lines::{self, ResultLine};
-use crate::format::results::JobStatus;
+use crate::format::results::{JobStatus, MAX_JOB_SAMPLES, sample_limit_error};
 use crate::run::child::process::{self, Finished, Stream};
 use crate::run::child::rusage::{ExitStatus, Usage};
 use std::ffi::OsString;
@@ -55,19 +55,26 @@ pub struct Outcome {
     pub result_errors: Vec<String>,
     /// The last stderr lines.
     pub stderr_tail: Vec<String>,
+    /// It reported more than [`MAX_JOB_SAMPLES`] result lines and was stopped there.
+    pub over_sample_limit: bool,
     /// How the process ended.
     pub process: Finished,
 }
 
 impl Outcome {
-    /// True when it exited with code 0 within its time and without malformed result lines.
+    /// True when it exited with code 0 within its time, without malformed result lines and
+    /// within [`MAX_JOB_SAMPLES`] result lines.
     pub fn ok(&self) -> bool {
         self.failure(None).is_none()
     }
 
-    /// Status class and error text, `None` when [`Outcome::ok`]: the process's failure
-    /// ([`Finished::failure`], the order shared with Node files), else a malformed result line.
+    /// Status class and error text, `None` when [`Outcome::ok`]: stopped at the sample limit
+    /// ([`sample_limit_error`]), else the process's failure ([`Finished::failure`], the order
+    /// shared with Node files), else a malformed result line.
     pub fn failure(&self, timeout: Option<Duration>) -> Option<(JobStatus, String)> {
+        if self.over_sample_limit {
+            return Some((JobStatus::Failed, sample_limit_error()));
+        }
         self.process.failure(timeout).or_else(|| {
             self.result_errors
                 .first()
@@ -111,6 +118,10 @@ pub fn run_command(
             return ControlFlow::Continue(());
         };
         match result_lines::parse_line(text) {
+            Ok(Some(_)) if out.results.len() >= MAX_JOB_SAMPLES => {
+                out.over_sample_limit = true;
+                return ControlFlow::Break(());
+            }
             Ok(Some(r)) => out.results.push(r),
             Ok(None) => {}
             Err(e) => {

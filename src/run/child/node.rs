@@ -7,7 +7,9 @@
 
 use crate::format::node_ipc::{self, CHANNEL_ENV, CHANNEL_FD, MAX_MESSAGE_BYTES, Message};
 use crate::format::result_lines::node::parse_result_line;
-use crate::format::results::{JobRecord, JobStatus, SampleRecord};
+use crate::format::results::{
+    JobRecord, JobStatus, MAX_JOB_SAMPLES, SampleRecord, sample_limit_error,
+};
 use crate::run::child::process::{self, Stream};
 use crate::run::child::rusage::{ExitStatus, Usage};
 use crate::run::schedule::Job;
@@ -79,16 +81,22 @@ pub struct Outcome {
     pub stdout_tail: Vec<String>,
     /// The last lines the child wrote to stderr.
     pub stderr_tail: Vec<String>,
+    /// It reported more than [`MAX_JOB_SAMPLES`] samples and was stopped there.
+    pub over_sample_limit: bool,
     /// How the process ended (the fields above repeat it for the record).
     pub process: process::Finished,
 }
 
 impl Outcome {
-    /// Status class and error text of a finished job: the process's failure
+    /// Status class and error text of a finished job: stopped at the sample limit
+    /// ([`sample_limit_error`]), then the process's failure
     /// ([`process::Finished::failure`], the order shared with command benchmarks), then garbage
     /// on the IPC channel, then garbage on stdout; an `ok` job that reported nothing gets the
     /// note "no samples".
     pub fn classify(&self, timeout: Option<Duration>) -> (JobStatus, Option<String>) {
+        if self.over_sample_limit {
+            return (JobStatus::Failed, Some(sample_limit_error()));
+        }
         if let Some((st, e)) = self.process.failure(timeout) {
             return (st, Some(e));
         }
@@ -147,6 +155,7 @@ impl Outcome {
             max_rss_bytes: self.usage.max_rss_bytes,
             queue_length: self.queue_length,
             samples,
+            samples_before: 0,
             error,
             stderr_tail: if status == JobStatus::Ok {
                 Vec::new()
@@ -214,6 +223,10 @@ pub fn run_job(
                         out.queue_length = queue_length;
                         return on_event(Event::Config { queue_length });
                     }
+                    Ok(Message::Report(_)) if out.reports as usize >= MAX_JOB_SAMPLES => {
+                        out.over_sample_limit = true;
+                        return ControlFlow::Break(());
+                    }
                     Ok(Message::Report(r)) => {
                         out.reports += 1;
                         out.channel = Some(Channel::Ipc);
@@ -233,6 +246,10 @@ pub fn run_job(
                     .and_then(|l| std::str::from_utf8(l).ok())
                     .and_then(parse_result_line);
                 match parsed {
+                    Some(_) if stdout_reports.len() >= MAX_JOB_SAMPLES => {
+                        out.over_sample_limit = true;
+                        return ControlFlow::Break(());
+                    }
                     Some(r) => stdout_reports.push(r),
                     None => {
                         let l = line.unwrap_or(b"<over-long line>");

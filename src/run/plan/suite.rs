@@ -155,6 +155,10 @@ pub struct SuiteBench {
 /// and on the command line: a million.
 pub const MAX_RUNS: u32 = 1_000_000;
 
+/// The largest suite file read, in bytes (16 MiB): a suite file is parsed whole, so a larger
+/// input (a device such as `/dev/zero`, a file given by mistake) is refused, not loaded.
+pub const MAX_SUITE_BYTES: u64 = 16 << 20;
+
 /// The longest `timeout` accepted, seconds (one year).
 pub const MAX_TIMEOUT_S: f64 = 365.0 * 86_400.0;
 
@@ -240,7 +244,17 @@ pub fn order_of(s: &str) -> Result<Order, String> {
 /// exclusions naming unknown parameters or values, and a missing or doubled target.
 pub fn load(path: &Path) -> Result<Suite, String> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
+    let file = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
+    let text = crate::lines::read_document(file, MAX_SUITE_BYTES).map_err(|e| match e {
+        crate::lines::DocumentError::Io(e) => format!("{shown}: {e}"),
+        crate::lines::DocumentError::TooLarge(limit) => format!(
+            "{shown}: larger than {} MiB: not a suite file (not read further)",
+            limit >> 20
+        ),
+        crate::lines::DocumentError::NotUtf8(line) => {
+            format!("{shown}:{line}: not valid UTF-8: a suite file is TOML text")
+        }
+    })?;
     let toml: SuiteToml = toml::from_str(&text).map_err(|e| {
         let line = e.span().map(|s| line_of(&text, s.start)).unwrap_or(1);
         format!("{shown}:{line}: {}", e.message())

@@ -92,6 +92,7 @@ pub fn parse(line: &str) -> Option<CommandJobView<'_>> {
         warmup,
         status: JobStatus::Ok,
         samples,
+        samples_before: 0,
         _argv: IgnoredAny,
         _exit_code: exit_code,
         _signal: signal,
@@ -572,6 +573,7 @@ mod tests {
             sys_s: 0.0,
             max_rss_bytes: 6623232,
             samples,
+            samples_before: 0,
             error: None,
             stderr_tail: Vec::new(),
         }
@@ -580,6 +582,22 @@ mod tests {
     /// The line benchdiff writes for `record`.
     fn line(record: CommandJobRecord) -> String {
         serde_json::to_string(&Record::CommandJob(record)).expect("serialises")
+    }
+
+    /// A job record that continues samples of earlier records (`samples_before`, written after
+    /// `samples`) is left to serde, which reads the count; without it the fast path reads the
+    /// record as before.
+    #[test]
+    fn a_record_continuing_split_samples_is_left_to_serde() {
+        let mut j = job("b", vec![sample("b", "", 2.0, Some(0.5))]);
+        assert!(agree(&line(j.clone())));
+        j.samples_before = 3;
+        let text = line(j);
+        assert!(text.contains("\"samples\":[") && text.ends_with(",\"samples_before\":3}"));
+        assert!(!agree(&text));
+        let view: CommandJobView<'_> = serde_json::from_str(&text).expect("serde reads it");
+        assert_eq!(view.samples_before, 3);
+        assert_eq!(view.samples.len(), 1);
     }
 
     /// Jobs as benchdiff writes them are read by the fast path, to the values serde reads:
