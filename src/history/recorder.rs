@@ -4,7 +4,7 @@
 use super::store::{Added, CommitInfo, MachineRecord, NewFile};
 use super::{HistoryError, Store};
 use crate::format::{self, ReadOptions};
-use crate::sample::{SampleSet, Side};
+use crate::sample::Side;
 use std::path::Path;
 
 /// Why a file was not stored.
