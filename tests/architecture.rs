@@ -20,7 +20,7 @@ const RULES: &[(&[&str], &str, &str)] = &[
     ),
     (
         &[
-            "format", "compare", "stats", "verdict", "render", "sample", "lines", "error",
+            "format", "compare", "stats", "verdict", "render", "sample", "lines", "error", "output",
         ],
         "run",
         "only the CLI drives the runner; the data, math and output layers work on samples",

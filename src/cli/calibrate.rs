@@ -232,7 +232,7 @@ pub(crate) struct CalibrateArgs {
     #[arg(long, value_name = "LIST")]
     cpus: Option<String>,
     /// Where to write the JSON Lines results file (must not exist; default
-    /// ./benchdiff-results/calibrate-<unix time>.jsonl).
+    /// benchdiff-calibrate-<UTC time>.jsonl in the system temporary folder, TMPDIR).
     #[arg(long, value_name = "FILE")]
     results: Option<PathBuf>,
     /// Find the value of benchmark parameter KEY that makes the CV small (Node's calibrate-n).
@@ -358,6 +358,18 @@ fn prepare(args: &CalibrateArgs) -> Result<Plan, RunnerError> {
 
 /// Runs `benchdiff calibrate`; returns the exit code.
 pub(crate) fn calibrate(args: CalibrateArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    let path = args
+        .results
+        .clone()
+        .unwrap_or_else(|| crate::run::clock::temporary_results_path("benchdiff-calibrate"));
+    let out = [
+        crate::output::Output::new("--results", &path, crate::output::Use::Create).making_folder(),
+    ];
+    let bin = [crate::output::Input::new("--bin", &args.bin)];
+    if let Err(e) = crate::output::check(&bin, &out, false) {
+        writeln!(io.stderr, "benchdiff: {e}")?;
+        return Ok(EXIT_USAGE);
+    }
     let plan = match prepare(&args) {
         Ok(p) => p,
         Err(e) => {
@@ -365,9 +377,6 @@ pub(crate) fn calibrate(args: CalibrateArgs, io: &mut Io<'_>) -> anyhow::Result<
             return Ok(EXIT_USAGE);
         }
     };
-    let path = args.results.clone().unwrap_or_else(|| {
-        PathBuf::from("benchdiff-results").join(format!("calibrate-{}.jsonl", now_unix_s() as u64))
-    });
     let mut results = match ResultsWriter::create(&path) {
         Ok(r) => r,
         Err(e) => {

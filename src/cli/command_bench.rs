@@ -841,7 +841,8 @@ pub(crate) fn compare_sharded(
         .unwrap_or_else(|| default_results_path(common.csv.as_deref()));
     let progress = !common.no_progress && io.stderr_is_terminal;
     let (stdout, stderr) = (&mut *io.stdout, &mut *io.stderr);
-    let csv_created = csv_file.filter(|p| !p.exists() && !csv_to_stdout);
+    // Nothing at the path, not even a symlink: the CSV is new and is removed if no run happens.
+    let csv_created = csv_file.filter(|p| std::fs::symlink_metadata(p).is_err() && !csv_to_stdout);
     let csv_sink: Option<Box<dyn Write + '_>> = if csv_to_stdout {
         Some(Box::new(stdout))
     } else if let Some(p) = csv_file {

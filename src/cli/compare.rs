@@ -31,12 +31,13 @@ use crate::run::signals::{INTERRUPTED, SignalGuard};
 Each job is one child `BIN FILE [--set values]` with Node's IPC channel (as compare.js forks \
 it); files run in their category order, `strcmp` order within a category. CSV rows go to stdout \
 when it is not a terminal (or to --csv FILE); every job is also recorded in a JSON Lines results \
-file (default: next to --csv FILE as FILE.results.jsonl, else ./benchdiff-results/<UTC time>.jsonl) \
-that --resume continues.
+file (default: next to --csv FILE as FILE.results.jsonl; in the temporary folder when --csv \
+is a device or pipe; else ./benchdiff-results/<UTC time>.jsonl) that --resume continues.
 
-Output files: --csv and --results are checked before anything runs: the same file twice, a \
-folder or an unwritable path is an error (exit 2) and nothing is created; an existing file is \
-refused unless --force (both files follow this one rule).
+Output files: -o, --plot, --csv and --results are checked before anything runs: the same file \
+twice (also through symlinks and hard links), an input file, a folder or an unwritable path is \
+an error (exit 2) and nothing is created; an existing CSV or results file (also the one beside \
+--csv) is refused unless --force, which replaces it. Devices and pipes are written as they are.
 
 No process of a run outlives benchdiff, even after kill -9: a watchdog process kills every \
 benchmark's process group (forked workers included) when benchdiff dies.
@@ -345,60 +346,52 @@ impl Observer for CompareObserver<'_> {
     }
 }
 
-/// Checks `--csv`, `--results` and `--resume` before anything runs or is created
-/// ([`runner::outputs::check`]); with `--force`, removes an existing results file to replace.
-fn check_run_outputs(args: &CompareArgs) -> Result<(), String> {
-    use runner::outputs::{Output, Use, check};
-    let mut outs = Vec::new();
-    let csv = args.csv.as_deref().filter(|p| p.as_os_str() != "-");
-    if let Some(p) = csv {
-        // The CSV's folder is not created (the results file's is).
-        if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty())
-            && !dir.is_dir()
-        {
-            return Err(format!(
-                "--csv {}: no folder {}",
-                p.display(),
-                dir.display()
-            ));
-        }
-        outs.push(Output {
-            option: "--csv",
-            path: p,
-            usage: Use::Create,
-        });
+/// Checks every output of the run (`-o`, `--plot`, `--csv`, `--results` or the results file
+/// beside the CSV, `--resume`) against each other and the run's input files before anything
+/// runs or is created ([`crate::output::check`]).
+fn check_run_outputs(args: &CompareArgs, derived: bool) -> Result<(), String> {
+    use crate::output::{Input, Output, Use, check};
+    let mut outs = super::analysis_outputs(
+        args.analysis.output.as_deref(),
+        args.analysis.plot.as_deref(),
+    )?;
+    if let Some(p) = args.csv.as_deref().filter(|p| p.as_os_str() != "-") {
+        outs.push(Output::new("--csv", p, Use::Create));
     }
     if let Some(p) = &args.resume {
-        outs.push(Output {
-            option: "--resume",
-            path: p,
-            usage: Use::Append,
-        });
+        outs.push(Output::new("--resume", p, Use::Append));
     }
     if let Some(p) = &args.results {
-        outs.push(Output {
-            option: "--results",
-            path: p,
-            usage: Use::Create,
-        });
+        let option = if derived {
+            "the results file"
+        } else {
+            "--results"
+        };
+        outs.push(Output::new(option, p, Use::Create).making_folder());
     }
-    check(&outs, args.force)?;
-    if args.force
-        && let Some(p) = &args.results
-        && p.is_file()
-    {
-        std::fs::remove_file(p).map_err(|e| format!("--results {}: {e}", p.display()))?;
+    let mut inputs = Vec::new();
+    for (option, p) in [
+        ("--suite", args.command.suite.as_deref()),
+        ("--balance-from", args.shard.balance_from.as_deref()),
+        ("--old", args.old.as_deref()),
+        ("--new", args.new.as_deref()),
+    ] {
+        if let Some(p) = p {
+            inputs.push(Input::new(option, p));
+        }
     }
-    Ok(())
+    check(&inputs, &outs, args.force)
 }
 
 /// Runs `benchdiff compare`; returns the exit code (see the command's help).
-pub(crate) fn compare(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
-    if let Err(e) = super::check_outputs(&args.analysis) {
-        writeln!(io.stderr, "benchdiff: {e}")?;
-        return Ok(EXIT_USAGE);
+pub(crate) fn compare(mut args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    // The results file, chosen once: beside `--csv FILE`, else in the temporary folder (a
+    // device or pipe as --csv) or ./benchdiff-results/.
+    let derived = args.results.is_none() && args.resume.is_none();
+    if derived {
+        args.results = Some(default_results_path(args.csv.as_deref()));
     }
-    if let Err(e) = check_run_outputs(&args) {
+    if let Err(e) = check_run_outputs(&args, derived) {
         writeln!(io.stderr, "benchdiff: {e}")?;
         return Ok(EXIT_USAGE);
     }
@@ -418,11 +411,11 @@ pub(crate) fn compare(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32>
         }
     };
     // The results file this run writes (or continues): what `--history` stores at the end.
-    let results_path = args.resume.clone().unwrap_or_else(|| {
-        args.results
-            .clone()
-            .unwrap_or_else(|| default_results_path(args.csv.as_deref()))
-    });
+    let results_path = args
+        .resume
+        .clone()
+        .or_else(|| args.results.clone())
+        .unwrap_or_default();
     let code = if args.command.active() {
         compare_commands(args, io)?
     } else {

@@ -469,6 +469,19 @@ fn show(a: ShowArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
 }
 
 fn check_cmd(a: CheckArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    if let Some(p) = &a.markdown {
+        let db = std::path::Path::new(a.db.db.strip_prefix("sqlite://").unwrap_or(&a.db.db));
+        let out = [crate::output::Output::new(
+            "--markdown",
+            p,
+            crate::output::Use::Replace,
+        )];
+        if let Err(e) = crate::output::check(&[crate::output::Input::new("--db", db)], &out, false)
+        {
+            writeln!(io.stderr, "benchdiff: {e}")?;
+            return Ok(EXIT_USAGE);
+        }
+    }
     let h = loaded!(&a.db.db, &a.filter, io);
     let report = match check::check(
         &h,

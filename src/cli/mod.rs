@@ -271,13 +271,18 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// Checks, before any work, that the report's `-o FILE` and `--plot FILE.svg` can be written
-/// (opened for appending, or created and removed again) and that the plot is named `*.svg`.
+/// Checks, before any work, the report's `-o FILE` and `--plot FILE.svg` against each other
+/// and the command's `inputs` ([`crate::output::check`]); the plot must be named `*.svg` or
+/// `*.png`.
 ///
 /// # Errors
 /// A message naming the option and the file.
-pub(crate) fn check_outputs(args: &AnalysisArgs) -> Result<(), String> {
-    check_output_paths(args.output.as_deref(), args.plot.as_deref())
+pub(crate) fn check_outputs(
+    args: &AnalysisArgs,
+    inputs: &[crate::output::Input<'_>],
+) -> Result<(), String> {
+    let outs = analysis_outputs(args.output.as_deref(), args.plot.as_deref())?;
+    crate::output::check(inputs, &outs, false)
 }
 
 /// The image format of a `--plot` file, by its extension.
@@ -299,14 +304,16 @@ pub(crate) fn plot_kind(p: &std::path::Path) -> Option<PlotKind> {
     }
 }
 
-/// [`check_outputs`] for a report file `output` and an SVG `plot`, either optional.
+/// The report file `output` and the plot `plot` (either optional) as outputs that are replaced
+/// ([`crate::output::Use::Replace`]).
 ///
 /// # Errors
-/// A message naming the option and the file.
-pub(crate) fn check_output_paths(
-    output: Option<&std::path::Path>,
-    plot: Option<&std::path::Path>,
-) -> Result<(), String> {
+/// The plot is not named `*.svg` or `*.png`.
+pub(crate) fn analysis_outputs<'a>(
+    output: Option<&'a std::path::Path>,
+    plot: Option<&'a std::path::Path>,
+) -> Result<Vec<crate::output::Output<'a>>, String> {
+    use crate::output::{Output, Use};
     if let Some(p) = plot
         && plot_kind(p).is_none()
     {
@@ -315,19 +322,13 @@ pub(crate) fn check_output_paths(
             p.display()
         ));
     }
+    let mut outs = Vec::new();
     for (flag, path) in [("-o", output), ("--plot", plot)] {
-        let Some(path) = path else { continue };
-        let existed = path.exists();
-        std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(|e| format!("{flag} {}: {e}", path.display()))?;
-        if !existed {
-            let _ = std::fs::remove_file(path);
+        if let Some(path) = path {
+            outs.push(Output::new(flag, path, Use::Replace));
         }
     }
-    Ok(())
+    Ok(outs)
 }
 
 /// What `report` read: the samples and, for `--format benchstat`, the column labels, units
@@ -660,7 +661,16 @@ fn has_both_sides(set: &SampleSet) -> bool {
 }
 
 fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
-    if let Err(e) = check_outputs(&args.analysis) {
+    let labelled = args
+        .inputs
+        .label
+        .iter()
+        .filter_map(|l| l.split_once('=').map(|x| x.1));
+    let inputs: Vec<crate::output::Input<'_>> = (args.files.iter().map(String::as_str))
+        .chain(labelled)
+        .map(|f| crate::output::Input::new("input", std::path::Path::new(f)))
+        .collect();
+    if let Err(e) = check_outputs(&args.analysis, &inputs) {
         writeln!(io.stderr, "benchdiff: {e}")?;
         return Ok(EXIT_USAGE);
     }

@@ -61,6 +61,26 @@ impl SingleArgs {
         }
     }
 
+    /// Checks `--results` and a `--plot` file against each other and the inputs (`--bin`,
+    /// `--suite`) before anything runs ([`crate::output::check`]; an existing results file is
+    /// refused: these commands have no `--force`).
+    ///
+    /// # Errors
+    /// The message to print.
+    pub(crate) fn check_outputs(&self, plot: Option<&std::path::Path>) -> Result<(), String> {
+        use crate::output::{Input, Output, Use};
+        let mut outs = super::analysis_outputs(None, plot)?;
+        if let Some(p) = &self.results {
+            outs.push(Output::new("--results", p, Use::Create).making_folder());
+        }
+        let bin = self.bin.as_deref().map(std::path::Path::new);
+        let inputs: Vec<Input<'_>> = [("--bin", bin), ("--suite", self.command.suite.as_deref())]
+            .into_iter()
+            .filter_map(|(o, p)| p.map(|p| Input::new(o, p)))
+            .collect();
+        crate::output::check(&inputs, &outs, false)
+    }
+
     /// Builds the plan or prints why not; `Err` holds the exit code.
     pub(crate) fn plan(
         &self,
@@ -97,6 +117,10 @@ pub(crate) struct RunArgs {
 
 /// Runs `benchdiff run`; returns the exit code (0, 1 a run failed, 2 usage).
 pub(crate) fn run(args: RunArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    if let Err(e) = args.single.check_outputs(None) {
+        writeln!(io.stderr, "benchdiff: {e}")?;
+        return Ok(EXIT_USAGE);
+    }
     let mut history = match args.history.open() {
         Ok(h) => h,
         Err(e) => {

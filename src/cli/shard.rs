@@ -257,6 +257,17 @@ fn checked_segments(files: &[PathBuf], io: &mut Io<'_>) -> anyhow::Result<Result
 
 /// `benchdiff merge`: exit 0 on success, 2 on a refused mix, duplicate or missing shard.
 pub(crate) fn merge(args: MergeArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    use crate::output::{Input, Output, Use};
+    let inputs: Vec<Input<'_>> = args
+        .files
+        .iter()
+        .map(|f| Input::new("shard file", f))
+        .collect();
+    let out = [Output::new("-o", &args.output, Use::Create).making_folder()];
+    if let Err(e) = crate::output::check(&inputs, &out, args.force) {
+        writeln!(io.stderr, "benchdiff: {e}")?;
+        return Ok(EXIT_USAGE);
+    }
     let (segments, missing) = match checked_segments(&args.files, io)? {
         Ok(x) => x,
         Err(code) => return Ok(code),
@@ -274,22 +285,6 @@ pub(crate) fn merge(args: MergeArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
             io.stderr,
             "benchdiff: warning: {e}; merged anyway (--allow-missing)"
         )?;
-    }
-    if args.output.exists() && !args.force {
-        writeln!(
-            io.stderr,
-            "benchdiff: -o {}: the file exists (--force replaces it)",
-            args.output.display()
-        )?;
-        return Ok(EXIT_USAGE);
-    }
-    if args.files.iter().any(|f| same_file(f, &args.output)) {
-        writeln!(
-            io.stderr,
-            "benchdiff: -o {}: is one of the shard files",
-            args.output.display()
-        )?;
-        return Ok(EXIT_USAGE);
     }
     let written = std::fs::File::create(&args.output).and_then(|f| {
         let mut w = std::io::BufWriter::new(f);
@@ -321,13 +316,6 @@ pub(crate) fn merge(args: MergeArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         args.output.display()
     )?;
     Ok(0)
-}
-
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
 }
 
 /// True when some of `files` is a shard's or merged results file.

@@ -50,6 +50,10 @@ fn same_value(c: &ConfValue, v: &str) -> bool {
 
 /// Runs `benchdiff sweep`; returns the exit code.
 pub(crate) fn sweep(args: SweepArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    if let Err(e) = args.single.check_outputs(args.plot.as_deref()) {
+        writeln!(io.stderr, "benchdiff: {e}")?;
+        return Ok(EXIT_USAGE);
+    }
     let prepared = match args.single.plan(Some(args.runs), io)? {
         Ok(p) => p,
         Err(code) => return Ok(code),
@@ -76,10 +80,6 @@ pub(crate) fn sweep(args: SweepArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
                 keys.join(", ")
             }
         )?;
-        return Ok(EXIT_USAGE);
-    }
-    if let Err(e) = super::check_output_paths(None, args.plot.as_deref()) {
-        writeln!(io.stderr, "benchdiff: {e}")?;
         return Ok(EXIT_USAGE);
     }
     let finished = command_bench::execute(

@@ -18,7 +18,6 @@
 //! - [`command_run`]: running command benchmarks (any program) and their samples; their plan
 //!   is [`plan::command`];
 //! - [`shard`]: `--shard K/N` — a shard's slice of the schedule, its fingerprint and balance;
-//! - [`outputs`]: `--csv`/`--results` checked before the run (same file, folder, overwrite rule);
 //! - [`signals`], [`clock`]: the Ctrl-C guard, the clock, the default seed and results path.
 //!
 //! The file formats it writes and reads (compare.js CSV, the results file, Node's IPC
@@ -35,7 +34,6 @@ pub mod clock;
 pub mod command_run;
 pub mod driver;
 pub mod machine;
-pub mod outputs;
 pub mod plan;
 pub mod schedule;
 pub mod sequential;
