@@ -856,6 +856,8 @@ pub(crate) fn compare_sharded(
     } else {
         None
     };
+    // Installed until the partial report is written: a second Ctrl-C does not cut it off.
+    let _guard = SignalGuard::install();
     let finished = execute_with(
         &prepared.plan,
         common.auto.as_ref(),

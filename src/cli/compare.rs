@@ -795,8 +795,9 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         timeout,
         fail_fast: args.fail_fast,
     };
+    // Installed until the partial report is written: a second Ctrl-C does not cut it off.
+    let _guard = SignalGuard::install();
     let (summary, adaptive) = {
-        let _guard = SignalGuard::install();
         match rule {
             Some(rule) => {
                 let (s, o) = runner::adaptive::execute_adaptive(

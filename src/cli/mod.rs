@@ -975,8 +975,13 @@ fn emit_analysis_inner(
     }
     // compare.R's layout has no place for failures either: say them on stderr.
     if args.format == Format::R {
+        let word = failures.heading().to_ascii_lowercase();
         for l in failures.lines() {
-            writeln!(io.stderr, "benchdiff: warning: failed: {l}")?;
+            writeln!(
+                io.stderr,
+                "benchdiff: warning: {word}: {}",
+                render::escape_control(&l)
+            )?;
         }
     }
     // compare.R's and compare.js's layouts show stars by their own rule: warn on stderr.
@@ -1247,7 +1252,7 @@ fn emit_analysis_inner(
             failures.summary().unwrap_or_default()
         )?;
         for l in failures.lines() {
-            writeln!(io.stderr, "  {l}")?;
+            writeln!(io.stderr, "  {}", render::escape_control(&l))?;
         }
     }
     if failing.is_empty() {
