@@ -104,8 +104,9 @@ pub(crate) struct CompareArgs {
     #[arg(long, overrides_with = "fail_on_error")]
     no_fail_on_error: bool,
     /// Continue an interrupted run from its results file: run only the jobs without an `ok`
-    /// record and append to FILE. The CSV: without --csv, the new rows are appended to the
-    /// run's own --csv file (recorded in FILE); with --csv, all samples go to the new file.
+    /// record and append to FILE. The CSV: without --csv, the run's own --csv file (recorded
+    /// in FILE) is rewritten with the finished jobs' rows and continued, so it ends as an
+    /// uninterrupted run's; with --csv, all samples go to the new file.
     /// The plan comes from FILE.
     /// Node-file runs only: a command-benchmark run cannot be resumed (its file can be read
     /// with `benchdiff report FILE`).
@@ -621,7 +622,8 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         recorded_csv,
         shard,
     } = prep;
-    // `--resume` without --csv keeps appending to the run's own CSV (recorded in its header).
+    // `--resume` without --csv continues the run's own CSV (recorded in its header): it is
+    // rewritten from the results file's finished jobs, so a killed job's rows are not kept.
     let append_csv = recorded_csv.filter(|_| args.csv.is_none());
     let csv_to_stdout = match &args.csv {
         Some(p) => p.as_os_str() == "-",
@@ -724,15 +726,7 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
     let csv_sink: Option<Box<dyn Write + '_>> = if csv_to_stdout {
         Some(Box::new(stdout))
     } else if let Some(p) = csv_file {
-        let f = if append_csv.is_some() {
-            std::fs::OpenOptions::new()
-                .append(true)
-                .create(true)
-                .open(p)
-        } else {
-            std::fs::File::create(p)
-        };
-        let f = f.map_err(|e| anyhow::anyhow!("--csv {}: {e}", p.display()));
+        let f = std::fs::File::create(p).map_err(|e| anyhow::anyhow!("--csv {}: {e}", p.display()));
         match f {
             Ok(f) => Some(Box::new(BufWriter::new(f))),
             Err(e) => {
@@ -747,20 +741,7 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         Some(p) if !csv_to_stdout => p.display().to_string(),
         _ => "stdout".to_owned(),
     };
-    // Appending to a CSV that has its header (and the rows of the jobs done so far).
-    let continuing = append_csv
-        .as_ref()
-        .is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0));
-    let csv = match csv_sink
-        .map(|w| {
-            if continuing {
-                Ok(CsvWriter::continuing(w))
-            } else {
-                CsvWriter::new(w)
-            }
-        })
-        .transpose()
-    {
+    let csv = match csv_sink.map(CsvWriter::new).transpose() {
         Ok(c) => c,
         Err(e) => {
             writeln!(stderr, "benchdiff: CSV output {csv_name}: {e}")?;
@@ -786,9 +767,7 @@ fn run(args: CompareArgs, prep: Prepared, io: &mut Io<'_>) -> anyhow::Result<i32
         for s in &r.samples {
             let rep = s.to_report();
             obs.add(r.side, r.run, &r.file, &rep);
-            if !continuing {
-                obs.csv_row(r.side, &r.file, &rep)?;
-            }
+            obs.csv_row(r.side, &r.file, &rep)?;
         }
     }
     let opts = RunOptions {

@@ -381,26 +381,30 @@ impl Failures {
         ))
     }
 
-    /// True when the run was stopped (Ctrl-C) and nothing else went wrong: some job was
-    /// interrupted and every other entry is a job not run. Such benchmarks are compared on the
-    /// jobs that finished.
+    /// True when no job failed or timed out and some were interrupted (Ctrl-C) or never run
+    /// (the run was stopped or killed): such benchmarks are compared on the jobs that finished.
     pub fn interrupted(&self) -> bool {
-        self.items
-            .iter()
-            .any(|f| f.kind == FailureKind::Interrupted)
+        !self.items.is_empty()
             && self
                 .items
                 .iter()
                 .all(|f| matches!(f.kind, FailureKind::Interrupted | FailureKind::NotRun))
     }
 
-    /// The word that heads the failures in a report: `INTERRUPTED` for a stopped run
-    /// ([`Failures::interrupted`]), else `FAILED`.
+    /// The word that heads the failures in a report: `INTERRUPTED` for a run stopped by Ctrl-C
+    /// ([`Failures::interrupted`] with an interrupted job), `INCOMPLETE` for one that stopped
+    /// between jobs, else `FAILED`.
     pub fn heading(&self) -> &'static str {
-        if self.interrupted() {
+        if !self.interrupted() {
+            "FAILED"
+        } else if self
+            .items
+            .iter()
+            .any(|f| f.kind == FailureKind::Interrupted)
+        {
             "INTERRUPTED"
         } else {
-            "FAILED"
+            "INCOMPLETE"
         }
     }
 

@@ -246,7 +246,7 @@ pub fn write_page(
             out,
             "<section class=\"failures\"><h2>{}</h2>\n<p>{}: {}.</p>\n<ul>",
             if page.failures.interrupted() {
-                "Interrupted benchmarks"
+                "Unfinished benchmarks"
             } else {
                 "Failed benchmarks"
             },

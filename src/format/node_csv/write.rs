@@ -32,15 +32,6 @@ impl<W: Write> CsvWriter<W> {
         })
     }
 
-    /// A writer that continues a CSV whose header is already there (`--resume` appending to
-    /// the run's CSV): writes no header.
-    pub fn continuing(out: W) -> Self {
-        CsvWriter {
-            out,
-            line: String::with_capacity(256),
-        }
-    }
-
     /// Writes and flushes one row. `time` is the text for the `time` column.
     ///
     /// # Errors
