@@ -792,7 +792,7 @@ pub(crate) fn warn_too_few<'a>(
         "benchdiff: warning: {} comparison(s) have too few samples for any verdict (first: {}, \
          {o}+{n}: no rank test can reach p < 0.05); their stars rest on normality alone",
         1 + few.count(),
-        name.trim_end(),
+        render::escape_control(name.trim_end()),
     )
 }
 
@@ -971,7 +971,11 @@ fn emit_analysis_inner(
     };
     // The analyze layout has no place for it: say it on stderr.
     if let (Format::Analyze, Some(w)) = (args.format, one_sided.warning()) {
-        writeln!(io.stderr, "benchdiff: warning: {w}")?;
+        writeln!(
+            io.stderr,
+            "benchdiff: warning: {}",
+            render::escape_control(&w)
+        )?;
     }
     // compare.R's layout has no place for failures either: say them on stderr.
     if args.format == Format::R {
@@ -1332,6 +1336,7 @@ fn row_notes(rows: &[RowNote<'_>], format: Format, io: &mut Io<'_>) -> std::io::
         .map(|r| r.comparison.name.trim_end())
         .collect();
     if let Some(first) = non_positive.first() {
+        let first = render::escape_control(first);
         writeln!(
             io.stderr,
             "benchdiff: warning: {} comparison(s) have values < 0 (first: {first}); changes are \

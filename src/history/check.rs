@@ -205,9 +205,11 @@ pub fn markdown(r: &CheckReport) -> String {
         let _ = writeln!(
             s,
             "| {mark} | `{}` | {} ({}) | {} | {} | {:+.2}% | {} | {} |",
-            f.series.replace('|', "\\|").replace('`', "'"),
-            f.metric.replace('|', "\\|"),
-            f.unit.replace('|', "\\|"),
+            crate::render::escape_control(&f.series)
+                .replace('|', "\\|")
+                .replace('`', "'"),
+            crate::render::markdown::escape(&f.metric),
+            crate::render::markdown::escape(&f.unit),
             fmt_num(f.before),
             fmt_num(f.after),
             f.change_pct,
