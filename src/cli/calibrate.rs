@@ -283,7 +283,7 @@ impl Observer for CalObserver<'_> {
             writeln!(
                 self.stderr,
                 "benchdiff: job failed: {} ({}, run {}): {}",
-                record.file,
+                crate::render::escape_control(&record.file),
                 job.side,
                 job.run + 1,
                 record.error.as_deref().unwrap_or("failed")

@@ -513,9 +513,10 @@ impl crate::run::Observer for Obs<'_, '_> {
                 .collect::<Vec<_>>()
                 .join(" ");
             let mut text = format!(
-                "benchdiff: job failed: {}{}{combo} ({}, run {}{}): {}",
-                r.benchmark,
+                "benchdiff: job failed: {}{}{} ({}, run {}{}): {}",
+                crate::render::escape_control(&r.benchmark),
                 if combo.is_empty() { "" } else { " " },
+                crate::render::escape_control(&combo),
                 r.side,
                 r.run + 1,
                 if r.warmup { ", warm-up" } else { "" },
@@ -523,7 +524,7 @@ impl crate::run::Observer for Obs<'_, '_> {
             );
             for l in r.stderr_tail.iter().rev().take(12).rev() {
                 text.push_str("\n  stderr | ");
-                text.push_str(l);
+                text.push_str(&crate::render::escape_control(l));
             }
             self.stderr_lines.push(text);
         }

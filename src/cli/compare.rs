@@ -315,7 +315,7 @@ impl Observer for CompareObserver<'_> {
         }
         let what = format!(
             "{} under {} (run {}/{})",
-            record.file,
+            crate::render::escape_control(&record.file),
             job.side,
             job.run + 1,
             self.runs
@@ -331,6 +331,7 @@ impl Observer for CompareObserver<'_> {
                 );
                 let skip = record.stderr_tail.len().saturating_sub(STDERR_LINES_SHOWN);
                 for l in &record.stderr_tail[skip..] {
+                    let l = crate::render::escape_control(l);
                     text.push_str(&format!("  stderr | {l}\n"));
                 }
                 self.say(&text);
