@@ -357,7 +357,10 @@ fn a_name_with_a_line_break_is_quoted_in_the_csv_read_back_and_escaped() {
             .output()
             .expect("history runs");
         let out = String::from_utf8_lossy(&o.stdout).into_owned();
-        assert!(args[0] == "check" || out.contains("evil"), "{args:?}: {out}");
+        assert!(
+            args[0] == "check" || out.contains("evil"),
+            "{args:?}: {out}"
+        );
         assert!(!faked(&out), "{args:?}: {out}");
     }
 }

@@ -263,7 +263,7 @@ pub(crate) fn merge(args: MergeArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         .iter()
         .map(|f| Input::new("shard file", f))
         .collect();
-    let out = [Output::new("-o", &args.output, Use::Create).making_folder()];
+    let out = [Output::new("-o", &args.output, Use::Create)];
     if let Err(e) = crate::output::check(&inputs, &out, args.force) {
         writeln!(io.stderr, "benchdiff: {e}")?;
         return Ok(EXIT_USAGE);
