@@ -70,7 +70,7 @@ impl<'a> Output<'a> {
 /// One input of a command: the option or role that names it (for messages) and its path.
 #[derive(Clone, Debug)]
 pub struct Input<'a> {
-    /// E.g. `input`, `--suite`, `shard file`.
+    /// What the file is to the command, e.g. `input file`, `--suite file`, `shard file`.
     pub option: &'a str,
     /// The path as given (`-`, standard input, is never a file to protect).
     pub path: &'a Path,
@@ -197,7 +197,7 @@ pub fn check(inputs: &[Input<'_>], outputs: &[Output<'_>], force: bool) -> Resul
         let id = identity(o.path);
         if let Some((_, i)) = inputs.iter().find(|(i, _)| i.same(&id)) {
             return Err(format!(
-                "{} {shown}: is the input {} {}; an output never replaces an input",
+                "{} {shown}: names the {} {}; an output never replaces an input",
                 o.option,
                 i.option,
                 i.path.display()
@@ -335,10 +335,10 @@ mod tests {
         std::fs::write(&a, "x").unwrap();
         let h = d.path().join("hard.txt");
         std::fs::hard_link(&a, &h).unwrap();
-        let input = [Input::new("input", &a)];
+        let input = [Input::new("input file", &a)];
         for p in [&a, &h] {
             let e = check(&input, &[Output::new("-o", p, Use::Replace)], true).unwrap_err();
-            assert!(e.contains("is the input"), "{e}");
+            assert!(e.contains("names the input file"), "{e}");
         }
         let other = d.path().join("out.txt");
         assert!(check(&input, &[Output::new("-o", &other, Use::Replace)], false).is_ok());

@@ -365,7 +365,7 @@ pub(crate) fn calibrate(args: CalibrateArgs, io: &mut Io<'_>) -> anyhow::Result<
     let out = [
         crate::output::Output::new("--results", &path, crate::output::Use::Create).making_folder(),
     ];
-    let bin = [crate::output::Input::new("--bin", &args.bin)];
+    let bin = [crate::output::Input::new("--bin binary", &args.bin)];
     if let Err(e) = crate::output::check(&bin, &out, false) {
         writeln!(io.stderr, "benchdiff: {e}")?;
         return Ok(EXIT_USAGE);

@@ -373,10 +373,10 @@ fn check_run_outputs(args: &CompareArgs, derived: bool) -> Result<(), String> {
     }
     let mut inputs = Vec::new();
     for (option, p) in [
-        ("--suite", args.command.suite.as_deref()),
-        ("--balance-from", args.shard.balance_from.as_deref()),
-        ("--old", args.old.as_deref()),
-        ("--new", args.new.as_deref()),
+        ("--suite file", args.command.suite.as_deref()),
+        ("--balance-from file", args.shard.balance_from.as_deref()),
+        ("--old binary", args.old.as_deref()),
+        ("--new binary", args.new.as_deref()),
     ] {
         if let Some(p) = p {
             inputs.push(Input::new(option, p));

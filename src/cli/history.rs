@@ -476,7 +476,8 @@ fn check_cmd(a: CheckArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
             p,
             crate::output::Use::Replace,
         )];
-        if let Err(e) = crate::output::check(&[crate::output::Input::new("--db", db)], &out, false)
+        if let Err(e) =
+            crate::output::check(&[crate::output::Input::new("--db file", db)], &out, false)
         {
             writeln!(io.stderr, "benchdiff: {e}")?;
             return Ok(EXIT_USAGE);

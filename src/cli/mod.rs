@@ -668,7 +668,7 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         .filter_map(|l| l.split_once('=').map(|x| x.1));
     let inputs: Vec<crate::output::Input<'_>> = (args.files.iter().map(String::as_str))
         .chain(labelled)
-        .map(|f| crate::output::Input::new("input", std::path::Path::new(f)))
+        .map(|f| crate::output::Input::new("input file", std::path::Path::new(f)))
         .collect();
     if let Err(e) = check_outputs(&args.analysis, &inputs) {
         writeln!(io.stderr, "benchdiff: {e}")?;

@@ -74,10 +74,13 @@ impl SingleArgs {
             outs.push(Output::new("--results", p, Use::Create).making_folder());
         }
         let bin = self.bin.as_deref().map(std::path::Path::new);
-        let inputs: Vec<Input<'_>> = [("--bin", bin), ("--suite", self.command.suite.as_deref())]
-            .into_iter()
-            .filter_map(|(o, p)| p.map(|p| Input::new(o, p)))
-            .collect();
+        let inputs: Vec<Input<'_>> = [
+            ("--bin binary", bin),
+            ("--suite file", self.command.suite.as_deref()),
+        ]
+        .into_iter()
+        .filter_map(|(o, p)| p.map(|p| Input::new(o, p)))
+        .collect();
         crate::output::check(&inputs, &outs, false)
     }
 
