@@ -17,6 +17,7 @@ pub mod error;
 pub mod format;
 pub mod history;
 pub mod lines;
+pub mod output;
 pub mod render;
 pub mod report;
 pub mod run;

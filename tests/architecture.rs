@@ -20,7 +20,8 @@ const RULES: &[(&[&str], &str, &str)] = &[
     ),
     (
         &[
-            "format", "compare", "stats", "verdict", "render", "report", "sample", "lines", "error",
+            "format", "compare", "stats", "verdict", "render", "report", "sample", "lines",
+            "error", "output",
         ],
         "run",
         "only the CLI drives the runner; the data, math and output layers work on samples",

@@ -116,7 +116,7 @@ pub(crate) struct CalibrateArgs {
     #[arg(long, value_enum, default_value_t = Order::Random)]
     order: Order,
     /// Where to write the JSON Lines results file (must not exist; default
-    /// ./benchdiff-results/calibrate-<unix time>.jsonl).
+    /// benchdiff-calibrate-<UTC time>.jsonl in the system temporary folder, TMPDIR).
     #[arg(long, value_name = "FILE")]
     results: Option<PathBuf>,
     #[command(flatten)]

@@ -20,12 +20,13 @@ use std::path::PathBuf;
 Each job is one child `BIN FILE [--set values]` with Node's IPC channel (as compare.js forks \
 it); files run in their category order, `strcmp` order within a category. CSV rows go to stdout \
 when it is not a terminal (or to --csv FILE); every job is also recorded in a JSON Lines results \
-file (default: next to --csv FILE as FILE.results.jsonl, else ./benchdiff-results/<UTC time>.jsonl) \
-that --resume continues.
+file (default: next to --csv FILE as FILE.results.jsonl; in the temporary folder when --csv \
+is a device or pipe; else ./benchdiff-results/<UTC time>.jsonl) that --resume continues.
 
-Output files: --csv and --results are checked before anything runs: the same file twice, a \
-folder or an unwritable path is an error (exit 2) and nothing is created; an existing file is \
-refused unless --force (both files follow this one rule).
+Output files: -o, --plot, --csv and --results are checked before anything runs: the same file \
+twice (also through symlinks and hard links), an input file, a folder or an unwritable path is \
+an error (exit 2) and nothing is created; an existing CSV or results file (also the one beside \
+--csv) is refused unless --force, which replaces it. Devices and pipes are written as they are.
 
 No process of a run outlives benchdiff, even after kill -9: a watchdog process kills every \
 benchmark's process group (forked workers included) when benchdiff dies.
@@ -77,8 +78,9 @@ pub(crate) struct CompareArgs {
     #[arg(long, overrides_with = "fail_on_error")]
     no_fail_on_error: bool,
     /// Continue an interrupted run from its results file: run only the jobs without an `ok`
-    /// record and append to FILE. The CSV: without --csv, the new rows are appended to the
-    /// run's own --csv file (recorded in FILE); with --csv, all samples go to the new file.
+    /// record and append to FILE. The CSV: without --csv, the run's own --csv file (recorded
+    /// in FILE) is rewritten with the finished jobs' rows and continued, so it ends as an
+    /// uninterrupted run's; with --csv, all samples go to the new file.
     /// The plan comes from FILE.
     /// Node-file runs only: a command-benchmark run cannot be resumed (its file can be read
     /// with `benchdiff report FILE`).
@@ -107,17 +109,32 @@ pub(crate) struct CompareArgs {
 }
 
 /// Runs `benchdiff compare`; returns the exit code (see the command's help).
-pub(crate) fn compare(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
-    if let Err(e) = super::check_outputs(&args.analysis) {
-        writeln!(io.stderr, "benchdiff: {e}")?;
-        return Ok(EXIT_USAGE);
+pub(crate) fn compare(mut args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    // The results file, chosen once: beside `--csv FILE`, else in the temporary folder (a
+    // device or pipe as --csv) or ./benchdiff-results/.
+    let derived = args.results.is_none() && args.resume.is_none();
+    if derived {
+        args.results = Some(default_results_path(args.csv.as_deref()));
     }
-    if let Err(e) = run::compare::check_outputs(
-        args.csv.as_deref(),
-        args.resume.as_deref(),
-        args.results.as_deref(),
-        args.force,
-    ) {
+    let inputs = [
+        ("--suite file", args.command.suite.as_deref()),
+        ("--balance-from file", args.shard.balance_from.as_deref()),
+        ("--old binary", args.old.as_deref()),
+        ("--new binary", args.new.as_deref()),
+    ];
+    let files = run::compare::RunFiles {
+        csv: args.csv.as_deref(),
+        resume: args.resume.as_deref(),
+        results: args.results.as_deref(),
+        results_derived: derived,
+        report: args.analysis.output.as_deref(),
+        plot: args.analysis.plot.as_deref(),
+        inputs: (inputs.into_iter())
+            .filter_map(|(o, p)| p.map(|p| crate::output::Input::new(o, p)))
+            .collect(),
+        force: args.force,
+    };
+    if let Err(e) = run::compare::check_outputs(&files) {
         writeln!(io.stderr, "benchdiff: {e}")?;
         return Ok(EXIT_USAGE);
     }
@@ -137,11 +154,11 @@ pub(crate) fn compare(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32>
         }
     };
     // The results file this run writes (or continues): what `--history` stores at the end.
-    let results_path = args.resume.clone().unwrap_or_else(|| {
-        args.results
-            .clone()
-            .unwrap_or_else(|| default_results_path(args.csv.as_deref()))
-    });
+    let results_path = args
+        .resume
+        .clone()
+        .or_else(|| args.results.clone())
+        .unwrap_or_default();
     let code = if args.command.active() {
         compare_commands(args, io)?
     } else {

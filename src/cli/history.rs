@@ -338,6 +338,12 @@ fn show(a: ShowArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
 }
 
 fn check_cmd(a: CheckArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    if let Some(p) = &a.markdown
+        && let Err(e) = check::check_markdown_output(&a.db.db, p)
+    {
+        writeln!(io.stderr, "benchdiff: {e}")?;
+        return Ok(EXIT_USAGE);
+    }
     let h = loaded!(&a.db.db, &a.filter, io);
     let report = match check::check(
         &h,

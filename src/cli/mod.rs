@@ -249,52 +249,6 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// Checks, before any work, that the report's `-o FILE` and `--plot FILE.svg` can be written
-/// (opened for appending, or created and removed again) and that the plot is named `*.svg`.
-///
-/// # Errors
-/// A message naming the option and the file.
-pub(crate) fn check_outputs(args: &AnalysisArgs) -> Result<(), String> {
-    check_output_paths(args.output.as_deref(), args.plot.as_deref())
-}
-
-/// [`check_outputs`] for a report file `output` and an SVG `plot`, either optional.
-///
-/// # Errors
-/// A message naming the option and the file.
-pub(crate) fn check_output_paths(
-    output: Option<&std::path::Path>,
-    plot: Option<&std::path::Path>,
-) -> Result<(), String> {
-    if let Some(p) = plot
-        && crate::report::plot_kind(p).is_none()
-    {
-        return Err(format!(
-            "--plot {}: name the file *.svg or *.png",
-            p.display()
-        ));
-    }
-    if let Some(p) = plot
-        && matches!(crate::report::plot_kind(p), Some(crate::report::PlotKind::Png))
-        && let Some(why) = render::plot::PNG_UNAVAILABLE
-    {
-        return Err(format!("--plot {}: {why}", p.display()));
-    }
-    for (flag, path) in [("-o", output), ("--plot", plot)] {
-        let Some(path) = path else { continue };
-        let existed = path.exists();
-        std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(|e| format!("{flag} {}: {e}", path.display()))?;
-        if !existed {
-            let _ = std::fs::remove_file(path);
-        }
-    }
-    Ok(())
-}
-
 impl AnalysisArgs {
     /// The report plan of these options for output to `io` (its colour and width), with the
     /// default spill threshold.
@@ -371,7 +325,9 @@ fn print(messages: &Messages, io: &mut Io<'_>) -> std::io::Result<()> {
 }
 
 fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
-    if let Err(e) = check_outputs(&args.analysis) {
+    let mut plan = args.analysis.plan(io);
+    let inputs = args.inputs.plan(args.files.clone());
+    if let Err(e) = plan.check_outputs(&inputs) {
         writeln!(io.stderr, "benchdiff: {e}")?;
         return Ok(EXIT_USAGE);
     }
@@ -385,7 +341,6 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     {
         return shard_cmd::report(&args.files, &args.analysis, io);
     }
-    let mut plan = args.analysis.plan(io);
     plan.spill_bytes = match spill_bytes() {
         Ok(b) => b,
         Err(w) => {
@@ -393,7 +348,6 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
             report::DEFAULT_SPILL_BYTES
         }
     };
-    let inputs = args.inputs.plan(args.files);
     let mut out = Messages::default();
     let code = report::report(&inputs, &plan, &mut *io.stdout, &mut out);
     print(&out, io)?;

@@ -53,6 +53,20 @@ impl SingleArgs {
         }
     }
 
+    /// Checks `--results` and a `--plot` file before anything runs
+    /// ([`crate::run::command_bench::check_single_outputs`]).
+    ///
+    /// # Errors
+    /// The message to print.
+    pub(crate) fn check_outputs(&self, plot: Option<&std::path::Path>) -> Result<(), String> {
+        crate::run::command_bench::check_single_outputs(
+            self.results.as_deref(),
+            plot,
+            self.bin.as_deref(),
+            self.command.suite.as_deref(),
+        )
+    }
+
     /// Builds the plan or prints why not; `Err` holds the exit code.
     pub(crate) fn plan(
         &self,
@@ -96,6 +110,10 @@ pub(crate) struct RunArgs {
 
 /// Runs `benchdiff run`; returns the exit code (0, 1 a run failed, 2 usage).
 pub(crate) fn run(args: RunArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    if let Err(e) = args.single.check_outputs(None) {
+        writeln!(io.stderr, "benchdiff: {e}")?;
+        return Ok(EXIT_USAGE);
+    }
     let mut history = match args.history.open() {
         Ok(h) => h,
         Err(e) => {

@@ -39,6 +39,10 @@ pub(crate) struct SweepArgs {
 
 /// Runs `benchdiff sweep`; returns the exit code.
 pub(crate) fn sweep(args: SweepArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    if let Err(e) = args.single.check_outputs(args.plot.as_deref()) {
+        writeln!(io.stderr, "benchdiff: {e}")?;
+        return Ok(EXIT_USAGE);
+    }
     let prepared = match args.single.plan(Some(args.runs), io)? {
         Ok(p) => p,
         Err(code) => return Ok(code),
@@ -46,10 +50,6 @@ pub(crate) fn sweep(args: SweepArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     if let Some(x) = &args.x
         && let Err(e) = sweep::check_x(&prepared.plan, x)
     {
-        writeln!(io.stderr, "benchdiff: {e}")?;
-        return Ok(EXIT_USAGE);
-    }
-    if let Err(e) = super::check_output_paths(None, args.plot.as_deref()) {
         writeln!(io.stderr, "benchdiff: {e}")?;
         return Ok(EXIT_USAGE);
     }

@@ -364,15 +364,58 @@ impl Failures {
         Some(parts.join(", "))
     }
 
-    /// The summary-line part, e.g. `1 benchmark with failed jobs (2 jobs timed out)`; None when
-    /// nothing failed.
+    /// The summary-line part, e.g. `1 benchmark with failed jobs (2 jobs timed out)`, or for a
+    /// stopped run ([`Failures::interrupted`]) `3 benchmarks with unfinished jobs (1 job
+    /// interrupted, 9 jobs skipped (not run))`; None when nothing failed.
     pub fn summary(&self) -> Option<String> {
         let counts = self.counts()?;
         let n = self.benchmarks();
         Some(format!(
-            "{n} benchmark{} with failed jobs ({counts})",
-            if n == 1 { "" } else { "s" }
+            "{n} benchmark{} with {} jobs ({counts})",
+            if n == 1 { "" } else { "s" },
+            if self.interrupted() {
+                "unfinished"
+            } else {
+                "failed"
+            }
         ))
+    }
+
+    /// True when no job failed or timed out and some were interrupted (Ctrl-C) or never run
+    /// (the run was stopped or killed): such benchmarks are compared on the jobs that finished.
+    pub fn interrupted(&self) -> bool {
+        !self.items.is_empty()
+            && self
+                .items
+                .iter()
+                .all(|f| matches!(f.kind, FailureKind::Interrupted | FailureKind::NotRun))
+    }
+
+    /// The word that heads the failures in a report: `INTERRUPTED` for a run stopped by Ctrl-C
+    /// ([`Failures::interrupted`] with an interrupted job), `INCOMPLETE` for one that stopped
+    /// between jobs, else `FAILED`.
+    pub fn heading(&self) -> &'static str {
+        if !self.interrupted() {
+            "FAILED"
+        } else if self
+            .items
+            .iter()
+            .any(|f| f.kind == FailureKind::Interrupted)
+        {
+            "INTERRUPTED"
+        } else {
+            "INCOMPLETE"
+        }
+    }
+
+    /// What the report did with the benchmarks listed: `not compared` (their failed jobs'
+    /// samples are not used), or for a stopped run `compared on the jobs that finished`.
+    pub fn consequence(&self) -> &'static str {
+        if self.interrupted() {
+            "compared on the jobs that finished"
+        } else {
+            "not compared"
+        }
     }
 
     /// One line per entry ([`Failure::describe`]).

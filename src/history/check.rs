@@ -167,6 +167,19 @@ pub fn check(history: &History, opts: &CheckOptions) -> Result<CheckReport, Stri
     })
 }
 
+/// Checks, before the database is opened, the `--markdown` file `path` of `history check`
+/// ([`crate::output::check`]): never the database `db` itself (a `sqlite://` URL or a path),
+/// replaced when it exists.
+///
+/// # Errors
+/// A message naming `--markdown` and the file.
+pub fn check_markdown_output(db: &str, path: &std::path::Path) -> Result<(), String> {
+    use crate::output::{Input, Output, Use};
+    let db = std::path::Path::new(db.strip_prefix("sqlite://").unwrap_or(db));
+    let out = [Output::new("--markdown", path, Use::Replace)];
+    crate::output::check(&[Input::new("--db file", db)], &out, false)
+}
+
 /// The report as Markdown for a pull-request comment: a verdict line and a table of the
 /// series that moved.
 pub fn markdown(r: &CheckReport) -> String {
@@ -205,9 +218,11 @@ pub fn markdown(r: &CheckReport) -> String {
         let _ = writeln!(
             s,
             "| {mark} | `{}` | {} ({}) | {} | {} | {:+.2}% | {} | {} |",
-            f.series.replace('|', "\\|").replace('`', "'"),
-            f.metric.replace('|', "\\|"),
-            f.unit.replace('|', "\\|"),
+            crate::render::escape_control(&f.series)
+                .replace('|', "\\|")
+                .replace('`', "'"),
+            crate::render::markdown::escape(&f.metric),
+            crate::render::markdown::escape(&f.unit),
             fmt_num(f.before),
             fmt_num(f.after),
             f.change_pct,

@@ -60,13 +60,14 @@ impl HistoryError {
     /// same time — a serialization failure (SQLSTATE 40001) or a deadlock (40P01) — so that
     /// running it again may succeed. [`Store`] retries such transactions itself.
     pub fn is_transient(&self) -> bool {
-        use ::postgres::error::SqlState;
-        match self {
-            HistoryError::Postgres(e) => e.code().is_some_and(|c| {
+        #[cfg(feature = "postgres")]
+        if let HistoryError::Postgres(e) = self {
+            use ::postgres::error::SqlState;
+            return e.code().is_some_and(|c| {
                 *c == SqlState::T_R_SERIALIZATION_FAILURE || *c == SqlState::T_R_DEADLOCK_DETECTED
-            }),
-            _ => false,
+            });
         }
+        false
     }
 }
 

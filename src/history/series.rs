@@ -257,11 +257,13 @@ pub fn build(loaded: Loaded, filter: &Filter, params: &Params) -> History {
     }
 }
 
-/// `history show`'s text: per series a header line (name, metric, unit, direction, commits,
+/// `history show`'s text: per series a header line (name, metric, unit — control characters
+/// escaped as the report tables escape them —, direction, commits,
 /// samples), its change points (commit, date, before → after median, change in percent,
 /// p-value) and, with `commits`, every commit's sample count and median.
 pub fn text(h: &History, commits: bool) -> String {
     use super::check::fmt_num;
+    use crate::render::escape_control;
     use std::fmt::Write;
     let mut o = String::new();
     if h.series.is_empty() {
@@ -272,9 +274,9 @@ pub fn text(h: &History, commits: bool) -> String {
         let _ = writeln!(
             o,
             "{}  [{} {}, {} is better]  {} commits, {} samples",
-            s.name(),
-            s.key.metric,
-            s.key.unit,
+            escape_control(&s.name()),
+            escape_control(&s.key.metric),
+            escape_control(&s.key.unit),
             match s.key.better {
                 Better::Higher => "higher",
                 Better::Lower => "lower",

@@ -222,8 +222,14 @@ pub fn write_page(
     if !page.failures.is_empty() {
         let _ = writeln!(
             out,
-            "<section class=\"failures\"><h2>Failed benchmarks</h2>\n<p>{}: not compared.</p>\n<ul>",
-            escape(&page.failures.summary().unwrap_or_default())
+            "<section class=\"failures\"><h2>{}</h2>\n<p>{}: {}.</p>\n<ul>",
+            if page.failures.interrupted() {
+                "Unfinished benchmarks"
+            } else {
+                "Failed benchmarks"
+            },
+            escape(&page.failures.summary().unwrap_or_default()),
+            page.failures.consequence()
         );
         for l in page.failures.lines() {
             let _ = writeln!(out, "<li>{}</li>", escape(&l));

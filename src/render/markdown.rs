@@ -41,9 +41,9 @@ pub fn escape(s: &str) -> String {
 /// comparisons, correction, α and threshold, and the failures `f`.
 fn summary_line(verdicts: impl Iterator<Item = Verdict>, opts: &Options, f: &Failures) -> String {
     let count = super::table::verdict_counts(verdicts);
-    let failed = f
-        .summary()
-        .map_or_else(String::new, |s| format!("; **FAILED: {}**", escape(&s)));
+    let failed = f.summary().map_or_else(String::new, |s| {
+        format!("; **{}: {}**", f.heading(), escape(&s))
+    });
     format!(
         "**benchdiff**: {} faster, {} slower, {} no change, {} inconclusive of {} comparison{} \
          ({} correction, α = {}, threshold ±{}%){failed}",
@@ -66,8 +66,14 @@ pub fn failures(f: &crate::compare::failures::Failures) -> String {
         return String::new();
     };
     let mut out = format!(
-        "> [!WARNING]\n> **FAILED: {}** — these were not compared, so the result is incomplete.\n>\n",
-        escape(&sum)
+        "> [!WARNING]\n> **{}: {}** — {}, so the result is incomplete.\n>\n",
+        f.heading(),
+        escape(&sum),
+        if f.interrupted() {
+            "the run was stopped and these were compared on the jobs that finished"
+        } else {
+            "these were not compared"
+        }
     );
     for l in f.lines() {
         let _ = writeln!(out, "> - {}", escape(&l));

@@ -557,7 +557,9 @@ pub fn summary_line(
         opts.threshold_pct
     );
     if let Some(x) = f.summary() {
-        s.push_str("; FAILED: ");
+        s.push_str("; ");
+        s.push_str(f.heading());
+        s.push_str(": ");
         s.push_str(&x);
     }
     s
@@ -569,7 +571,7 @@ pub fn failures_section(f: &Failures) -> String {
     let Some(sum) = f.summary() else {
         return String::new();
     };
-    let mut out = format!("\nFAILED: {sum}: not compared\n");
+    let mut out = format!("\n{}: {sum}: {}\n", f.heading(), f.consequence());
     for l in f.lines() {
         out.push_str("  ");
         out.push_str(&super::escape_control(&l));

@@ -114,7 +114,7 @@ pub fn too_few<'a>(counts: impl Iterator<Item = (&'a str, usize, usize)>) -> Opt
         "{} comparison(s) have too few samples for any verdict (first: {}, {o}+{n}: no rank \
          test can reach p < 0.05); their stars rest on normality alone",
         1 + few.count(),
-        name.trim_end(),
+        crate::render::escape_control(name.trim_end()),
     )))
 }
 
@@ -169,6 +169,7 @@ pub(crate) fn row_notes(rows: &[RowNote<'_>], format: Format, out: &mut Messages
         .map(|r| r.comparison.name.trim_end())
         .collect();
     if let Some(first) = non_positive.first() {
+        let first = crate::render::escape_control(first);
         out.warning(format!(
             "{} comparison(s) have values < 0 (first: {first}); changes are ratios and need \
              values ≥ 0: their intervals (paired, Fieller) are NA",

@@ -88,6 +88,38 @@ pub struct Plan {
     pub spill_bytes: u64,
 }
 
+/// The report file `output` and the plot `plot` (either optional) as outputs a report
+/// replaces ([`crate::output::Use::Replace`]), for [`crate::output::check`].
+///
+/// # Errors
+/// The plot is not named `*.svg` or `*.png`, or is a PNG in a build without PNG output.
+pub fn outputs<'a>(
+    output: Option<&'a Path>,
+    plot: Option<&'a Path>,
+) -> Result<Vec<crate::output::Output<'a>>, String> {
+    use crate::output::{Output, Use};
+    if let Some(p) = plot {
+        match plot_kind(p) {
+            None => {
+                return Err(format!(
+                    "--plot {}: name the file *.svg or *.png",
+                    p.display()
+                ));
+            }
+            Some(PlotKind::Png) => {
+                if let Some(why) = render::plot::PNG_UNAVAILABLE {
+                    return Err(format!("--plot {}: {why}", p.display()));
+                }
+            }
+            Some(PlotKind::Svg) => {}
+        }
+    }
+    Ok([("-o", output), ("--plot", plot)]
+        .into_iter()
+        .filter_map(|(flag, path)| path.map(|p| Output::new(flag, p, Use::Replace)))
+        .collect())
+}
+
 impl Plan {
     /// The plan of a report in `format` with the CLI's defaults: to stdout without colour or
     /// width limit, the primary metric, Holm's correction, a 1% threshold, no gate, no plot,
@@ -107,6 +139,26 @@ impl Plan {
             width: None,
             spill_bytes: DEFAULT_SPILL_BYTES,
         }
+    }
+
+    /// Checks, before any input is read, the report's `-o` file and `--plot` file against
+    /// each other and the files `inputs` reads ([`crate::output::check`]: an output never
+    /// replaces an input; a report replaces an existing file that is not one).
+    ///
+    /// # Errors
+    /// A message naming the option and the file.
+    pub fn check_outputs(&self, inputs: &InputPlan) -> Result<(), String> {
+        use crate::output::Input;
+        let labelled = inputs
+            .label
+            .iter()
+            .filter_map(|l| l.split_once('=').map(|x| x.1));
+        let read: Vec<Input<'_>> = (inputs.files.iter().map(String::as_str))
+            .chain(labelled)
+            .map(|f| Input::new("input file", Path::new(f)))
+            .collect();
+        let outs = outputs(self.output.as_deref(), self.plot.as_deref())?;
+        crate::output::check(&read, &outs, false)
     }
 }
 
@@ -442,11 +494,12 @@ fn comparisons(
         one.without_failures(failures)
     };
     if let (Format::Analyze, Some(w)) = (format, one_sided.warning()) {
-        out.warning(w);
+        out.warning(render::escape_control(&w));
     }
     if format == Format::R {
+        let word = failures.heading().to_ascii_lowercase();
         for l in failures.lines() {
-            out.warning(format!("failed: {l}"));
+            out.warning(format!("{word}: {}", render::escape_control(&l)));
         }
     }
     if matches!(format, Format::R | Format::Analyze) {
@@ -709,7 +762,7 @@ fn gate(
     if !failures.is_empty() {
         out.gate(format!("FAIL: {}:", failures.summary().unwrap_or_default()));
         for l in failures.lines() {
-            out.gate(format!("  {l}"));
+            out.gate(format!("  {}", render::escape_control(&l)));
         }
     }
     if failing.is_empty() {

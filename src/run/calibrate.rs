@@ -49,7 +49,8 @@ pub struct CalibratePlan {
     pub timeout: Option<f64>,
     /// CPUs to pin the children to (taskset list).
     pub cpus: Option<String>,
-    /// The results file (default `./benchdiff-results/calibrate-<unix time>.jsonl`).
+    /// The results file (default `benchdiff-calibrate-<UTC time>.jsonl` in the system
+    /// temporary folder, `TMPDIR`).
     pub results: Option<PathBuf>,
     /// Search a parameter value instead of the A/A run.
     pub find_n: Option<FindN>,
@@ -136,7 +137,7 @@ impl Observer for CalObserver<'_> {
             writeln!(
                 self.log,
                 "benchdiff: job failed: {} ({}, run {}): {}",
-                record.file,
+                crate::render::escape_control(&record.file),
                 job.side,
                 job.run + 1,
                 record.error.as_deref().unwrap_or("failed")
@@ -223,13 +224,21 @@ pub fn calibrate(
     args: &CalibratePlan,
     log: &mut dyn Write,
 ) -> std::io::Result<Result<Calibration, String>> {
+    let path = args
+        .results
+        .clone()
+        .unwrap_or_else(|| super::clock::temporary_results_path("benchdiff-calibrate"));
+    let out = [
+        crate::output::Output::new("--results", &path, crate::output::Use::Create).making_folder(),
+    ];
+    let bin = [crate::output::Input::new("--bin binary", &args.bin)];
+    if let Err(e) = crate::output::check(&bin, &out, false) {
+        return Ok(Err(e));
+    }
     let plan = match prepare(args) {
         Ok(p) => p,
         Err(e) => return Ok(Err(e.to_string())),
     };
-    let path = args.results.clone().unwrap_or_else(|| {
-        PathBuf::from("benchdiff-results").join(format!("calibrate-{}.jsonl", now_unix_s() as u64))
-    });
     let mut results = match ResultsWriter::create(&path) {
         Ok(r) => r,
         Err(e) => return Ok(Err(e.to_string())),

@@ -54,30 +54,24 @@ pub fn utc_stamp(unix_s: u64) -> String {
     )
 }
 
-/// The results file of a run without `--results`, for Node-file and command runs alike: next
-/// to `--csv FILE` as `FILE-STEM.results.jsonl`, else `benchdiff-results/<UTC time>.jsonl`; a
-/// `-1`, `-2`, … suffix picks a name that does not exist yet (a results file is never
-/// overwritten).
+/// The results file of a run without `--results`, for Node-file and command runs alike
+/// ([`crate::output::results_beside`] with the current UTC time): beside `--csv FILE` as
+/// `FILE-STEM.results.jsonl` (checked, and replaced under `--force`, like the CSV), in the
+/// system temporary folder when `--csv` is a device or pipe, else
+/// `benchdiff-results/<UTC time>.jsonl`.
 pub fn default_results_path(csv: Option<&Path>) -> PathBuf {
-    let (dir, stem) = match csv.filter(|c| c.as_os_str() != "-") {
-        Some(c) => {
-            let stem = c
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "benchdiff".to_owned());
-            (
-                c.parent().map(Path::to_path_buf).unwrap_or_default(),
-                format!("{stem}.results"),
-            )
-        }
-        None => (
-            PathBuf::from("benchdiff-results"),
-            utc_stamp(now_unix_s() as u64),
-        ),
-    };
+    crate::output::results_beside(csv, &utc_stamp(now_unix_s() as u64))
+}
+
+/// A new results file `PREFIX-<UTC time>.jsonl` in the system temporary folder (`TMPDIR`), for
+/// a command whose record is rarely kept (`calibrate` without `--results`); a `-1`, `-2`, …
+/// suffix keeps it new.
+pub fn temporary_results_path(prefix: &str) -> PathBuf {
+    let dir = std::env::temp_dir();
+    let stem = format!("{prefix}-{}", utc_stamp(now_unix_s() as u64));
     let mut p = dir.join(format!("{stem}.jsonl"));
     let mut i = 1;
-    while p.exists() {
+    while std::fs::symlink_metadata(&p).is_ok() {
         p = dir.join(format!("{stem}-{i}.jsonl"));
         i += 1;
     }
@@ -96,19 +90,12 @@ mod tests {
     }
 
     #[test]
-    fn results_next_to_csv_never_overwrite() {
+    fn results_beside_the_csv_and_seeds() {
         assert_eq!(
             default_results_path(Some(Path::new("out/x.csv"))),
             PathBuf::from("out/x.results.jsonl")
         );
-        let d = std::env::temp_dir().join(format!("benchdiff-clock-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        std::fs::write(d.join("x.results.jsonl"), "").unwrap();
-        assert_eq!(
-            default_results_path(Some(&d.join("x.csv"))),
-            d.join("x.results-1.jsonl")
-        );
-        std::fs::remove_dir_all(&d).unwrap();
+        assert!(temporary_results_path("t").starts_with(std::env::temp_dir()));
         assert!(default_seed() < 1 << 53);
     }
 }

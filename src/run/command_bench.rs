@@ -20,7 +20,7 @@ use crate::format::node_csv::write::CsvWriter;
 use crate::format::results::{Record, ResultsWriter, UnusedSamples};
 use crate::sample::{SampleSet, Side};
 use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The most jobs one command-benchmark run may schedule (a usage error beyond).
 pub const MAX_JOBS: usize = 10_000_000;
@@ -492,9 +492,10 @@ impl super::Observer for Obs<'_, '_> {
                 .collect::<Vec<_>>()
                 .join(" ");
             let mut text = format!(
-                "benchdiff: job failed: {}{}{combo} ({}, run {}{}): {}",
-                r.benchmark,
+                "benchdiff: job failed: {}{}{} ({}, run {}{}): {}",
+                crate::render::escape_control(&r.benchmark),
                 if combo.is_empty() { "" } else { " " },
+                crate::render::escape_control(&combo),
                 r.side,
                 r.run + 1,
                 if r.warmup { ", warm-up" } else { "" },
@@ -502,7 +503,7 @@ impl super::Observer for Obs<'_, '_> {
             );
             for l in r.stderr_tail.iter().rev().take(12).rev() {
                 text.push_str("\n  stderr | ");
-                text.push_str(l);
+                text.push_str(&crate::render::escape_control(l));
             }
             self.stderr_lines.push(text);
         }
@@ -710,6 +711,34 @@ pub fn execute_with(
     }))
 }
 
+/// Checks the outputs of `run` and `sweep` before anything runs: the `results` file and a
+/// `plot` file against each other and the inputs, `--bin` (when it names a file) and the
+/// `suite` file ([`crate::output::check`]; an existing results file is
+/// refused: these commands have no `--force`).
+///
+/// # Errors
+/// A message naming the option and the file.
+pub fn check_single_outputs(
+    results: Option<&Path>,
+    plot: Option<&Path>,
+    bin: Option<&str>,
+    suite: Option<&Path>,
+) -> Result<(), String> {
+    use crate::output::{Input, Output, Use};
+    let mut outs = crate::report::outputs(None, plot)?;
+    if let Some(p) = results {
+        outs.push(Output::new("--results", p, Use::Create).making_folder());
+    }
+    let inputs: Vec<Input<'_>> = [
+        ("--bin binary", bin.map(Path::new)),
+        ("--suite file", suite),
+    ]
+    .into_iter()
+    .filter_map(|(o, p)| p.map(|p| Input::new(o, p)))
+    .collect();
+    crate::output::check(&inputs, &outs, false)
+}
+
 /// What [`compare`] ran: the finished run, and whether the report should follow (the CSV did
 /// not go to stdout, and stdout is a terminal or the CSV went to a file).
 pub struct Compared {
@@ -717,6 +746,9 @@ pub struct Compared {
     pub finished: Finished,
     /// The report should follow.
     pub want_report: bool,
+    /// The Ctrl-C guard of the run, still installed: keep it until the partial report is
+    /// written, so a second SIGINT (GNU `timeout -s INT` sends two) does not cut it off.
+    pub signals: SignalGuard,
 }
 
 /// `compare` with command benchmarks: plan, builds, runs, CSV (to `out.stdout` when it is not
@@ -778,7 +810,8 @@ pub fn compare(
         .clone()
         .unwrap_or_else(|| default_results_path(common.csv.as_deref()));
     let progress = !common.no_progress && stderr_is_terminal;
-    let csv_created = csv_file.filter(|p| !p.exists() && !csv_to_stdout);
+    // Nothing at the path, not even a symlink: the CSV is new and is removed if no run happens.
+    let csv_created = csv_file.filter(|p| std::fs::symlink_metadata(p).is_err() && !csv_to_stdout);
     let csv_sink: Option<Box<dyn Write + '_>> = if csv_to_stdout {
         Some(Box::new(stdout))
     } else if let Some(p) = csv_file {
@@ -789,6 +822,8 @@ pub fn compare(
     } else {
         None
     };
+    // Installed until the partial report is written (it goes back in [`Compared::signals`]).
+    let signals = SignalGuard::install();
     let finished = execute_with(
         &prepared.plan,
         common.auto.as_ref(),
@@ -806,6 +841,7 @@ pub fn compare(
         Ok(finished) => Ok(Ok(Compared {
             finished,
             want_report,
+            signals,
         })),
         Err(e) => {
             // No run happened: leave no empty CSV behind.

@@ -107,6 +107,9 @@ pub struct NodeRun {
     /// The report should follow: the CSV did not go to stdout, and stdout is a terminal or
     /// the CSV went to a file.
     pub want_report: bool,
+    /// The Ctrl-C guard of the run, still installed: keep it until the partial report is
+    /// written, so a second SIGINT (GNU `timeout -s INT` sends two) does not cut it off.
+    pub signals: SignalGuard,
 }
 
 /// The longest `--timeout` (and suite `timeout`) accepted: one year, in seconds.
@@ -293,7 +296,7 @@ impl Observer for CompareObserver<'_> {
         }
         let what = format!(
             "{} under {} (run {}/{})",
-            record.file,
+            crate::render::escape_control(&record.file),
             job.side,
             job.run + 1,
             self.runs
@@ -309,6 +312,7 @@ impl Observer for CompareObserver<'_> {
                 );
                 let skip = record.stderr_tail.len().saturating_sub(STDERR_LINES_SHOWN);
                 for l in &record.stderr_tail[skip..] {
+                    let l = crate::render::escape_control(l);
                     text.push_str(&format!("  stderr | {l}\n"));
                 }
                 self.say(&text);
@@ -325,59 +329,53 @@ impl Observer for CompareObserver<'_> {
     }
 }
 
-/// Checks `--csv`, `--results` and `--resume` before anything runs or is created
-/// ([`super::outputs::check`]); with `--force`, removes an existing results file to replace.
+/// The files a `compare` run writes and reads, for [`check_outputs`].
+#[derive(Clone, Debug, Default)]
+pub struct RunFiles<'a> {
+    /// `--csv` (`-`: stdout, not a file).
+    pub csv: Option<&'a Path>,
+    /// `--resume`: the results file continued.
+    pub resume: Option<&'a Path>,
+    /// The results file: `--results`, or the one chosen beside the CSV
+    /// ([`default_results_path`]; then `results_derived`).
+    pub results: Option<&'a Path>,
+    /// The results file was chosen by benchdiff, not named by `--results`.
+    pub results_derived: bool,
+    /// The report's `-o` file.
+    pub report: Option<&'a Path>,
+    /// The report's `--plot` file.
+    pub plot: Option<&'a Path>,
+    /// The files the run reads (`--suite`, `--balance-from`, the binaries), each with the
+    /// option that names it.
+    pub inputs: Vec<crate::output::Input<'a>>,
+    /// `--force`: an existing CSV or results file is replaced.
+    pub force: bool,
+}
+
+/// Checks every output of a run (`-o`, `--plot`, `--csv`, `--results` or the results file
+/// beside the CSV, `--resume`) against each other and the run's input files before anything
+/// runs or is created ([`crate::output::check`]).
 ///
 /// # Errors
 /// A message naming the option and the file.
-pub fn check_outputs(
-    csv: Option<&Path>,
-    resume: Option<&Path>,
-    results: Option<&Path>,
-    force: bool,
-) -> Result<(), String> {
-    use super::outputs::{Output, Use, check};
-    let mut outs = Vec::new();
-    let csv = csv.filter(|p| p.as_os_str() != "-");
-    if let Some(p) = csv {
-        // The CSV's folder is not created (the results file's is).
-        if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty())
-            && !dir.is_dir()
-        {
-            return Err(format!(
-                "--csv {}: no folder {}",
-                p.display(),
-                dir.display()
-            ));
-        }
-        outs.push(Output {
-            option: "--csv",
-            path: p,
-            usage: Use::Create,
-        });
+pub fn check_outputs(files: &RunFiles<'_>) -> Result<(), String> {
+    use crate::output::{Output, Use, check};
+    let mut outs = crate::report::outputs(files.report, files.plot)?;
+    if let Some(p) = files.csv.filter(|p| p.as_os_str() != "-") {
+        outs.push(Output::new("--csv", p, Use::Create));
     }
-    if let Some(p) = resume {
-        outs.push(Output {
-            option: "--resume",
-            path: p,
-            usage: Use::Append,
-        });
+    if let Some(p) = files.resume {
+        outs.push(Output::new("--resume", p, Use::Append));
     }
-    if let Some(p) = results {
-        outs.push(Output {
-            option: "--results",
-            path: p,
-            usage: Use::Create,
-        });
+    if let Some(p) = files.results {
+        let option = if files.results_derived {
+            "the results file"
+        } else {
+            "--results"
+        };
+        outs.push(Output::new(option, p, Use::Create).making_folder());
     }
-    check(&outs, force)?;
-    if force
-        && let Some(p) = results
-        && p.is_file()
-    {
-        std::fs::remove_file(p).map_err(|e| format!("--results {}: {e}", p.display()))?;
-    }
-    Ok(())
+    check(&files.inputs, &outs, files.force)
 }
 
 /// A Node-file comparison ready to run: its plan, the results file (header written), and for
@@ -577,7 +575,8 @@ pub fn execute(
         recorded_csv,
         shard,
     } = prep;
-    // `--resume` without --csv keeps appending to the run's own CSV (recorded in its header).
+    // `--resume` without --csv continues the run's own CSV (recorded in its header): it is
+    // rewritten from the results file's finished jobs, so a killed job's rows are not kept.
     let append_csv = recorded_csv.filter(|_| args.csv.is_none());
     let csv_to_stdout = match &args.csv {
         Some(p) => p.as_os_str() == "-",
@@ -676,15 +675,7 @@ pub fn execute(
     let csv_sink: Option<Box<dyn Write + '_>> = if csv_to_stdout {
         Some(Box::new(stdout))
     } else if let Some(p) = csv_file {
-        let f = if append_csv.is_some() {
-            std::fs::OpenOptions::new()
-                .append(true)
-                .create(true)
-                .open(p)
-        } else {
-            std::fs::File::create(p)
-        };
-        match f {
+        match std::fs::File::create(p) {
             Ok(f) => Some(Box::new(BufWriter::new(f))),
             Err(e) => return Ok(Err(format!("--csv {}: {e}", p.display()))),
         }
@@ -695,20 +686,7 @@ pub fn execute(
         Some(p) if !csv_to_stdout => p.display().to_string(),
         _ => "stdout".to_owned(),
     };
-    // Appending to a CSV that has its header (and the rows of the jobs done so far).
-    let continuing = append_csv
-        .as_ref()
-        .is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0));
-    let csv = match csv_sink
-        .map(|w| {
-            if continuing {
-                Ok(CsvWriter::continuing(w))
-            } else {
-                CsvWriter::new(w)
-            }
-        })
-        .transpose()
-    {
+    let csv = match csv_sink.map(CsvWriter::new).transpose() {
         Ok(c) => c,
         Err(e) => return Ok(Err(format!("CSV output {csv_name}: {e}"))),
     };
@@ -731,17 +709,17 @@ pub fn execute(
         for s in &r.samples {
             let rep = s.to_report();
             obs.add(r.side, r.run, &r.file, &rep);
-            if !continuing {
-                obs.csv_row(r.side, &r.file, &rep)?;
-            }
+            obs.csv_row(r.side, &r.file, &rep)?;
         }
     }
     let opts = RunOptions {
         timeout,
         fail_fast: args.fail_fast,
     };
+    // Installed until the partial report is written (it goes back in [`NodeRun::signals`]):
+    // a second Ctrl-C does not cut the report off.
+    let signals = SignalGuard::install();
     let (summary, adaptive) = {
-        let _guard = SignalGuard::install();
         match rule {
             Some(rule) => {
                 let (s, o) = super::adaptive::execute_adaptive(
@@ -782,6 +760,7 @@ pub fn execute(
         sharded: shard.is_some(),
         run,
         want_report,
+        signals,
     }))
 }
 impl NodeRun {

@@ -51,8 +51,8 @@ pub struct Merged {
 }
 
 /// Merges the shards' results files into `plan.output`: one plan, no shard twice, none
-/// missing unless `allow_missing`; an existing output only with `force`, never one of the
-/// shard files.
+/// missing unless `allow_missing`; the output is checked first ([`crate::output::check`]: an
+/// existing file only with `force`, never one of the shard files, its folder must exist).
 pub fn merge(plan: &MergePlan) -> Merged {
     let mut warnings = Vec::new();
     let outcome = merge_into(plan, &mut warnings);
@@ -60,6 +60,14 @@ pub fn merge(plan: &MergePlan) -> Merged {
 }
 
 fn merge_into(args: &MergePlan, warnings: &mut Vec<String>) -> Result<String, String> {
+    use crate::output::{Input, Output, Use};
+    let inputs: Vec<Input<'_>> = args
+        .files
+        .iter()
+        .map(|f| Input::new("shard file", f))
+        .collect();
+    let out = [Output::new("-o", &args.output, Use::Create)];
+    crate::output::check(&inputs, &out, args.force)?;
     let (segments, missing) = checked_segments(&args.files)?;
     if !missing.is_empty() {
         let e = ShardError::Missing {
@@ -70,18 +78,6 @@ fn merge_into(args: &MergePlan, warnings: &mut Vec<String>) -> Result<String, St
             return Err(e.to_string());
         }
         warnings.push(format!("warning: {e}; merged anyway (--allow-missing)"));
-    }
-    if args.output.exists() && !args.force {
-        return Err(format!(
-            "-o {}: the file exists (--force replaces it)",
-            args.output.display()
-        ));
-    }
-    if args.files.iter().any(|f| same_file(f, &args.output)) {
-        return Err(format!(
-            "-o {}: is one of the shard files",
-            args.output.display()
-        ));
     }
     let written = std::fs::File::create(&args.output).and_then(|f| {
         let mut w = std::io::BufWriter::new(f);
@@ -110,13 +106,6 @@ fn merge_into(args: &MergePlan, warnings: &mut Vec<String>) -> Result<String, St
         &first.plan[..first.plan.len().min(19)],
         args.output.display()
     ))
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
 }
 
 /// True when some of `files` is a shard's or merged results file (`-` is stdin, never one).

@@ -24,7 +24,6 @@
 //!   is [`plan::command`];
 //! - [`shard`]: `--shard K/N` — a shard's slice of the schedule, its fingerprint and balance;
 //! - [`merge`]: merging a sharded run's results files, and reading them for a report;
-//! - [`outputs`]: `--csv`/`--results` checked before the run (same file, folder, overwrite rule);
 //! - [`sweep`]: `sweep`'s mean and interval per configuration, in plan order;
 //! - [`signals`], [`clock`]: the Ctrl-C guard, the clock, the default seed and results path.
 //!
@@ -49,7 +48,6 @@ pub mod compare;
 pub mod driver;
 pub mod machine;
 pub mod merge;
-pub mod outputs;
 pub mod plan;
 pub mod schedule;
 pub mod sequential;

@@ -9,9 +9,9 @@ mod history_support;
 
 mod accuracy;
 mod changepoint;
+mod cli;
 #[cfg(all(feature = "e2e", feature = "postgres"))]
 mod concurrency;
-mod cli;
 mod dashboard;
 mod node;
 mod record;

@@ -274,3 +274,93 @@ fn built_in_example_matches_r() {
     .unwrap();
     assert_eq!(got, want);
 }
+
+/// A benchmark name with a line break (a command benchmark's `--name`) goes into `--csv` as
+/// one quoted field (RFC 4180) that `report` and `history add` read back, and no text output
+/// prints the line break raw (a name cannot fake report lines).
+#[test]
+fn a_name_with_a_line_break_is_quoted_in_the_csv_read_back_and_escaped() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let name = "evil\nFAKE: 1 faster";
+    let run = Command::cargo_bin("benchdiff")
+        .expect("binary built")
+        .current_dir(d.path())
+        .env("NO_COLOR", "1")
+        .args([
+            "compare",
+            "--old",
+            "/bin/true",
+            "--new",
+            "/bin/true",
+            "--bench",
+            "",
+            "--name",
+            name,
+            "--runs",
+            "2",
+            "--csv",
+            "a.csv",
+        ])
+        .output()
+        .expect("compare runs");
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let csv = std::fs::read_to_string(d.path().join("a.csv")).expect("csv");
+    assert!(csv.contains("\"evil\nFAKE: 1 faster\""), "{csv}");
+    let faked = |text: &str| text.lines().any(|l| l.starts_with("FAKE"));
+    for format in ["table", "r", "markdown", "analyze"] {
+        let o = benchdiff()
+            .current_dir(d.path())
+            .args(["report", "a.csv", "--format", format])
+            .output()
+            .expect("report runs");
+        let (out, err) = (
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        );
+        assert_eq!(o.status.code(), Some(0), "--format {format}: {err}");
+        assert!(out.contains("evil"), "--format {format}: {out}");
+        assert!(
+            !faked(&out) && !faked(&err),
+            "--format {format}: {out}{err}"
+        );
+    }
+    let db = d.path().join("h.db");
+    let db = db.to_str().expect("utf-8");
+    let add = benchdiff()
+        .args([
+            "history",
+            "add",
+            "--commit",
+            "aaaa",
+            "--date",
+            "2024-01-01T00:00:00Z",
+        ])
+        .arg(d.path().join("a.csv"))
+        .args(["--db", db])
+        .output()
+        .expect("history add runs");
+    assert!(
+        add.status.success(),
+        "{}",
+        String::from_utf8_lossy(&add.stderr)
+    );
+    for args in [&["show", "--commits"][..], &["check"][..]] {
+        let o = benchdiff()
+            .arg("history")
+            .args(args)
+            .args(["--db", db])
+            .output()
+            .expect("history runs");
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(
+            args[0] == "check" || out.contains("evil"),
+            "{args:?}: {out}"
+        );
+        assert!(!faked(&out), "{args:?}: {out}");
+    }
+}

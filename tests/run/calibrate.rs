@@ -191,3 +191,31 @@ fn calibrate_usage_errors() {
     .code(2)
     .stderr(predicate::str::contains("--increase above 1"));
 }
+
+#[test]
+fn without_results_the_record_goes_to_the_temporary_folder_not_the_current_one() {
+    require_node();
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = assert_cmd::Command::cargo_bin("benchdiff")
+        .expect("binary built")
+        .current_dir(dir.path())
+        .env("TMPDIR", tmp.path())
+        .args(["calibrate", "--bin", "node", "--benchmark-dir"])
+        .arg(adaptive_suite())
+        .args(["--runs", "2", "--filter", "levels", "noise"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let here: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
+    assert!(here.is_empty(), "left in the current folder: {here:?}");
+    let kept: Vec<String> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().display().to_string())
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(stderr.contains(&kept[0]), "{stderr}");
+}

@@ -686,3 +686,47 @@ fn built_in_example_finds_the_optimisations() {
     assert!(summary.contains(", 0 slower,"), "{out}");
     assert!(faster >= 4, "{out}\n{}", text(&o.stderr));
 }
+
+/// `--shell` and `--prepare` run `/bin/sh` (SECURITY.md), never an `sh` found first on PATH.
+#[test]
+fn shell_and_prepare_run_bin_sh_not_the_first_sh_on_path() {
+    let d = tempfile::tempdir().unwrap();
+    let fake = d.path().join("fake");
+    std::fs::create_dir(&fake).unwrap();
+    let marker = d.path().join("fake-sh-ran");
+    script(
+        &fake,
+        "sh",
+        &format!("echo \"$@\" >> '{}'\nexec /bin/sh \"$@\"", marker.display()),
+    );
+    let path = format!(
+        "{}:{}",
+        fake.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    benchdiff(d.path())
+        .env("PATH", path)
+        .args([
+            "compare",
+            "--old",
+            "/bin/true",
+            "--new",
+            "/bin/true",
+            "--bench",
+            "x",
+            "--shell",
+            "--prepare",
+            "true",
+            "--runs",
+            "1",
+            "--csv",
+            "a.csv",
+        ])
+        .assert()
+        .success();
+    assert!(
+        !marker.exists(),
+        "the fake sh ran: {}",
+        std::fs::read_to_string(&marker).unwrap_or_default()
+    );
+}

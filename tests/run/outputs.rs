@@ -225,7 +225,7 @@ fn command_benchmarks_are_named_after_the_program_or_name() {
 
 #[cfg(feature = "e2e")]
 #[test]
-fn resume_keeps_appending_to_the_runs_csv() {
+fn resume_continues_the_runs_csv() {
     let d = tempfile::tempdir().expect("tempdir");
     let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/suite");
     let suite = suite.to_str().expect("utf-8 path");
@@ -281,11 +281,159 @@ fn resume_keeps_appending_to_the_runs_csv() {
     std::fs::write(d.path().join("cut.jsonl"), cut).expect("write");
     let o = benchdiff(d.path(), &["compare", "--resume", "cut.jsonl"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    // No CSV on stdout: the two remaining jobs' rows went to the run's own CSV.
+    // No CSV on stdout: the run's own CSV holds the two finished jobs' rows (from the results
+    // file; the rows of jobs the cut file does not record are dropped) and the two re-run
+    // jobs': as many as an uninterrupted run writes.
     assert!(
         !String::from_utf8_lossy(&o.stdout).contains("\"binary\""),
         "{}",
         String::from_utf8_lossy(&o.stdout)
     );
-    assert_eq!(rows(d.path()), 24);
+    assert_eq!(rows(d.path()), 16);
+}
+
+/// A small compare.js CSV: one benchmark, two samples a side.
+const SMALL_CSV: &str = "\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n\
+\"old\",\"a.js\",\"n=1\",10,0.1\n\"old\",\"a.js\",\"n=1\",11,0.1\n\
+\"new\",\"a.js\",\"n=1\",12,0.1\n\"new\",\"a.js\",\"n=1\",13,0.1\n";
+
+#[test]
+fn report_output_naming_an_input_is_refused_and_the_input_kept() {
+    let d = tempfile::tempdir().expect("tempdir");
+    std::fs::write(d.path().join("in.csv"), SMALL_CSV).expect("write");
+    std::fs::hard_link(d.path().join("in.csv"), d.path().join("hard.txt")).expect("link");
+    std::os::unix::fs::symlink("in.csv", d.path().join("sym.txt")).expect("symlink");
+    for out in ["in.csv", "./in.csv", "hard.txt", "sym.txt"] {
+        let o = benchdiff(d.path(), &["report", "in.csv", "-o", out]);
+        assert_eq!(o.status.code(), Some(2), "-o {out}: {}", stderr(&o));
+        assert!(stderr(&o).contains("input"), "{}", stderr(&o));
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("in.csv")).unwrap(),
+            SMALL_CSV,
+            "-o {out} changed the input"
+        );
+    }
+    // A plot over an input is refused too.
+    std::fs::write(d.path().join("in.svg"), SMALL_CSV).expect("write");
+    let o = benchdiff(
+        d.path(),
+        &[
+            "report",
+            "--input-format",
+            "node-compare-csv",
+            "in.svg",
+            "--plot",
+            "in.svg",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(files(d.path()), ["hard.txt", "in.csv", "in.svg", "sym.txt"]);
+}
+
+#[test]
+fn a_csv_symlink_to_the_results_file_is_refused_and_nothing_changes() {
+    let d = tempfile::tempdir().expect("tempdir");
+    // A dangling symlink: the CSV would be written into the results file.
+    std::os::unix::fs::symlink("same3.jsonl", d.path().join("alias3.csv")).expect("symlink");
+    let o = compare(
+        d.path(),
+        "/bin/true",
+        &["--results", "same3.jsonl", "--csv", "alias3.csv"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("name the same file"), "{}", stderr(&o));
+    assert_eq!(files(d.path()), ["alias3.csv"]);
+    assert_eq!(
+        std::fs::read_link(d.path().join("alias3.csv")).expect("symlink kept"),
+        Path::new("same3.jsonl")
+    );
+    // The same through a hard link to an existing file, even with --force.
+    std::fs::write(d.path().join("r.jsonl"), "keep").expect("write");
+    std::fs::hard_link(d.path().join("r.jsonl"), d.path().join("r.csv")).expect("link");
+    let o = compare(
+        d.path(),
+        "/bin/true",
+        &["--results", "r.jsonl", "--csv", "r.csv", "--force"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("r.jsonl")).unwrap(),
+        "keep"
+    );
+}
+
+#[test]
+fn a_device_is_written_as_it_is_with_or_without_force() {
+    let d = tempfile::tempdir().expect("tempdir");
+    for extra in [&[][..], &["--force"][..]] {
+        let mut a = vec!["--results", "/dev/null", "--csv", "/dev/null"];
+        a.extend_from_slice(extra);
+        let o = compare(d.path(), "/bin/true", &a);
+        assert_eq!(o.status.code(), Some(0), "{extra:?}: {}", stderr(&o));
+    }
+    assert!(files(d.path()).is_empty(), "{:?}", files(d.path()));
+}
+
+#[test]
+fn the_results_file_of_a_csv_written_to_a_pipe_goes_to_the_temporary_folder() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let pipe = d.path().join("pipe");
+    let c = std::ffi::CString::new(pipe.to_str().expect("utf-8")).expect("path");
+    // SAFETY: mkfifo reads a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+    let reader = {
+        let pipe = pipe.clone();
+        std::thread::spawn(move || std::fs::read_to_string(pipe).expect("read the pipe"))
+    };
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_benchdiff"))
+        .current_dir(d.path())
+        .env("NO_COLOR", "1")
+        .env("TMPDIR", tmp.path())
+        .args([
+            "compare",
+            "--old",
+            "/bin/true",
+            "--new",
+            "/bin/true",
+            "--bench",
+            "",
+            "--runs",
+            "2",
+            "--csv",
+            "pipe",
+        ])
+        .output()
+        .expect("run benchdiff");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let csv = reader.join().expect("reader");
+    assert!(csv.starts_with("\"binary\""), "{csv}");
+    // Nothing beside the pipe; the results file is in TMPDIR, and stderr says where.
+    assert_eq!(files(d.path()), ["pipe"]);
+    let kept = files(tmp.path());
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(stderr(&o).contains(&kept[0]), "{}", stderr(&o));
+}
+
+#[test]
+fn force_replaces_the_results_file_beside_the_csv() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let o = compare(d.path(), "/bin/true", &["--csv", "a.csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for _ in 0..2 {
+        let o = compare(d.path(), "/bin/true", &["--csv", "a.csv", "--force"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    assert_eq!(files(d.path()), ["a.csv", "a.results.jsonl"]);
+    // Without --force an existing results file beside the CSV is refused like the CSV.
+    std::fs::remove_file(d.path().join("a.csv")).expect("rm");
+    let before = std::fs::read(d.path().join("a.results.jsonl")).expect("read");
+    let o = compare(d.path(), "/bin/true", &["--csv", "a.csv"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
+    assert_eq!(files(d.path()), ["a.results.jsonl"]);
+    assert_eq!(
+        std::fs::read(d.path().join("a.results.jsonl")).unwrap(),
+        before
+    );
 }

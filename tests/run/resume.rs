@@ -266,3 +266,110 @@ fn resume_of_a_command_run_says_it_is_for_node_files_only() {
     assert!(err.contains("Node-file runs only"), "{err}");
     assert!(err.contains("benchdiff report k1.results.jsonl"), "{err}");
 }
+
+/// Data rows of a compare.js CSV file (0 when it does not exist yet).
+fn csv_row_count(path: &Path) -> usize {
+    std::fs::read_to_string(path)
+        .map(|t| t.lines().count().saturating_sub(1))
+        .unwrap_or(0)
+}
+
+/// benchdiff killed with SIGKILL while a job has written one of its two CSV rows, then
+/// `--resume` (appending to the run's own CSV): the CSV holds exactly the rows of an
+/// uninterrupted run, each sample once.
+#[cfg(feature = "e2e")]
+#[test]
+fn kill_9_mid_job_then_resume_leaves_the_csv_of_an_uninterrupted_run() {
+    require_node();
+    let dir = tempfile::tempdir().unwrap();
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/halfway");
+    let (results, csv) = (dir.path().join("results.jsonl"), dir.path().join("out.csv"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_benchdiff"))
+        .current_dir(dir.path())
+        .args(["compare", "--old", "node", "--new", "node", "--runs", "2"])
+        .arg("--benchmark-dir")
+        .arg(&bench)
+        .args(["--results", "results.jsonl", "--csv", "out.csv", "half"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("benchdiff starts");
+    // Wait until the second job has written its first row (and not its second).
+    let t = Instant::now();
+    while !(ok_jobs(&results) == 1 && csv_row_count(&csv) == 3) {
+        assert!(child.try_wait().unwrap().is_none(), "benchdiff ended early");
+        assert!(t.elapsed() < Duration::from_secs(30), "jobs too slow");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reaped");
+    assert_eq!(ok_jobs(&results), 1);
+    assert_eq!(csv_row_count(&csv), 3, "killed mid-job");
+
+    let o = Command::new(env!("CARGO_BIN_EXE_benchdiff"))
+        .current_dir(dir.path())
+        .args(["compare", "--resume", "results.jsonl"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("resume runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // 2 runs x 2 binaries x 2 configurations, each once: as an uninterrupted run writes it.
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows = csv_rows(&text);
+    assert_eq!(rows.len(), 8, "{text}");
+    let mut per: HashMap<(String, String), usize> = HashMap::new();
+    for [b, _, c, _, _] in rows {
+        *per.entry((b, c)).or_default() += 1;
+    }
+    assert!(per.values().all(|&n| n == 2), "{per:?}");
+    let rates: HashSet<String> = csv_rows(&text).into_iter().map(|r| r[3].clone()).collect();
+    let samples: usize = jobs(&results)
+        .iter()
+        .filter(|j| j["status"] == "ok")
+        .map(|j| j["samples"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(
+        (rates.len(), samples),
+        (8, 8),
+        "the CSV's samples are the results file's"
+    );
+}
+
+/// Two SIGINTs at once (GNU `timeout -s INT` sends two): the run stops, the partial report is
+/// still printed, and the interrupted job is reported as interrupted, not as a failure whose
+/// benchmark was "not compared".
+#[cfg(feature = "e2e")]
+#[test]
+fn two_sigints_still_print_the_partial_report_with_the_job_as_interrupted() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results.jsonl");
+    let mut child = start_slow_run(dir.path(), &["--csv", "out.csv"]);
+    wait_for_jobs(&results, 4, &mut child);
+    for _ in 0..2 {
+        // SAFETY: plain kill(2) on our own child's pid.
+        assert_eq!(
+            unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
+            0
+        );
+    }
+    let out = child.wait_with_output().expect("benchdiff ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "stderr: {stderr}");
+    assert!(
+        stdout.contains("slow/s"),
+        "partial report: {stdout}\nstderr: {stderr}"
+    );
+    // (INCOMPLETE when the signals landed between two jobs.)
+    assert!(
+        stdout.contains("\nINTERRUPTED: ") || stdout.contains("\nINCOMPLETE: "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("unfinished jobs (")
+            && stdout.contains(": compared on the jobs that finished\n"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("FAILED"), "{stdout}");
+}

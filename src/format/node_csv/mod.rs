@@ -16,6 +16,11 @@
 //! header naming a column twice is an error. Blank lines are skipped as `read.csv` does; a NUL
 //! byte in a field is an error naming line and column.
 //!
+//! A quoted field may hold line breaks (RFC 4180; benchdiff writes a name that has one so):
+//! a line that ends inside quotes is joined with the next ones until the quote closes, and the
+//! record is numbered by its first line; quotes that never close (within the line limit, or
+//! before the input ends) are reported on that line and the lines after it read on their own.
+//!
 //! Why a tokenizer of our own instead of the `csv` crate: this is a fixed, line-oriented
 //! dialect (compare.js never writes a line break inside a field), and the `csv` crate is
 //! deliberately lenient — it silently splices a stray quote into the field (as in the oracle's
@@ -129,6 +134,38 @@ struct State<'n> {
     /// standard ones).
     first_header: rustc_hash::FxHashSet<String>,
     line_no: u64,
+    /// A record whose quoted field holds line breaks (RFC 4180), read so far.
+    open: Option<OpenRecord>,
+}
+
+/// The lines of a record whose quoted field holds line breaks, joined by `\n`.
+struct OpenRecord {
+    /// The number of its first line.
+    start: u64,
+    /// Its lines so far, joined.
+    text: String,
+    /// Where each line after the first starts in `text`.
+    starts: Vec<usize>,
+}
+
+impl OpenRecord {
+    /// The record's lines, one by one.
+    fn lines(&self) -> Vec<&str> {
+        let mut out = Vec::with_capacity(self.starts.len() + 1);
+        let mut from = 0;
+        for &s in &self.starts {
+            out.push(&self.text[from..s - 1]);
+            from = s;
+        }
+        out.push(&self.text[from..]);
+        out
+    }
+}
+
+/// True when `line` ends inside a quoted field: it holds an odd number of quotes (a quote
+/// inside a quoted field is doubled, and an unquoted field holds none).
+fn ends_in_quotes(line: &[u8]) -> bool {
+    memchr::memchr_iter(b'"', line).count() % 2 == 1
 }
 
 impl State<'_> {
@@ -145,8 +182,10 @@ impl State<'_> {
 
     /// Reads line `line_no` (as the line reader gave it) into `set`.
     fn line(&mut self, read: Line<'_>, set: &mut SampleSet) -> Result<Flow, ImportError> {
+        if self.open.is_some() {
+            return self.continue_record(read, set);
+        }
         let line_no = self.line_no;
-        let fixed = self.fixed;
         // Lines over the limit and lines that are not UTF-8 are reported and skipped here. The
         // whole line is validated before it is cut into fields: fields are cut at ASCII
         // separators, so each is then valid too (validating the joined fields would let a
@@ -175,12 +214,102 @@ impl State<'_> {
         if line.iter().all(|b| *b == b' ' || *b == b'\t') {
             return Ok(Flow::Go);
         }
+        if ends_in_quotes(line) {
+            // A quoted field goes on on the next line.
+            self.open = Some(OpenRecord {
+                start: line_no,
+                text: text.to_owned(),
+                starts: Vec::new(),
+            });
+            return Ok(Flow::Go);
+        }
+        Ok(self.record(line, line_no, set))
+    }
+
+    /// Reads one record (a line, or lines joined by a quoted field's line breaks) numbered
+    /// `line_no` into `set`.
+    fn record(&mut self, line: &[u8], line_no: u64, set: &mut SampleSet) -> Flow {
+        let fixed = self.fixed;
         let mut scratch = std::mem::take(&mut self.scratch);
         let mut ranges = std::mem::take(&mut self.ranges);
         let flow = self.fields(line, line_no, fixed, &mut scratch, &mut ranges, set);
         self.scratch = scratch;
         self.ranges = ranges;
-        Ok(flow)
+        flow
+    }
+
+    /// The next line `read` of a record whose quoted field holds line breaks: the record is
+    /// read once its quotes close, as one record numbered by its first line.
+    fn continue_record(
+        &mut self,
+        read: Line<'_>,
+        set: &mut SampleSet,
+    ) -> Result<Flow, ImportError> {
+        let Some(mut open) = self.open.take() else {
+            return self.line(read, set);
+        };
+        let Line::Text(text) = read else {
+            return self.unclosed(open, Some(read), set);
+        };
+        open.text.push('\n');
+        open.starts.push(open.text.len());
+        open.text.push_str(text);
+        if ends_in_quotes(text.as_bytes()) {
+            // The quote closes on this line: one record if it splits.
+            let mut scratch = std::mem::take(&mut self.scratch);
+            let mut ranges = std::mem::take(&mut self.ranges);
+            let keep_spaces = self.fixed.is_none();
+            let splits =
+                split_fields(open.text.as_bytes(), keep_spaces, &mut scratch, &mut ranges).is_ok();
+            self.scratch = scratch;
+            self.ranges = ranges;
+            if splits {
+                return Ok(self.record(open.text.as_bytes(), open.start, set));
+            }
+            return self.unclosed(open, None, set);
+        }
+        if open.text.len() > MAX_LINE_BYTES {
+            return self.unclosed(open, None, set);
+        }
+        self.open = Some(open);
+        Ok(Flow::Go)
+    }
+
+    /// A record whose quotes never closed (the input or the line limit ended, or the joined
+    /// lines are not one record): its first line is reported as it is, and the lines after it
+    /// (then `after`, a line that is not text) are read on their own.
+    fn unclosed(
+        &mut self,
+        open: OpenRecord,
+        after: Option<Line<'_>>,
+        set: &mut SampleSet,
+    ) -> Result<Flow, ImportError> {
+        let last = self.line_no;
+        let lines = open.lines();
+        let mut flow = self.record(lines[0].as_bytes(), open.start, set);
+        for (i, l) in lines.iter().enumerate().skip(1) {
+            if let Flow::Stop = flow {
+                break;
+            }
+            self.line_no = open.start + i as u64;
+            flow = self.line(Line::Text(l), set)?;
+        }
+        self.line_no = last;
+        match (flow, after) {
+            (Flow::Stop, _) => Ok(Flow::Stop),
+            (Flow::Go, Some(read)) => self.line(read, set),
+            (Flow::Go, None) => Ok(Flow::Go),
+        }
+    }
+
+    /// Ends the input: a record still open is reported and its lines read on their own.
+    fn finish(&mut self, set: &mut SampleSet) -> Result<(), ImportError> {
+        while let Some(open) = self.open.take() {
+            if let Flow::Stop = self.unclosed(open, None, set)? {
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// The rest of [`State::line`], for a line that is text and not blank.
@@ -369,6 +498,7 @@ fn read_csv_in<R: BufRead>(
         columns: None,
         first_header: rustc_hash::FxHashSet::default(),
         line_no: 0,
+        open: None,
     };
     {
         let mut lines = LineReader::new(&mut input, name);
@@ -385,6 +515,7 @@ fn read_csv_in<R: BufRead>(
     if blocks && st.columns.is_some() {
         read_blocks(&mut st, &mut input, set)?;
     }
+    st.finish(set)?;
 
     let (summary, line_no) = (st.summary, st.line_no);
     if line_no == 0 {
@@ -497,7 +628,7 @@ fn read_blocks<R: BufRead>(
             match block {
                 // Parsed with the columns still in effect: add its rows, its names interned in
                 // first-seen order (as reading row by row interns them).
-                Some(block) if st.columns == Some(cols) => {
+                Some(block) if st.columns == Some(cols) && st.open.is_none() => {
                     let ids: Vec<crate::sample::BenchmarkId> = block
                         .names
                         .iter()
@@ -947,6 +1078,44 @@ mod tests {
             "{err}"
         );
         assert!(err.contains("t.csv:6: expected 5 fields"), "{err}");
+    }
+
+    #[test]
+    fn quoted_line_breaks_join_lines_and_unclosed_quotes_name_their_line() {
+        let h = "\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n";
+        let (set, sum) = read(&format!(
+            "{h}\"old\",\"a\n\nb\",\"n=1\",1,1\n\"new\",\"a\n\nb\",\"n=1\",2,1\n\"old\",\"c\",\"\",3,1\n"
+        ))
+        .unwrap();
+        assert_eq!((set.len(), sum.rows), (3, 3));
+        assert_eq!(&*set.benchmark(set.samples()[0].benchmark).file, "a\n\nb");
+        // A quote that never closes: its line is reported, the lines after it are read.
+        let mut set = SampleSet::new();
+        let err = read_compare_csv(
+            format!("{h}\"old\",\"a.js\",\"n=1,1,1\n\"old\",\"b.js\",\"\",1,1\n").as_bytes(),
+            "t.csv",
+            &mut set,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("t.csv:2: column 14: quoted field is not closed"),
+            "{err}"
+        );
+        assert!(!err.contains("t.csv:3"), "{err}");
+        assert_eq!(set.len(), 1);
+        // Quotes that close on a later line but do not make one record: the same.
+        let mut set = SampleSet::new();
+        let err = read_compare_csv(
+            format!("{h}\"old\",\"a.js\",\"n=1,1,1\n\"old\",\"b.js\",\"\",1,1\n\"x\n").as_bytes(),
+            "t.csv",
+            &mut set,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("t.csv:2: column 14"), "{err}");
+        assert!(err.contains("t.csv:4:"), "{err}");
+        assert_eq!(set.len(), 1);
     }
 
     #[test]

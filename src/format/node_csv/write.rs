@@ -3,7 +3,8 @@
 //! `"old","util/format.js","type='string' n=100000",3300414.994181368,0.030299220`.
 //! The rate is JavaScript's shortest round-trip `Number#toString`; the time is the child's
 //! 9-decimal string verbatim (`NA` when the child gave none). Double quotes inside the quoted
-//! fields are doubled. Every row is flushed as it is written.
+//! fields are doubled; line breaks stay inside their quoted field (RFC 4180), which the reader
+//! reads back. Every row is flushed as it is written.
 
 use crate::format::inspect::js_number;
 use crate::sample::Side;
@@ -30,15 +31,6 @@ impl<W: Write> CsvWriter<W> {
             out,
             line: String::with_capacity(256),
         })
-    }
-
-    /// A writer that continues a CSV whose header is already there (`--resume` appending to
-    /// the run's CSV): writes no header.
-    pub fn continuing(out: W) -> Self {
-        CsvWriter {
-            out,
-            line: String::with_capacity(256),
-        }
     }
 
     /// Writes and flushes one row. `time` is the text for the `time` column.
@@ -114,6 +106,32 @@ mod tests {
         assert_eq!(
             set.benchmark(set.samples()[1].benchmark).configuration.text,
             "s=`x \"y\" z'`"
+        );
+    }
+
+    #[test]
+    fn line_breaks_in_names_are_quoted_and_read_back() {
+        let mut buf = Vec::new();
+        {
+            let mut w = CsvWriter::new(&mut buf).unwrap();
+            w.row(Side::Old, "a\nb.js", "n=1\r\n\"x\"", 1.0, "NA")
+                .unwrap();
+            w.row(Side::New, "a\nb.js", "n=1\r\n\"x\"", 2.0, "NA")
+                .unwrap();
+        }
+        let text = String::from_utf8(buf).unwrap();
+        assert!(
+            text.contains("\"old\",\"a\nb.js\",\"n=1\r\n\"\"x\"\"\",1,NA\n"),
+            "{text}"
+        );
+        let mut set = SampleSet::new();
+        crate::format::node_csv::read_compare_csv(text.as_bytes(), "t", &mut set).unwrap();
+        assert_eq!(set.len(), 2);
+        let b = set.benchmark(set.samples()[1].benchmark);
+        // The reader gives a line break as `\n` (a CRLF inside a field reads as LF).
+        assert_eq!(
+            (&*b.file, &*b.configuration.text),
+            ("a\nb.js", "n=1\n\"x\"")
         );
     }
 }

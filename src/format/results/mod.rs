@@ -613,28 +613,20 @@ pub struct ResultsWriter {
 }
 
 impl ResultsWriter {
-    /// Creates a new file (and its folder); refuses to overwrite an existing one.
+    /// Creates the file (and its missing folders), replacing an existing one; a device or pipe
+    /// is written as it is. Whether an existing file may be replaced is decided before, by
+    /// [`crate::output::check`] (refused unless `--force`).
     ///
     /// # Errors
-    /// [`ResultsError`] when the file exists or cannot be created.
+    /// [`ResultsError`] when the folder or the file cannot be created.
     pub fn create(path: &Path) -> Result<ResultsWriter, ResultsError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| {
                 ResultsError::new("", 0, format!("cannot create {}: {e}", dir.display()))
             })?;
         }
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(|e| {
-                let hint = if e.kind() == std::io::ErrorKind::AlreadyExists {
-                    " (use --resume to continue it, or choose another --results path)"
-                } else {
-                    ""
-                };
-                ResultsError::new(&path.display().to_string(), 0, format!("{e}{hint}"))
-            })?;
+        let file = File::create(path)
+            .map_err(|e| ResultsError::new(&path.display().to_string(), 0, e.to_string()))?;
         Ok(ResultsWriter {
             file,
             path: path.to_path_buf(),

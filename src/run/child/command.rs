@@ -144,7 +144,7 @@ pub fn run_command(
     out
 }
 
-/// Runs a helper command line (`--prepare`, `--setup`, `--cleanup`, builds) with `sh -c`,
+/// Runs a helper command line (`--prepare`, `--setup`, `--cleanup`, builds) with `/bin/sh -c`,
 /// stdout and stderr kept in the tail.
 pub fn run_shell(
     line: &str,
@@ -155,7 +155,7 @@ pub fn run_shell(
 ) -> Outcome {
     let spec = Spec {
         argv: vec![
-            "sh".to_owned(),
+            crate::run::plan::argv::SHELL.to_owned(),
             "-c".to_owned(),
             format!("exec 1>&2; {line}"),
         ],

@@ -135,9 +135,13 @@ fn substitute_with(text: &str, value: &mut dyn FnMut(&str) -> Option<String>) ->
     out
 }
 
+/// The shell of `--shell`, `--prepare`, `--setup`, `--cleanup` and builds: always this path,
+/// never an `sh` looked up in `PATH` (SECURITY.md).
+pub const SHELL: &str = "/bin/sh";
+
 /// Builds the argv of one run: `prefix` (the binary's words, e.g. `gzip -1`) then the words of
 /// `template` with `{key}` replaced by the values of `combo`. With `shell` the result is
-/// `["sh", "-c", LINE]`, where LINE is the prefix and template with shell-quoted values.
+/// `["/bin/sh", "-c", LINE]`, where LINE is the prefix and template with shell-quoted values.
 ///
 /// # Errors
 /// A message for bad quoting in `template`.
@@ -153,7 +157,7 @@ pub fn build_argv(
         line.push(substitute(template, &|k| {
             lookup(k).map(|v| shell_quote(&v))
         }));
-        return Ok(vec!["sh".to_owned(), "-c".to_owned(), line.join(" ")]);
+        return Ok(vec![SHELL.to_owned(), "-c".to_owned(), line.join(" ")]);
     }
     let mut argv = prefix.to_vec();
     for w in split_words(template)? {
