@@ -5,7 +5,6 @@
 //! refused, not loaded whole); a suite file is refused over its size limit; and a CSV header
 //! of 200,000 columns is read in linear time.
 
-
 use crate::common::bounded;
 use std::io::Write;
 use std::time::Duration;

@@ -4,7 +4,6 @@
 //! whole. Each run is bounded in time and virtual memory (`ulimit -v`), so a regression fails
 //! instead of exhausting the machine.
 
-
 use crate::common::bounded;
 use std::time::Duration;
 
