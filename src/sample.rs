@@ -620,7 +620,7 @@ impl SampleSet {
     /// From now on, writes every sample added ([`SampleSet::push`],
     /// [`SampleSet::extend_samples`]) to one of `parts` temporary partition files, by
     /// benchmark, instead of keeping it: memory then holds the names and metrics only, however
-    /// many samples are read (issue 16: a 2 GB compare.js CSV). [`SampleSet::len`] counts the
+    /// many samples are read (a 2 GB compare.js CSV). [`SampleSet::len`] counts the
     /// spilled samples; every other reader of samples ([`SampleSet::iter`],
     /// [`SampleSet::has_metric`], …) sees only those kept before. Take them back with
     /// [`SampleSet::take_spilled`].

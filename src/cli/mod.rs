@@ -108,7 +108,7 @@ struct ReportArgs {
     analysis: AnalysisArgs,
 }
 
-/// How `report` reads its inputs (issue 8: formats other than compare.js CSV).
+/// How `report` reads its inputs (formats other than compare.js CSV).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub(crate) struct InputArgs {
     /// Format of every input instead of guessing it from the content: node-compare-csv,

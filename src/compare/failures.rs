@@ -1,6 +1,6 @@
 //! Benchmarks whose jobs did not end well: failed, timed out, interrupted, or never run.
 //!
-//! The one failure model every report shows (issue 15: "nothing hidden"). It is built from a
+//! The one failure model every report shows ("nothing hidden"). It is built from a
 //! results file ([`Failures::from_loaded`]: the job records with their status, error text and
 //! stderr tail) for `benchdiff report RESULTS.jsonl` and for the live `compare` report alike,
 //! so both say the same. Samples printed by such jobs are not used (case 20 policy, see
@@ -211,7 +211,7 @@ impl Failures {
         };
         // Counts per (benchmark, side) in first-seen order, found through a hash index: a
         // linear search per job made a 200 MB results file (320,000 jobs, 2,000 keys) spend
-        // most of its report time here (issue 16).
+        // most of its report time here.
         type Counts = (Vec<(String, Side, u32)>, HashMap<(String, Side), usize>);
         let bump =
             |(v, index): &mut Counts, b: &str, side: Side| match index.get(&(b.to_owned(), side)) {

@@ -753,8 +753,8 @@ pub fn write(set: &SampleSet) -> String {
 }
 
 /// [`write`] into `out` (the same bytes), line by line through one reused buffer: no
-/// whole-file string, no per-sample allocation (a million samples are about 90 MB of text,
-/// issue 16). `out` is not flushed.
+/// whole-file string, no per-sample allocation (a million samples are about 90 MB of text).
+/// `out` is not flushed.
 ///
 /// # Errors
 /// Write errors of `out` (e.g. a closed pipe).
@@ -773,7 +773,7 @@ pub fn write_to(set: &SampleSet, out: &mut dyn std::io::Write) -> std::io::Resul
 }
 
 /// The parts of [`write_to`]'s text, for a writer that has the samples a window at a time
-/// (the bounded-memory report of a large compare.js CSV, issue 16): the `Unit` lines, a
+/// (the bounded-memory report of a large compare.js CSV): the `Unit` lines, a
 /// side's `binary:` line, and the `Benchmark…` lines of the samples of one side in a set.
 /// Names and units are made once per benchmark and per metric, not once per sample (a
 /// million samples share 20,000 names).

@@ -1,5 +1,5 @@
 //! History: benchmark samples over many commits in a database, change points over commits,
-//! a CI gate and a static dashboard (issue 18).
+//! a CI gate and a static dashboard.
 //!
 //! - [`schema`]: numbered migrations, recorded in `schema_version`.
 //! - [`store`]: [`Store`], one API over SQLite (default, `rusqlite` with the bundled library,

@@ -204,7 +204,7 @@ pub fn render(
 }
 
 /// Writes [`render`]'s text for the `n` rows `row(0)`, …, `row(n - 1)` (in report order)
-/// to `out`, a line at a time, without holding the text (issue 16: the report of a 2 GB input
+/// to `out`, a line at a time, without holding the text (the report of a 2 GB input
 /// in bounded memory).
 ///
 /// # Errors

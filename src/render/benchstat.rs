@@ -409,7 +409,7 @@ impl<'a> View<'a> {
     /// not): its two header lines, a line per row, the geomean line when there are several
     /// rows, and the notes. The cells of each row are made twice, for the column widths and
     /// for its line, so that only the rows are kept (the bounded-memory report of a large
-    /// compare.js CSV, issue 16, keeps 480,000 of them).
+    /// compare.js CSV keeps 480,000 of them).
     ///
     /// # Errors
     /// Write errors of `out`.

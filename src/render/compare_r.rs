@@ -138,7 +138,7 @@ pub fn render(rows: &[Row], width: usize) -> String {
 /// Writes [`render`]'s text for the `n` rows `row(0)`, …, `row(n - 1)` (in report order) to
 /// `out`, without holding the text or the cells of every row: a first pass finds the column
 /// widths, then each block of columns is formatted again, a window of rows at a time, in
-/// parallel, and written in order (issue 16: the report of a 2 GB input in bounded memory).
+/// parallel, and written in order (the report of a 2 GB input in bounded memory).
 ///
 /// # Errors
 /// Write errors of `out`.

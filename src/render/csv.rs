@@ -37,13 +37,13 @@ pub fn render_metric(set: &SampleSet, metric: MetricId) -> String {
         }
     }
     // The buffer is valid UTF-8 whenever the names are (they come from `str`s): take it as it
-    // is instead of copying it (a million rows are about 90 MB, issue 16).
+    // is instead of copying it (a million rows are about 90 MB).
     String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// Writes the samples of `metric` of `set` as compare.js CSV to `out`: the same bytes as
 /// [`render_metric`], row by row through one reused line buffer (no per-sample allocation, no
-/// whole-file string: a million rows are about 90 MB, issue 16). `out` is not flushed.
+/// whole-file string: a million rows are about 90 MB). `out` is not flushed.
 ///
 /// # Errors
 /// Write errors of `out` (e.g. a closed pipe).
@@ -57,7 +57,7 @@ pub fn write_metric(
 }
 
 /// Writes the rows of [`write_metric`] without the header: one per sample of `metric` of
-/// `set` in arrival order. The bounded-memory report of a large compare.js CSV (issue 16)
+/// `set` in arrival order. The bounded-memory report of a large compare.js CSV
 /// writes the header and then the rows of each window of samples read back in arrival order.
 ///
 /// # Errors

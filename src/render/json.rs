@@ -575,7 +575,7 @@ pub type Holes = [u32; 4];
 /// without the values of its corrected p-value, `runs_needed`, `significant` and verdict,
 /// which the correction across the whole report decides: returns where they go, for
 /// [`write_completed`]. For a report that renders its comparisons before it has corrected
-/// them all (the bounded-memory report of a large input, issue 16).
+/// them all (the bounded-memory report of a large input).
 ///
 /// # Panics
 /// Never for a comparison's text under 4 GiB.

@@ -84,7 +84,7 @@ pub fn failures(f: &crate::compare::failures::Failures) -> String {
 
 /// Writes the table of `rows` under the correction `c` to `out`, a few thousand rows at a
 /// time (formatted in parallel, 512 at a time, joined in order: a large report has half a
-/// million rows, issue 16).
+/// million rows).
 fn write_table(
     rows: &[&TableRow<'_>],
     c: decide::Correction,
@@ -289,7 +289,7 @@ pub struct Comment<'a> {
 
 /// Writes the comment of `rows` (in report order, decided, their notes those of
 /// [`comparison_notes`]) to `out`: [`render`] of the assessments they were built from, byte
-/// for byte, with the tables written a few thousand rows at a time (issue 16).
+/// for byte, with the tables written a few thousand rows at a time.
 ///
 /// # Errors
 /// Writing to `out` failed.

@@ -194,7 +194,7 @@ pub fn flags(a: &Assessment) -> String {
     f.join(" ")
 }
 
-/// The note on a comparison combined over machines (a sharded run, issue 19): the machines,
+/// The note on a comparison combined over machines (a sharded run): the machines,
 /// their changes, the method, and the heterogeneity flag naming the outlying machine(s).
 pub fn combined_text(a: &Assessment) -> Option<String> {
     a.combined.as_ref().map(|c| c.note())
@@ -600,7 +600,7 @@ pub fn with_failures(
 
 /// One comparison as the table reports it: every figure and text of its row and notes,
 /// without its samples. An [`Assessment`] holds its comparison's samples, and a report of half
-/// a million comparisons cannot keep them all (issue 16): the bounded-memory report of a large
+/// a million comparisons cannot keep them all: the bounded-memory report of a large
 /// input keeps these instead, the in-memory report builds them from its assessments
 /// ([`TableRow::of`]), and both are rendered by the same code ([`render`],
 /// [`write_rows`]).
@@ -881,7 +881,7 @@ fn write_trailer(
 /// it without colour or width limit, byte for byte, but a few thousand rows at a time: the
 /// cells are formatted twice (once for the column widths, once to write them) and never held
 /// for all rows, so that half a million rows take no more memory than their [`TableRow`]s
-/// (issue 16).
+///.
 ///
 /// # Errors
 /// Writing to `out` failed.
@@ -1007,7 +1007,7 @@ fn table_row<'a>(out: &mut String, widths: &[usize], cells: impl Iterator<Item =
 /// with one space of padding on each side and one space between columns; numbers right-aligned,
 /// other cells and the headers left-aligned; a cell of several lines makes its row as high, the
 /// other cells filled with spaces), without its per-cell structures (a million-row report
-/// has 20,000 rows; issue 16).
+/// has 20,000 rows).
 fn plain_table(cols: &[Col], rows: usize) -> String {
     use rayon::prelude::*;
     // The cells' widths and the rows' lines in parallel (a million-row report has 20,000 rows).

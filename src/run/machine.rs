@@ -27,7 +27,7 @@ use std::time::Duration;
 /// [`BUSY_PCT`] shows as 2.5 ms of run time; where schedstat is missing the clock ticks of
 /// `/proc/PID/stat` are used over [`BUSY_WINDOW_TICKS`] (ten ticks at 100 Hz). This is a
 /// fixed start-up cost of every run: it was 200 ms, then 100 ms, the whole of benchdiff's
-/// start-up gap against `hyperfine -N` (issue 16).
+/// start-up gap against `hyperfine -N`.
 pub const BUSY_WINDOW: Duration = Duration::from_millis(25);
 /// The window when only clock ticks are available (no `/proc/PID/schedstat`).
 pub const BUSY_WINDOW_TICKS: Duration = Duration::from_millis(100);
@@ -224,7 +224,7 @@ impl PendingCheck {
 }
 
 /// Starts every check: the quick ones now, the busy-process window ([`BUSY_WINDOW`]) on a
-/// thread of its own, so that it costs the run no start-up time (issue 16: it was the largest
+/// thread of its own, so that it costs the run no start-up time (it was the largest
 /// part of a command run's fixed cost). `pinned` is the run's CPU list.
 pub fn check_pending(pinned: Option<&CpuList>) -> PendingCheck {
     let window = BusyWindow::open();

@@ -1,4 +1,4 @@
-//! Shards of a run plan (issue 19): `compare … --shard K/N` runs only shard K's part of the
+//! Shards of a run plan: `compare … --shard K/N` runs only shard K's part of the
 //! schedule, so that N machines (a Slurm job array, a Kubernetes Indexed Job, a CI matrix)
 //! together run exactly the unsharded plan.
 //!

@@ -1,6 +1,6 @@
 //! Samples spilled to temporary files, partitioned by benchmark, so that an input larger than
 //! memory (a 2 GB compare.js CSV holds 24 million samples, 576 MB packed) is read in bounded
-//! memory and then analysed one partition at a time (issue 16).
+//! memory and then analysed one partition at a time.
 //!
 //! A [`SampleSet`] told to spill ([`SampleSet::spill_samples`]) keeps interning benchmark
 //! names and metrics in memory, but writes every sample it is given, packed (24 bytes, the

@@ -1,4 +1,4 @@
-//! Combining machines (issue 19): a run sharded with `--split runs` measured every
+//! Combining machines: a run sharded with `--split runs` measured every
 //! comparison on several machines. Each machine is a block: its change is estimated from its
 //! own samples only — the per-round log-ratio (paired) when it has at least
 //! [`super::decide::MIN_PAIRS`] rounds with both sides, else the difference of mean

@@ -387,7 +387,7 @@ pub fn assess(rows: Vec<Row>, opts: &Options) -> Vec<Assessment> {
 /// Estimates every row (order kept, in parallel) without the correction: each
 /// [`Assessment`] has its raw p-value, but `p_adjusted` NaN and an inconclusive placeholder
 /// verdict until the correction across the whole report ([`correct`], [`verdict`]) is applied.
-/// For a report computed in parts (the bounded-memory path of a large input, issue 16).
+/// For a report computed in parts (the bounded-memory path of a large input).
 pub fn estimate_each(rows: Vec<Row>, opts: &Options) -> Vec<Assessment> {
     use rayon::prelude::*;
     rows.into_par_iter().map(|r| estimate(r, opts)).collect()
@@ -539,7 +539,7 @@ fn unpaired(row: &Row, confidence: f64) -> (f64, Option<(f64, f64)>, f64) {
     let r = ratio::fieller(&c.old, &c.new, confidence).filter(|_| non_negative);
     // With few, spread samples Fieller's interval can be unbounded or reach below a ratio of
     // zero (a change below −100 %, impossible for a rate): then the interval is taken on the
-    // log-ratio scale, whose bounds stay above −100 % (issue 15).
+    // log-ratio scale, whose bounds stay above −100 %.
     let r = match r {
         Some(f) if f.lo > 0.0 => Some(f),
         other => ratio::log_ratio(&c.old, &c.new, confidence).or(other),

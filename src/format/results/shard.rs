@@ -1,4 +1,4 @@
-//! Sharded runs in the results file (issue 19): the `shard` record a shard's file carries
+//! Sharded runs in the results file: the `shard` record a shard's file carries
 //! right after its plan record, reading a shard file or a merged file back as its shard
 //! *segments*, the checks of `benchdiff merge` (one plan, no duplicate or missing shard) and of
 //! `report` (old and new of a comparison on one machine), and the merged file's writer.

@@ -5,7 +5,7 @@
 //! and `BENCHDIFF_BIN`) reads and copies the whole of benchdiff's environment into a map on
 //! every spawn, opens `/dev/null` for stdin every time and allocates the argument and
 //! environment strings anew: about a fifth of benchdiff's own CPU per run of `/bin/true`
-//! (issue 16, `perf record --no-inherit`). Here the environment block for a given set of
+//! (`perf record --no-inherit`). Here the environment block for a given set of
 //! changes is built once per thread (a small cache: the old and the new side alternate),
 //! `/dev/null` is opened once, and the child is started by glibc's `posix_spawnp`
 //! (`clone(CLONE_VM | CLONE_VFORK)` then `execve`), as std's own fast path does.
