@@ -486,59 +486,61 @@ fn is_zero(n: &u64) -> bool {
 /// [`SPLIT_RECORD_BYTES`] the [`SamplesPart`] records of all its samples but the last part's,
 /// then the record with those and `samples_before`.
 fn split_job(record: &Record, line: Vec<u8>) -> serde_json::Result<Vec<Vec<u8>>> {
-    fn parts<S: Serialize + Clone>(samples: &[S]) -> serde_json::Result<(Vec<Vec<S>>, Vec<S>)> {
-        let mut parts = Vec::new();
+    /// The part records (`wrap`ped) of all of `samples` but the last part's, the last part,
+    /// and the samples the job record then continues (`before` plus those in the parts).
+    fn parts<S: Serialize + Clone>(
+        samples: &[S],
+        position: u32,
+        mut before: u64,
+        wrap: fn(SamplesPart<S>) -> Record,
+    ) -> serde_json::Result<(Vec<Vec<u8>>, Vec<S>, u64)> {
+        let mut lines = Vec::new();
         let mut part: Vec<S> = Vec::new();
         let mut bytes = 0;
         for s in samples {
             let len = serde_json::to_vec(s)?.len() + 1;
             if !part.is_empty() && bytes + len > PART_BYTES {
-                parts.push(std::mem::take(&mut part));
+                before += part.len() as u64;
+                let samples = std::mem::take(&mut part);
+                lines.push(serde_json::to_vec(&wrap(SamplesPart {
+                    position,
+                    samples,
+                }))?);
                 bytes = 0;
             }
             part.push(s.clone());
             bytes += len;
         }
-        Ok((parts, part))
+        Ok((lines, part, before))
     }
     if line.len() <= SPLIT_RECORD_BYTES {
         return Ok(vec![line]);
     }
-    let mut lines = Vec::new();
-    match record {
+    Ok(match record {
         Record::Job(j) => {
-            let (parts, last) = parts(&j.samples)?;
-            let mut before = j.samples_before;
-            for p in parts {
-                before += p.len() as u64;
-                lines.push(serde_json::to_vec(&Record::Samples(SamplesPart {
-                    position: j.position,
-                    samples: p,
-                }))?);
-            }
+            let (mut lines, last, before) =
+                parts(&j.samples, j.position, j.samples_before, Record::Samples)?;
             let mut head = j.without_samples();
             head.samples = last;
             head.samples_before = before;
             lines.push(serde_json::to_vec(&Record::Job(head))?);
+            lines
         }
         Record::CommandJob(j) => {
-            let (parts, last) = parts(&j.samples)?;
-            let mut before = j.samples_before;
-            for p in parts {
-                before += p.len() as u64;
-                lines.push(serde_json::to_vec(&Record::CommandSamples(SamplesPart {
-                    position: j.position,
-                    samples: p,
-                }))?);
-            }
+            let (mut lines, last, before) = parts(
+                &j.samples,
+                j.position,
+                j.samples_before,
+                Record::CommandSamples,
+            )?;
             let mut head = j.without_samples();
             head.samples = last;
             head.samples_before = before;
             lines.push(serde_json::to_vec(&Record::CommandJob(head))?);
+            lines
         }
-        _ => lines.push(line),
-    }
-    Ok(lines)
+        _ => vec![line],
+    })
 }
 
 /// The samples of the parts waiting in `parts` for the job record at line `n` (of schedule
