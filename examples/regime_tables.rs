@@ -28,79 +28,9 @@ fn main() {
     }
 }
 
-/// Standard normal deviate (Box–Muller).
-fn normal(rng: &mut ChaCha8Rng) -> f64 {
-    let u: f64 = 1.0 - rng.random::<f64>(); // (0, 1]
-    let v: f64 = rng.random::<f64>();
-    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
-}
-
-/// Log-normal noise with coefficient of variation `cv` around 1.
-fn lognormal(rng: &mut ChaCha8Rng, cv: f64) -> f64 {
-    let s = (1.0 + cv * cv).ln().sqrt();
-    (s * normal(rng)).exp()
-}
-
-/// `n` samples: `minority` of them from a regime `ratio` times faster than the rest, each
-/// regime with log-normal noise of CV `cv`, around 3.3M ops/s, in shuffled order.
-fn two_regimes(rng: &mut ChaCha8Rng, n: usize, minority: usize, ratio: f64, cv: f64) -> Vec<f64> {
-    let mut x: Vec<f64> = (0..n)
-        .map(|i| {
-            let base = if i < minority { 3.3e6 * ratio } else { 3.3e6 };
-            base * lognormal(rng, cv)
-        })
-        .collect();
-    // Fisher–Yates (order does not matter to the detector; keeps the samples realistic).
-    for i in (1..n).rev() {
-        let j = rng.random_range(0..=i);
-        x.swap(i, j);
-    }
-    x
-}
-
-/// The unimodal families of the false-flag checks: `(name, draw one value)`.
-/// A named way to draw one sample value.
-type Family = (String, Box<dyn Fn(&mut ChaCha8Rng) -> f64>);
-
-fn unimodal_families() -> Vec<Family> {
-    let mut f: Vec<Family> = Vec::new();
-    for cv in [0.01, 0.03, 0.10] {
-        f.push((
-            format!("normal cv {cv}"),
-            Box::new(move |r| 1e6 * (1.0 + cv * normal(r))),
-        ));
-        f.push((
-            format!("lognormal cv {cv}"),
-            Box::new(move |r| 250.0 * lognormal(r, cv)),
-        ));
-    }
-    // The uniform (short tails; the dip test's own null), on (0.9, 1.1) and (0, 1).
-    f.push((
-        "uniform 0.9-1.1".to_owned(),
-        Box::new(|r| 0.9 + 0.2 * r.random::<f64>()),
-    ));
-    f.push(("uniform 0-1".to_owned(), Box::new(|r| r.random::<f64>())));
-    // Heavy tails: Student's t with 3 and 5 degrees of freedom, scale 1% around 1e6.
-    for df in [3usize, 5] {
-        f.push((
-            format!("t{df} scale 0.01"),
-            Box::new(move |r| {
-                let z = normal(r);
-                let chi2: f64 = (0..df).map(|_| normal(r).powi(2)).sum();
-                1e6 * (1.0 + 0.01 * z / (chi2 / df as f64).sqrt())
-            }),
-        ));
-    }
-    // Rounded to two decimals: sd 0.3, 0.5, 1 and 2 hundredths around 1.00 (as few as 2–3
-    // distinct values, many exact ties).
-    for sd in [0.003, 0.005, 0.01, 0.02] {
-        f.push((
-            format!("rounded sd {sd}"),
-            Box::new(move |r| ((1.0 + sd * normal(r)) * 100.0).round() / 100.0),
-        ));
-    }
-    f
-}
+#[path = "../tests/stats/regime_samples.rs"]
+mod regime_samples;
+use regime_samples::{normal, two_regimes, unimodal_families};
 
 /// Percent, as a table cell.
 fn pct(r: f64) -> String {

@@ -9,6 +9,7 @@ mod meta;
 mod meta_simulation;
 mod properties;
 mod reference;
+mod regime_samples;
 mod regimes_simulation;
 mod sequential_simulation;
 mod verdict_simulation;
