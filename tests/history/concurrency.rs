@@ -593,7 +593,11 @@ fn postgres_deadlock_victim_is_run_again() {
     let start = Instant::now();
     loop {
         let waiting: i64 = watch
-            .query_one("SELECT COUNT(*) FROM pg_locks WHERE NOT granted", &[])
+            .query_one(
+                "SELECT COUNT(*) FROM pg_locks WHERE NOT granted AND pid IN \
+                 (SELECT pid FROM pg_stat_activity WHERE datname = current_database())",
+                &[],
+            )
             .expect("pg_locks")
             .get(0);
         if waiting > 0 {
@@ -609,7 +613,8 @@ fn postgres_deadlock_victim_is_run_again() {
     let key: i64 = watch
         .query_one(
             "SELECT (classid::bigint << 32) | objid::bigint FROM pg_locks \
-             WHERE locktype = 'advisory' AND objsubid = 1 AND granted",
+             WHERE locktype = 'advisory' AND objsubid = 1 AND granted \
+             AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
             &[],
         )
         .expect("the add holds one advisory lock")
