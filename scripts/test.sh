@@ -13,6 +13,8 @@
 #               python3 cannot make one)
 # apt-get runs only for what is missing (as root, or through sudo when that exists). Then it
 # runs `cargo test --locked --no-fail-fast --all-features`; extra arguments go to cargo test.
+# Without extra arguments it also runs tests/features.rs in a build with no optional feature
+# (what `png` and `postgres` say when they are missing; that binary is small).
 # The reference data the tests compare against is in the repository (tests/data/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,3 +61,6 @@ node --version
 cargo --version
 
 cargo test --locked --no-fail-fast --all-features "$@"
+if [ $# -eq 0 ]; then
+  cargo test --locked --no-fail-fast --test features
+fi

@@ -179,38 +179,6 @@ fn bad_history_url_is_refused_before_running() {
     assert!(!results.exists(), "nothing ran");
 }
 
-/// A `postgres://` URL in a build without the `postgres` feature is refused before any job
-/// runs, and the error names the feature (never taken for a SQLite file path).
-#[cfg(not(feature = "postgres"))]
-#[test]
-fn postgres_url_without_the_feature_names_it() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let o = bd()
-        .current_dir(dir.path())
-        .args([
-            "history",
-            "show",
-            "--db",
-            "postgres://nobody@127.0.0.1:1/none",
-        ])
-        .output()
-        .expect("runs");
-    let (_, stderr) = out(&o);
-    assert_ne!(o.status.code(), Some(0), "{stderr}");
-    assert!(
-        stderr.contains(
-            "postgres://nobody@127.0.0.1:1/none: benchdiff was built without the postgres \
-             feature: cargo install benchdiff --features postgres"
-        ),
-        "{stderr}"
-    );
-    assert_eq!(
-        std::fs::read_dir(dir.path()).expect("dir").count(),
-        0,
-        "no file made"
-    );
-}
-
 /// A Node-file run (real `node`) with `--history`: its samples (rate, per configuration) are
 /// stored under the commit, both sides.
 #[cfg(feature = "e2e")]

@@ -1,5 +1,5 @@
 //! `--plot FILE.png`: compare.R's box plot rasterised with the embedded font (cargo feature
-//! `png`); without that feature it is refused before any output, naming the feature.
+//! `png`); without that feature it is refused (`tests/features.rs`).
 
 use assert_cmd::Command;
 
@@ -41,24 +41,4 @@ fn plot_other_extensions_are_refused_before_any_output() {
         .code(2)
         .stdout("")
         .stderr(predicates::str::contains("name the file *.svg or *.png"));
-}
-
-#[cfg(not(feature = "png"))]
-#[test]
-fn plot_png_without_the_png_feature_is_refused_naming_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let png = dir.path().join("box.png");
-    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/node-22-vs-24.csv");
-    Command::cargo_bin("benchdiff")
-        .unwrap()
-        .args(["report", example, "--plot"])
-        .arg(&png)
-        .assert()
-        .code(2)
-        .stdout("")
-        .stderr(predicates::str::contains(
-            "box.png: benchdiff was built without the png feature: \
-             cargo install benchdiff --features png",
-        ));
-    assert!(!png.exists());
 }
