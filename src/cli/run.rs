@@ -73,13 +73,7 @@ pub(crate) fn run(args: RunArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     plan.check_outputs(None).map_err(Stop::usage)?;
     let mut history = args.history.open().map_err(Stop::usage)?;
     let prepared = plan.prepare(io.stderr)?;
-    // --history without --results: the results file lives in a temporary folder until stored.
-    let scratch = match (&history, &args.single.results) {
-        (Some(_), None) => Some(tempfile::tempdir()?),
-        _ => None,
-    };
-    let results = (args.single.results.clone())
-        .or_else(|| scratch.as_ref().map(|d| d.path().join("run.results.jsonl")));
+    let (results, _scratch) = plan.results_file(history.is_some())?;
     let outputs = Outputs {
         csv: None,
         results: results.clone(),

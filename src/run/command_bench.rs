@@ -819,6 +819,25 @@ impl SinglePlan {
         check_single_outputs(results, plot, self.bin.as_deref(), suite)
     }
 
+    /// Where `run` writes its results file: `--results`, else, when the file is to be `kept`
+    /// (`--history` stores it after the run), `run.results.jsonl` in a new temporary folder,
+    /// returned too: the file lives as long as the folder.
+    ///
+    /// # Errors
+    /// The temporary folder cannot be created.
+    pub fn results_file(
+        &self,
+        kept: bool,
+    ) -> std::io::Result<(Option<PathBuf>, Option<tempfile::TempDir>)> {
+        let scratch = match &self.common.results {
+            None if kept => Some(tempfile::tempdir()?),
+            _ => None,
+        };
+        let path = (self.common.results.clone())
+            .or_else(|| scratch.as_ref().map(|d| d.path().join("run.results.jsonl")));
+        Ok((path, scratch))
+    }
+
     /// Builds the plan ([`make_plan`] of one side; builds first, their output to `stderr`).
     ///
     /// # Errors
