@@ -1,17 +1,16 @@
 //! `benchdiff compare`: runs Node-format benchmark files under an old and a new binary, like
 //! Node's `benchmark/compare.js` (spec §1), writes its CSV, keeps a JSON Lines results file,
 //! and ends with the report when a person is watching (stdout is a terminal) or the CSV went to
-//! a file. Here the options and what is printed: the runs are [`crate::run::compare`] (Node
-//! files) and [`crate::run::command_bench`] (command benchmarks).
+//! a file. Here the options and what is printed: the run is [`crate::run::compare`] (Node
+//! files, and [`crate::run::command_bench`] for command benchmarks).
 
-use super::jobs::{JobArgs, NodeFileArgs};
-use super::{AnalysisArgs, EXIT_FAILED, EXIT_USAGE, Io};
+use super::jobs::{AdaptiveArgs, CommandArgs, JobArgs, NodeFileArgs};
+use super::{AnalysisArgs, EXIT_USAGE, Io};
 use crate::run;
-use crate::run::adaptive::{DecideRule, Rule, Runs};
-use crate::run::clock::default_results_path;
-use crate::run::compare::{NodeCompare, Streams};
+use crate::run::adaptive::Runs;
+use crate::run::compare::{ComparePlan, Streams};
+use crate::run::ending::Stop;
 use crate::run::schedule::Order;
-pub use crate::run::signals::EXIT_INTERRUPTED;
 use std::path::PathBuf;
 
 /// Options of `benchdiff compare`.
@@ -47,7 +46,7 @@ pub(crate) struct CompareArgs {
           value_parser = run::adaptive::parse_runs)]
     runs: Runs,
     #[command(flatten)]
-    adaptive: super::calibrate_cmd::AdaptiveArgs,
+    adaptive: AdaptiveArgs,
     #[command(flatten)]
     files: NodeFileArgs,
     #[command(flatten)]
@@ -102,265 +101,67 @@ pub(crate) struct CompareArgs {
     /// Command benchmarks: `--bench`, `-L`, `--suite`, `--old-rev` …; with any of them,
     /// --old/--new are commands, not Node.
     #[command(flatten)]
-    command: super::command_bench::CommandArgs,
+    command: CommandArgs,
     /// Sharded runs: `--shard K/N|auto`, `--split`, `--balance-from`.
     #[command(flatten)]
     shard: super::shard_cmd::ShardArgs,
 }
 
-/// Runs `benchdiff compare`; returns the exit code (see the command's help).
-pub(crate) fn compare(mut args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
-    // The results file, chosen once: beside `--csv FILE`, else in the temporary folder (a
-    // device or pipe as --csv) or ./benchdiff-results/.
-    let derived = args.results.is_none() && args.resume.is_none();
-    if derived {
-        args.results = Some(default_results_path(args.csv.as_deref()));
-    }
-    let inputs = [
-        ("--suite file", args.command.suite.as_deref()),
-        ("--balance-from file", args.shard.balance_from.as_deref()),
-        ("--old binary", args.old.as_deref()),
-        ("--new binary", args.new.as_deref()),
-    ];
-    let files = run::compare::RunFiles {
-        csv: args.csv.as_deref(),
-        resume: args.resume.as_deref(),
-        results: args.results.as_deref(),
-        results_derived: derived,
-        report: args.analysis.output.as_deref(),
-        plot: args.analysis.plot.as_deref(),
-        inputs: (inputs.into_iter())
-            .filter_map(|(o, p)| p.map(|p| crate::output::Input::new(o, p)))
-            .collect(),
-        force: args.force,
-    };
-    if let Err(e) = run::compare::check_outputs(&files) {
-        writeln!(io.stderr, "benchdiff: {e}")?;
-        return Ok(EXIT_USAGE);
-    }
-    if args.shard.shard.is_some() && args.runs == Runs::Auto {
-        writeln!(
-            io.stderr,
-            "benchdiff: --shard with --runs auto is not supported: a shard's rows would stop on \
-             that machine's samples alone; give a fixed --runs N"
-        )?;
-        return Ok(EXIT_USAGE);
-    }
-    let mut history = match args.history.open() {
-        Ok(h) => h,
-        Err(e) => {
-            writeln!(io.stderr, "benchdiff: {e}")?;
-            return Ok(EXIT_USAGE);
-        }
-    };
-    // The results file this run writes (or continues): what `--history` stores at the end.
-    let results_path = args
-        .resume
-        .clone()
-        .or_else(|| args.results.clone())
-        .unwrap_or_default();
-    let code = if args.command.active() {
-        compare_commands(args, io)?
-    } else {
-        compare_nodes(&args, io)?
-    };
-    match &mut history {
-        Some(h) if code != EXIT_USAGE => {
-            let stored = super::history_cmd::store_run(h, &results_path, io)?;
-            Ok(if !stored && code == 0 {
-                EXIT_FAILED
-            } else {
-                code
-            })
-        }
-        _ => Ok(code),
-    }
-}
-
 impl CompareArgs {
-    /// The typed plan of a Node-file comparison (`rules`: `--runs auto`'s, checked).
-    fn node_plan(&self, rules: Option<(Rule, Option<DecideRule>)>) -> NodeCompare {
-        NodeCompare {
-            old: self.old.clone(),
-            new: self.new.clone(),
-            runs: self.adaptive.plan_runs(self.runs),
-            rules,
-            filter: self.files.filter.clone(),
-            exclude: self.files.exclude.clone(),
-            set: self.jobs.set.clone(),
-            benchmark_dir: self.files.benchmark_dir.clone(),
+    /// The typed plan of these options.
+    fn plan(self) -> ComparePlan {
+        ComparePlan {
+            old: self.old,
+            new: self.new,
+            runs: self.runs,
+            auto: self.adaptive.auto(),
+            threshold_pct: self.analysis.threshold,
+            filter: self.files.filter,
+            exclude: self.files.exclude,
+            set: self.jobs.set,
+            benchmark_dir: self.files.benchmark_dir,
             order: self.order,
             seed: self.jobs.seed,
             timeout: self.jobs.timeout,
             fail_fast: self.fail_fast,
-            csv: self.csv.clone(),
-            results: self.results.clone(),
+            fail_on_error: !self.no_fail_on_error,
+            csv: self.csv,
+            results: self.results,
             force: self.force,
-            resume: self.resume.clone(),
-            cpus: self.jobs.cpus.clone(),
+            resume: self.resume,
+            cpus: self.jobs.cpus,
             no_progress: self.no_progress,
-            categories: self.categories.clone(),
+            categories: self.categories,
             shard: self.shard.request(),
+            command: self.command.spec(),
+            report: self.analysis.output.clone(),
+            plot: self.analysis.plot.clone(),
         }
     }
 }
 
-/// `compare` of Node files: the run ([`run::compare::execute`]), its closing lines and the
-/// report.
-fn compare_nodes(args: &CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
-    let rules = match args.adaptive.rules(args.runs, args.analysis.threshold) {
-        Ok(r) => r,
-        Err(e) => {
-            writeln!(io.stderr, "benchdiff: {e}")?;
-            return Ok(EXIT_USAGE);
-        }
-    };
-    let plan = args.node_plan(rules);
-    let prep = match run::compare::prepare(&plan) {
-        Ok(p) => p,
-        Err(e) => {
-            writeln!(io.stderr, "benchdiff: {e}")?;
-            return Ok(EXIT_USAGE);
-        }
-    };
+/// Runs `benchdiff compare` ([`run::compare::compare`]), prints how it ended and the report,
+/// and stores the run with `--history`; returns the exit code (see the command's help).
+pub(crate) fn compare(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    let (analysis, history) = (args.analysis.clone(), args.history.clone());
+    let mut plan = args.plan();
+    plan.check().map_err(Stop::usage)?;
+    let mut recorder = history.open().map_err(Stop::usage)?;
     let streams = Streams {
         stdout: &mut *io.stdout,
         log: &mut *io.stderr,
         stdout_is_terminal: io.stdout_is_terminal,
         stderr_is_terminal: io.stderr_is_terminal,
     };
-    let r = match run::compare::execute(&plan, prep, streams)? {
-        Ok(r) => r,
-        Err(e) => {
-            writeln!(io.stderr, "benchdiff: {e}")?;
-            return Ok(EXIT_USAGE);
-        }
+    let code = match run::compare::compare(&plan, streams)? {
+        Ok(ended) => super::ended(ended, Some(&analysis), io)?,
+        // A stop (a failed build: exit 1) still stores the results file with --history.
+        Err(stop) => writeln!(io.stderr, "benchdiff: {stop}").map(|()| stop.code)?,
     };
-    let summary = &r.summary;
-    let mut code = 0;
-    if let Some(e) = &summary.output_error {
-        writeln!(io.stderr, "benchdiff: stopped: cannot write output: {e}")?;
-        code = EXIT_USAGE;
-    }
-    if !summary.failed.is_empty() {
-        let real: Vec<_> = summary
-            .failed
-            .iter()
-            .filter(|(_, e)| e != "interrupted")
-            .collect();
-        if !real.is_empty() {
-            writeln!(
-                io.stderr,
-                "benchdiff: {} of {} job(s) failed{}; details in {}",
-                real.len(),
-                summary.jobs_run,
-                if summary.stopped_by_fail_fast {
-                    " (stopped by --fail-fast)"
-                } else {
-                    ""
-                },
-                r.results_path.display()
-            )?;
-            if !args.no_fail_on_error {
-                code = code.max(EXIT_FAILED);
-            }
+    match &mut recorder {
+        Some(r) if code != EXIT_USAGE => {
+            super::history_cmd::store_run(r, &plan.results_file(), code, io)
         }
+        _ => Ok(code),
     }
-    if summary.interrupted {
-        writeln!(
-            io.stderr,
-            "benchdiff: interrupted after {} of {} job(s); continue with: benchdiff compare --resume {}",
-            summary.jobs_run,
-            r.jobs_to_run,
-            r.results_path.display()
-        )?;
-    }
-    if r.want_report {
-        // The same notes `benchdiff report` prints for this run's results file.
-        for n in r.unused.notes() {
-            writeln!(io.stderr, "benchdiff: warning: {n}")?;
-        }
-        let failures = r.failures();
-        if r.set.is_empty() && failures.is_empty() {
-            writeln!(io.stderr, "benchdiff: no samples, no report")?;
-        } else {
-            let gate = super::emit_analysis_with(
-                &r.set,
-                &args.analysis,
-                Some(&r.run),
-                None,
-                &failures,
-                io,
-            )?;
-            code = code.max(gate);
-        }
-    }
-    if let Some(a) = &r.adaptive {
-        write!(io.stderr, "{}", a.summary_text())?;
-    }
-    if summary.interrupted {
-        code = EXIT_INTERRUPTED;
-    }
-    Ok(code)
-}
-
-/// `compare` with command benchmarks: hands the shared options to
-/// [`super::command_bench::compare_sharded`].
-fn compare_commands(args: CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
-    let mut node_only = Vec::new();
-    if !args.files.filter.is_empty() {
-        node_only.push("--filter");
-    }
-    if !args.files.exclude.is_empty() {
-        node_only.push("--exclude");
-    }
-    if args.files.benchmark_dir.is_some() {
-        node_only.push("--benchmark-dir");
-    }
-    if args.resume.is_some() {
-        node_only.push("--resume");
-    }
-    if !args.categories.is_empty() {
-        node_only.push("CATEGORY");
-    }
-    let auto = match args.adaptive.rules(args.runs, args.analysis.threshold) {
-        Ok(a) => a,
-        Err(e) => {
-            writeln!(io.stderr, "benchdiff: {e}")?;
-            return Ok(EXIT_USAGE);
-        }
-    };
-    let runs = match args.runs {
-        // The default (30) gives way to a suite's `runs`.
-        Runs::Fixed(n) if n != run::command_bench::DEFAULT_RUNS => Some(n),
-        Runs::Fixed(_) => None,
-        // The schedule's rounds: --max-runs.
-        Runs::Auto => Some(args.adaptive.max_runs),
-    };
-    let common = run::command_bench::Common {
-        old: args.old.as_ref().map(|p| p.to_string_lossy().into_owned()),
-        new: args.new.as_ref().map(|p| p.to_string_lossy().into_owned()),
-        runs,
-        set: args.jobs.set.clone(),
-        // The default random order gives way to a suite's `order`.
-        order: (args.order != Order::Random).then_some(args.order),
-        seed: args.jobs.seed,
-        timeout: args.jobs.timeout,
-        fail_fast: args.fail_fast,
-        fail_on_error: !args.no_fail_on_error,
-        csv: args.csv.clone(),
-        results: args.results.clone(),
-        cpus: args.jobs.cpus.clone(),
-        no_progress: args.no_progress,
-        node_only,
-        auto,
-    };
-    let shard = match args.shard.request().resolve() {
-        Ok(s) => s,
-        Err(e) => {
-            writeln!(io.stderr, "benchdiff: {e}")?;
-            return Ok(EXIT_USAGE);
-        }
-    };
-    super::command_bench::compare_sharded(common, &args.command, &args.analysis, shard, io)
 }

@@ -1,17 +1,15 @@
 //! `benchdiff history …`: store samples per commit, show series and change points, gate CI,
 //! build the static dashboard, prune old data. Options and printing only: storing is
-//! [`crate::history::recorder`], loading and pruning [`crate::history::query`].
+//! [`crate::history::recorder`], the rest [`crate::history::query`].
 
-use super::{EXIT_FAILED, EXIT_USAGE, Io};
+use super::{EXIT_FAILED, Io};
 use crate::format;
-use crate::history::check::{self, CheckOptions};
+use crate::history::check::CheckOptions;
 use crate::history::query::{self, Query};
-use crate::history::recorder::{Recorder, StoreFileError, commit_info, parse_tags};
-use crate::history::series;
-use crate::history::store::{DEFAULT_DB, MachineRecord};
-use crate::history::{self as hist, Store};
+use crate::history::recorder::{AddPlan, Recorder, StoreFileError};
+use crate::history::store::DEFAULT_DB;
+use crate::run::ending::Stop;
 use crate::sample::Side;
-use anyhow::Context;
 
 /// `history` subcommands.
 #[derive(clap::Args, Debug)]
@@ -169,44 +167,41 @@ fn parse_side(s: &str) -> Result<Side, String> {
 
 /// Runs `history`; returns the exit code.
 pub(crate) fn history(args: HistoryArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
-    match args.command {
-        HistoryCommand::Add(a) => add(a, io),
-        HistoryCommand::Show(a) => show(a, io),
-        HistoryCommand::Check(a) => check_cmd(a, io),
-        HistoryCommand::Dashboard(a) => dashboard(a, io),
-        HistoryCommand::Prune(a) => prune(a, io),
-    }
+    let text = |t: Result<String, String>| t.map(|t| (t, 0));
+    let printed = match args.command {
+        HistoryCommand::Add(a) => return add(a, io),
+        HistoryCommand::Show(a) => text(query::show(&a.db.db, &a.filter.query(), a.commits)?),
+        HistoryCommand::Check(a) => {
+            let opts = CheckOptions {
+                commit: a.commit.clone(),
+                max_regression_pct: a.max_regression,
+                window: a.window,
+            };
+            let c = query::check(&a.db.db, &a.filter.query(), &opts, a.markdown.as_deref())?;
+            c.map(|c| (c.markdown, if c.failed { EXIT_FAILED } else { 0 }))
+        }
+        HistoryCommand::Dashboard(a) => {
+            text(query::dashboard(&a.db.db, &a.filter.query(), &a.out)?)
+        }
+        HistoryCommand::Prune(a) => text(query::prune(&a.db.db, a.keep_days, a.keep_commits)?),
+    };
+    let (text, code) = printed.map_err(Stop::usage)?;
+    io.stdout.write_all(text.as_bytes())?;
+    Ok(code)
 }
 
 fn add(a: AddArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
-    let tags = match parse_tags(&a.tag) {
-        Ok(t) => t,
-        Err(e) => {
-            writeln!(io.stderr, "benchdiff: {e}")?;
-            return Ok(EXIT_USAGE);
-        }
+    let plan = AddPlan {
+        db: a.db.db,
+        commit: a.commit,
+        branch: a.branch,
+        date: a.date,
+        order: a.order,
+        machine: a.machine,
+        tags: a.tag,
+        input_format: a.input_format,
     };
-    let date = match a.date.as_deref().map(hist::parse_rfc3339).transpose() {
-        Ok(d) => d,
-        Err(e) => {
-            writeln!(io.stderr, "benchdiff: --date: {e}")?;
-            return Ok(EXIT_USAGE);
-        }
-    };
-    let Some(commit) = commit_info(a.commit.clone(), a.branch.clone(), date, a.order) else {
-        writeln!(
-            io.stderr,
-            "benchdiff: --commit is required outside a git checkout"
-        )?;
-        return Ok(EXIT_USAGE);
-    };
-    let mut recorder = Recorder::new(
-        Store::open(&a.db.db)?,
-        commit,
-        MachineRecord::this_machine(a.machine.as_deref()),
-        tags,
-        a.input_format,
-    );
+    let mut recorder = plan.open()?.map_err(Stop::usage)?;
     for file in &a.files {
         let stored = recorder.store_file(std::path::Path::new(file));
         for w in &stored.warnings {
@@ -214,10 +209,7 @@ fn add(a: AddArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         }
         match stored.outcome {
             Ok(line) => writeln!(io.stdout, "{line}")?,
-            Err(StoreFileError::Unreadable(e)) => {
-                writeln!(io.stderr, "benchdiff: {e}")?;
-                return Ok(EXIT_USAGE);
-            }
+            Err(StoreFileError::Unreadable(e)) => return Err(Stop::usage(e).into()),
             Err(e) => return Err(e.into()),
         }
     }
@@ -243,61 +235,24 @@ pub(crate) struct HistoryTarget {
 }
 
 impl HistoryTarget {
-    /// Opens the database named by `--history`, before the run: `Ok(None)` without
-    /// `--history`, `Err` with the message to print (exit 2) when the URL cannot be opened
-    /// or no commit is known.
+    /// Opens the database named by `--history` before the run ([`Recorder::for_run`]).
     pub(crate) fn open(&self) -> Result<Option<Recorder>, String> {
-        let Some(url) = &self.history else {
-            return Ok(None);
-        };
-        Recorder::for_run(
-            url,
-            self.history_commit.clone(),
-            self.history_branch.clone(),
-        )
-        .map(Some)
+        let (commit, branch) = (self.history_commit.clone(), self.history_branch.clone());
+        Recorder::for_run(self.history.as_deref(), commit, branch)
     }
 }
 
-/// After a run (`compare`/`run --history`): stores the run's results file, saying so on
-/// stderr (stdout carries the report). A missing file (nothing ran) stores nothing.
-/// Returns `false` when storing failed (the message is printed; the results file is kept, so
-/// `history add` can store it later).
-///
-/// # Errors
-/// stderr cannot be written.
+/// After a run that ended with `code`: stores the run's `results` file
+/// ([`Recorder::store_run`]), saying so on stderr; returns the exit code.
 pub(crate) fn store_run(
     recorder: &mut Recorder,
     results: &std::path::Path,
+    code: i32,
     io: &mut Io<'_>,
-) -> anyhow::Result<bool> {
-    if !results.exists() {
-        return Ok(true);
-    }
-    let stored = recorder.store_file(results);
-    for w in &stored.warnings {
-        writeln!(io.stderr, "benchdiff: warning: {w}")?;
-    }
-    let outcome = match stored.outcome {
-        Ok(line) => Ok(line),
-        Err(StoreFileError::Unreadable(e)) => Err(e),
-        Err(e) => Err(format!("{:#}", anyhow::Error::from(e))),
-    };
-    match outcome {
-        Ok(line) => {
-            writeln!(io.stderr, "benchdiff: history: {line}")?;
-            Ok(true)
-        }
-        Err(e) => {
-            writeln!(
-                io.stderr,
-                "benchdiff: history: could not store {}: {e} (store it later with \
-                 `benchdiff history add`)",
-                results.display()
-            )?;
-            Ok(false)
-        }
-    }
+) -> anyhow::Result<i32> {
+    let (lines, code) = recorder.store_run(results, code);
+    super::say(&lines, io)?;
+    Ok(code)
 }
 
 impl FilterArgs {
@@ -316,82 +271,4 @@ impl FilterArgs {
             seed: self.seed,
         }
     }
-}
-
-macro_rules! loaded {
-    ($db:expr, $f:expr, $io:expr) => {
-        match query::load($db, &$f.query())? {
-            Ok(h) => h,
-            Err(e) => {
-                writeln!($io.stderr, "benchdiff: {e}")?;
-                return Ok(EXIT_USAGE);
-            }
-        }
-    };
-}
-
-fn show(a: ShowArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
-    let h = loaded!(&a.db.db, &a.filter, io);
-    io.stdout
-        .write_all(series::text(&h, a.commits).as_bytes())?;
-    Ok(0)
-}
-
-fn check_cmd(a: CheckArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
-    if let Some(p) = &a.markdown
-        && let Err(e) = check::check_markdown_output(&a.db.db, p)
-    {
-        writeln!(io.stderr, "benchdiff: {e}")?;
-        return Ok(EXIT_USAGE);
-    }
-    let h = loaded!(&a.db.db, &a.filter, io);
-    let report = match check::check(
-        &h,
-        &CheckOptions {
-            commit: a.commit.clone(),
-            max_regression_pct: a.max_regression,
-            window: a.window,
-        },
-    ) {
-        Ok(r) => r,
-        Err(e) => {
-            writeln!(io.stderr, "benchdiff: {e}")?;
-            return Ok(EXIT_USAGE);
-        }
-    };
-    let md = check::markdown(&report);
-    if let Some(p) = &a.markdown {
-        std::fs::write(p, &md).with_context(|| p.display().to_string())?;
-    }
-    io.stdout.write_all(md.as_bytes())?;
-    Ok(if report.failed() { EXIT_FAILED } else { 0 })
-}
-
-fn dashboard(a: DashboardArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
-    let h = loaded!(&a.db.db, &a.filter, io);
-    let files = crate::history::dashboard::write(&h, &a.out).map_err(anyhow::Error::msg)?;
-    writeln!(
-        io.stdout,
-        "wrote {} pages to {}",
-        files.len(),
-        a.out.display()
-    )?;
-    Ok(0)
-}
-
-fn prune(a: PruneArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
-    if a.keep_days.is_none() && a.keep_commits.is_none() {
-        writeln!(
-            io.stderr,
-            "benchdiff: history prune needs --keep-days N and/or --keep-commits N"
-        )?;
-        return Ok(EXIT_USAGE);
-    }
-    let (n, c) = query::prune(&a.db.db, a.keep_days, a.keep_commits)?;
-    writeln!(
-        io.stdout,
-        "deleted {n} commits; {} commits, {} samples left",
-        c.commits, c.samples
-    )?;
-    Ok(0)
 }

@@ -6,8 +6,6 @@
 
 #[path = "calibrate.rs"]
 pub(crate) mod calibrate_cmd;
-#[path = "command_bench.rs"]
-pub(crate) mod command_bench;
 #[path = "compare.rs"]
 mod compare_cmd;
 #[path = "history.rs"]
@@ -21,6 +19,7 @@ pub(crate) mod shard_cmd;
 mod sweep_cmd;
 
 use crate::report::{self, Messages};
+use crate::run::ending::{Ended, Stop};
 use crate::sample::SampleSet;
 use crate::verdict::decide::Correction;
 use crate::{format, render};
@@ -234,9 +233,10 @@ pub fn run(args: Vec<OsString>, io: &mut Io<'_>) -> i32 {
         // A reader that went away (`benchdiff report … | head`) is a normal end, as for
         // other filters: quiet, exit 0.
         Err(e) if is_broken_pipe(&e) => 0,
+        // Why a command stopped ([`Stop`]: its exit code), or an error: exit 2.
         Err(e) => {
             let _ = writeln!(io.stderr, "benchdiff: {e:#}");
-            EXIT_USAGE
+            e.downcast_ref::<Stop>().map_or(EXIT_USAGE, |s| s.code)
         }
     }
 }
@@ -324,6 +324,32 @@ fn print(messages: &Messages, io: &mut Io<'_>) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Prints `lines` on stderr, one line each.
+///
+/// # Errors
+/// Writing to stderr failed.
+fn say(lines: &[String], io: &mut Io<'_>) -> std::io::Result<()> {
+    lines.iter().try_for_each(|l| writeln!(io.stderr, "{l}"))
+}
+
+/// Prints how a run ended: its closing lines, the report on `analysis` when one follows,
+/// the text after it; returns the exit code.
+///
+/// # Errors
+/// Writing to stdout or stderr failed.
+fn ended(ended: Ended, analysis: Option<&AnalysisArgs>, io: &mut Io<'_>) -> anyhow::Result<i32> {
+    say(&ended.lines, io)?;
+    let gate = match (&ended.report, analysis) {
+        (Some(r), Some(a)) => match &r.run {
+            Some(run) => emit_analysis_with(&r.set, a, Some(run), None, &r.failures, io)?,
+            None => emit_analysis_settled(&r.set, a, &r.settled, &r.failures, io)?,
+        },
+        _ => 0,
+    };
+    write!(io.stderr, "{}", ended.after)?;
+    Ok(ended.code(gate))
+}
+
 fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     let mut plan = args.analysis.plan(io);
     let inputs = args.inputs.plan(args.files.clone());
@@ -373,36 +399,6 @@ pub(crate) fn write_output(
     let code = report::write_output(path, write, &mut *io.stdout, &mut out);
     print(&out, io)?;
     code
-}
-
-/// Warns on stderr that the input `file` gave no samples in the format it was read as
-/// (`read_as`; `None` when none was recognised).
-///
-/// # Errors
-/// Writing to stderr failed.
-#[allow(
-    dead_code,
-    reason = "callable from the commands of cli/ that still write reports of their own"
-)]
-pub(crate) fn warn_no_samples(
-    file: &str,
-    read_as: Option<format::InputFormat>,
-    io: &mut Io<'_>,
-) -> std::io::Result<()> {
-    writeln!(
-        io.stderr,
-        "{}",
-        report::diagnostics::no_samples(file, read_as)
-    )
-}
-
-/// How the reports that name their inputs name the input `f` ([`report::input_name`]).
-#[allow(
-    dead_code,
-    reason = "callable from the commands of cli/ that still write reports of their own"
-)]
-pub(crate) fn input_name(f: &str) -> String {
-    report::input_name(f)
 }
 
 /// Runs the report pipeline on `set` ([`report::analyse`]) and prints its messages. Every

@@ -2,10 +2,10 @@
 //! command benchmark once (or `--runs N` times), each sample printed as a result line
 //! `name key=value …: rate` as it arrives, on the same runner as `compare`.
 
-use super::command_bench::{self, CommandArgs};
-use super::jobs::JobArgs;
-use super::{EXIT_FAILED, EXIT_USAGE, Io};
-use crate::run::command_bench::{Common, Outputs, PlanError, Prepared};
+use super::Io;
+use super::jobs::{CommandArgs, JobArgs};
+use crate::run::command_bench::{self, Common, Outputs, SinglePlan};
+use crate::run::ending::Stop;
 use crate::run::schedule::Order;
 use std::path::PathBuf;
 
@@ -32,10 +32,10 @@ pub(crate) struct SingleArgs {
 }
 
 impl SingleArgs {
-    /// The shared run options, with `runs`.
-    pub(crate) fn common(&self, runs: Option<u32>) -> Common {
-        Common {
-            runs,
+    /// The typed plan of `runs` runs per configuration.
+    pub(crate) fn plan(&self, runs: u32) -> SinglePlan {
+        let common = Common {
+            runs: Some(runs),
             set: self.jobs.set.clone(),
             order: self.order,
             seed: self.jobs.seed,
@@ -43,54 +43,13 @@ impl SingleArgs {
             fail_fast: self.fail_fast,
             results: self.results.clone(),
             cpus: self.jobs.cpus.clone(),
-            no_progress: true,
-            node_only: if self.command.old_rev.is_some() {
-                vec!["--old-rev/--new-rev (compare only)"]
-            } else {
-                Vec::new()
-            },
             ..Common::default()
-        }
-    }
-
-    /// Checks `--results` and a `--plot` file before anything runs
-    /// ([`crate::run::command_bench::check_single_outputs`]).
-    ///
-    /// # Errors
-    /// The message to print.
-    pub(crate) fn check_outputs(&self, plot: Option<&std::path::Path>) -> Result<(), String> {
-        crate::run::command_bench::check_single_outputs(
-            self.results.as_deref(),
-            plot,
-            self.bin.as_deref(),
-            self.command.suite.as_deref(),
-        )
-    }
-
-    /// Builds the plan or prints why not; `Err` holds the exit code.
-    pub(crate) fn plan(
-        &self,
-        runs: Option<u32>,
-        io: &mut Io<'_>,
-    ) -> anyhow::Result<Result<Prepared, i32>> {
-        let common = self.common(runs);
-        let spec = self.command.spec();
-        match crate::run::command_bench::make_plan(
-            &common,
-            &spec,
-            1,
-            self.bin.as_deref(),
-            io.stderr,
-        ) {
-            Ok(p) => Ok(Ok(p)),
-            Err(PlanError::Usage(e)) => {
-                writeln!(io.stderr, "benchdiff: {e}")?;
-                Ok(Err(EXIT_USAGE))
-            }
-            Err(PlanError::Build(e)) => {
-                writeln!(io.stderr, "benchdiff: {e}")?;
-                Ok(Err(EXIT_FAILED))
-            }
+        };
+        let (bin, command) = (self.bin.clone(), self.command.spec());
+        SinglePlan {
+            bin,
+            common,
+            command,
         }
     }
 }
@@ -110,59 +69,22 @@ pub(crate) struct RunArgs {
 
 /// Runs `benchdiff run`; returns the exit code (0, 1 a run failed, 2 usage).
 pub(crate) fn run(args: RunArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
-    if let Err(e) = args.single.check_outputs(None) {
-        writeln!(io.stderr, "benchdiff: {e}")?;
-        return Ok(EXIT_USAGE);
-    }
-    let mut history = match args.history.open() {
-        Ok(h) => h,
-        Err(e) => {
-            writeln!(io.stderr, "benchdiff: {e}")?;
-            return Ok(EXIT_USAGE);
-        }
+    let plan = args.single.plan(args.runs);
+    plan.check_outputs(None).map_err(Stop::usage)?;
+    let mut history = args.history.open().map_err(Stop::usage)?;
+    let prepared = plan.prepare(io.stderr)?;
+    let (results, _scratch) = plan.results_file(history.is_some())?;
+    let outputs = Outputs {
+        csv: None,
+        results: results.clone(),
+        echo: Some(&mut *io.stdout),
+        progress: false,
     };
-    let prepared = match args.single.plan(Some(args.runs), io)? {
-        Ok(p) => p,
-        Err(code) => return Ok(code),
-    };
-    // --history without --results: the results file lives in a temporary folder until stored.
-    let scratch = match (&history, &args.single.results) {
-        (Some(_), None) => Some(tempfile::tempdir()?),
-        _ => None,
-    };
-    let results = args
-        .single
-        .results
-        .clone()
-        .or_else(|| scratch.as_ref().map(|d| d.path().join("run.results.jsonl")));
-    let (stdout, stderr) = (&mut *io.stdout, &mut *io.stderr);
-    let finished = crate::run::command_bench::execute(
-        &prepared.plan,
-        args.single.fail_fast,
-        Outputs {
-            csv: None,
-            results: results.clone(),
-            echo: Some(stdout),
-            progress: false,
-        },
-        stderr,
-    )?;
-    let code = match finished {
-        Ok(f) => command_bench::summarise(&f, true, io.stderr)?,
-        Err(e) => {
-            writeln!(io.stderr, "benchdiff: {e}")?;
-            return Ok(EXIT_USAGE);
-        }
-    };
+    let finished =
+        command_bench::execute(&prepared.plan, args.single.fail_fast, outputs, io.stderr)?;
+    let code = super::ended(finished.map_err(Stop::usage)?.ended(true), None, io)?;
     match (&mut history, &results) {
-        (Some(h), Some(path)) => {
-            let stored = super::history_cmd::store_run(h, path, io)?;
-            Ok(if !stored && code == 0 {
-                EXIT_FAILED
-            } else {
-                code
-            })
-        }
+        (Some(h), Some(path)) => super::history_cmd::store_run(h, path, code, io),
         _ => Ok(code),
     }
 }

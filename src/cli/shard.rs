@@ -93,14 +93,10 @@ pub(crate) fn merge(args: MergeArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         writeln!(io.stderr, "benchdiff: {w}")?;
     }
     match merged.outcome {
-        Ok(line) => {
-            writeln!(io.stderr, "benchdiff: {line}")?;
-            Ok(0)
-        }
-        Err(e) => {
-            writeln!(io.stderr, "benchdiff: {e}")?;
-            Ok(EXIT_USAGE)
-        }
+        Ok(line) => writeln!(io.stderr, "benchdiff: {line}")
+            .map(|()| 0)
+            .map_err(Into::into),
+        Err(e) => Err(crate::run::ending::Stop::usage(e).into()),
     }
 }
 

@@ -93,6 +93,59 @@ pub fn parse_tags(tags: &[String]) -> Result<Vec<(String, String)>, String> {
     Ok(out)
 }
 
+/// What `history add` stores its files under: the database, the commit (`None`: `git
+/// rev-parse HEAD`), its branch, date (RFC 3339; `None`: the commit's date from git) and
+/// position, the machine name (`None`: the host name), `KEY=VALUE` tags, and the format of
+/// every file (`None`: guessed from the content).
+#[derive(Clone, Debug, Default)]
+pub struct AddPlan {
+    /// The database URL (a SQLite file, or postgres://…).
+    pub db: String,
+    /// The commit SHA (or a name such as a release).
+    pub commit: Option<String>,
+    /// The branch of the commit.
+    pub branch: Option<String>,
+    /// The commit date, RFC 3339.
+    pub date: Option<String>,
+    /// The explicit position of the commit in the history (smaller first).
+    pub order: Option<i64>,
+    /// The machine name.
+    pub machine: Option<String>,
+    /// `KEY=VALUE` tags on the stored samples.
+    pub tags: Vec<String>,
+    /// The format of every file.
+    pub input_format: Option<format::InputFormat>,
+}
+
+impl AddPlan {
+    /// Checks the tags, the date and the commit, then opens (and migrates) the database.
+    ///
+    /// # Errors
+    /// Outer: the database cannot be opened. Inner: the usage message to print (a bad tag or
+    /// date, no commit outside a git checkout).
+    pub fn open(&self) -> Result<Result<Recorder, String>, HistoryError> {
+        let tags = match parse_tags(&self.tags) {
+            Ok(t) => t,
+            Err(e) => return Ok(Err(e)),
+        };
+        let date = match self.date.as_deref().map(super::parse_rfc3339).transpose() {
+            Ok(d) => d,
+            Err(e) => return Ok(Err(format!("--date: {e}"))),
+        };
+        let (sha, branch) = (self.commit.clone(), self.branch.clone());
+        let Some(commit) = commit_info(sha, branch, date, self.order) else {
+            return Ok(Err("--commit is required outside a git checkout".to_owned()));
+        };
+        Ok(Ok(Recorder::new(
+            Store::open(&self.db)?,
+            commit,
+            MachineRecord::this_machine(self.machine.as_deref()),
+            tags,
+            self.input_format,
+        )))
+    }
+}
+
 impl Recorder {
     /// A recorder over an open database: files are stored under `commit`, `machine` and
     /// `tags`, read as `input_format` (`None`: guessed from the content).
@@ -112,27 +165,30 @@ impl Recorder {
         }
     }
 
-    /// The recorder of a run's `--history URL`, opened (and migrated) before the run: the
-    /// commit is `commit` or `git rev-parse HEAD`, the machine this one, no tags.
+    /// The recorder of a run's `--history URL` (`None` without one), opened (and migrated)
+    /// before the run: the commit is `commit` or `git rev-parse HEAD`, the machine this one,
+    /// no tags.
     ///
     /// # Errors
     /// The message to print: no commit is known, or the URL cannot be opened.
     pub fn for_run(
-        url: &str,
+        url: Option<&str>,
         commit: Option<String>,
         branch: Option<String>,
-    ) -> Result<Recorder, String> {
+    ) -> Result<Option<Recorder>, String> {
+        let Some(url) = url else { return Ok(None) };
         let commit = commit_info(commit, branch, None, None).ok_or(
             "--history: no commit known (not in a git checkout): give --history-commit SHA",
         )?;
         let store = Store::open(url).map_err(|e| format!("--history {url}: {e}"))?;
-        Ok(Recorder::new(
+        let machine = MachineRecord::this_machine(None);
+        Ok(Some(Recorder::new(
             store,
             commit,
-            MachineRecord::this_machine(None),
+            machine,
             Vec::new(),
             None,
-        ))
+        )))
     }
 
     /// Reads one results file (any format `report` reads) and stores its samples under the
@@ -186,5 +242,46 @@ impl Recorder {
                 format!("{name}: already stored (same content as file #{file_id}); skipped")
             }
         })
+    }
+}
+
+impl Recorder {
+    /// After a run (`compare`/`run --history`) that ended with exit code `code`: stores the
+    /// run's results file `results` and returns the lines for stderr (the reader's warnings,
+    /// then what was stored or why not) and the exit code, 1 when storing failed after a run
+    /// that went well. A missing file (nothing ran) stores nothing; a failure keeps the file,
+    /// so `history add` can store it later.
+    pub fn store_run(&mut self, results: &Path, code: i32) -> (Vec<String>, i32) {
+        if !results.exists() {
+            return (Vec::new(), code);
+        }
+        let stored = self.store_file(results);
+        let mut lines: Vec<String> = (stored.warnings.iter())
+            .map(|w| format!("benchdiff: warning: {w}"))
+            .collect();
+        let outcome = match stored.outcome {
+            Ok(line) => Ok(line),
+            Err(StoreFileError::Unreadable(e)) => Err(e),
+            Err(e) => Err(format!("{:#}", anyhow::Error::from(e))),
+        };
+        let code = match outcome {
+            Ok(line) => {
+                lines.push(format!("benchdiff: history: {line}"));
+                code
+            }
+            Err(e) => {
+                lines.push(format!(
+                    "benchdiff: history: could not store {}: {e} (store it later with \
+                     `benchdiff history add`)",
+                    results.display()
+                ));
+                if code == 0 {
+                    crate::report::EXIT_FAILED
+                } else {
+                    code
+                }
+            }
+        };
+        (lines, code)
     }
 }

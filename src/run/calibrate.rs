@@ -9,13 +9,17 @@
 //!   `cv_threshold` overall (the mean of the configurations' CVs) and below twice that for
 //!   every configuration ([`crate::verdict::calibrate::find_n_ok`]).
 //!
-//! The text of the outcome is [`crate::render::calibrate`]'s; the caller prints it.
+//! The text of the outcome is [`crate::render::calibrate`]'s ([`Calibration::output`]); the
+//! caller prints it.
 
 use super::affinity::{CpuList, cpuset_from_set_values};
+use super::ending::Stop;
 use super::plan::discover;
 use super::schedule::{Job, Order};
 use super::{Observer, Plan, Report, RunOptions, RunnerError};
 use crate::format::results::{JobRecord, JobStatus, Record, ResultsWriter};
+use crate::render;
+use crate::report::EXIT_FAILED;
 use crate::sample::{Sample, SampleSet, Side};
 use crate::verdict::calibrate::{self, AaRow, FalsePositives};
 use std::io::Write;
@@ -107,6 +111,38 @@ pub enum Calibration {
         /// A job failed.
         failed: bool,
     },
+}
+
+impl Calibration {
+    /// What `calibrate` prints on stdout for this outcome of `plan` (the A/A table, or a line
+    /// per file searched: [`crate::render::calibrate`]) and its exit code, 1 when a job
+    /// failed.
+    ///
+    /// # Errors
+    /// The A/A run produced no sample (exit 1).
+    pub fn output(&self, plan: &CalibratePlan) -> Result<(String, i32), Stop> {
+        let code = |failed: bool| if failed { EXIT_FAILED } else { 0 };
+        match self {
+            Calibration::NoSamples => Err(Stop::failed("no samples, no calibration")),
+            Calibration::Aa {
+                rows,
+                false_positives,
+                wall_s,
+                failed,
+            } => {
+                let fp = false_positives.as_ref();
+                let text = render::calibrate::aa(rows, fp, plan.target_accuracy, *wall_s);
+                Ok((text, code(*failed)))
+            }
+            Calibration::FindN { chosen, failed } => {
+                let key = plan.find_n.as_ref().map_or("", |f| f.key.as_str());
+                let text = (chosen.iter())
+                    .map(|c| render::calibrate::find_n_line(&c.file, key, c.value, &c.why))
+                    .collect();
+                Ok((text, code(*failed)))
+            }
+        }
+    }
 }
 
 /// Collects samples and writes job records.

@@ -8,6 +8,7 @@ use super::adaptive::{DecideRule, Outcome, Rule};
 use super::clock::{default_results_path, default_seed, now_unix_s};
 use super::command_run::{self, BenchDef, CommandJobRecord, CommandPlan, CommandSummary, Target};
 use super::compare::Streams;
+use super::ending::{Ended, RunReport, Stop};
 use super::plan::argv::split_words;
 pub use super::plan::command::{PlanError, Prepared};
 use super::plan::command::{git_targets, parse_env, run_build, target_from_text};
@@ -62,6 +63,14 @@ pub struct CommandSpec {
     pub build: Option<String>,
     /// The program inside the worktree after the build.
     pub artifact: Option<String>,
+}
+
+impl CommandSpec {
+    /// True when these options ask for command benchmarks (`--bench`, `--suite` or
+    /// `--old-rev`).
+    pub fn active(&self) -> bool {
+        !self.bench.is_empty() || self.suite.is_some() || self.old_rev.is_some()
+    }
 }
 
 /// The file name of a program given as `--old`/`--new`/`--bin` (its first word), e.g.
@@ -390,6 +399,52 @@ pub struct Finished {
 }
 
 impl Finished {
+    /// How the run ended: a failed setup (exit 1, nothing else said), an output error (exit
+    /// 2), failed jobs (exit 1 when `fail_on_error`), an interrupt (exit 130); the
+    /// `--runs auto` summary after the report. No report.
+    pub fn ended(&self, fail_on_error: bool) -> Ended {
+        let s = &self.summary;
+        let mut ended = Ended {
+            lines: Vec::new(),
+            report: None,
+            after: (self.outcome.as_ref()).map_or_else(String::new, |o| o.summary_text()),
+            code: 0,
+            interrupted: false,
+            signals: None,
+        };
+        if let Some(e) = &s.setup_failed {
+            ended.lines.push(format!("benchdiff: {e}"));
+            ended.code = crate::report::EXIT_FAILED;
+            return ended;
+        }
+        if let Some(e) = &s.output_error {
+            ended.lines.push(super::ending::output_error_line(e));
+            ended.code = crate::report::EXIT_USAGE;
+        }
+        if !s.failed.is_empty() {
+            let where_ = (self.results_path.as_ref())
+                .map(|p| format!("; details in {}", p.display()))
+                .unwrap_or_default();
+            (ended.lines).push(super::ending::failed_line(
+                s.failed.len(),
+                s.jobs_run,
+                s.stopped_by_fail_fast,
+                &where_,
+            ));
+            if fail_on_error {
+                ended.code = ended.code.max(crate::report::EXIT_FAILED);
+            }
+        }
+        if s.interrupted {
+            (ended.lines).push(format!(
+                "benchdiff: interrupted after {} job(s)",
+                s.jobs_run
+            ));
+            ended.interrupted = true;
+        }
+        ended
+    }
+
     /// The failed and missing jobs recorded in the results file, for the report; none without
     /// a results file or when it cannot be read (the run has said so).
     pub fn failures(&self) -> crate::compare::failures::Failures {
@@ -739,6 +794,68 @@ pub fn check_single_outputs(
     crate::output::check(&inputs, &outs, false)
 }
 
+/// What `run` and `sweep` run: one build's command benchmarks.
+#[derive(Clone, Debug, Default)]
+pub struct SinglePlan {
+    /// The program and fixed arguments (`None`: a suite's `[new]` side, built).
+    pub bin: Option<String>,
+    /// The run options (`old`, `new`, `csv`, `auto` and `no_progress` do not apply).
+    pub common: Common,
+    /// The command benchmarks.
+    pub command: CommandSpec,
+}
+
+impl SinglePlan {
+    /// Checks the results file and a `plot` file before anything runs
+    /// ([`check_single_outputs`]).
+    ///
+    /// # Errors
+    /// The message to print (exit 2).
+    pub fn check_outputs(&self, plot: Option<&Path>) -> Result<(), String> {
+        let (results, suite) = (
+            self.common.results.as_deref(),
+            self.command.suite.as_deref(),
+        );
+        check_single_outputs(results, plot, self.bin.as_deref(), suite)
+    }
+
+    /// Where `run` writes its results file: `--results`, else, when the file is to be `kept`
+    /// (`--history` stores it after the run), `run.results.jsonl` in a new temporary folder,
+    /// returned too: the file lives as long as the folder.
+    ///
+    /// # Errors
+    /// The temporary folder cannot be created.
+    pub fn results_file(
+        &self,
+        kept: bool,
+    ) -> std::io::Result<(Option<PathBuf>, Option<tempfile::TempDir>)> {
+        let scratch = match &self.common.results {
+            None if kept => Some(tempfile::tempdir()?),
+            _ => None,
+        };
+        let path = (self.common.results.clone())
+            .or_else(|| scratch.as_ref().map(|d| d.path().join("run.results.jsonl")));
+        Ok((path, scratch))
+    }
+
+    /// Builds the plan ([`make_plan`] of one side; builds first, their output to `stderr`).
+    ///
+    /// # Errors
+    /// Why not, with its exit code (`--old-rev` belongs to `compare`).
+    pub fn prepare(&self, stderr: &mut dyn Write) -> Result<Prepared, Stop> {
+        let common = Common {
+            no_progress: true,
+            node_only: if self.command.old_rev.is_some() {
+                vec!["--old-rev/--new-rev (compare only)"]
+            } else {
+                Vec::new()
+            },
+            ..self.common.clone()
+        };
+        make_plan(&common, &self.command, 1, self.bin.as_deref(), stderr).map_err(Stop::from)
+    }
+}
+
 /// What [`compare`] ran: the finished run, and whether the report should follow (the CSV did
 /// not go to stdout, and stdout is a terminal or the CSV went to a file).
 pub struct Compared {
@@ -749,6 +866,26 @@ pub struct Compared {
     /// The Ctrl-C guard of the run, still installed: keep it until the partial report is
     /// written, so a second SIGINT (GNU `timeout -s INT` sends two) does not cut it off.
     pub signals: SignalGuard,
+}
+
+impl Compared {
+    /// How the run ended ([`Finished::ended`]), with the report's samples when it should
+    /// follow (not after a failed setup).
+    pub fn ended(self, fail_on_error: bool) -> Ended {
+        let f = self.finished;
+        let mut ended = f.ended(fail_on_error);
+        if self.want_report && f.summary.setup_failed.is_none() {
+            let report = RunReport {
+                failures: f.failures(),
+                settled: (f.outcome.as_ref()).map_or_else(Vec::new, |o| o.settled_rows.clone()),
+                run: None,
+                set: f.set,
+            };
+            ended = ended.with_report(f.unused.notes(), report);
+        }
+        ended.signals = Some(self.signals);
+        ended
+    }
 }
 
 /// `compare` with command benchmarks: plan, builds, runs, CSV (to `out.stdout` when it is not

@@ -4,9 +4,11 @@
 //! results file and returns the samples for the report. Command benchmarks are
 //! [`super::command_bench`].
 
-use super::adaptive::{DecideRule, Outcome, Rule};
+use super::adaptive::{AutoOptions, DecideRule, Outcome, Rule, Runs};
 use super::affinity::{CpuList, cpuset_from_set_values};
 use super::clock::{default_results_path, default_seed, now_unix_s};
+use super::command_bench::{CommandSpec, Common};
+use super::ending::{Ended, RunReport, Stop};
 use super::plan::discover;
 use super::schedule::{Job, Order};
 use super::shard::{ShardRequest, ShardRun};
@@ -27,17 +29,21 @@ use std::time::Duration;
 /// How many of a failed job's last stderr lines are echoed (the results file keeps more).
 const STDERR_LINES_SHOWN: usize = 12;
 
-/// What `compare` of Node files runs (built from its options).
+/// Everything `benchdiff compare` was asked (built from its options): Node files under an
+/// old and a new binary, or command benchmarks when [`CommandSpec::active`].
 #[derive(Clone, Debug)]
-pub struct NodeCompare {
-    /// The baseline binary (a path, or a name looked up in PATH).
+pub struct ComparePlan {
+    /// The baseline binary (a path, or a name looked up in PATH; a command with command
+    /// benchmarks).
     pub old: Option<PathBuf>,
     /// The candidate binary.
     pub new: Option<PathBuf>,
-    /// Runs per binary and file (under `--runs auto`: the most, `--max-runs`).
-    pub runs: u32,
-    /// `--runs auto`: the run limits and, under `--stop decided`, its settings.
-    pub rules: Option<(Rule, Option<DecideRule>)>,
+    /// Runs per binary and file: a count, or `auto` within `auto`'s limits.
+    pub runs: Runs,
+    /// The settings of `--runs auto`.
+    pub auto: AutoOptions,
+    /// The report's `--threshold` in percent (`--stop decided` decides against it).
+    pub threshold_pct: f64,
     /// Keep files whose name contains one of these (none: every file).
     pub filter: Vec<String>,
     /// Skip files whose name contains one of these (wins over `filter`).
@@ -54,9 +60,12 @@ pub struct NodeCompare {
     pub timeout: Option<f64>,
     /// Stop at the first failed job.
     pub fail_fast: bool,
+    /// Failed jobs make the exit code 1 (`--fail-on-error`, the default).
+    pub fail_on_error: bool,
     /// The CSV file (`-`: stdout).
     pub csv: Option<PathBuf>,
-    /// The results file (default: next to the CSV file, else ./benchdiff-results/).
+    /// The results file; [`ComparePlan::check`] chooses it when none is given (next to the
+    /// CSV file, else ./benchdiff-results/).
     pub results: Option<PathBuf>,
     /// Replace an existing CSV or results file.
     pub force: bool,
@@ -70,6 +79,128 @@ pub struct NodeCompare {
     pub categories: Vec<String>,
     /// The shard of the plan to run.
     pub shard: ShardRequest,
+    /// Command benchmarks (`--bench`, `--suite`, `--old-rev` …).
+    pub command: CommandSpec,
+    /// The report's `-o` file.
+    pub report: Option<PathBuf>,
+    /// The report's `--plot` file.
+    pub plot: Option<PathBuf>,
+}
+
+impl ComparePlan {
+    /// Chooses the results file once when none is given (beside `--csv FILE`, in the
+    /// temporary folder for a device or pipe, else ./benchdiff-results/), then checks every
+    /// output against the others and the run's inputs ([`check_outputs`]) and the options
+    /// that cannot go together, before anything runs or is created.
+    ///
+    /// # Errors
+    /// The message to print (exit 2).
+    pub fn check(&mut self) -> Result<(), String> {
+        let derived = self.results.is_none() && self.resume.is_none();
+        if derived {
+            self.results = Some(default_results_path(self.csv.as_deref()));
+        }
+        let inputs = [
+            ("--suite file", self.command.suite.as_deref()),
+            ("--balance-from file", self.shard.balance_from.as_deref()),
+            ("--old binary", self.old.as_deref()),
+            ("--new binary", self.new.as_deref()),
+        ];
+        check_outputs(&RunFiles {
+            csv: self.csv.as_deref(),
+            resume: self.resume.as_deref(),
+            results: self.results.as_deref(),
+            results_derived: derived,
+            report: self.report.as_deref(),
+            plot: self.plot.as_deref(),
+            inputs: (inputs.into_iter())
+                .filter_map(|(o, p)| p.map(|p| crate::output::Input::new(o, p)))
+                .collect(),
+            force: self.force,
+        })?;
+        if self.shard.shard.is_some() && self.runs == Runs::Auto {
+            return Err(
+                "--shard with --runs auto is not supported: a shard's rows would stop \
+                        on that machine's samples alone; give a fixed --runs N"
+                    .to_owned(),
+            );
+        }
+        Ok(())
+    }
+
+    /// The results file the run writes or continues (after [`ComparePlan::check`]).
+    pub fn results_file(&self) -> PathBuf {
+        (self.resume.clone())
+            .or_else(|| self.results.clone())
+            .unwrap_or_default()
+    }
+
+    /// The shared run options of a command-benchmark comparison (`auto`: `--runs auto`'s
+    /// rules). The defaults of `--runs` (30) and `--order` (random) give way to a suite's.
+    fn common(&self, auto: Option<(Rule, Option<DecideRule>)>) -> Common {
+        let given = [
+            ("--filter", !self.filter.is_empty()),
+            ("--exclude", !self.exclude.is_empty()),
+            ("--benchmark-dir", self.benchmark_dir.is_some()),
+            ("--resume", self.resume.is_some()),
+            ("CATEGORY", !self.categories.is_empty()),
+        ];
+        Common {
+            old: (self.old.as_ref()).map(|p| p.to_string_lossy().into_owned()),
+            new: (self.new.as_ref()).map(|p| p.to_string_lossy().into_owned()),
+            runs: match self.runs {
+                Runs::Fixed(n) if n != super::command_bench::DEFAULT_RUNS => Some(n),
+                Runs::Fixed(_) => None,
+                // The schedule's rounds: --max-runs.
+                Runs::Auto => Some(self.auto.max_runs),
+            },
+            set: self.set.clone(),
+            order: (self.order != Order::Random).then_some(self.order),
+            seed: self.seed,
+            timeout: self.timeout,
+            fail_fast: self.fail_fast,
+            fail_on_error: self.fail_on_error,
+            csv: self.csv.clone(),
+            results: self.results.clone(),
+            cpus: self.cpus.clone(),
+            no_progress: self.no_progress,
+            node_only: (given.into_iter()).filter(|g| g.1).map(|g| g.0).collect(),
+            auto,
+        }
+    }
+}
+
+/// Runs `benchdiff compare` of a checked `plan` ([`ComparePlan::check`]): Node files
+/// ([`prepare`], [`execute`]) or command benchmarks ([`super::command_bench::compare`]),
+/// writing the lines a person watches to `out.log` and the CSV as [`execute`] says.
+///
+/// # Errors
+/// Outer: `out` or the results file cannot be written. Inner: why nothing ran (bad options,
+/// no benchmark, a failed build, an output that cannot be created).
+pub fn compare(plan: &ComparePlan, out: Streams<'_>) -> std::io::Result<Result<Ended, Stop>> {
+    let rules = match plan.auto.rules(plan.runs, plan.threshold_pct) {
+        Ok(r) => r,
+        Err(e) => return Ok(Err(Stop::usage(e))),
+    };
+    if plan.command.active() {
+        let common = plan.common(rules);
+        let shard = match plan.shard.resolve() {
+            Ok(s) => s,
+            Err(e) => return Ok(Err(Stop::usage(e))),
+        };
+        return Ok(
+            super::command_bench::compare(&common, &plan.command, shard, out)?
+                .map(|c| c.ended(plan.fail_on_error))
+                .map_err(Stop::from),
+        );
+    }
+    let prep = match prepare(plan, rules) {
+        Ok(p) => p,
+        Err(e) => return Ok(Err(Stop::usage(e))),
+    };
+    Ok(execute(plan, prep, out)?
+        .map(|r| r.ended(plan.fail_on_error))
+        .map_err(Stop::usage))
 }
 
 /// Where a run writes: the CSV may go to `stdout`; machine lines, notes and failed jobs to
@@ -405,8 +536,10 @@ pub struct Prepared {
 /// # Errors
 /// Bad options, no benchmark, a binary that cannot run, or the results file cannot be
 /// written.
-pub fn prepare(args: &NodeCompare) -> Result<Prepared, RunnerError> {
-    let rules = args.rules;
+pub fn prepare(
+    args: &ComparePlan,
+    rules: Option<(Rule, Option<DecideRule>)>,
+) -> Result<Prepared, RunnerError> {
     let (adaptive, decided) = (rules.map(|r| r.0), rules.and_then(|r| r.1));
     for s in &args.set {
         if s.split_once('=').is_none_or(|(k, _)| k.is_empty()) {
@@ -473,7 +606,7 @@ pub fn prepare(args: &NodeCompare) -> Result<Prepared, RunnerError> {
         (Some(c), None) => Some(CpuList::parse(c)?),
         (None, c) => c,
     };
-    let runs = args.runs;
+    let runs = args.auto.plan_runs(args.runs);
     let jobs = (files.len() as u128) * u128::from(runs) * 2;
     if runs > super::plan::suite::MAX_RUNS || jobs > super::command_bench::MAX_JOBS as u128 {
         return Err(RunnerError::Io(format!(
@@ -558,7 +691,7 @@ pub fn prepare(args: &NodeCompare) -> Result<Prepared, RunnerError> {
 /// # Errors
 /// Outer: `out` or the results file cannot be written. Inner: the CSV cannot be created.
 pub fn execute(
-    args: &NodeCompare,
+    args: &ComparePlan,
     prep: Prepared,
     out: Streams<'_>,
 ) -> std::io::Result<Result<NodeRun, String>> {
@@ -764,6 +897,62 @@ pub fn execute(
     }))
 }
 impl NodeRun {
+    /// How the run ended: its closing lines (an output error, failed jobs — exit 1 when
+    /// `fail_on_error` — an interrupt with the command that continues it), and the report's
+    /// samples when it should follow.
+    pub fn ended(self, fail_on_error: bool) -> Ended {
+        let summary = &self.summary;
+        let mut lines = Vec::new();
+        let mut code = 0;
+        if let Some(e) = &summary.output_error {
+            lines.push(super::ending::output_error_line(e));
+            code = crate::report::EXIT_USAGE;
+        }
+        let real = (summary.failed.iter())
+            .filter(|(_, e)| e != "interrupted")
+            .count();
+        if real > 0 {
+            let where_ = format!("; details in {}", self.results_path.display());
+            lines.push(super::ending::failed_line(
+                real,
+                summary.jobs_run,
+                summary.stopped_by_fail_fast,
+                &where_,
+            ));
+            if fail_on_error {
+                code = code.max(crate::report::EXIT_FAILED);
+            }
+        }
+        if summary.interrupted {
+            lines.push(format!(
+                "benchdiff: interrupted after {} of {} job(s); continue with: benchdiff compare \
+                 --resume {}",
+                summary.jobs_run,
+                self.jobs_to_run,
+                self.results_path.display()
+            ));
+        }
+        let mut ended = Ended {
+            lines,
+            report: None,
+            after: (self.adaptive.as_ref()).map_or_else(String::new, Outcome::summary_text),
+            code,
+            interrupted: summary.interrupted,
+            signals: None,
+        };
+        if self.want_report {
+            let report = RunReport {
+                failures: self.failures(),
+                settled: self.run.sequential.clone(),
+                run: Some(self.run),
+                set: self.set,
+            };
+            ended = ended.with_report(self.unused.notes(), report);
+        }
+        ended.signals = Some(self.signals);
+        ended
+    }
+
     /// The failed and missing jobs recorded in the results file, for the report (a shard's
     /// without the other shards' jobs, which are not "not run" here); none when the file
     /// cannot be read (the run has said so).
@@ -802,5 +991,64 @@ fn run_info(plan: &Plan) -> RunInfo {
         set: plan.set.clone(),
         cpus: plan.cpus.as_ref().map(|c| c.text.clone()),
         sequential: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(runs: Runs) -> ComparePlan {
+        ComparePlan {
+            old: Some("a".into()),
+            new: Some("b".into()),
+            runs,
+            auto: AutoOptions {
+                target_accuracy: None,
+                min_runs: 5,
+                max_runs: 60,
+                stop: None,
+                no_futility: false,
+            },
+            threshold_pct: 1.0,
+            filter: vec!["x".into()],
+            exclude: Vec::new(),
+            set: Vec::new(),
+            benchmark_dir: None,
+            order: Order::Random,
+            seed: None,
+            timeout: None,
+            fail_fast: false,
+            fail_on_error: true,
+            csv: None,
+            results: None,
+            force: false,
+            resume: None,
+            cpus: None,
+            no_progress: true,
+            categories: vec!["fs".into()],
+            shard: ShardRequest::default(),
+            command: CommandSpec::default(),
+            report: None,
+            plot: None,
+        }
+    }
+
+    #[test]
+    fn command_benchmarks_leave_the_default_runs_and_order_to_a_suite() {
+        let default = plan(Runs::Fixed(super::super::command_bench::DEFAULT_RUNS)).common(None);
+        assert_eq!((default.runs, default.order), (None, None));
+        assert_eq!(plan(Runs::Fixed(7)).common(None).runs, Some(7));
+        assert_eq!(plan(Runs::Auto).common(None).runs, Some(60));
+        let mut node = plan(Runs::Fixed(7));
+        node.order = Order::Node;
+        assert_eq!(node.common(None).order, Some(Order::Node));
+    }
+
+    #[test]
+    fn command_benchmarks_name_the_node_file_options_given() {
+        let common = plan(Runs::Fixed(7)).common(None);
+        assert_eq!(common.node_only, ["--filter", "CATEGORY"]);
+        assert!(common.fail_on_error);
     }
 }

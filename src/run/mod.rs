@@ -17,6 +17,8 @@
 //!   with `wait4` usage — for Node files (IPC channel) and for commands;
 //! - [`affinity`]: `--set CPUSET=…` / `--cpus` lists;
 //! - [`driver`]: the one job loop (stop, fail-fast, interrupt, output errors) and its policies;
+//! - [`ending`]: how a command ends — a [`ending::Stop`] with its exit code, or an
+//!   [`ending::Ended`] run: its closing lines, exit code and the samples of its report;
 //! - [`adaptive`]: `--runs auto` (stop a configuration once its interval is narrow enough);
 //! - [`calibrate`]: `calibrate`'s A/A run and calibrate-n's search for a parameter value;
 //! - [`machine`]: machine checks (governor, load, busy processes, pinning, turbo);
@@ -35,7 +37,7 @@
 //! entry points, all three through [`driver::drive`]. The commands' runs ([`compare`],
 //! [`command_bench`], [`calibrate`]) take a typed plan built from the options, write the lines
 //! a person watches while a run goes on to the log stream they are given, and return what the
-//! run produced; the CLI prints the rest.
+//! run produced with its closing lines ([`ending`]); the CLI prints them.
 
 pub mod adaptive;
 pub mod affinity;
@@ -46,6 +48,7 @@ pub mod command_bench;
 pub mod command_run;
 pub mod compare;
 pub mod driver;
+pub mod ending;
 pub mod machine;
 pub mod merge;
 pub mod plan;
