@@ -106,6 +106,13 @@ struct ReportArgs {
     inputs: InputArgs,
     #[command(flatten)]
     analysis: AnalysisArgs,
+    /// Input size in bytes from which a single compare.js CSV file is reported in bounded
+    /// memory: its samples are spilled to temporary files (under TMPDIR) by benchmark and
+    /// analysed one partition at a time. Every format and option gives the same report
+    /// either way.
+    #[arg(long, value_name = "BYTES", default_value_t = report::DEFAULT_MEMORY_LIMIT,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    memory_limit: u64,
 }
 
 /// How `report` reads its inputs (formats other than compare.js CSV).
@@ -251,7 +258,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 
 impl AnalysisArgs {
     /// The report plan of these options for output to `io` (its colour and width), with the
-    /// default spill threshold.
+    /// default memory limit.
     pub(crate) fn plan(&self, io: &Io<'_>) -> report::Plan {
         report::Plan {
             format: self.format,
@@ -269,7 +276,7 @@ impl AnalysisArgs {
             plot_rows: self.plot_rows.clone(),
             color: io.color,
             width: io.width,
-            spill_bytes: report::DEFAULT_SPILL_BYTES,
+            memory_limit: report::DEFAULT_MEMORY_LIMIT,
         }
     }
 }
@@ -283,33 +290,6 @@ impl InputArgs {
             label: self.label.clone(),
             sides_by: self.sides_by.clone(),
         }
-    }
-}
-
-/// The input size (bytes) from which `report` reads a single compare.js CSV in bounded
-/// memory ([`report::Plan::spill_bytes`]): the environment variable `BENCHDIFF_SPILL_BYTES`
-/// when set (a whole number of bytes; 0 counts as 1; documented in the README for machines
-/// with less memory, and set by the tests to take the bounded path on small files), else
-/// [`report::DEFAULT_SPILL_BYTES`].
-///
-/// # Errors
-/// The variable is set but is not a whole number of bytes (`abc`, `1e3`, `256MiB`, `-1`):
-/// the warning to print, naming the value; the caller then uses the default.
-fn spill_bytes() -> Result<u64, String> {
-    let default = report::DEFAULT_SPILL_BYTES;
-    match std::env::var_os("BENCHDIFF_SPILL_BYTES") {
-        None => Ok(default),
-        Some(v) => v
-            .to_str()
-            .and_then(|t| t.trim().parse::<u64>().ok())
-            .map(|b| b.max(1))
-            .ok_or_else(|| {
-                format!(
-                    "BENCHDIFF_SPILL_BYTES={}: not a whole number of bytes; using {default} \
-                     (256 MiB)",
-                    v.to_string_lossy()
-                )
-            }),
     }
 }
 
@@ -341,13 +321,7 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     {
         return shard_cmd::report(&args.files, &args.analysis, io);
     }
-    plan.spill_bytes = match spill_bytes() {
-        Ok(b) => b,
-        Err(w) => {
-            writeln!(io.stderr, "benchdiff: warning: {w}")?;
-            report::DEFAULT_SPILL_BYTES
-        }
-    };
+    plan.memory_limit = args.memory_limit;
     let mut out = Messages::default();
     let code = report::report(&inputs, &plan, &mut *io.stdout, &mut out);
     print(&out, io)?;
