@@ -202,7 +202,14 @@ pub(crate) fn compare_sharded(
                 .outcome
                 .as_ref()
                 .map_or(&[][..], |o| o.settled_rows.as_slice());
-            let gate = super::emit_analysis_settled(&f.set, analysis, settled, &failures, io)?;
+            let facts = crate::report::Facts {
+                blocks: None,
+                run: None,
+                input: None,
+                settled,
+                failures: &failures,
+            };
+            let gate = super::emit_analysis(&f.set, &facts, analysis, io)?;
             code = code.max(gate);
         }
     }

@@ -284,14 +284,14 @@ fn compare_nodes(args: &CompareArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         if r.set.is_empty() && failures.is_empty() {
             writeln!(io.stderr, "benchdiff: no samples, no report")?;
         } else {
-            let gate = super::emit_analysis_with(
-                &r.set,
-                &args.analysis,
-                Some(&r.run),
-                None,
-                &failures,
-                io,
-            )?;
+            let facts = crate::report::Facts {
+                blocks: None,
+                run: Some(&r.run),
+                input: None,
+                settled: &r.run.sequential,
+                failures: &failures,
+            };
+            let gate = super::emit_analysis(&r.set, &facts, &args.analysis, io)?;
             code = code.max(gate);
         }
     }

@@ -23,7 +23,7 @@ mod sweep_cmd;
 use crate::report::{self, Messages};
 use crate::sample::SampleSet;
 use crate::verdict::decide::Correction;
-use crate::{format, render};
+use crate::format;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::io::Write;
@@ -70,7 +70,7 @@ enum Command {
     /// compare.js CSV files (or concatenated CSV with one header each) are pooled, as Node's
     /// CI does; other formats (Go, hyperfine, Google Benchmark, libtest, criterion,
     /// pytest-benchmark, run.js CSV) are one side per file: old first, then new.
-    Report(ReportArgs),
+    Report(Box<ReportArgs>),
     /// Run Node-format benchmark files under an old and a new binary, like Node's
     /// benchmark/compare.js: CSV to stdout (or --csv FILE), a JSON Lines results file, and the
     /// report at the end when stdout is a terminal or --csv FILE is given.
@@ -228,7 +228,7 @@ pub fn run(args: Vec<OsString>, io: &mut Io<'_>) -> i32 {
         }
     };
     let result = match cli.command {
-        Command::Report(a) => report(a, io),
+        Command::Report(a) => report(*a, io),
         Command::Compare(a) => compare_cmd::compare(*a, io),
         Command::Calibrate(a) => calibrate_cmd::calibrate(*a, io),
         Command::Run(a) => run_cmd::run(*a, io),
@@ -328,109 +328,22 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     code
 }
 
-/// Writes a report by `write` to the `-o` file `path`, else to stdout
-/// ([`report::write_output`]), and prints why the `-o` file could not be written, if so.
-/// Returns the exit code: 0 or [`EXIT_USAGE`].
+/// Runs the report pipeline on `set` ([`report::analyse`]) with what the command knows
+/// besides the samples (`facts`: run facts, sequential rows, a sharded run's machines, failed
+/// jobs) and prints its messages. Every command that ends in a report calls this. Returns
+/// the exit code: 1 when `--max-regression` failed.
 ///
 /// # Errors
-/// Writing to stdout or stderr failed.
-#[allow(
-    dead_code,
-    reason = "callable from the commands of cli/ that still write reports of their own"
-)]
-pub(crate) fn write_output(
-    path: Option<&std::path::Path>,
-    write: impl FnMut(&mut dyn Write) -> std::io::Result<()>,
-    io: &mut Io<'_>,
-) -> anyhow::Result<i32> {
-    let mut out = Messages::default();
-    let code = report::write_output(path, write, &mut *io.stdout, &mut out);
-    print(&out, io)?;
-    code
-}
-
-/// Warns on stderr that the input `file` gave no samples in the format it was read as
-/// (`read_as`; `None` when none was recognised).
-///
-/// # Errors
-/// Writing to stderr failed.
-#[allow(
-    dead_code,
-    reason = "callable from the commands of cli/ that still write reports of their own"
-)]
-pub(crate) fn warn_no_samples(
-    file: &str,
-    read_as: Option<format::InputFormat>,
-    io: &mut Io<'_>,
-) -> std::io::Result<()> {
-    writeln!(
-        io.stderr,
-        "{}",
-        report::diagnostics::no_samples(file, read_as)
-    )
-}
-
-/// How the reports that name their inputs name the input `f` ([`report::input_name`]).
-#[allow(
-    dead_code,
-    reason = "callable from the commands of cli/ that still write reports of their own"
-)]
-pub(crate) fn input_name(f: &str) -> String {
-    report::input_name(f)
-}
-
-/// Runs the report pipeline on `set` ([`report::analyse`]) and prints its messages. Every
-/// command that ends in a report calls this. Returns the exit code: 1 when `--max-regression`
-/// failed. Takes the run facts of a command that measured the samples itself (binaries,
-/// runs, order, seed), shown by the Markdown, JSON and HTML reports, and the `failures` of
-/// its jobs (every format lists them; `--max-regression` then exits 1).
-pub(crate) fn emit_analysis_with(
+/// Writing to stdout or stderr failed, or the plot could not be drawn.
+pub(crate) fn emit_analysis(
     set: &SampleSet,
+    facts: &report::Facts<'_>,
     args: &AnalysisArgs,
-    run: Option<&render::RunInfo>,
-    input: Option<&str>,
-    failures: &crate::compare::failures::Failures,
     io: &mut Io<'_>,
 ) -> anyhow::Result<i32> {
-    let settled = run.map_or(&[][..], |r| r.sequential.as_slice());
-    emit_analysis_blocks(set, None, args, run, input, settled, failures, io)
-}
-
-/// [`emit_analysis_with`] for a run whose report has no run facts but whose sequential rule
-/// (`--runs auto --stop decided`) settled rows: command benchmarks.
-pub(crate) fn emit_analysis_settled(
-    set: &SampleSet,
-    args: &AnalysisArgs,
-    settled: &[format::results::plan::Settled],
-    failures: &crate::compare::failures::Failures,
-    io: &mut Io<'_>,
-) -> anyhow::Result<i32> {
-    emit_analysis_blocks(set, None, args, None, None, settled, failures, io)
-}
-
-/// [`emit_analysis_with`] for a run sharded over machines: `blocks` are the machines (label,
-/// that machine's samples) whose estimates are combined ([`report::Facts::blocks`]).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn emit_analysis_blocks(
-    set: &SampleSet,
-    blocks: Option<&[(String, SampleSet)]>,
-    args: &AnalysisArgs,
-    run: Option<&render::RunInfo>,
-    input: Option<&str>,
-    settled: &[format::results::plan::Settled],
-    failures: &crate::compare::failures::Failures,
-    io: &mut Io<'_>,
-) -> anyhow::Result<i32> {
-    let facts = report::Facts {
-        blocks,
-        run,
-        input,
-        settled,
-        failures,
-    };
     let plan = args.plan(io);
     let mut out = Messages::default();
-    let code = report::analyse(set, &facts, &plan, &mut *io.stdout, &mut out);
+    let code = report::analyse(set, facts, &plan, &mut *io.stdout, &mut out);
     print(&out, io)?;
     code
 }

@@ -290,7 +290,8 @@ fn compare_r(
             noted.sort_by(|a, b| coll.compare(&a.1.comparison.name, &b.1.comparison.name));
         }
     }
-    // The messages of `emit_analysis_blocks` for compare.R's and compare.js's layouts.
+    // The messages of the in-memory report ([`super::analyse`]) for compare.R's and
+    // compare.js's layouts.
     let mut listed = crate::compare::OneSided::default();
     for (_, name, only_old) in one_sided {
         if only_old {
@@ -563,7 +564,7 @@ fn table(
         }
         None => None,
     };
-    // The messages of `emit_analysis_blocks` for the table.
+    // The messages of the in-memory report ([`super::analyse`]) for the table.
     let flagged: Vec<RowNote<'_>> = noted
         .iter()
         .filter_map(|(_, r)| RowNote::of(&r.comparison, r.welch.err(), || r.improvement_pct))
@@ -1212,7 +1213,7 @@ mod tests {
     fn samples_and_benchstat(argv: &[&str], extra: &[&str], text: &str) {
         let size = text.len() as u64;
         let samples = extra.contains(&"csv") || extra.contains(&"go");
-        let p = plans(&argv, false, None);
+        let p = plans(argv, false, None);
         let want = in_memory(&p);
         assert_eq!(want.0, 0, "{}", want.2);
         if samples {

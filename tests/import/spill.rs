@@ -630,7 +630,7 @@ fn every_option_reports_the_same_at_every_size() {
     ];
     let mut cases: Vec<(Vec<&str>, Vec<&str>, bool)> = Vec::new();
     for format in formats {
-        let f = vec!["--format", format];
+        let f = ["--format", format];
         let with = |more: &[&'static str]| [&f[..], more].concat();
         cases.push((with(&["--plot", "p.svg", "a.csv"]), vec!["p.svg"], false));
         cases.push((with(&["--max-regression", "1", "a.csv"]), vec![], false));
