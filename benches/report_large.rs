@@ -12,7 +12,7 @@
 //! (the 1M-row file's pattern 24 times under other names), generated under the temporary folder
 //! and deleted afterwards, read by `--format r` and `--format analyze` as `benchdiff` reads it
 //! (over 256 MiB, in bounded memory: samples spilled to temporary partition files, see
-//! `src/cli/large.rs`), then by `--format r` in memory (`BENCHDIFF_SPILL_BYTES` above its size)
+//! `src/cli/large.rs`), then by `--format r` in memory (`--memory-limit` above its size)
 //! for comparison; the peak RSS of each shows what the bounded read saves.
 //!
 //! Run: `cargo bench --bench report_large [-- [--compare-r /path/to/compare.R] [--big]
@@ -206,16 +206,8 @@ fn main() {
 /// `what` (goal for the importers: 0.5 s and 150 MB; CPU shows the work when the machine is
 /// loaded and wall time is not the program's).
 fn time_report(exe: &str, what: &str, file: &Path, extra: &[&str]) {
-    time_report_env(exe, what, file, extra, None);
-}
-
-/// [`time_report`] with the environment variable `env` (name, value) set for the child.
-fn time_report_env(exe: &str, what: &str, file: &Path, extra: &[&str], env: Option<(&str, &str)>) {
     let mut c = Command::new(exe);
     c.arg("report").args(extra).arg(file);
-    if let Some((k, v)) = env {
-        c.env(k, v);
-    }
     let m = measure(c, None);
     println!(
         "{what:<44}: wall {:.3} s, user+sys CPU {:.3} s, peak RSS {:.1} MB{}",
@@ -356,12 +348,11 @@ fn importers(exe: &str, dir: &Path, csv: &Path, big: bool) {
             &path,
             &["--format", "analyze"],
         );
-        time_report_env(
+        time_report(
             exe,
             &format!("{gb:.1} GB compare.js CSV, --format r, in memory"),
             &path,
-            &["--format", "r"],
-            Some(("BENCHDIFF_SPILL_BYTES", &u64::MAX.to_string())),
+            &["--format", "r", "--memory-limit", &u64::MAX.to_string()],
         );
         let _ = std::fs::remove_file(&path);
     }

@@ -22,7 +22,7 @@ use crate::report::{self, Messages};
 use crate::run::ending::{Ended, Stop};
 use crate::sample::SampleSet;
 use crate::verdict::decide::Correction;
-use crate::{format, render};
+use crate::format;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::io::Write;
@@ -69,7 +69,7 @@ enum Command {
     /// compare.js CSV files (or concatenated CSV with one header each) are pooled, as Node's
     /// CI does; other formats (Go, hyperfine, Google Benchmark, libtest, criterion,
     /// pytest-benchmark, run.js CSV) are one side per file: old first, then new.
-    Report(ReportArgs),
+    Report(Box<ReportArgs>),
     /// Run Node-format benchmark files under an old and a new binary, like Node's
     /// benchmark/compare.js: CSV to stdout (or --csv FILE), a JSON Lines results file, and the
     /// report at the end when stdout is a terminal or --csv FILE is given.
@@ -105,6 +105,13 @@ struct ReportArgs {
     inputs: InputArgs,
     #[command(flatten)]
     analysis: AnalysisArgs,
+    /// Input size in bytes from which a single compare.js CSV file is reported in bounded
+    /// memory: its samples are spilled to temporary files (under TMPDIR) by benchmark and
+    /// analysed one partition at a time. Every format and option gives the same report
+    /// either way.
+    #[arg(long, value_name = "BYTES", default_value_t = report::DEFAULT_MEMORY_LIMIT,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    memory_limit: u64,
 }
 
 /// How `report` reads its inputs (formats other than compare.js CSV).
@@ -220,7 +227,7 @@ pub fn run(args: Vec<OsString>, io: &mut Io<'_>) -> i32 {
         }
     };
     let result = match cli.command {
-        Command::Report(a) => report(a, io),
+        Command::Report(a) => report(*a, io),
         Command::Compare(a) => compare_cmd::compare(*a, io),
         Command::Calibrate(a) => calibrate_cmd::calibrate(*a, io),
         Command::Run(a) => run_cmd::run(*a, io),
@@ -251,7 +258,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 
 impl AnalysisArgs {
     /// The report plan of these options for output to `io` (its colour and width), with the
-    /// default spill threshold.
+    /// default memory limit.
     pub(crate) fn plan(&self, io: &Io<'_>) -> report::Plan {
         report::Plan {
             format: self.format,
@@ -269,7 +276,7 @@ impl AnalysisArgs {
             plot_rows: self.plot_rows.clone(),
             color: io.color,
             width: io.width,
-            spill_bytes: report::DEFAULT_SPILL_BYTES,
+            memory_limit: report::DEFAULT_MEMORY_LIMIT,
         }
     }
 }
@@ -283,33 +290,6 @@ impl InputArgs {
             label: self.label.clone(),
             sides_by: self.sides_by.clone(),
         }
-    }
-}
-
-/// The input size (bytes) from which `report` reads a single compare.js CSV in bounded
-/// memory ([`report::Plan::spill_bytes`]): the environment variable `BENCHDIFF_SPILL_BYTES`
-/// when set (a whole number of bytes; 0 counts as 1; documented in the README for machines
-/// with less memory, and set by the tests to take the bounded path on small files), else
-/// [`report::DEFAULT_SPILL_BYTES`].
-///
-/// # Errors
-/// The variable is set but is not a whole number of bytes (`abc`, `1e3`, `256MiB`, `-1`):
-/// the warning to print, naming the value; the caller then uses the default.
-fn spill_bytes() -> Result<u64, String> {
-    let default = report::DEFAULT_SPILL_BYTES;
-    match std::env::var_os("BENCHDIFF_SPILL_BYTES") {
-        None => Ok(default),
-        Some(v) => v
-            .to_str()
-            .and_then(|t| t.trim().parse::<u64>().ok())
-            .map(|b| b.max(1))
-            .ok_or_else(|| {
-                format!(
-                    "BENCHDIFF_SPILL_BYTES={}: not a whole number of bytes; using {default} \
-                     (256 MiB)",
-                    v.to_string_lossy()
-                )
-            }),
     }
 }
 
@@ -341,8 +321,26 @@ fn ended(ended: Ended, analysis: Option<&AnalysisArgs>, io: &mut Io<'_>) -> anyh
     say(&ended.lines, io)?;
     let gate = match (&ended.report, analysis) {
         (Some(r), Some(a)) => match &r.run {
-            Some(run) => emit_analysis_with(&r.set, a, Some(run), None, &r.failures, io)?,
-            None => emit_analysis_settled(&r.set, a, &r.settled, &r.failures, io)?,
+            Some(run) => {
+                let facts = report::Facts {
+                    blocks: None,
+                    run: Some(run),
+                    input: None,
+                    settled: &run.sequential,
+                    failures: &r.failures,
+                };
+                emit_analysis(&r.set, &facts, a, io)?
+            }
+            None => {
+                let facts = report::Facts {
+                    blocks: None,
+                    run: None,
+                    input: None,
+                    settled: &r.settled,
+                    failures: &r.failures,
+                };
+                emit_analysis(&r.set, &facts, a, io)?
+            }
         },
         _ => 0,
     };
@@ -367,92 +365,29 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
     {
         return shard_cmd::report(&args.files, &args.analysis, io);
     }
-    plan.spill_bytes = match spill_bytes() {
-        Ok(b) => b,
-        Err(w) => {
-            writeln!(io.stderr, "benchdiff: warning: {w}")?;
-            report::DEFAULT_SPILL_BYTES
-        }
-    };
+    plan.memory_limit = args.memory_limit;
     let mut out = Messages::default();
     let code = report::report(&inputs, &plan, &mut *io.stdout, &mut out);
     print(&out, io)?;
     code
 }
 
-/// Writes a report by `write` to the `-o` file `path`, else to stdout
-/// ([`report::write_output`]), and prints why the `-o` file could not be written, if so.
-/// Returns the exit code: 0 or [`EXIT_USAGE`].
+/// Runs the report pipeline on `set` ([`report::analyse`]) with what the command knows
+/// besides the samples (`facts`: run facts, sequential rows, a sharded run's machines, failed
+/// jobs) and prints its messages. Every command that ends in a report calls this. Returns
+/// the exit code: 1 when `--max-regression` failed.
 ///
 /// # Errors
-/// Writing to stdout or stderr failed.
-#[allow(
-    dead_code,
-    reason = "callable from the commands of cli/ that still write reports of their own"
-)]
-pub(crate) fn write_output(
-    path: Option<&std::path::Path>,
-    write: impl FnMut(&mut dyn Write) -> std::io::Result<()>,
-    io: &mut Io<'_>,
-) -> anyhow::Result<i32> {
-    let mut out = Messages::default();
-    let code = report::write_output(path, write, &mut *io.stdout, &mut out);
-    print(&out, io)?;
-    code
-}
-
-/// Runs the report pipeline on `set` ([`report::analyse`]) and prints its messages. Every
-/// command that ends in a report calls this. Returns the exit code: 1 when `--max-regression`
-/// failed. Takes the run facts of a command that measured the samples itself (binaries,
-/// runs, order, seed), shown by the Markdown, JSON and HTML reports, and the `failures` of
-/// its jobs (every format lists them; `--max-regression` then exits 1).
-pub(crate) fn emit_analysis_with(
+/// Writing to stdout or stderr failed, or the plot could not be drawn.
+pub(crate) fn emit_analysis(
     set: &SampleSet,
+    facts: &report::Facts<'_>,
     args: &AnalysisArgs,
-    run: Option<&render::RunInfo>,
-    input: Option<&str>,
-    failures: &crate::compare::failures::Failures,
     io: &mut Io<'_>,
 ) -> anyhow::Result<i32> {
-    let settled = run.map_or(&[][..], |r| r.sequential.as_slice());
-    emit_analysis_blocks(set, None, args, run, input, settled, failures, io)
-}
-
-/// [`emit_analysis_with`] for a run whose report has no run facts but whose sequential rule
-/// (`--runs auto --stop decided`) settled rows: command benchmarks.
-pub(crate) fn emit_analysis_settled(
-    set: &SampleSet,
-    args: &AnalysisArgs,
-    settled: &[format::results::plan::Settled],
-    failures: &crate::compare::failures::Failures,
-    io: &mut Io<'_>,
-) -> anyhow::Result<i32> {
-    emit_analysis_blocks(set, None, args, None, None, settled, failures, io)
-}
-
-/// [`emit_analysis_with`] for a run sharded over machines: `blocks` are the machines (label,
-/// that machine's samples) whose estimates are combined ([`report::Facts::blocks`]).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn emit_analysis_blocks(
-    set: &SampleSet,
-    blocks: Option<&[(String, SampleSet)]>,
-    args: &AnalysisArgs,
-    run: Option<&render::RunInfo>,
-    input: Option<&str>,
-    settled: &[format::results::plan::Settled],
-    failures: &crate::compare::failures::Failures,
-    io: &mut Io<'_>,
-) -> anyhow::Result<i32> {
-    let facts = report::Facts {
-        blocks,
-        run,
-        input,
-        settled,
-        failures,
-    };
     let plan = args.plan(io);
     let mut out = Messages::default();
-    let code = report::analyse(set, &facts, &plan, &mut *io.stdout, &mut out);
+    let code = report::analyse(set, facts, &plan, &mut *io.stdout, &mut out);
     print(&out, io)?;
     code
 }

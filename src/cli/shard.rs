@@ -130,14 +130,12 @@ pub(crate) fn report(
              machines pooled; the other formats combine the machines"
         )?;
     }
-    super::emit_analysis_blocks(
-        &shards.pooled,
-        (!shards.blocks.is_empty()).then_some(shards.blocks.as_slice()),
-        analysis,
-        shards.run.as_ref(),
-        Some(&shards.input),
-        &[],
-        &shards.failures,
-        io,
-    )
+    let facts = crate::report::Facts {
+        blocks: (!shards.blocks.is_empty()).then_some(shards.blocks.as_slice()),
+        run: shards.run.as_ref(),
+        input: Some(&shards.input),
+        settled: &[],
+        failures: &shards.failures,
+    };
+    super::emit_analysis(&shards.pooled, &facts, analysis, io)
 }

@@ -12,7 +12,7 @@
 use super::{ReportData, RunInfo};
 use crate::sample::Better;
 use crate::sample::SampleSet;
-use crate::stats::welch::WelchError;
+use crate::verdict::decide::WelchError;
 use crate::verdict::decide::{Assessment, Correction, Method, SideSummary, Verdict};
 use serde_json::{Map, Value, json};
 
@@ -267,7 +267,7 @@ fn write_side(w: &mut Pretty<'_>, s: &SideSummary, values: &[f64]) {
                 w.key("bic");
                 w.f64(r.stats.bic);
                 w.key("bic_critical");
-                w.f64(crate::stats::regimes::bic_critical(r.stats.n));
+                w.f64(r.bic_critical);
                 w.key("by_bic");
                 w.bool(r.by_bic);
                 w.key("by_gap");
@@ -275,7 +275,7 @@ fn write_side(w: &mut Pretty<'_>, s: &SideSummary, values: &[f64]) {
                 w.key("gap");
                 w.f64(r.stats.gap);
                 w.key("gap_critical");
-                w.f64(crate::stats::regimes::gap_critical(r.stats.n));
+                w.f64(r.gap_critical);
                 w.key("groups");
                 w.array(&r.regimes, |w, g| {
                     w.object(|w| {

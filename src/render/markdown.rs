@@ -187,11 +187,8 @@ pub fn comparison_notes(x: &Assessment, out: &mut String) {
         if let Some(t) = super::table::combined_text(x) {
             let _ = writeln!(out, "- {name}: {}.", escape(&t));
         }
-        for (side, v) in [
-            ("old", &x.row.comparison.old),
-            ("new", &x.row.comparison.new),
-        ] {
-            if let Some(t) = super::table::too_few_regimes_text(side, v) {
+        for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
+            if let Some(t) = super::table::too_few_regimes_text(side, s) {
                 let _ = writeln!(out, "- {name}: {}.", escape(&t));
             }
         }

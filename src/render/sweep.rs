@@ -3,7 +3,7 @@
 //! against the swept parameter with the intervals as bars ([`plot`]).
 
 use crate::sample::{BenchmarkId, ConfValue, SampleSet};
-use crate::stats::precision::MeanInterval;
+use crate::verdict::MeanInterval;
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 

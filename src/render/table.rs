@@ -44,7 +44,7 @@ fn is_exact(a: &Assessment) -> bool {
     a.method == Method::Unpaired
         && matches!(
             a.row.welch,
-            Err(crate::stats::welch::WelchError::EssentiallyConstant)
+            Err(crate::verdict::decide::WelchError::EssentiallyConstant)
         )
 }
 
@@ -302,32 +302,29 @@ pub fn comparison_notes(x: &Assessment, out: &mut String) {
     if let Some(t) = combined_text(x) {
         let _ = writeln!(out, "note: {name}: {}", super::escape_control(&t));
     }
-    for (side, v) in [
-        ("old", &x.row.comparison.old),
-        ("new", &x.row.comparison.new),
-    ] {
-        if let Some(t) = too_few_regimes_text(side, v) {
+    for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
+        if let Some(t) = too_few_regimes_text(side, s) {
             let _ = writeln!(out, "note: {name}: {t}");
         }
     }
 }
 
 /// The note for a side of 4 or 5 samples split in two groups
-/// ([`crate::stats::shape::too_few_to_tell`]).
-pub fn too_few_regimes_text(side: &str, values: &[f64]) -> Option<String> {
-    let (a, b) = crate::stats::shape::too_few_to_tell(values)?;
+/// ([`crate::verdict::decide::SideSummary::split`]).
+pub fn too_few_regimes_text(side: &str, s: &crate::verdict::decide::SideSummary) -> Option<String> {
+    let (a, b) = s.split?;
     Some(format!(
         "the {side} binary's {} samples split into two groups (near {} and {}), too few to \
          tell two regimes from noise: the regime test needs at least {} runs",
-        values.len(),
+        s.n,
         si(a),
         si(b),
-        crate::stats::regimes::MIN_N
+        crate::verdict::decide::REGIME_MIN_N
     ))
 }
 
 /// What flagged a multimodal side: `gap test` / `mixture BIC` (regimes) and the dip p-value.
-pub fn evidence(m: &crate::stats::shape::Multimodal) -> String {
+pub fn evidence(m: &crate::verdict::decide::Multimodal) -> String {
     match &m.regimes {
         Some(r) => {
             let by = match (r.by_gap, r.by_bic) {
@@ -1239,7 +1236,7 @@ pub fn sequential_section(
     settled: &[(String, u32, crate::format::results::plan::Status)],
 ) -> String {
     use crate::format::results::plan::Status;
-    use crate::stats::sequential::Decision;
+    use crate::verdict::sequential::Decision;
     let mut lines = Vec::new();
     let mut futile = Vec::new();
     let mut rows = 0;

@@ -1,85 +1,31 @@
-//! `report --format r`, `analyze`, `markdown`, `json`, `html`, `csv`, `go`, `benchstat` and
-//! the default table of a large compare.js CSV in bounded memory.
+//! The report of a large compare.js CSV in bounded memory: every format, the same bytes on
+//! stdout and stderr and the same exit code as the in-memory report.
 //!
-//! Reading a 2 GB compare.js CSV whole keeps 24 million samples (576 MB packed) and then the
-//! same values again per comparison. From [`Plan::spill_bytes`] bytes on, a single compare.js CSV
-//! (not standard input) reported with `--format r`, `analyze`, `markdown`, `json`, `html`,
-//! `csv`, `go`, `benchstat` or `table` (without `--plot`, `--max-regression`, `--metric`,
-//! `--label`, `--sides-by`, nor the table's `--details`, which take the in-memory path, as do
-//! JSON and HTML on a system neither Unix nor Windows) is instead read with its samples
-//! spilled to
-//! temporary partition files by benchmark ([`SampleSet::spill_samples`]); each partition is
-//! then read back, grouped and analysed on its own, and only a compact form of each row is
-//! kept: for `r` and `analyze` what compare.R and compare.js print of it (name, stars,
-//! improvement, accuracy, sample counts, the p-value of the corrected count); for the table,
-//! the Markdown comment, JSON and HTML its [`TableRow`] (figures, raw p-value, flags, the inputs of
-//! the verdict, its notes in the format's words), the estimate made without the correction.
-//! The rows are put in the order the in-memory report
-//! gives them (first appearance, then but for `analyze` a stable sort by name); the table's,
-//! the comment's, JSON's and HTML's are then corrected and decided together, as in memory. They are printed with the same
-//! renderers, so the output, the warnings and the exit code are those of the in-memory path,
-//! byte for byte. Rows that a note on stderr speaks of (values below 0, no Welch test) are rare
-//! and kept whole, for the same notes.
+//! From [`Plan::memory_limit`] bytes of input on (`report --memory-limit BYTES`, 256 MiB by
+//! default), a single compare.js CSV file (not standard input) is read with its samples spilled
+//! to temporary partition files by benchmark ([`SampleSet::spill_samples`], under `TMPDIR`;
+//! where that folder is in memory, point `TMPDIR` at a disk). Each partition is then read
+//! back, grouped and assessed on its own, and only a compact form of each row is kept: what
+//! compare.R and compare.js print of it for `r` and `analyze` ([`Compact`]), its [`TableRow`]
+//! for the table, the Markdown comment, JSON and HTML, a [`crate::render::benchstat::Row`]
+//! for benchstat. The rows are put in the in-memory report's order (first appearance, then
+//! but for `analyze` a stable sort by name), corrected and decided together, and printed by
+//! the in-memory renderers. Rows that a note on stderr speaks of (values below 0, no Welch
+//! test) are rare and kept whole.
 //!
-//! A JSON comparison is about 3 KB of text (rank tests, every side's drift test and regimes,
-//! compare.R's figures), too much to keep for every row: each is rendered as its partition is
-//! analysed, by the in-memory renderer, but without the four values the correction decides
-//! (`p_adjusted`, `runs_needed`, `significant`, `verdict`;
-//! [`crate::render::json::write_pending`]), and kept in one more anonymous temporary file
-//! ([`Spool`]: 3.3 KB a comparison, 1.6 GB for the 2 GB file, while the partition files of
-//! 576 MB still exist). Once the rows are corrected, the document's head, each comparison's
-//! text read back in report order with those values filled in
-//! ([`crate::render::json::write_completed`]) and the rest of the document
-//! ([`crate::render::json::write_rest`]: summary, geomean, notes, from the rows) are written.
+//! A JSON comparison is rendered as its partition is assessed, without the four values the
+//! correction decides ([`crate::render::json::write_pending`]), into one more temporary file
+//! ([`Spool`]); once the rows are decided each is read back in report order with those values
+//! filled in ([`crate::render::json::write_completed`]). The HTML page reads the partitions a
+//! second time for the sections of the comparisons it plots ([`Sections`]). `csv` and `go`
+//! write the samples again in arrival order, read back from the spill files a window at a
+//! time ([`crate::sample::Spilled::in_arrival_order`]).
 //!
-//! The HTML page's summary table, geomean and notes are drawn from the rows
-//! ([`crate::render::html::write_page`]), and so is the choice of the comparisons that get a
-//! section with plots (changed, flagged or named by `--plot-rows`: about half of the 2 GB
-//! file's). Those need the samples, and the verdict after the correction: once the rows are
-//! decided, the partitions are read a second time and the sections of the shown comparisons
-//! rendered ([`crate::render::html::section`]) into one more temporary file ([`Sections`]:
-//! about 2 KB a strip plot, 0.5 GB for the 2 GB file), then copied into the page in its order.
-//!
-//! `--format csv` and `go` show no comparison: they write the samples again, in arrival order
-//! (Go: the old side's, then the new side's). Go's samples are spilled to one file, read back
-//! a window of 65,536 samples at a time ([`crate::sample::Spilled::in_arrival_order`]) and
-//! written by the in-memory writer ([`crate::format::go::GoLines`]: a name per benchmark,
-//! made once). The CSV's notes on stderr (values below 0, no Welch test) need the comparisons:
-//! its samples are spilled by benchmark with the partition of each recorded (one byte a
-//! sample, 24 MB for the 2 GB file), each partition is grouped for the notes, and the samples
-//! are then read back in arrival order, a record from the file the recorded partition names
-//! at a time, and written by the in-memory writer ([`crate::render::csv::write_rows`]).
-//! `--format benchstat` keeps per benchmark its [`crate::render::benchstat::Row`] (its sides'
-//! summaries and U test, about 150 bytes and its name), puts the rows in the in-memory order
-//! (first appearance) and writes the table with the in-memory writer, which makes each row's
-//! cells twice (for the column widths, then for its line) rather than keeping them; it writes
-//! to stdout whatever `-o` says, as in memory, and one side only is a table of one column. Go
-//! and benchstat print nothing else of a compare.js CSV (no configuration lines, no exact
-//! units; should a reader give some, the in-memory path is taken).
-//!
-//! The table's, the comment's and JSON's options are all supported but the table's `--details`:
-//! `--correction`, `--threshold` and `-o` as in memory; colour and a terminal's width
-//! (`COLUMNS`) draw the table in memory from the rows (every cell at once, for comfy-table
-//! and the column fitting), while a file or a pipe gets it a few thousand rows at a time
-//! ([`table::write_rows`]), as the comment always is
-//! ([`crate::render::markdown::write_rows`]).
-//!
-//! The threshold is [`Plan::spill_bytes`] (256 MiB by default; the CLI takes it from
-//! `BENCHDIFF_SPILL_BYTES`); partitions hold
-//! about a sixteenth of the threshold of input each (16 MiB; between 2 and 256 partitions).
-//! The temporary files (24 bytes a sample: 576 MB for the 2 GB file) go to the system's
-//! temporary folder (`TMPDIR`); where that folder is in memory (tmpfs), point `TMPDIR` at a
-//! disk.
-//!
-//! What memory still holds: the benchmark names (read once), and per comparison its compact
-//! row (about 80 bytes and its name for `r`; about 200 bytes, its name and its notes for the
-//! table; the same and 32 bytes for where its JSON text is; for HTML the benchmarks' ids and
-//! where each section is) — about 145 MB at the peak for `r` of the 2.1 GB file of 480,000
-//! comparisons, 215 MB for its table and its comment, 233 MB for JSON and 232 MB for HTML,
-//! 151 MB for `csv`, 172 MB for `go` (the Go names) and 185 MB for `benchstat`, against 1.37,
-//! 2.07, 1.79, 1.78, 1.78, 1.20, 0.82 and 1.48 GB read whole — plus one partition's samples
-//! and assessments at a time. A file whose samples belong to a few huge comparisons is bounded
-//! by its largest comparison, which the statistics need whole.
+//! Partitions hold about a sixteenth of the limit of input each (between 2 and 256). What
+//! memory holds is the benchmark names, a compact row per comparison, and one partition's
+//! samples and assessments at a time: a file whose samples belong to a few huge comparisons
+//! is bounded by its largest comparison, which the statistics need whole. The options that
+//! this path does not implement ([`try_report`]'s list) take the in-memory path.
 
 use super::diagnostics::{self, RowNote, row_notes};
 use super::{EXIT_USAGE, Format, InputPlan, Messages, Plan};
@@ -132,9 +78,33 @@ struct Compact {
     count_p: f64,
 }
 
+/// Whether the bounded path implements the format and options of `a` for `inputs`: a single
+/// input file, no `--plot`, `--max-regression`, `--metric`, `--label`, `--sides-by`, nor the
+/// table's `--details` (those take the in-memory path).
+fn bounded_path_applies(inputs: &InputPlan, a: &Plan) -> bool {
+    let format = match a.format {
+        Format::Table => !a.details,
+        Format::Json | Format::Html => cfg!(any(unix, windows)),
+        Format::R
+        | Format::Analyze
+        | Format::Markdown
+        | Format::Csv
+        | Format::Go
+        | Format::Benchstat => true,
+    };
+    format
+        && a.plot.is_none()
+        && a.max_regression.is_none()
+        && a.metric.is_none()
+        && inputs.files.len() == 1
+        && inputs.label.is_empty()
+        && inputs.sides_by.is_none()
+        && (inputs.input_format).is_none_or(|f| f == InputFormat::NodeCompareCsv)
+}
+
 /// Reports `inputs` by `plan` through the bounded path when it applies (see the module doc):
 /// returns the exit code, or `None` when the in-memory path must be taken (another format or
-/// option, several inputs, standard input, a file under [`Plan::spill_bytes`], not a
+/// option, several inputs, standard input, a file under [`Plan::memory_limit`], not a
 /// compare.js CSV).
 ///
 /// # Errors
@@ -146,30 +116,8 @@ pub(super) fn try_report(
     out: &mut Messages,
 ) -> anyhow::Result<Option<i32>> {
     let io = &mut Io { stdout, out };
-    let threshold = a.spill_bytes;
-    if !matches!(
-        a.format,
-        Format::R
-            | Format::Analyze
-            | Format::Table
-            | Format::Markdown
-            | Format::Json
-            | Format::Html
-            | Format::Csv
-            | Format::Go
-            | Format::Benchstat
-    ) || (a.format == Format::Table && a.details)
-        || (matches!(a.format, Format::Json | Format::Html) && !cfg!(any(unix, windows)))
-        || a.plot.is_some()
-        || a.max_regression.is_some()
-        || a.metric.is_some()
-        || inputs.files.len() != 1
-        || !inputs.label.is_empty()
-        || inputs.sides_by.is_some()
-        || inputs
-            .input_format
-            .is_some_and(|f| f != InputFormat::NodeCompareCsv)
-    {
+    let threshold = a.memory_limit;
+    if !bounded_path_applies(inputs, a) {
         return Ok(None);
     }
     let f = &inputs.files[0];
@@ -223,7 +171,7 @@ pub(super) fn try_report(
     {
         return Ok(None);
     }
-    let mut spilled = match set.take_spilled() {
+    let spilled = match set.take_spilled() {
         Some(Ok(s)) => s,
         Some(Err(e)) => return in_memory(f, &e, io),
         None => anyhow::bail!("the samples of {f} were not spilled"),
@@ -264,6 +212,21 @@ pub(super) fn try_report(
         return table(a, f, &input, set, spilled, io);
     }
 
+    compare_r(a, f, set, spilled, io)
+}
+
+/// `--format r` and `analyze` of the spilled samples of `f`: compare.R's rows (or compare.js's
+/// layout) kept compact partition by partition, in the in-memory order, with its messages.
+///
+/// # Errors
+/// Writing to stdout failed.
+fn compare_r(
+    a: &Plan,
+    f: &str,
+    mut set: SampleSet,
+    mut spilled: crate::sample::Spilled,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Option<i32>> {
     // Partition by partition: group, compute compare.R's row, keep it compact.
     let mut rows: Vec<Compact> = Vec::with_capacity(set.benchmarks().len());
     let mut noted: Vec<(u64, verdict::Row)> = Vec::new();
@@ -327,7 +290,8 @@ pub(super) fn try_report(
             noted.sort_by(|a, b| coll.compare(&a.1.comparison.name, &b.1.comparison.name));
         }
     }
-    // The messages of `emit_analysis_blocks` for compare.R's and compare.js's layouts.
+    // The messages of the in-memory report ([`super::analyse`]) for compare.R's and
+    // compare.js's layouts.
     let mut listed = crate::compare::OneSided::default();
     for (_, name, only_old) in one_sided {
         if only_old {
@@ -551,89 +515,16 @@ fn table(
     let markdown = a.format == Format::Markdown;
     let json = a.format == Format::Json;
     let html = a.format == Format::Html;
-    let notes = if markdown {
-        crate::render::markdown::comparison_notes
-    } else if json {
-        // JSON has no note per comparison.
-        |_: &decide::Assessment, _: &mut String| {}
-    } else {
-        table::comparison_notes
+    let Collected {
+        mut rows,
+        benchmark_of,
+        mut noted,
+        mut one_sided,
+        spool,
+    } = match collect_rows(a, &opts, &mut set, &mut spilled) {
+        Ok(c) => c,
+        Err(e) => return in_memory(f, &e, io),
     };
-    let mut spool = if json {
-        match Spool::new() {
-            Ok(s) => Some(s),
-            Err(e) => return in_memory(f, &e, io),
-        }
-    } else {
-        None
-    };
-    // (first position, row, index in the order of analysis).
-    let mut rows: Vec<(u64, TableRow<'static>, usize)> = Vec::with_capacity(set.benchmarks().len());
-    // For HTML, per row in the order of analysis, its benchmark's id in `set`.
-    let mut benchmark_of: Vec<u32> = Vec::new();
-    let mut noted: Vec<(u64, verdict::Row)> = Vec::new();
-    // The benchmarks measured on one side only: (first position, name, only old).
-    let mut one_sided: Vec<(u64, String, bool)> = Vec::new();
-    for k in 0..spilled.partitions() {
-        let (part, ids) = match spilled.partition(k, &mut set) {
-            Ok(p) => p,
-            Err(e) => return in_memory(f, &e, io),
-        };
-        let comparisons = crate::compare::group_metric(&part, RATE);
-        // The comparisons keep the partition's benchmark ids (`ids` maps them to `set`'s):
-        // the partition holds their names (moved out of `set`), which JSON shows.
-        let names = if json {
-            Some(part)
-        } else {
-            drop(part);
-            None
-        };
-        release_free_memory();
-        let first = |c: &crate::compare::Comparison| {
-            spilled
-                .first_position(ids[c.benchmark.0 as usize])
-                .unwrap_or(u64::MAX)
-        };
-        let mut both = Vec::with_capacity(comparisons.len());
-        for mut c in comparisons {
-            if c.old.is_empty() || c.new.is_empty() {
-                one_sided.push((first(&c), std::mem::take(&mut c.name), c.new.is_empty()));
-            } else {
-                both.push(c);
-            }
-        }
-        // JSON shows compare.R's accuracy half-widths too.
-        let vrows = verdict::rows_with(both, json);
-        for r in &vrows {
-            let c = &r.comparison;
-            if RowNote::of(c, r.welch.err(), || r.improvement_pct).is_some() {
-                noted.push((first(c), r.clone()));
-            }
-        }
-        let assessed = decide::estimate_each(vrows, &opts);
-        if let (Some(spool), Some(names)) = (&mut spool, &names)
-            && let Err(e) = spool.append(names, &assessed)
-        {
-            return in_memory(f, &e, io);
-        }
-        drop(names);
-        if html {
-            benchmark_of.extend(
-                assessed
-                    .iter()
-                    .map(|x| ids[x.row.comparison.benchmark.0 as usize].0),
-            );
-        }
-        let base = rows.len();
-        rows.par_extend(assessed.par_iter().enumerate().map(|(i, x)| {
-            let mut row = TableRow::with_notes(x, notes).into_owned();
-            if json {
-                // Not shown: the object's text holds the flags.
-                row.flags = Box::default();
-            }
-            (first(&x.row.comparison), row, base + i)
-        }));
-    }
     // HTML reads the partitions again for the plots of the comparisons it shows.
     let kept = if html {
         Some((spilled, set))
@@ -673,7 +564,7 @@ fn table(
         }
         None => None,
     };
-    // The messages of `emit_analysis_blocks` for the table.
+    // The messages of the in-memory report ([`super::analyse`]) for the table.
     let flagged: Vec<RowNote<'_>> = noted
         .iter()
         .filter_map(|(_, r)| RowNote::of(&r.comparison, r.welch.err(), || r.improvement_pct))
@@ -749,6 +640,118 @@ fn table(
     let code = output(a, write, io);
     super::drop_in_background(rows);
     code
+}
+
+/// What [`table`] keeps of the spilled samples' comparisons, in the order of analysis.
+struct Collected {
+    /// (first position, row, index in the order of analysis).
+    rows: Vec<(u64, TableRow<'static>, usize)>,
+    /// For HTML, per row in the order of analysis, its benchmark's id in the sample set.
+    benchmark_of: Vec<u32>,
+    /// The rows a note on stderr speaks of, whole: (first position, row).
+    noted: Vec<(u64, verdict::Row)>,
+    /// The benchmarks measured on one side only: (first position, name, only old).
+    one_sided: Vec<(u64, String, bool)>,
+    /// For JSON, the comparisons' objects before the correction.
+    spool: Option<Spool>,
+}
+
+/// Reads the partitions of `spilled` one at a time, groups and estimates each comparison
+/// (without the correction) and keeps its [`TableRow`] with the notes of `a`'s format (for
+/// JSON its object's text goes to a [`Spool`]).
+///
+/// # Errors
+/// A partition or the spool could not be read or written.
+fn collect_rows(
+    a: &Plan,
+    opts: &decide::Options,
+    set: &mut SampleSet,
+    spilled: &mut crate::sample::Spilled,
+) -> std::io::Result<Collected> {
+    use rayon::prelude::*;
+    let (markdown, json, html) = (
+        a.format == Format::Markdown,
+        a.format == Format::Json,
+        a.format == Format::Html,
+    );
+    let notes = if markdown {
+        crate::render::markdown::comparison_notes
+    } else if json {
+        // JSON has no note per comparison.
+        |_: &decide::Assessment, _: &mut String| {}
+    } else {
+        table::comparison_notes
+    };
+    let mut spool = if json { Some(Spool::new()?) } else { None };
+    // (first position, row, index in the order of analysis).
+    let mut rows: Vec<(u64, TableRow<'static>, usize)> = Vec::with_capacity(set.benchmarks().len());
+    // For HTML, per row in the order of analysis, its benchmark's id in `set`.
+    let mut benchmark_of: Vec<u32> = Vec::new();
+    let mut noted: Vec<(u64, verdict::Row)> = Vec::new();
+    // The benchmarks measured on one side only: (first position, name, only old).
+    let mut one_sided: Vec<(u64, String, bool)> = Vec::new();
+    for k in 0..spilled.partitions() {
+        let (part, ids) = spilled.partition(k, set)?;
+        let comparisons = crate::compare::group_metric(&part, RATE);
+        // The comparisons keep the partition's benchmark ids (`ids` maps them to `set`'s):
+        // the partition holds their names (moved out of `set`), which JSON shows.
+        let names = if json {
+            Some(part)
+        } else {
+            drop(part);
+            None
+        };
+        release_free_memory();
+        let first = |c: &crate::compare::Comparison| {
+            spilled
+                .first_position(ids[c.benchmark.0 as usize])
+                .unwrap_or(u64::MAX)
+        };
+        let mut both = Vec::with_capacity(comparisons.len());
+        for mut c in comparisons {
+            if c.old.is_empty() || c.new.is_empty() {
+                one_sided.push((first(&c), std::mem::take(&mut c.name), c.new.is_empty()));
+            } else {
+                both.push(c);
+            }
+        }
+        // JSON shows compare.R's accuracy half-widths too.
+        let vrows = verdict::rows_with(both, json);
+        for r in &vrows {
+            let c = &r.comparison;
+            if RowNote::of(c, r.welch.err(), || r.improvement_pct).is_some() {
+                noted.push((first(c), r.clone()));
+            }
+        }
+        let assessed = decide::estimate_each(vrows, opts);
+        if let (Some(spool), Some(names)) = (&mut spool, &names) {
+            spool.append(names, &assessed)?;
+        }
+        drop(names);
+        if html {
+            benchmark_of.extend(
+                assessed
+                    .iter()
+                    .map(|x| ids[x.row.comparison.benchmark.0 as usize].0),
+            );
+        }
+        let base = rows.len();
+        rows.par_extend(assessed.par_iter().enumerate().map(|(i, x)| {
+            let mut row = TableRow::with_notes(x, notes).into_owned();
+            if json {
+                // Not shown: the object's text holds the flags.
+                row.flags = Box::default();
+            }
+            (first(&x.row.comparison), row, base + i)
+        }));
+    }
+    Ok(Collected {
+        rows,
+        benchmark_of,
+        noted,
+        one_sided,
+        spool,
+    })
 }
 
 /// The JSON objects of a report's comparisons, rendered partition by partition before the
@@ -1040,7 +1043,7 @@ mod tests {
         let mut plan = Plan {
             color,
             width,
-            spill_bytes: u64::MAX,
+            memory_limit: u64::MAX,
             ..Plan::new(Format::Table)
         };
         let mut it = options.iter();
@@ -1091,7 +1094,7 @@ mod tests {
         threshold: u64,
     ) -> (Option<i32>, String, String) {
         let plan = Plan {
-            spill_bytes: threshold,
+            memory_limit: threshold,
             ..plan.clone()
         };
         captured(|w, m| try_report(inputs, &plan, w, m).expect("report"))
@@ -1160,10 +1163,9 @@ mod tests {
     /// regimes, drift, outliers, too few samples, one sample a side, no Welch test (constant),
     /// values below 0, a benchmark on one side only; under each correction, another threshold,
     /// and as on a terminal (colour, a width to fit).
-    #[test]
-    fn the_table_takes_the_bounded_path_with_the_same_output() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join("t.csv");
+    /// A compare.js CSV of 40 configurations × 12 runs with two regimes, drift, an outlier, a
+    /// benchmark on one side only, a constant comparison, negative rates and too few samples.
+    fn flagged_csv() -> String {
         let mut text =
             String::from("\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n");
         let line = |text: &mut String, side: &str, file: &str, conf: &str, rate: f64| {
@@ -1203,6 +1205,58 @@ mod tests {
                 line(&mut text, "new", "z/one.js", "", 12.0);
             }
         }
+        text
+    }
+
+    /// `--format csv`, `go` and `benchstat` of `argv` (`extra` its options, `text` the file's
+    /// content): the bounded path prints what the in-memory path prints at every threshold.
+    fn samples_and_benchstat(argv: &[&str], extra: &[&str], text: &str) {
+        let size = text.len() as u64;
+        let samples = extra.contains(&"csv") || extra.contains(&"go");
+        let p = plans(argv, false, None);
+        let want = in_memory(&p);
+        assert_eq!(want.0, 0, "{}", want.2);
+        if samples {
+            // Every sample again, in arrival order (csv) or per side (go).
+            let rows = text.lines().count() - 1;
+            let lines = want.1.lines().filter(|l| !l.is_empty()).count();
+            assert_eq!(lines, rows + if extra.contains(&"csv") { 1 } else { 3 });
+        } else {
+            for cell in [
+                "~ (p=",
+                "geomean",
+                "z/one.js",
+                "z/new-only.js",
+                "² need >= 6 samples",
+                "¹ all samples are equal",
+            ] {
+                assert!(want.1.contains(cell), "{cell} not in {}", want.1);
+            }
+        }
+        if extra.contains(&"csv") {
+            contains_all(
+                &want.2,
+                &[
+                    "z/const.js n=1: both sides are constant and equal",
+                    "1 comparison(s) have values < 0 (first: z/neg.js n=1)",
+                ],
+            );
+        }
+        for threshold in [1, size / 5, size] {
+            let got = bounded(&p, threshold);
+            assert_eq!(
+                (got.0, &got.1, &got.2),
+                (Some(0), &want.1, &want.2),
+                "{extra:?} {threshold}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_table_takes_the_bounded_path_with_the_same_output() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("t.csv");
+        let text = flagged_csv();
         std::fs::write(&path, &text).expect("write");
         let file = path.to_str().expect("UTF-8 path").to_owned();
         let size = text.len() as u64;
@@ -1243,43 +1297,7 @@ mod tests {
             let samples = extra.contains(&"csv") || extra.contains(&"go");
             let benchstat = extra.contains(&"benchstat");
             if samples || benchstat {
-                let p = plans(&argv, false, None);
-                let want = in_memory(&p);
-                assert_eq!(want.0, 0, "{}", want.2);
-                if samples {
-                    // Every sample again, in arrival order (csv) or per side (go).
-                    let rows = text.lines().count() - 1;
-                    let lines = want.1.lines().filter(|l| !l.is_empty()).count();
-                    assert_eq!(lines, rows + if extra.contains(&"csv") { 1 } else { 3 });
-                } else {
-                    for cell in [
-                        "~ (p=",
-                        "geomean",
-                        "z/one.js",
-                        "z/new-only.js",
-                        "² need >= 6 samples",
-                        "¹ all samples are equal",
-                    ] {
-                        assert!(want.1.contains(cell), "{cell} not in {}", want.1);
-                    }
-                }
-                if extra.contains(&"csv") {
-                    contains_all(
-                        &want.2,
-                        &[
-                            "z/const.js n=1: both sides are constant and equal",
-                            "1 comparison(s) have values < 0 (first: z/neg.js n=1)",
-                        ],
-                    );
-                }
-                for threshold in [1, size / 5, size] {
-                    let got = bounded(&p, threshold);
-                    assert_eq!(
-                        (got.0, &got.1, &got.2),
-                        (Some(0), &want.1, &want.2),
-                        "{extra:?} {threshold}"
-                    );
-                }
+                samples_and_benchstat(&argv, extra, &text);
                 continue;
             }
             // JSON and HTML draw no terminal table.

@@ -30,8 +30,8 @@ pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_FAILED: i32 = 1;
 
 /// Input size (bytes) from which a single compare.js CSV is reported in bounded memory
-/// (256 MiB; [`Plan::spill_bytes`]).
-pub const DEFAULT_SPILL_BYTES: u64 = 256 << 20;
+/// (256 MiB; [`Plan::memory_limit`]).
+pub const DEFAULT_MEMORY_LIMIT: u64 = 256 << 20;
 
 /// A report's output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -84,8 +84,8 @@ pub struct Plan {
     /// The terminal's width in columns, when stdout is a terminal.
     pub width: Option<u16>,
     /// Input size in bytes from which a single compare.js CSV file is read in bounded memory,
-    /// its samples spilled to temporary files by benchmark ([`DEFAULT_SPILL_BYTES`]).
-    pub spill_bytes: u64,
+    /// its samples spilled to temporary files by benchmark ([`DEFAULT_MEMORY_LIMIT`]).
+    pub memory_limit: u64,
 }
 
 /// The report file `output` and the plot `plot` (either optional) as outputs a report
@@ -123,7 +123,7 @@ pub fn outputs<'a>(
 impl Plan {
     /// The plan of a report in `format` with the CLI's defaults: to stdout without colour or
     /// width limit, the primary metric, Holm's correction, a 1% threshold, no gate, no plot,
-    /// and the bounded-memory path from [`DEFAULT_SPILL_BYTES`] on.
+    /// and the bounded-memory path from [`DEFAULT_MEMORY_LIMIT`] on.
     pub fn new(format: Format) -> Plan {
         Plan {
             format,
@@ -137,7 +137,7 @@ impl Plan {
             plot_rows: Vec::new(),
             color: false,
             width: None,
-            spill_bytes: DEFAULT_SPILL_BYTES,
+            memory_limit: DEFAULT_MEMORY_LIMIT,
         }
     }
 

@@ -147,6 +147,10 @@ pub struct Regimes {
     pub by_gap: bool,
     /// `ΔBIC` exceeded [`bic_critical`].
     pub by_bic: bool,
+    /// [`gap_critical`] of the sample size: the gap statistic's critical value.
+    pub gap_critical: f64,
+    /// [`bic_critical`] of the sample size: `ΔBIC`'s critical value.
+    pub bic_critical: f64,
 }
 
 /// The rounding resolution of `x` (units of the samples): the coarsest power of ten, from
@@ -967,8 +971,9 @@ pub fn regimes(x: &[f64]) -> Option<Regimes> {
 /// The decision of [`regimes`] for statistics already computed from the same `x` by
 /// [`regime_statistics`].
 pub fn decide(x: &[f64], stats: RegimeStats) -> Option<Regimes> {
-    let by_gap = stats.gap > gap_critical(stats.n);
-    let by_bic = stats.bic > bic_critical(stats.n);
+    let (gap_crit, bic_crit) = (gap_critical(stats.n), bic_critical(stats.n));
+    let by_gap = stats.gap > gap_crit;
+    let by_bic = stats.bic > bic_crit;
     if !(by_gap || by_bic) || x.len() != stats.n {
         return None;
     }
@@ -992,6 +997,8 @@ pub fn decide(x: &[f64], stats: RegimeStats) -> Option<Regimes> {
         regimes: [regime(&y[..k]), regime(&y[k..])],
         by_gap,
         by_bic,
+        gap_critical: gap_crit,
+        bic_critical: bic_crit,
     })
 }
 

@@ -46,6 +46,11 @@ use crate::sample::Better;
 use crate::stats::{adjust, drift, outliers, paired, quantile, rank, ratio, shape, utest};
 use crate::verdict::Row;
 
+/// The evidence that a side falls into several regimes.
+pub use crate::stats::shape::Multimodal;
+/// Why Welch's test gave no p-value, as the evidence of a comparison carries it.
+pub use crate::stats::welch::WelchError;
+
 /// Fewest rounds with both sides measured for the paired method.
 pub const MIN_PAIRS: usize = 3;
 /// Largest "runs needed" figure reported; beyond it the verdict says the change is too small
@@ -277,7 +282,13 @@ pub struct SideSummary {
     pub multimodal: Option<shape::Multimodal>,
     /// Trend of the rate against run order (Kendall's tau), when there are enough runs.
     pub drift: Option<drift::Drift>,
+    /// For a side of 4 or 5 samples that splits into two groups: the groups' centres, too
+    /// few runs to tell two regimes from noise ([`shape::too_few_to_tell`]).
+    pub split: Option<(f64, f64)>,
 }
+
+/// Fewest samples of a side on which the regime test can flag two regimes.
+pub const REGIME_MIN_N: usize = crate::stats::regimes::MIN_N;
 
 /// p-value below which a trend against run order is reported as drift.
 pub const DRIFT_ALPHA: f64 = 0.01;
@@ -353,6 +364,7 @@ impl SideSummary {
             } else {
                 drift::significant_drift(&points, DRIFT_ALPHA)
             },
+            split: shape::too_few_to_tell(rates),
         }
     }
 
@@ -366,6 +378,7 @@ impl SideSummary {
             outliers: Vec::new(),
             multimodal: None,
             drift: None,
+            split: None,
         }
     }
 
@@ -484,8 +497,14 @@ fn estimate(row: Row, opts: &Options) -> Assessment {
         (
             None,
             None,
-            SideSummary::empty(c.old.len()),
-            SideSummary::empty(c.new.len()),
+            SideSummary {
+                split: shape::too_few_to_tell(&c.old),
+                ..SideSummary::empty(c.old.len())
+            },
+            SideSummary {
+                split: shape::too_few_to_tell(&c.new),
+                ..SideSummary::empty(c.new.len())
+            },
         )
     };
     let min_attainable_p = min_attainable_p(c.old.len(), c.new.len());

@@ -15,6 +15,9 @@ pub mod sequential;
 use crate::compare::Comparison;
 use crate::stats::welch::{self, Welch, WelchError};
 
+/// A sweep point's evidence: a configuration's mean with its 95% interval.
+pub use crate::stats::precision::MeanInterval;
+
 /// The risks of the three accuracy columns: 95%, 99% and 99.9% two-sided intervals.
 pub const RISKS: [f64; 3] = [0.05, 0.01, 0.001];
 

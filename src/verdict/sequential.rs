@@ -14,7 +14,8 @@
 
 use crate::format::results::plan::{Settled, Status};
 use crate::sample::RATE;
-use crate::stats::sequential::Decision;
+/// What a sequential rule decided about a comparison.
+pub use crate::stats::sequential::Decision;
 use crate::verdict::decide::{Assessment, Verdict};
 
 /// Marks `assessments` with the rows a sequential rule settled (`settled`, matched by

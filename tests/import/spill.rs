@@ -1,28 +1,27 @@
-//! A large compare.js CSV reported with `--format r`, `analyze`, `markdown`, `json`, `html`,
-//! `csv`, `go`, `benchstat` or the default table is read in bounded memory (issue 16):
-//! its samples are spilled to temporary partition files by benchmark and analysed partition
-//! by partition (`src/cli/large.rs`). The path is taken from `BENCHDIFF_SPILL_BYTES` bytes of
-//! input (256 MiB by default); these tests lower it so that a small file takes it, and check
-//! that stdout, stderr and the exit code are those of the in-memory path, byte for byte: rows
-//! of a comparison spread over the whole file (not contiguous), names that need quoting or R
+//! A large compare.js CSV is read in bounded memory: from `report --memory-limit BYTES` of
+//! input on (256 MiB by default) its samples are spilled to temporary partition files by
+//! benchmark and analysed partition by partition. These tests lower the limit so that a small
+//! file is spilled, and check that stdout, stderr, the exit code and the files written are
+//! those of the in-memory report, byte for byte, for every format and option: rows of a
+//! comparison spread over the whole file (not contiguous), names that need quoting or R
 //! escapes, a benchmark on one side only, a constant comparison and negative rates (notes on
-//! stderr), too few samples (a warning), `-o FILE`, and a malformed row (the error names the
-//! file and line). The table's `--details` (and options such as `--metric`) ignore the
-//! variable; they are checked too.
+//! stderr), too few samples (a warning), `-o FILE`, a malformed row (the error names the file
+//! and line), the plot, the gate, another metric, the table's details, labelled files,
+//! several files and standard input.
 
 use std::io::Write;
 use std::path::Path;
 use std::process::Command;
 
-/// Runs `benchdiff report ARGS… FILE` with `BENCHDIFF_SPILL_BYTES` set to `spill` (unset when
-/// `None`); returns (exit code, stdout, stderr).
+/// Runs `benchdiff report ARGS… FILE` with `--memory-limit spill` (the default when `None`);
+/// returns (exit code, stdout, stderr).
 fn report(file: &Path, args: &[&str], spill: Option<u64>) -> (i32, String, String) {
     let mut c = Command::new(env!("CARGO_BIN_EXE_benchdiff"));
-    c.arg("report").args(args).arg(file);
-    c.env_remove("BENCHDIFF_SPILL_BYTES");
+    c.arg("report").args(args);
     if let Some(s) = spill {
-        c.env("BENCHDIFF_SPILL_BYTES", s.to_string());
+        c.arg("--memory-limit").arg(s.to_string());
     }
+    c.arg(file);
     let out = c.output().expect("benchdiff runs");
     (
         out.status.code().unwrap_or(-1),
@@ -262,8 +261,7 @@ fn bounded_r_report_is_the_in_memory_report() {
         assert_eq!((got.0, got.1.as_str(), &got.2), (0, "", &want.2));
         assert_eq!(std::fs::read_to_string(&out).expect("-o file"), want.1);
     }
-    // The table's --details and --metric do not take the bounded path: the variable changes
-    // nothing.
+    // The table's --details and --metric: the same report at every limit.
     for args in [&["--details"][..], &["--format", "csv", "--metric", "rate"]] {
         assert_eq!(
             report(&path, args, Some(1)),
@@ -514,9 +512,8 @@ fn bounded_r_report_without_a_temporary_folder_says_so_and_reads_in_memory() {
         let want = report(&path, &["--format", format], None);
         assert_eq!(want.0, 0, "{}", want.2);
         let out = Command::new(env!("CARGO_BIN_EXE_benchdiff"))
-            .args(["report", "--format", format])
+            .args(["report", "--memory-limit", "1", "--format", format])
             .arg(&path)
-            .env("BENCHDIFF_SPILL_BYTES", "1")
             .env("TMPDIR", &missing)
             .output()
             .expect("benchdiff runs");
@@ -537,33 +534,141 @@ fn bounded_r_report_without_a_temporary_folder_says_so_and_reads_in_memory() {
     }
 }
 
-/// A `BENCHDIFF_SPILL_BYTES` that is not a whole number of bytes is named in a warning and
-/// the default threshold applies (a small file: the in-memory report, unchanged).
+/// A `--memory-limit` that is not a whole number of bytes from 1 on is a usage error naming
+/// the value (exit 2, nothing on stdout).
 #[test]
-fn a_threshold_that_is_not_a_number_is_warned_about() {
+fn a_memory_limit_that_is_not_a_number_of_bytes_is_refused() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("small.csv");
     std::fs::write(&path, csv(20, 6)).expect("write CSV");
-    let want = report(&path, &["--format", "r"], None);
-    assert_eq!(want.0, 0, "{}", want.2);
-    for bad in ["abc", "1e3", "256MiB", "-1", ""] {
+    for bad in ["abc", "1e3", "256MiB", "-1", "", "0"] {
         let out = Command::new(env!("CARGO_BIN_EXE_benchdiff"))
             .args(["report", "--format", "r"])
+            .arg(format!("--memory-limit={bad}"))
             .arg(&path)
-            .env("BENCHDIFF_SPILL_BYTES", bad)
             .output()
             .expect("benchdiff runs");
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(0), "{bad}: {stderr}");
-        assert_eq!(String::from_utf8_lossy(&out.stdout), want.1, "{bad}");
-        assert_eq!(
-            stderr,
-            format!(
-                "benchdiff: warning: BENCHDIFF_SPILL_BYTES={bad}: not a whole number of bytes; \
-                 using 268435456 (256 MiB)\n{}",
-                want.2
-            ),
-            "{bad}"
+        assert_eq!(out.status.code(), Some(2), "{bad}: {stderr}");
+        assert!(out.stdout.is_empty(), "{bad}");
+        assert!(
+            stderr.contains(&format!("'{bad}'")) && stderr.contains("--memory-limit <BYTES>"),
+            "{bad}: {stderr}"
         );
+    }
+}
+
+/// Runs `benchdiff report ARGS…` in `dir` with `--memory-limit spill` (the default when
+/// `None`) and `stdin` on standard input; returns (exit code, stdout, stderr) and the bytes of
+/// every file of `outputs` it wrote (empty when none).
+fn report_args(
+    dir: &Path,
+    args: &[&str],
+    spill: Option<u64>,
+    stdin: Option<&[u8]>,
+    outputs: &[&str],
+) -> ((i32, String, String), Vec<Vec<u8>>) {
+    for o in outputs {
+        let _ = std::fs::remove_file(dir.join(o));
+    }
+    let mut c = Command::new(env!("CARGO_BIN_EXE_benchdiff"));
+    c.current_dir(dir).arg("report");
+    if let Some(s) = spill {
+        c.arg("--memory-limit").arg(s.to_string());
+    }
+    c.args(args);
+    c.stdin(std::process::Stdio::piped());
+    c.stdout(std::process::Stdio::piped());
+    c.stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().expect("benchdiff runs");
+    let mut input = child.stdin.take().expect("stdin");
+    let data = stdin.unwrap_or_default().to_vec();
+    let feed = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("benchdiff ends");
+    feed.join().expect("stdin written");
+    let files = outputs
+        .iter()
+        .map(|o| std::fs::read(dir.join(o)).unwrap_or_default())
+        .collect();
+    (
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ),
+        files,
+    )
+}
+
+/// Every report option gives the same report (stdout, stderr, exit code and the files it
+/// writes) whether the input is read in memory or spilled to temporary files: the plot, the
+/// gate, another metric, the table's details, labelled files, several files, standard input,
+/// and the Go and benchstat outputs of inputs that carry configuration lines and exact units.
+#[test]
+fn every_option_reports_the_same_at_every_size() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let text = csv(120, 10);
+    std::fs::write(d.join("a.csv"), &text).expect("write CSV");
+    std::fs::write(d.join("b.csv"), csv(30, 8)).expect("write CSV");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/oracle/benchstat");
+    for f in ["old.txt", "new.txt", "units.txt"] {
+        std::fs::copy(data.join(f), d.join(f)).expect("copy Go input");
+    }
+    let formats = [
+        "table",
+        "r",
+        "analyze",
+        "markdown",
+        "json",
+        "html",
+        "csv",
+        "go",
+        "benchstat",
+    ];
+    let mut cases: Vec<(Vec<&str>, Vec<&str>, bool)> = Vec::new();
+    for format in formats {
+        let f = ["--format", format];
+        let with = |more: &[&'static str]| [&f[..], more].concat();
+        cases.push((with(&["--plot", "p.svg", "a.csv"]), vec!["p.svg"], false));
+        cases.push((with(&["--max-regression", "1", "a.csv"]), vec![], false));
+        cases.push((with(&["--max-regression", "50", "a.csv"]), vec![], false));
+        cases.push((with(&["--metric", "rate", "a.csv"]), vec![], false));
+        cases.push((with(&["--metric", "time", "a.csv"]), vec![], false));
+        cases.push((
+            with(&["--label", "old=a.csv", "--label", "new=b.csv"]),
+            vec![],
+            false,
+        ));
+        cases.push((with(&["a.csv", "b.csv"]), vec![], false));
+        cases.push((with(&["-"]), vec![], true));
+        cases.push((with(&["old.txt", "new.txt"]), vec![], false));
+        cases.push((with(&["--sides-by", "note", "old.txt"]), vec![], false));
+        cases.push((with(&["units.txt", "units.txt"]), vec![], false));
+    }
+    cases.push((vec!["--details", "a.csv"], vec![], false));
+    cases.push((
+        vec![
+            "--format",
+            "html",
+            "--plot-rows",
+            "z/",
+            "--plot",
+            "p.svg",
+            "a.csv",
+        ],
+        vec!["p.svg"],
+        false,
+    ));
+    for (args, outputs, stdin) in &cases {
+        let input = stdin.then_some(text.as_bytes());
+        let want = report_args(d, args, None, input, outputs);
+        assert_ne!(want.0.0, -1, "{args:?}: {want:?}");
+        for t in [1, text.len() as u64 / 3] {
+            let got = report_args(d, args, Some(t), input, outputs);
+            assert_eq!(got, want, "{args:?}, threshold {t}");
+        }
     }
 }

@@ -240,8 +240,7 @@ fn extreme_values_are_plotted_without_hanging() {
     assert!(page.matches("<svg").count() >= 3 * cases.len(), "{page}");
     let bounded = Command::cargo_bin("benchdiff")
         .expect("binary built")
-        .env("BENCHDIFF_SPILL_BYTES", "1")
-        .args(["report", "--format", "html"])
+        .args(["report", "--memory-limit", "1", "--format", "html"])
         .arg(&path)
         .output()
         .expect("run benchdiff");
