@@ -253,6 +253,29 @@ fn measure(mut cmd: Command, out: Option<(&Path, &Path)>) -> Measured {
     }
 }
 
+/// True when files `a` and `b` hold the same bytes (read a block at a time: the harness stays
+/// small, so the peak RSS of the children it forks is theirs).
+fn same_bytes(a: &Path, b: &Path) -> bool {
+    use std::io::Read;
+    let (Ok(fa), Ok(fb)) = (std::fs::File::open(a), std::fs::File::open(b)) else {
+        return false;
+    };
+    let (mut ra, mut rb) = (std::io::BufReader::new(fa), std::io::BufReader::new(fb));
+    let (mut ba, mut bb) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    loop {
+        let n = match ra.read(&mut ba) {
+            Ok(n) => n,
+            Err(_) => return false,
+        };
+        if rb.read_exact(&mut bb[..n]).is_err() || ba[..n] != bb[..n] {
+            return false;
+        }
+        if n == 0 {
+            return rb.read(&mut bb[..1]).is_ok_and(|m| m == 0);
+        }
+    }
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     match v.len() {
@@ -312,8 +335,7 @@ fn compare_format(
             first_old.ok,
             "old: benchdiff report --format {format} {what} failed"
         );
-        let read = |p: PathBuf| std::fs::read(p).unwrap_or_default();
-        let s = |stream| read(out("old", stream)) == read(out("new", stream));
+        let s = |stream| same_bytes(&out("old", stream), &out("new", stream));
         match (s("stdout"), s("stderr")) {
             (true, true) => "same output",
             (true, false) => "STDERR DIFFERS",
