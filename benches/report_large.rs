@@ -1,23 +1,32 @@
-//! Speed of `benchdiff report` on a large compare.js CSV, against compare.R on the same file.
+//! Wall time of `benchdiff report --format F` at realistic sizes, a new binary against an old
+//! one, for every format on every input.
 //!
-//! Generates (once, reproducibly) 1,000,000 rows: 20,000 configurations × 2 binaries × 25 runs,
-//! then times `benchdiff report --format F` on it for every format F as a child process: wall
-//! seconds, user+sys CPU seconds and peak RSS (from `wait4`). With `--compare-r PATH` (Node's benchmark/compare.R, read into a scratch
-//! folder, never committed) and `Rscript` on PATH, it also times compare.R on the same file in
-//! the same run and prints the ratios. Goals (issue 16): ≤ 0.3 s wall and ≤ 120 MB per format (HTML ≤ 1 s).
+//! Inputs (generated once, reproducibly, into `--data DIR`, default the target's bench temp
+//! folder):
+//! - `report-1m.csv`: a compare.js CSV of 1,000,000 rows (20,000 configurations × 2 binaries
+//!   × 25 runs);
+//! - `report-1m.go`: the same samples as a 1,000,000-line Go benchmark file (written by the
+//!   new binary's `--format go`);
+//! - `results-217mb.jsonl`: a results file of command jobs as `benchdiff compare` writes them
+//!   (1,000 benchmarks × 2 sides × 160 runs, about 217 MB).
 //!
-//! Then the importers at scale (goal: ≤ 0.5 s and ≤ 150 MB): the same samples as a 1M-line Go
-//! benchmark file (written by `--format go`), and a generated ~217 MB results JSON Lines file
-//! (1,000 command benchmarks × 2 sides × 160 runs). With `--big`, also a ~2 GB compare.js CSV
-//! (the 1M-row file's pattern 24 times under other names), generated under the temporary folder
-//! and deleted afterwards, read by `--format r` and `--format analyze` as `benchdiff` reads it
-//! (over 256 MiB, in bounded memory: samples spilled to temporary partition files, see
-//! `src/cli/large.rs`), then by `--format r` in memory (`--memory-limit` above its size)
-//! for comparison; the peak RSS of each shows what the bounded read saves.
+//! For each input and format, the two binaries run in turn (old, new, old, new, …; one pair
+//! not counted first), every run a child process timed from spawn to `wait4`: wall seconds,
+//! user + system CPU seconds and peak RSS. Printed per format: the medians of each binary's
+//! wall and CPU time, the median of the pairwise wall ratios new / old (pairing keeps the
+//! ratio meaningful on a machine whose speed drifts), their range, the median pairwise CPU
+//! ratio (what the work costs when other processes take the cores), and whether the first
+//! pair's stdout and stderr are byte-identical. The load average is printed before and after.
 //!
-//! Run: `cargo bench --bench report_large [-- [--compare-r /path/to/compare.R] [--big]
-//! [--formats r,table,…]]` (`--formats`: only those formats, no importers)
-//! (or `scripts/bench-report.sh [/path/to/compare.R]`).
+//! Without `--old`, only the new binary is timed. `--new-env K=V` / `--old-env K=V` set an
+//! environment variable for one binary (e.g. `TMPDIR`). With `--big`, a
+//! ~2 GB compare.js CSV (the 1M-row file's rows 24 times under other names) is generated in the
+//! data folder, reported by the new binary in every format (peak RSS shows the bounded
+//! read), and deleted.
+//!
+//! Run: `cargo bench --bench report_large -- [--old PATH] [--new PATH] [--runs N]
+//! [--inputs csv,go,results] [--formats r,table,…] [--data DIR] [--new-env K=V]
+//! [--old-env K=V] [--big]`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -26,24 +35,96 @@ use std::time::Instant;
 
 const CONFIGS: usize = 20_000;
 const RUNS: usize = 25;
+const FORMATS: [&str; 9] = [
+    "r",
+    "table",
+    "analyze",
+    "markdown",
+    "json",
+    "csv",
+    "benchstat",
+    "go",
+    "html",
+];
 
-fn generate(path: &Path) -> std::io::Result<()> {
-    let f = std::fs::File::create(path)?;
-    let mut w = std::io::BufWriter::new(f);
+/// The command line: see the module notes.
+struct Options {
+    old: Option<PathBuf>,
+    new: PathBuf,
+    runs: usize,
+    inputs: Vec<String>,
+    formats: Vec<String>,
+    data: PathBuf,
+    old_env: Vec<(String, String)>,
+    new_env: Vec<(String, String)>,
+    big: bool,
+}
+
+fn options() -> Options {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let value = |name: &str| -> Vec<String> {
+        args.windows(2)
+            .filter(|w| w[0] == name)
+            .map(|w| w[1].clone())
+            .collect()
+    };
+    let one = |name: &str| value(name).pop();
+    let list = |name: &str, all: &[&str]| -> Vec<String> {
+        match one(name) {
+            Some(l) => l.split(',').map(str::to_owned).collect(),
+            None => all.iter().map(|s| (*s).to_owned()).collect(),
+        }
+    };
+    let env = |name: &str| -> Vec<(String, String)> {
+        value(name)
+            .iter()
+            .map(|kv| {
+                let (k, v) = kv.split_once('=').expect("--*-env takes K=V");
+                (k.to_owned(), v.to_owned())
+            })
+            .collect()
+    };
+    Options {
+        old: one("--old").map(PathBuf::from),
+        new: one("--new").map_or_else(
+            || PathBuf::from(env!("CARGO_BIN_EXE_benchdiff")),
+            PathBuf::from,
+        ),
+        runs: one("--runs").map_or(5, |n| n.parse().expect("--runs N")),
+        inputs: list("--inputs", &["csv", "go", "results"]),
+        formats: list("--formats", &FORMATS),
+        data: one("--data").map_or_else(
+            || PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("report_large"),
+            PathBuf::from,
+        ),
+        old_env: env("--old-env"),
+        new_env: env("--new-env"),
+        big: args.iter().any(|a| a == "--big"),
+    }
+}
+
+/// xorshift64*: a reproducible stream of uniform numbers in [0, 1) without a dependency.
+struct Uniform(u64);
+
+impl Uniform {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// The 1M-row compare.js CSV: every configuration once per run, as compare.js orders them.
+fn generate_csv(path: &Path) -> std::io::Result<()> {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
     writeln!(
         w,
         "\"binary\",\"filename\",\"configuration\",\"rate\",\"time\""
     )?;
-    // xorshift64*: reproducible without a dependency.
-    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = || {
-        s ^= s >> 12;
-        s ^= s << 25;
-        s ^= s >> 27;
-        (s.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut u = Uniform(0x9E37_79B9_7F4A_7C15);
     let types = ["'string'", "'buffer'", "'ascii'", "'utf8'"];
-    for run in 0..RUNS {
+    for _run in 0..RUNS {
         for c in 0..CONFIGS {
             let file = format!("cat{}/bench-{}.js", c % 37, c / 40);
             let conf = format!(
@@ -54,171 +135,18 @@ fn generate(path: &Path) -> std::io::Result<()> {
             );
             let base = 1e5 * (1.0 + (c % 97) as f64);
             for (bin, shift) in [("old", 1.0), ("new", 1.0 + 0.02 * ((c % 5) as f64 - 2.0))] {
-                let rate = base * shift * (1.0 + 0.05 * (next() - 0.5));
+                let rate = base * shift * (1.0 + 0.05 * (u.next() - 0.5));
                 let time = 1000.0 * (1 + c % 40) as f64 / rate;
                 writeln!(w, "\"{bin}\",\"{file}\",\"{conf}\",{rate},{time:.9}")?;
             }
         }
-        let _ = run;
     }
     w.flush()
 }
 
-struct Measured {
-    wall_s: f64,
-    /// User + system CPU seconds of the child (from `wait4`): on a loaded machine the wall
-    /// time says little, the CPU time much more.
-    cpu_s: f64,
-    max_rss_bytes: u64,
-    ok: bool,
-}
-
-fn measure(mut cmd: Command, stdin: Option<&Path>) -> Measured {
-    if let Some(p) = stdin {
-        cmd.stdin(std::fs::File::open(p).expect("input file"));
-    }
-    cmd.stdout(Stdio::null()).stderr(Stdio::null());
-    let start = Instant::now();
-    // Reaped below with wait4 (for its rusage), never through `Child`.
-    #[allow(clippy::zombie_processes)]
-    let child = cmd.spawn().expect("spawn");
-    let pid = child.id() as libc::pid_t;
-    let mut status: libc::c_int = 0;
-    // SAFETY: rusage is plain old data; wait4 fills it for our own child.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-    let wall_s = start.elapsed().as_secs_f64();
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    Measured {
-        wall_s,
-        cpu_s: secs(ru.ru_utime) + secs(ru.ru_stime),
-        max_rss_bytes: ru.ru_maxrss as u64 * 1024,
-        ok: r == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-    }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let compare_r = args
-        .iter()
-        .position(|a| a == "--compare-r")
-        .and_then(|i| args.get(i + 1))
-        .map(PathBuf::from);
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
-    std::fs::create_dir_all(&dir).expect("bench-data dir");
-    let csv = dir.join("report-1m.csv");
-    if !csv.exists() {
-        let t = Instant::now();
-        generate(&csv).expect("generate CSV");
-        eprintln!(
-            "generated {} in {:.1} s",
-            csv.display(),
-            t.elapsed().as_secs_f64()
-        );
-    }
-    let size = std::fs::metadata(&csv).map(|m| m.len()).unwrap_or(0);
-    let exe = env!("CARGO_BIN_EXE_benchdiff");
-    println!(
-        "input: {} rows ({CONFIGS} configurations x 2 binaries x {RUNS} runs), {:.1} MB",
-        CONFIGS * 2 * RUNS,
-        size as f64 / 1e6
-    );
-    // Every report format on the same file: median wall of 3 runs, peak RSS (goals: 0.3 s and
-    // 120 MB; HTML 1 s), and user+sys CPU of the report process is `wall` x cores at most.
-    let mut b_wall = f64::NAN;
-    // `--formats r,table,…` times only those (and skips the importers).
-    let only: Option<Vec<&str>> = args
-        .iter()
-        .position(|a| a == "--formats")
-        .and_then(|i| args.get(i + 1))
-        .map(|l| l.split(',').collect());
-    for format in [
-        "r",
-        "table",
-        "analyze",
-        "markdown",
-        "json",
-        "csv",
-        "benchstat",
-        "go",
-        "html",
-    ] {
-        if only.as_ref().is_some_and(|o| !o.contains(&format)) {
-            continue;
-        }
-        let mut walls = Vec::new();
-        let mut cpus = Vec::new();
-        let mut rss = 0;
-        for _ in 0..3 {
-            let mut c = Command::new(exe);
-            c.args(["report", "--format", format]).arg(&csv);
-            let m = measure(c, None);
-            assert!(m.ok, "benchdiff report --format {format} failed");
-            walls.push(m.wall_s);
-            cpus.push(m.cpu_s);
-            rss = rss.max(m.max_rss_bytes);
-        }
-        let wall = median(walls.clone());
-        if format == "r" {
-            b_wall = wall;
-        }
-        println!(
-            "benchdiff report --format {format:<9}: median wall {wall:.3} s (min {:.3} s, 3 runs), \
-             user+sys CPU median {:.3} s (min {:.3} s), peak RSS {:.1} MB",
-            walls.iter().cloned().fold(f64::INFINITY, f64::min),
-            median(cpus.clone()),
-            cpus.iter().cloned().fold(f64::INFINITY, f64::min),
-            rss as f64 / 1e6
-        );
-    }
-    if only.is_none() {
-        importers(exe, &dir, &csv, args.iter().any(|a| a == "--big"));
-    }
-    if let Some(r) = compare_r {
-        let mut c = Command::new("Rscript");
-        c.arg(&r).env("LC_ALL", "C.UTF-8");
-        let m = measure(c, Some(&csv));
-        if !m.ok {
-            println!(
-                "Rscript compare.R failed or is not installed (Debian: r-base-core r-cran-plyr r-cran-ggplot2)"
-            );
-            return;
-        }
-        println!(
-            "Rscript compare.R: wall {:.2} s, peak RSS {:.1} MB",
-            m.wall_s,
-            m.max_rss_bytes as f64 / 1e6
-        );
-        println!(
-            "ratio benchdiff --format r / compare.R: wall {:.4} ({:.0}x faster)",
-            b_wall / m.wall_s,
-            m.wall_s / b_wall,
-        );
-    }
-}
-
-/// Times `benchdiff report ARGS… FILE` once (wall, user+sys CPU, peak RSS) and prints it under
-/// `what` (goal for the importers: 0.5 s and 150 MB; CPU shows the work when the machine is
-/// loaded and wall time is not the program's).
-fn time_report(exe: &str, what: &str, file: &Path, extra: &[&str]) {
-    let mut c = Command::new(exe);
-    c.arg("report").args(extra).arg(file);
-    let m = measure(c, None);
-    println!(
-        "{what:<44}: wall {:.3} s, user+sys CPU {:.3} s, peak RSS {:.1} MB{}",
-        m.wall_s,
-        m.cpu_s,
-        m.max_rss_bytes as f64 / 1e6,
-        if m.ok { "" } else { " (FAILED)" }
-    );
-}
-
-/// A results JSON Lines file of command jobs: `benches` benchmarks × 2 sides × `runs` runs.
+/// A results file of command jobs in the shape `benchdiff compare` writes (a `command-run`
+/// header, a `machine` record, then one `command-job` line per run): `benches` benchmarks ×
+/// 2 sides × `runs` runs.
 fn generate_results(path: &Path, benches: usize, runs: usize) -> std::io::Result<()> {
     let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
     let list: Vec<String> = (0..benches)
@@ -241,21 +169,17 @@ fn generate_results(path: &Path, benches: usize, runs: usize) -> std::io::Result
         "{{\"type\":\"machine\",\"cpus_online\":2,\"cpus_allowed\":2,\"governors\":{{}},\
          \"load_avg\":[0.1,0.1,0.1],\"busy\":[],\"pinned\":null,\"turbo\":null,\"turbo_source\":null,\"warnings\":[]}}"
     )?;
-    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut u = Uniform(0x9E37_79B9_7F4A_7C15);
     let mut pos = 0usize;
     for run in 0..runs {
         for b in 0..benches {
             for side in ["old", "new"] {
-                s ^= s >> 12;
-                s ^= s << 25;
-                s ^= s >> 27;
-                let u = (s.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64;
                 let shift = if side == "new" && b % 3 == 0 {
                     1.03
                 } else {
                     1.0
                 };
-                let wall = 0.001 * (1 + b % 7) as f64 * shift * (1.0 + 0.05 * u);
+                let wall = 0.001 * (1 + b % 7) as f64 * shift * (1.0 + 0.05 * u.next());
                 writeln!(
                     w,
                     "{{\"type\":\"command-job\",\"position\":{pos},\"benchmark\":\"bench{b}\",\"combination\":[],\
@@ -276,84 +200,268 @@ fn generate_results(path: &Path, benches: usize, runs: usize) -> std::io::Result
     w.flush()
 }
 
-/// The importers at scale (see the module notes).
-fn importers(exe: &str, dir: &Path, csv: &Path, big: bool) {
-    let go = dir.join("report-1m.go");
-    if !go.exists() {
-        let out = std::fs::File::create(&go).expect("Go file");
-        let ok = Command::new(exe)
+/// The ~2 GB compare.js CSV: the 1M-row file's rows 24 times, under other file names.
+fn generate_big(csv: &Path, path: &Path) -> std::io::Result<()> {
+    let one = std::fs::read(csv)?;
+    let body = &one[one.iter().position(|&b| b == b'\n').map_or(0, |i| i + 1)..];
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+    w.write_all(&one[..one.len() - body.len()])?;
+    for k in 0..24 {
+        let text = String::from_utf8_lossy(body).replace("\"cat", &format!("\"c{k}at"));
+        w.write_all(text.as_bytes())?;
+    }
+    w.flush()
+}
+
+/// One timed run of a child process.
+struct Measured {
+    wall_s: f64,
+    /// User + system CPU seconds of the child (from `wait4`).
+    cpu_s: f64,
+    max_rss_bytes: u64,
+    ok: bool,
+}
+
+/// Runs `cmd` (its output to `out`, or discarded) and times it from spawn to `wait4`.
+fn measure(mut cmd: Command, out: Option<(&Path, &Path)>) -> Measured {
+    match out {
+        Some((stdout, stderr)) => {
+            cmd.stdout(std::fs::File::create(stdout).expect("stdout file"));
+            cmd.stderr(std::fs::File::create(stderr).expect("stderr file"));
+        }
+        None => {
+            cmd.stdout(Stdio::null()).stderr(Stdio::null());
+        }
+    }
+    cmd.stdin(Stdio::null());
+    let start = Instant::now();
+    // Reaped below with wait4 (for its rusage), never through `Child`.
+    #[allow(clippy::zombie_processes)]
+    let child = cmd.spawn().expect("spawn");
+    let pid = child.id() as libc::pid_t;
+    let mut status: libc::c_int = 0;
+    // SAFETY: rusage is plain old data; wait4 fills it for our own child.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    let wall_s = start.elapsed().as_secs_f64();
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    Measured {
+        wall_s,
+        cpu_s: secs(ru.ru_utime) + secs(ru.ru_stime),
+        max_rss_bytes: ru.ru_maxrss as u64 * 1024,
+        ok: r == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) < 2,
+    }
+}
+
+/// True when files `a` and `b` hold the same bytes (read a block at a time: the harness stays
+/// small, so the peak RSS of the children it forks is theirs).
+fn same_bytes(a: &Path, b: &Path) -> bool {
+    use std::io::Read;
+    let (Ok(fa), Ok(fb)) = (std::fs::File::open(a), std::fs::File::open(b)) else {
+        return false;
+    };
+    let (mut ra, mut rb) = (std::io::BufReader::new(fa), std::io::BufReader::new(fb));
+    let (mut ba, mut bb) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    loop {
+        let n = match ra.read(&mut ba) {
+            Ok(n) => n,
+            Err(_) => return false,
+        };
+        if rb.read_exact(&mut bb[..n]).is_err() || ba[..n] != bb[..n] {
+            return false;
+        }
+        if n == 0 {
+            return rb.read(&mut bb[..1]).is_ok_and(|m| m == 0);
+        }
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+fn load_avg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".to_owned())
+}
+
+/// A binary and the environment it runs with.
+struct Binary<'a> {
+    path: &'a Path,
+    env: &'a [(String, String)],
+}
+
+impl Binary<'_> {
+    fn report(&self, format: &str, input: &Path) -> Command {
+        let mut c = Command::new(self.path);
+        c.args(["report", "--format", format]).arg(input);
+        for (k, v) in self.env {
+            c.env(k, v);
+        }
+        c
+    }
+}
+
+/// Times `format` on `input`: one pair not counted (its outputs compared), then `runs` pairs.
+fn compare_format(
+    o: &Options,
+    new: &Binary<'_>,
+    old: Option<&Binary<'_>>,
+    input: &Path,
+    what: &str,
+    format: &str,
+) {
+    let out = |who: &str, stream: &str| o.data.join(format!("out.{who}.{stream}"));
+    let first_new = measure(
+        new.report(format, input),
+        Some((&out("new", "stdout"), &out("new", "stderr"))),
+    );
+    assert!(
+        first_new.ok,
+        "new: benchdiff report --format {format} {what} failed"
+    );
+    let same = old.map(|old| {
+        let first_old = measure(
+            old.report(format, input),
+            Some((&out("old", "stdout"), &out("old", "stderr"))),
+        );
+        assert!(
+            first_old.ok,
+            "old: benchdiff report --format {format} {what} failed"
+        );
+        let s = |stream| same_bytes(&out("old", stream), &out("new", stream));
+        match (s("stdout"), s("stderr")) {
+            (true, true) => "same output",
+            (true, false) => "STDERR DIFFERS",
+            (false, true) => "STDOUT DIFFERS",
+            (false, false) => "STDOUT AND STDERR DIFFER",
+        }
+    });
+    let (mut new_wall, mut new_cpu, mut old_wall, mut old_cpu) = (vec![], vec![], vec![], vec![]);
+    let (mut ratios, mut cpu_ratios) = (vec![], vec![]);
+    let (mut new_rss, mut old_rss) = (0u64, 0u64);
+    for _ in 0..o.runs {
+        let n = measure(new.report(format, input), None);
+        assert!(
+            n.ok,
+            "new: benchdiff report --format {format} {what} failed"
+        );
+        new_wall.push(n.wall_s);
+        new_cpu.push(n.cpu_s);
+        new_rss = new_rss.max(n.max_rss_bytes);
+        if let Some(old) = old {
+            let m = measure(old.report(format, input), None);
+            assert!(
+                m.ok,
+                "old: benchdiff report --format {format} {what} failed"
+            );
+            old_wall.push(m.wall_s);
+            old_cpu.push(m.cpu_s);
+            old_rss = old_rss.max(m.max_rss_bytes);
+            ratios.push(n.wall_s / m.wall_s);
+            cpu_ratios.push(n.cpu_s / m.cpu_s);
+        }
+    }
+    let range = |v: &[f64]| {
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        format!("{lo:.3}–{hi:.3}")
+    };
+    let mut line = format!(
+        "{what:<8} {format:<9} new {:>7.3} s (cpu {:.3} s, {:>5.0} MB)",
+        median(new_wall.clone()),
+        median(new_cpu),
+        new_rss as f64 / 1e6
+    );
+    if let Some(same) = same {
+        line += &format!(
+            "  old {:>7.3} s (cpu {:.3} s, {:>5.0} MB)  new/old wall {:.3} [{}] cpu {:.3}  {same}",
+            median(old_wall),
+            median(old_cpu),
+            old_rss as f64 / 1e6,
+            median(ratios.clone()),
+            range(&ratios),
+            median(cpu_ratios)
+        );
+    }
+    println!("{line}");
+}
+
+fn main() {
+    let o = options();
+    std::fs::create_dir_all(&o.data).expect("data folder");
+    let csv = o.data.join("report-1m.csv");
+    let go = o.data.join("report-1m.go");
+    let results = o.data.join("results-217mb.jsonl");
+    if !csv.exists() {
+        generate_csv(&csv).expect("generate the CSV");
+    }
+    if !go.exists() && o.inputs.iter().any(|i| i == "go") {
+        let file = std::fs::File::create(&go).expect("Go file");
+        let ok = Command::new(&o.new)
             .args(["report", "--format", "go"])
-            .arg(csv)
-            .stdout(out)
+            .arg(&csv)
+            .stdout(file)
             .status()
             .is_ok_and(|s| s.success());
         assert!(ok, "benchdiff report --format go failed");
     }
-    time_report(exe, "1M-line Go file, table", &go, &[]);
-    time_report(exe, "1M-line Go file, --format r", &go, &["--format", "r"]);
-    time_report(
-        exe,
-        "1M-line Go file, --format benchstat",
-        &go,
-        &["--format", "benchstat"],
-    );
-    let jsonl = dir.join("results-217mb.jsonl");
-    if !jsonl.exists() {
-        generate_results(&jsonl, 1000, 160).expect("results file");
+    if !results.exists() && o.inputs.iter().any(|i| i == "results") {
+        generate_results(&results, 1000, 160).expect("generate the results file");
     }
-    let mb = std::fs::metadata(&jsonl).map_or(0, |m| m.len()) as f64 / 1e6;
-    time_report(
-        exe,
-        &format!("{mb:.0} MB results JSONL, --format r"),
-        &jsonl,
-        &["--format", "r"],
+    let new = Binary {
+        path: &o.new,
+        env: &o.new_env,
+    };
+    let old = o.old.as_deref().map(|path| Binary {
+        path,
+        env: &o.old_env,
+    });
+    println!(
+        "new: {} {:?}\nold: {} {:?}\nruns: {} pairs after one not counted; load average before: {}",
+        o.new.display(),
+        o.new_env,
+        o.old
+            .as_deref()
+            .map_or("-".into(), |p| p.display().to_string()),
+        o.old_env,
+        o.runs,
+        load_avg()
     );
-    time_report(
-        exe,
-        &format!("{mb:.0} MB results JSONL, table"),
-        &jsonl,
-        &[],
-    );
-    // The HTML page plots the changed and flagged comparisons by default; every one here.
-    time_report(
-        exe,
-        "1M-row CSV, --format html --plot-rows ''",
-        csv,
-        &["--format", "html", "--plot-rows", ""],
-    );
-    if big {
-        let path = std::env::temp_dir().join(format!("benchdiff-2gb-{}.csv", std::process::id()));
-        let one = std::fs::read(csv).expect("1M-row CSV");
-        let body = &one[one.iter().position(|&b| b == b'\n').map_or(0, |i| i + 1)..];
-        {
-            let mut w = std::io::BufWriter::new(std::fs::File::create(&path).expect("2 GB CSV"));
-            w.write_all(&one[..one.len() - body.len()]).expect("write");
-            for k in 0..24 {
-                // The same rows under other file names: 24 x 20,000 configurations.
-                let text = String::from_utf8_lossy(body).replace("\"cat", &format!("\"c{k}at"));
-                w.write_all(text.as_bytes()).expect("write");
-            }
-            w.flush().expect("flush");
+    for input in &o.inputs {
+        let path = match input.as_str() {
+            "csv" => &csv,
+            "go" => &go,
+            "results" => &results,
+            other => panic!("unknown input {other} (csv, go, results)"),
+        };
+        let mb = std::fs::metadata(path).map_or(0, |m| m.len()) as f64 / 1e6;
+        println!("{input}: {} ({mb:.0} MB)", path.display());
+        for format in &o.formats {
+            compare_format(&o, &new, old.as_ref(), path, input, format);
         }
-        let gb = std::fs::metadata(&path).map_or(0, |m| m.len()) as f64 / 1e9;
-        time_report(
-            exe,
-            &format!("{gb:.1} GB compare.js CSV, --format r"),
-            &path,
-            &["--format", "r"],
-        );
-        time_report(
-            exe,
-            &format!("{gb:.1} GB compare.js CSV, --format analyze"),
-            &path,
-            &["--format", "analyze"],
-        );
-        time_report(
-            exe,
-            &format!("{gb:.1} GB compare.js CSV, --format r, in memory"),
-            &path,
-            &["--format", "r", "--memory-limit", &u64::MAX.to_string()],
-        );
-        let _ = std::fs::remove_file(&path);
     }
+    if o.big {
+        let big = o.data.join("report-2gb.csv");
+        generate_big(&csv, &big).expect("generate the 2 GB CSV");
+        let gb = std::fs::metadata(&big).map_or(0, |m| m.len()) as f64 / 1e9;
+        for format in &o.formats {
+            let m = measure(new.report(format, &big), None);
+            println!(
+                "{gb:.1} GB CSV {format:<9} new: wall {:.1} s, cpu {:.1} s, peak RSS {:.0} MB{}",
+                m.wall_s,
+                m.cpu_s,
+                m.max_rss_bytes as f64 / 1e6,
+                if m.ok { "" } else { " (FAILED)" }
+            );
+        }
+        let _ = std::fs::remove_file(&big);
+    }
+    println!("load average after: {}", load_avg());
 }

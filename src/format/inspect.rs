@@ -14,47 +14,103 @@ use crate::sample::ConfValue;
 /// `1e-7 <= |x| < 1e21` and `d.ddde+NN` / `d.ddde-NN` otherwise, always with the shortest
 /// digit string that reads back to the same double.
 pub fn js_number(x: f64) -> String {
+    let mut out = String::new();
+    push_js_number(&mut out, x);
+    out
+}
+
+/// Appends [`js_number`] of `x` to `out` (no allocation for the positional form of most
+/// values: the digits come from zmij when [`shortest_positional`] vouches for them, else from
+/// Rust's `{:e}`, see [`push_by_exponent_form`]).
+pub fn push_js_number(out: &mut String, x: f64) {
     if x.is_nan() {
-        return "NaN".to_owned();
+        out.push_str("NaN");
+    } else if x.is_infinite() {
+        out.push_str(if x > 0.0 { "Infinity" } else { "-Infinity" });
+    } else if x == 0.0 {
+        out.push('0');
+    } else if x < 0.0 {
+        out.push('-');
+        push_js_number(out, -x);
+    } else {
+        let mut buffer = zmij::Buffer::new();
+        match shortest_positional(x, &mut buffer) {
+            Some(text) => out.push_str(text),
+            None => push_by_exponent_form(out, x),
+        }
     }
-    if x.is_infinite() {
-        return if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned();
-    }
-    if x == 0.0 {
-        return "0".to_owned();
-    }
-    if x < 0.0 {
-        return format!("-{}", js_number(-x));
-    }
-    // Rust's `{:e}` prints the shortest round-trip digits: "1.2345e5", "1e21", "5e-324".
+}
+
+/// [`push_js_number`] of a finite `x > 0` from Rust's `{:e}` (the shortest round-trip digits:
+/// "1.2345e5", "1e21", "5e-324") laid out as JavaScript lays them out.
+fn push_by_exponent_form(out: &mut String, x: f64) {
+    use std::fmt::Write as _;
     let sci = format!("{x:e}");
     let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let k = digits.len() as i32;
+    let (first, rest) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let k = (first.len() + rest.len()) as i32;
     let n = exp + 1; // position of the decimal point relative to the digit string
     if k <= n && n <= 21 {
-        let mut s = digits;
-        s.extend(std::iter::repeat_n('0', (n - k) as usize));
-        s
+        out.push_str(first);
+        out.push_str(rest);
+        out.extend(std::iter::repeat_n('0', (n - k) as usize));
     } else if 0 < n && n <= 21 {
-        let (int, frac) = digits.split_at(n as usize);
-        format!("{int}.{frac}")
+        // The digit string split after n digits (the first part holds one digit).
+        let (int, frac) = rest.split_at(n as usize - 1);
+        out.push_str(first);
+        out.push_str(int);
+        out.push('.');
+        out.push_str(frac);
     } else if -6 < n && n <= 0 {
-        let mut s = String::from("0.");
-        s.extend(std::iter::repeat_n('0', (-n) as usize));
-        s.push_str(&digits);
-        s
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-n) as usize));
+        out.push_str(first);
+        out.push_str(rest);
     } else {
         let e = n - 1;
         let sign = if e >= 0 { '+' } else { '-' };
-        let (first, rest) = digits.split_at(1);
-        if rest.is_empty() {
-            format!("{first}e{sign}{}", e.abs())
-        } else {
-            format!("{first}.{rest}e{sign}{}", e.abs())
+        out.push_str(first);
+        if !rest.is_empty() {
+            out.push('.');
+            out.push_str(rest);
         }
+        let _ = write!(out, "e{sign}{}", e.abs());
     }
+}
+
+/// JavaScript's `Number#toString` of `x` from zmij's shortest round-trip digits, when they
+/// are certainly the digits of Rust's `{:e}` and JavaScript writes them positionally as zmij
+/// does: `None` (the caller then uses `{:e}`) outside 2⁻¹⁰²² ≤ `x` < 2⁵⁰, for an `x` whose
+/// exact decimal value has at most 18 significant digits, and for zmij's exponent form
+/// (`x` < 10⁻⁵).
+///
+/// Both libraries give the shortest digits that read back to `x` and, of those, the closest
+/// to `x`; they differ only on a tie between two equally close candidates (Rust rounds up,
+/// zmij to even). A tie needs `x` to be exactly halfway between them, so `x`'s exact value
+/// has one digit more than they (at most 18): excluded. A candidate on an end of `x`'s
+/// rounding interval (where the libraries might treat the ends differently) needs `x` ≥
+/// 2⁵² (below, the ends have 18 or more significant digits).
+fn shortest_positional(x: f64, buffer: &mut zmij::Buffer) -> Option<&str> {
+    if !(f64::MIN_POSITIVE..(1u64 << 50) as f64).contains(&x) {
+        return None;
+    }
+    // x = m·2^e exactly, m odd.
+    let bits = x.to_bits();
+    let m = (bits & ((1 << 52) - 1)) | (1 << 52);
+    let e = ((bits >> 52) & 0x7ff) as i32 - 1075;
+    let zeros = m.trailing_zeros();
+    let (m, e) = (m >> zeros, e + zeros as i32);
+    // An integer, or x = m·5^-e / 10^-e with at most 18 significant digits (m·5^-e is odd,
+    // so it has no trailing zeros).
+    if e >= 0 || (-e <= 26 && u128::from(m) * 5u128.pow(e.unsigned_abs()) < 10u128.pow(18)) {
+        return None;
+    }
+    let text = buffer.format_finite(x);
+    if text.contains('e') {
+        return None;
+    }
+    Some(text.strip_suffix(".0").unwrap_or(text))
 }
 
 /// `util.inspect(x)` for a number: like [`js_number`] except that negative zero prints `-0`.
@@ -208,6 +264,73 @@ fn quote_escaped(s: &str, lone_high: Option<u16>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The zmij route gives what the `{:e}` route gives, on every value it takes: rates and
+    /// times as benchmarks give them, random bit patterns, values with short binary fractions
+    /// (exact decimals of 17 or 18 digits: ties), every binade up to 2⁸⁰, and the edges.
+    #[test]
+    fn zmij_digits_are_the_exponent_form_digits() {
+        let mut values = vec![
+            1.0,
+            1e21,
+            1e20,
+            123456789012345680000.0,
+            1.5e-7,
+            1e-6,
+            0.000001234,
+            5e-324,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            3300414.994181368,
+            0.1 + 0.2,
+        ];
+        let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..100_000 {
+            s ^= s >> 12;
+            s ^= s << 25;
+            s ^= s >> 27;
+            let bits = s.wrapping_mul(0x2545_F491_4F6C_DD1D);
+            values.push(f64::from_bits(bits).abs());
+            values.push(
+                (bits >> 11) as f64 / (1u64 << 53) as f64 * 10f64.powi((bits % 40) as i32 - 20),
+            );
+            values.push(1e9 / ((bits % 100_000_000) as f64 + 0.5));
+            values.push((bits % 1_000_000_000_000) as f64 / 1024.0);
+            values.push(f64::from_bits((bits >> 12) | (((bits % 80) + 1000) << 52)));
+        }
+        let (mut taken, mut plain) = (0, String::new());
+        for v in values.into_iter().filter(|v| v.is_finite() && *v > 0.0) {
+            let mut buffer = zmij::Buffer::new();
+            if let Some(text) = shortest_positional(v, &mut buffer) {
+                plain.clear();
+                push_by_exponent_form(&mut plain, v);
+                assert_eq!(text, plain, "{v:e}");
+                taken += 1;
+            }
+        }
+        assert!(taken > 100_000, "the zmij route took only {taken} values");
+    }
+
+    #[test]
+    fn js_numbers_of_the_edges() {
+        for (x, js) in [
+            (0.0, "0"),
+            (-0.0, "0"),
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "Infinity"),
+            (f64::NEG_INFINITY, "-Infinity"),
+            (-2.5, "-2.5"),
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (1.5e-7, "1.5e-7"),
+            (1e-6, "0.000001"),
+            (5e-324, "5e-324"),
+            (123.456, "123.456"),
+            (0.1 + 0.2, "0.30000000000000004"),
+        ] {
+            assert_eq!(js_number(x), js, "{x:e}");
+        }
+    }
 
     #[test]
     fn numbers_like_javascript() {

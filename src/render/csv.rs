@@ -81,9 +81,8 @@ pub fn write_rows(
             .map(|from| {
                 let to = (from + CHUNK).min(end);
                 let mut text = String::with_capacity(96 * (to - from));
-                let mut number = String::with_capacity(32);
                 for s in set.iter_range(from..to).filter(|s| s.metric == metric) {
-                    push_row(&mut text, &mut number, set, &s);
+                    push_row(&mut text, set, &s);
                 }
                 text
             })
@@ -96,7 +95,7 @@ pub fn write_rows(
 }
 
 /// Appends the CSV row of sample `s` (with its newline) to `line`.
-fn push_row(line: &mut String, number: &mut String, set: &SampleSet, s: &Sample) {
+fn push_row(line: &mut String, set: &SampleSet, s: &Sample) {
     let b = set.benchmark(s.benchmark);
     line.push('"');
     line.push_str(s.side.label());
@@ -105,7 +104,7 @@ fn push_row(line: &mut String, number: &mut String, set: &SampleSet, s: &Sample)
     line.push_str("\",\"");
     push_quoted(line, &b.configuration.text);
     line.push_str("\",");
-    push_js_number(line, number, s.value);
+    crate::format::inspect::push_js_number(line, s.value);
     line.push(',');
     if s.time_s.is_finite() {
         push_fixed9(line, s.time_s);
@@ -168,94 +167,6 @@ fn push_quoted(line: &mut String, field: &str) {
         }
         line.push(c);
     }
-}
-
-/// Appends [`crate::format::inspect::js_number`] of `x` to `line` (JavaScript's
-/// `Number#toString`), with `scratch` as the buffer for Rust's shortest round-trip digits.
-fn push_js_number(line: &mut String, scratch: &mut String, x: f64) {
-    use std::fmt::Write as _;
-    if !x.is_finite() || x == 0.0 || x < 0.0 {
-        line.push_str(&crate::format::inspect::js_number(x));
-        return;
-    }
-    let mut buffer = zmij::Buffer::new();
-    if let Some(text) = shortest_positional(x, &mut buffer) {
-        line.push_str(text);
-        return;
-    }
-    scratch.clear();
-    // `{:e}` prints the shortest round-trip digits: "1.2345e5", "1e21", "5e-324".
-    let _ = write!(scratch, "{x:e}");
-    let (mantissa, exp) = scratch.split_once('e').unwrap_or((scratch.as_str(), "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (first, rest) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let k = (first.len() + rest.len()) as i32;
-    let n = exp + 1; // position of the decimal point relative to the digit string
-    let digits = |line: &mut String| {
-        line.push_str(first);
-        line.push_str(rest);
-    };
-    if k <= n && n <= 21 {
-        digits(line);
-        line.extend(std::iter::repeat_n('0', (n - k) as usize));
-    } else if 0 < n && n <= 21 {
-        // The digit string split after n digits (the first part holds one digit).
-        let point = n as usize;
-        for (pushed, c) in first.chars().chain(rest.chars()).enumerate() {
-            if pushed == point {
-                line.push('.');
-            }
-            line.push(c);
-        }
-    } else if -6 < n && n <= 0 {
-        line.push_str("0.");
-        line.extend(std::iter::repeat_n('0', (-n) as usize));
-        digits(line);
-    } else {
-        let e = n - 1;
-        let sign = if e >= 0 { '+' } else { '-' };
-        line.push_str(first);
-        if !rest.is_empty() {
-            line.push('.');
-            line.push_str(rest);
-        }
-        let _ = write!(line, "e{sign}{}", e.abs());
-    }
-}
-
-/// JavaScript's `Number#toString` of `x` from zmij's shortest round-trip digits, when they
-/// are certainly the digits of Rust's `{:e}` and JavaScript writes them positionally as zmij
-/// does: `None` (the caller then uses `{:e}`) outside 2⁻¹⁰²² ≤ `x` < 2⁵⁰, for an `x` whose
-/// exact decimal value has at most 18 significant digits, and for zmij's exponent form
-/// (`x` < 10⁻⁵).
-///
-/// Both libraries give the shortest digits that read back to `x` and, of those, the closest
-/// to `x`; they differ only on a tie between two equally close candidates (Rust rounds up,
-/// zmij to even). A tie needs `x` to be exactly halfway between them, so `x`'s exact value
-/// has one digit more than they (at most 18): excluded. A candidate on an end of `x`'s
-/// rounding interval (where the libraries might treat the ends differently) needs `x` ≥
-/// 2⁵² (below, the ends have 18 or more significant digits). Checked against `{:e}` on 43
-/// million values (tests check more on every run).
-fn shortest_positional(x: f64, buffer: &mut zmij::Buffer) -> Option<&str> {
-    if !(f64::MIN_POSITIVE..(1u64 << 50) as f64).contains(&x) {
-        return None;
-    }
-    // x = m·2^e exactly, m odd.
-    let bits = x.to_bits();
-    let m = (bits & ((1 << 52) - 1)) | (1 << 52);
-    let e = ((bits >> 52) & 0x7ff) as i32 - 1075;
-    let zeros = m.trailing_zeros();
-    let (m, e) = (m >> zeros, e + zeros as i32);
-    // An integer, or x = m·5^-e / 10^-e with at most 18 significant digits (m·5^-e is odd,
-    // so it has no trailing zeros).
-    if e >= 0 || (-e <= 26 && u128::from(m) * 5u128.pow(e.unsigned_abs()) < 10u128.pow(18)) {
-        return None;
-    }
-    let text = buffer.format_finite(x);
-    if text.contains('e') {
-        return None;
-    }
-    Some(text.strip_suffix(".0").unwrap_or(text))
 }
 
 /// A sample set whose compared metric was converted to compare.js's rate (for the formats
@@ -333,52 +244,6 @@ pub fn rate_view(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pushed_numbers_are_js_numbers() {
-        let mut values = vec![
-            0.0,
-            -0.0,
-            1.0,
-            -2.5,
-            1e21,
-            1e20,
-            123456789012345680000.0,
-            1.5e-7,
-            1e-6,
-            0.000001234,
-            5e-324,
-            f64::MAX,
-            f64::MIN_POSITIVE,
-            f64::NAN,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            3300414.994181368,
-            0.1 + 0.2,
-        ];
-        let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
-        for _ in 0..100_000 {
-            s ^= s >> 12;
-            s ^= s << 25;
-            s ^= s >> 27;
-            let bits = s.wrapping_mul(0x2545_F491_4F6C_DD1D);
-            values.push(f64::from_bits(bits));
-            values.push(
-                (bits >> 11) as f64 / (1u64 << 53) as f64 * 10f64.powi((bits % 40) as i32 - 20),
-            );
-            // Rates as benchmarks give them, values with a short binary fraction (exact
-            // decimals of 17 or 18 digits: ties), every binade up to 2^80.
-            values.push(1e9 / ((bits % 100_000_000) as f64 + 0.5));
-            values.push((bits % 1_000_000_000_000) as f64 / 1024.0);
-            values.push(f64::from_bits((bits >> 12) | (((bits % 80) + 1000) << 52)));
-        }
-        let (mut line, mut scratch) = (String::new(), String::new());
-        for v in values {
-            line.clear();
-            push_js_number(&mut line, &mut scratch, v);
-            assert_eq!(line, crate::format::inspect::js_number(v), "{v:e}");
-        }
-    }
 
     /// The fast 9-decimal form is `{:.9}`'s: random times of every scale, values next to a
     /// tie (k + ½)·10⁻⁹ and exact ties, integers, zero, negative zero, the limits.

@@ -57,28 +57,20 @@ pub fn dip(x: &[f64]) -> f64 {
 }
 
 /// [`dip`] of a finite, non-empty sample, usually already sorted by `f64::total_cmp` (as the
-/// de-rounded samples of [`super::regimes`] are): the same value, with buffers kept per thread
-/// and the sort skipped when the values are in order (dividing by a power of two keeps the
+/// de-rounded samples of [`super::regimes`] are): the same value, with the sort skipped when
+/// the values are in order (dividing by a power of two keeps the
 /// order, so [`dip`]'s stable sort would leave them as they are).
 pub(crate) fn dip_of_sorted(x: &[f64]) -> f64 {
-    use std::cell::RefCell;
-    thread_local! {
-        static SCRATCH: RefCell<(Vec<f64>, Vec<usize>, Vec<usize>)> =
-            const { RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
-    }
     if x.is_empty() || x.iter().any(|v| !v.is_finite()) {
         return f64::NAN;
     }
-    SCRATCH.with(|s| {
-        let (v, g, l) = &mut *s.borrow_mut();
-        let scale = pow2_scale(x);
-        v.clear();
-        v.extend(x.iter().map(|a| a / scale));
-        if !v.windows(2).all(|w| w[0].total_cmp(&w[1]).is_le()) {
-            v.sort_by(f64::total_cmp);
-        }
-        dip_sorted_counts(v, g, l) / (2.0 * v.len() as f64)
-    })
+    let scale = pow2_scale(x);
+    let mut v: Vec<f64> = x.iter().map(|a| a / scale).collect();
+    if !v.windows(2).all(|w| w[0].total_cmp(&w[1]).is_le()) {
+        v.sort_by(f64::total_cmp);
+    }
+    let (mut g, mut l) = (Vec::with_capacity(v.len()), Vec::with_capacity(v.len()));
+    dip_sorted_counts(&v, &mut g, &mut l) / (2.0 * v.len() as f64)
 }
 
 /// A power of two near the largest magnitude of `x` (1 if all are 0).

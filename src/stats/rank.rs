@@ -204,7 +204,7 @@ fn hodges_lehmann(x: &[f64], y: &[f64], conf_level: f64) -> (f64, (f64, f64), f6
     let (mid_lo, mid_hi) = (total.div_ceil(2), total / 2 + 1);
     let ranks = [qu, ql + 1, mid_lo, mid_hi];
     let [lo, hi, m1, m2] = if total <= EXACT_MAX_N * EXACT_MAX_N {
-        DIFF_BUF.with(|cell| kth_differences(x, y, ranks, &mut cell.borrow_mut()))
+        kth_differences(x, y, ranks, &mut Vec::new())
     } else {
         ranks.map(|k| kth_by_bisection(x, y, k))
     };
@@ -451,11 +451,6 @@ fn compute_null_distribution(n: usize, m: usize) -> UDist {
         })
         .collect();
     UDist { nm, cum }
-}
-
-thread_local! {
-    /// Scratch space for the pairwise differences of the exact branch (at most 49·49).
-    static DIFF_BUF: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A key whose unsigned order is the numeric order of `v` (IEEE 754 total order), so that

@@ -264,25 +264,17 @@ fn running(it: impl Iterator<Item = f64>, out: &mut Vec<(f64, f64)>) {
 /// stable sort of the indices gives), written into `order`: by one sort of integer keys
 /// ([`super::rank::order_key`], then the index).
 pub fn sort_order(x: &[f64], order: &mut Vec<u32>) {
-    use std::cell::RefCell;
-    thread_local! {
-        static KEYS: RefCell<Vec<(u64, u32)>> = const { RefCell::new(Vec::new()) };
-    }
-    KEYS.with(|keys| {
-        let mut keys = keys.borrow_mut();
-        keys.clear();
-        keys.extend(
-            x.iter()
-                .enumerate()
-                .map(|(i, &v)| (super::rank::order_key(v), i as u32)),
-        );
-        keys.sort_unstable();
-        order.clear();
-        order.extend(keys.iter().map(|k| k.1));
-    });
+    let mut keys: Vec<(u64, u32)> = x
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| (super::rank::order_key(v), i as u32))
+        .collect();
+    keys.sort_unstable();
+    order.clear();
+    order.extend(keys.iter().map(|k| k.1));
 }
 
-/// Buffers of [`statistics`], kept per thread (a report computes them for thousands of sides).
+/// Buffers of [`statistics`], reused by its steps.
 #[derive(Default)]
 struct Scratch {
     order: Vec<u32>,
@@ -293,10 +285,6 @@ struct Scratch {
     z: Vec<f64>,
     fwd: Vec<(f64, f64)>,
     bwd: Vec<(f64, f64)>,
-}
-
-thread_local! {
-    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
 /// The gap, mixture and dip statistics of the module notes for the samples `x` (units
@@ -341,7 +329,7 @@ fn statistics(x: &[f64], order: Option<&[u32]>, exact: bool) -> Option<RegimeSta
     if n < MIN_N || x.iter().any(|v| !v.is_finite()) {
         return None;
     }
-    SCRATCH.with(|s| statistics_in(x, order, exact, &mut s.borrow_mut()))
+    statistics_in(x, order, exact, &mut Scratch::default())
 }
 
 /// [`statistics`] with its buffers.
@@ -595,18 +583,13 @@ const WEIGHT_MARGIN: f64 = 0.25;
 /// normal, log-normal, uniform, heavy-tailed, rounded and two-regime samples of 6–200 values
 /// are `1.5·10⁻¹⁰` of `1 + |ℓ₂|` and `2.2·10⁻⁴` samples in the weight.
 fn em_screen(z: &[f64], k: usize, var_floor: f64) -> (f64, f64) {
-    SCREEN_R.with(|r| {
-        let mut r = r.borrow_mut();
-        r.clear();
-        r.resize(z.len(), 0.0);
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU has both features, checked just above.
-            return unsafe { em_screen_avx2(z, k, var_floor, &mut r) };
-        }
-        em_screen_body::<false>(z, k, var_floor, &mut r)
-    })
+    let mut r = vec![0.0; z.len()];
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has both features, checked just above.
+        return unsafe { em_screen_avx2(z, k, var_floor, &mut r) };
+    }
+    em_screen_body::<false>(z, k, var_floor, &mut r)
 }
 
 /// [`em_screen_body`] compiled for AVX2 and FMA (its loops vectorise four-wide, and its
@@ -732,11 +715,6 @@ fn e_step_body<const FMA: bool>(z: &[f64], r: &mut [f64], p: EStep) -> (f64, f64
     }
     let sum = |v: [f64; 4]| (v[0] + v[1]) + (v[2] + v[3]);
     (sum(sq), sum(pos), logs, sum(s1), sum(t1))
-}
-
-thread_local! {
-    /// Responsibilities of [`em_screen`], kept per thread (one allocation for a whole report).
-    static SCREEN_R: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// `eᵗ` for `t ≤ 0` (`t` below −700 is taken as −700: the result, about `10⁻³⁰⁴`, is then

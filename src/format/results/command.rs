@@ -296,9 +296,7 @@ impl Default for MetricView<'_> {
 }
 
 /// A list of up to `N` items held in place, in a vector beyond: a job's one sample and a
-/// sample's four process metrics need no allocation. Each job used to allocate two small
-/// vectors on the parsing threads, freed by another thread under the allocator's locks
-/// (about a tenth of the time reading a 217 MB results file). Reads as a slice.
+/// sample's four process metrics need no allocation. Reads as a slice.
 #[derive(Clone)]
 pub struct Few<T, const N: usize> {
     /// The first `len` items, when `spilled` is empty.

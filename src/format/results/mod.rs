@@ -930,7 +930,7 @@ fn parse_record(kind: &str, line: &str) -> Result<Record, serde_json::Error> {
     })
 }
 
-/// A line of a batch after the parallel step: blank, unreadable (over the limit, not UTF-8),
+/// A line of a batch, parsed: blank, unreadable (over the limit, not UTF-8),
 /// not JSON, or a record's `type` with the record parsed when the loader may keep it (plans,
 /// job records, adaptive rounds).
 // Most lines of a large file are `ok` command jobs, held in place (see `Record`).
@@ -939,9 +939,7 @@ enum Parsed<'a> {
     Blank,
     Unreadable(String),
     NotJson(String),
-    /// The record's `type`, and the record unless the loader has no use for it. Not boxed:
-    /// a box per line was one more allocation on the parsing threads and one more free on
-    /// the thread that takes the lines.
+    /// The record's `type`, and the record unless the loader has no use for it.
     Record(
         Cow<'static, str>,
         Option<Result<Item<'a>, serde_json::Error>>,
@@ -949,16 +947,14 @@ enum Parsed<'a> {
 }
 
 /// A record parsed in full, or (when streaming) an `ok` command job as a view on its line.
-/// The view is not boxed: most lines of a large file are such jobs, and a box per line is an
-/// allocation on a parsing thread freed on another.
 #[allow(clippy::large_enum_variant)]
 enum Item<'a> {
     Record(Box<Record>),
     CommandOk(command::CommandJobView<'a>),
 }
 
-/// Lines read ahead for parsing in parallel: their text, one after the other, and per line its
-/// number and its byte range (or why it could not be read).
+/// Lines read a batch at a time: their text, one after the other, and per line its number
+/// and its byte range (or why it could not be read).
 #[derive(Default)]
 struct Batch {
     text: String,
@@ -971,7 +967,7 @@ struct Batch {
 /// not be read.
 type BatchLine = crate::lines::BatchLine;
 
-/// Lines and bytes per batch: enough to keep both cores busy, little against the records.
+/// Lines and bytes per batch: little against the records, few reads of the input.
 const BATCH_LINES: usize = 4096;
 const BATCH_BYTES: usize = 8 << 20;
 
@@ -991,13 +987,11 @@ impl Batch {
         read.map_err(|e| ResultsError::from_import(name, self.last + 1, e))
     }
 
-    /// Every line of the batch parsed (in parallel), in order; with `stream`, `ok` command
-    /// jobs as views ([`command::CommandJobView`]).
+    /// Every line of the batch parsed, in order; with `stream`, `ok` command jobs as views
+    /// ([`command::CommandJobView`]).
     fn parse(&self, stream: bool) -> Vec<(u64, Parsed<'_>)> {
-        use rayon::prelude::*;
         self.lines
-            .par_iter()
-            .with_min_len(64)
+            .iter()
             .map(|(n, r)| {
                 let p = match r {
                     Err(why) => Parsed::Unreadable(why.problem().unwrap_or_default()),
@@ -1030,49 +1024,6 @@ impl Batch {
             })
             .collect()
     }
-}
-
-/// Takes the parsed lines of a batch in order (see `take` in [`load_with`]). The parts of an
-/// `ok` command job the taking thread reads first (the name in its line, its samples, their
-/// metrics) were written by the parsing threads, on other cores: they are asked for a few
-/// jobs ahead, so that their cache misses overlap instead of stalling the thread one after
-/// the other (measured: 6% less time of that thread on a 217 MB results file).
-fn take_all<'a>(
-    parsed: &mut [(u64, Parsed<'a>)],
-    take: &mut impl FnMut(u64, &mut Parsed<'a>) -> Result<(), ResultsError>,
-) -> Result<(), ResultsError> {
-    fn job<'p, 'a>(p: Option<&'p (u64, Parsed<'a>)>) -> Option<&'p command::CommandJobView<'a>> {
-        match p {
-            Some((_, Parsed::Record(_, Some(Ok(Item::CommandOk(j)))))) => Some(j),
-            _ => None,
-        }
-    }
-    const AHEAD: usize = 8;
-    for i in 0..parsed.len() {
-        if let Some(j) = job(parsed.get(i + AHEAD)) {
-            prefetch(j.benchmark.as_ptr());
-            prefetch(j.samples.as_ptr().cast());
-        }
-        if let Some(s) = job(parsed.get(i + AHEAD / 2)).and_then(|j| j.samples.first()) {
-            prefetch(s.metrics.as_ptr().cast());
-        }
-        let (n, item) = &mut parsed[i];
-        take(*n, item)?;
-    }
-    Ok(())
-}
-
-/// Asks the processor to bring the cache line at `p` closer; a hint only.
-#[inline(always)]
-fn prefetch(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing the program sees and never faults, whatever the
-    // address; SSE is part of every x86-64 target.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 /// [`parse_record`], or with `stream` an `ok` command job as a view (a job of another status
@@ -1147,11 +1098,9 @@ fn load_with<R: BufRead>(
     // The samples parts read since the last job record: (position, line of the first, samples).
     let mut node_parts: Option<(u32, u64, Vec<SampleRecord>)> = None;
     let mut command_parts: Option<(u32, u64, Vec<command::CommandSample>)> = None;
-    // Lines are read in batches, parsed in parallel, then taken in file order.
+    // Lines are read in batches, parsed, then taken in file order.
     let stream = on_ok.is_some();
-    // Takes one parsed line of the file, in order. An `ok` command job is left in its slot
-    // (read in place), so that the thread taking the lines does not free its samples: their
-    // batch is dropped on a thread of its own.
+    // Takes one parsed line of the file, in order.
     let mut take = |n: u64, slot: &mut Parsed<'_>| -> Result<(), ResultsError> {
         let item = std::mem::replace(slot, Parsed::Blank);
         // The parts of a job come right before its record: any other line (a resume after a
@@ -1401,74 +1350,14 @@ fn load_with<R: BufRead>(
         }
         Ok(())
     };
-    let (mut a, mut b, mut c) = (Batch::default(), Batch::default(), Batch::default());
-    // The first batch is parsed while the second is read.
-    let eof = a.fill(&mut lines, name)?;
-    let (parsed_a, filled_b) = std::thread::scope(|s| {
-        let parsing = s.spawn(|| a.parse(stream));
-        let filled = (!eof).then(|| b.fill(&mut lines, name));
-        (parsing.join(), filled)
-    });
-    let mut parsed_a = parsed_a.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-    'batches: {
-        let Some(mut filled_b) = filled_b else {
-            for (n, item) in &mut parsed_a {
-                take(*n, item)?;
-            }
-            break 'batches;
-        };
-        // Then three batches turn: while one is parsed on the pool, this thread takes the lines of
-        // the one parsed before, in order, then reads the next batch into the third. An error
-        // reading a batch is returned after every line before it was taken.
-        macro_rules! step {
-            (
-                $parsed:ident,
-                $next:ident,
-                $filled:ident,
-                $free:ident,
-                $parsed_next:ident,
-                $filled_free:ident
-            ) => {
-                let next_eof = match $filled {
-                    Ok(e) => e,
-                    Err(e) => {
-                        for (n, item) in &mut $parsed {
-                            take(*n, item)?;
-                        }
-                        return Err(e);
-                    }
-                };
-                let (parsed, taken, filled) = std::thread::scope(|s| {
-                    let parsing = s.spawn(|| $next.parse(stream));
-                    let taken = take_all(&mut $parsed, &mut take);
-                    // Freeing the taken batch's jobs (their samples, allocated on the
-                    // parsing threads) is no work for this thread.
-                    let spent = $parsed;
-                    s.spawn(move || drop(spent));
-                    let filled = (taken.is_ok() && !next_eof).then(|| $free.fill(&mut lines, name));
-                    (parsing.join(), taken, filled)
-                });
-                $parsed_next = parsed.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                taken?;
-                match filled {
-                    Some(f) => $filled_free = f,
-                    None => {
-                        for (n, item) in &mut $parsed_next {
-                            take(*n, item)?;
-                        }
-                        break;
-                    }
-                }
-            };
+    let mut batch = Batch::default();
+    loop {
+        let eof = batch.fill(&mut lines, name)?;
+        for (n, mut item) in batch.parse(stream) {
+            take(n, &mut item)?;
         }
-        let mut parsed_b;
-        let mut parsed_c;
-        let mut filled_c;
-        let mut filled_a;
-        loop {
-            step!(parsed_a, b, filled_b, c, parsed_b, filled_c);
-            step!(parsed_b, c, filled_c, a, parsed_c, filled_a);
-            step!(parsed_c, a, filled_a, b, parsed_a, filled_b);
+        if eof {
+            break;
         }
     }
     drop_parts(&mut node_parts, &mut warnings);
