@@ -43,6 +43,7 @@ impl SingleArgs {
             fail_fast: self.fail_fast,
             results: self.results.clone(),
             cpus: self.jobs.cpus.clone(),
+            measure: self.jobs.measure.clone(),
             no_progress: true,
             node_only: if self.command.old_rev.is_some() {
                 vec!["--old-rev/--new-rev (compare only)"]

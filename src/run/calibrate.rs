@@ -49,6 +49,8 @@ pub struct CalibratePlan {
     pub timeout: Option<f64>,
     /// CPUs to pin the children to (taskset list).
     pub cpus: Option<String>,
+    /// `--measure`: counters per job.
+    pub measure: Option<String>,
     /// The results file (default `benchdiff-calibrate-<UTC time>.jsonl` in the system
     /// temporary folder, `TMPDIR`).
     pub results: Option<PathBuf>,
@@ -209,6 +211,10 @@ fn prepare(args: &CalibratePlan) -> Result<Plan, RunnerError> {
         order: args.order,
         seed,
         cpus,
+        measure: match &args.measure {
+            Some(list) => super::child::counters::measure_for(list).map_err(RunnerError::Io)?,
+            None => super::child::counters::Measure::default(),
+        },
     })
 }
 
