@@ -60,8 +60,8 @@ fn process_metrics(o: &Outcome, under_valgrind: bool) -> Vec<ReportedMetric> {
 }
 
 /// The samples of one finished child (see the module notes). `under_valgrind`: the child ran
-/// under cachegrind, so its wall time is no measurement: a whole-process sample has no rate
-/// or time (`NaN`, `null`), only its counters.
+/// under cachegrind, so no time it took is a measurement: no sample has a rate or time
+/// (`NaN`, `null`), only its counters and the program's own metrics.
 pub fn samples_of(
     def: &BenchDef,
     combo: &Combination,
@@ -111,8 +111,8 @@ pub fn samples_of(
                 } else {
                     r.name.clone()
                 },
-                r.rate,
-                r.time_s,
+                if under_valgrind { f64::NAN } else { r.rate },
+                if under_valgrind { None } else { r.time_s },
                 match r.form {
                     LineForm::Node => "node",
                     LineForm::Json => "json",
