@@ -492,13 +492,25 @@ impl super::Observer for Obs<'_, '_> {
                     csv.row_with(r.side, &s.name, &s.configuration, s.rate, &time, &extra)?;
                 }
                 if let Some(e) = &mut self.echo {
+                    // The rate, or under valgrind (no rate) the counters.
+                    let figure = if s.rate.is_nan() {
+                        s.metrics
+                            .iter()
+                            .filter(|m| crate::run::child::counters::is_counter_name(&m.name))
+                            .map(|m| {
+                                format!("{} {}", m.name, crate::format::inspect::js_number(m.value))
+                            })
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    } else {
+                        crate::format::inspect::js_number(s.rate)
+                    };
                     writeln!(
                         e,
-                        "{}{}{}: {}",
+                        "{}{}{}: {figure}",
                         s.name,
                         if s.configuration.is_empty() { "" } else { " " },
                         s.configuration,
-                        crate::format::inspect::js_number(s.rate)
                     )?;
                     e.flush()?;
                 }

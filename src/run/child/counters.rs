@@ -106,15 +106,17 @@ impl Counter {
     /// the kernel (user space only). Software counters count what the kernel does for the
     /// program (a context switch or a page fault happens in the kernel), so they include it.
     fn attr(self) -> sys::bindings::perf_event_attr {
-        let mut a = sys::bindings::perf_event_attr::default();
-        a.size = std::mem::size_of::<sys::bindings::perf_event_attr>() as u32;
-        let (ty, config) = self.event();
-        a.type_ = ty;
-        a.config = config;
-        a.read_format = u64::from(
-            sys::bindings::PERF_FORMAT_TOTAL_TIME_ENABLED
-                | sys::bindings::PERF_FORMAT_TOTAL_TIME_RUNNING,
-        );
+        let (type_, config) = self.event();
+        let mut a = sys::bindings::perf_event_attr {
+            size: std::mem::size_of::<sys::bindings::perf_event_attr>() as u32,
+            type_,
+            config,
+            read_format: u64::from(
+                sys::bindings::PERF_FORMAT_TOTAL_TIME_ENABLED
+                    | sys::bindings::PERF_FORMAT_TOTAL_TIME_RUNNING,
+            ),
+            ..Default::default()
+        };
         a.set_disabled(1);
         a.set_enable_on_exec(1);
         a.set_inherit(1);
