@@ -255,6 +255,9 @@ pub fn calibrate(
     results.write(&Record::Machine(info.clone()))?;
     write!(log, "{}", info.render())?;
     writeln!(log, "benchdiff: results file: {}", path.display())?;
+    if !plan.measure.is_empty() {
+        writeln!(log, "benchdiff: {}", plan.measure.note())?;
+    }
     let opts = RunOptions {
         timeout,
         fail_fast: false,

@@ -665,6 +665,9 @@ pub fn execute(
         "benchdiff: results file: {}",
         results.path().display()
     )?;
+    if !plan.measure.is_empty() {
+        writeln!(out.log, "benchdiff: {}", plan.measure.note())?;
+    }
     if let (Some(rule), Some(d)) = (rule, decided) {
         writeln!(
             out.log,

@@ -238,7 +238,9 @@ impl Measure {
         if self.cachegrind.is_some() {
             parts.push(
                 "instructions from valgrind's cachegrind (no hardware counters here); wall, \
-                 user and sys time and max_rss are valgrind's and are not reported"
+                 user and sys time and max_rss are valgrind's and are not reported, and a rate \
+                 a Node benchmark prints is timed under valgrind (compare with --metric \
+                 instructions)"
                     .to_owned(),
             );
         }
