@@ -87,6 +87,7 @@ impl CalibrateArgs {
             seed: self.jobs.seed,
             timeout: self.jobs.timeout,
             cpus: self.jobs.cpus,
+            measure: self.jobs.measure,
             results: self.results,
             find_n,
             categories: self.categories,

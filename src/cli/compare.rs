@@ -130,6 +130,7 @@ impl CompareArgs {
             force: self.force,
             resume: self.resume,
             cpus: self.jobs.cpus,
+            measure: self.jobs.measure,
             no_progress: self.no_progress,
             categories: self.categories,
             shard: self.shard.request(),

@@ -24,6 +24,11 @@ pub(crate) struct JobArgs {
     /// Pin the children to these CPUs (taskset list, e.g. 0 or 0-2,4).
     #[arg(long, value_name = "LIST")]
     pub(crate) cpus: Option<String>,
+    /// Counters per run of the child and its descendants, each a metric beside wall time:
+    /// instructions, cycles, branch-misses, task-clock, context-switches, cpu-migrations,
+    /// page-faults, all-software (comma-separated; docs/counters.md).
+    #[arg(long, value_name = "LIST")]
+    pub(crate) measure: Option<String>,
 }
 
 /// Which Node benchmark files run (with the CATEGORY arguments).

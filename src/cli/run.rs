@@ -43,6 +43,7 @@ impl SingleArgs {
             fail_fast: self.fail_fast,
             results: self.results.clone(),
             cpus: self.jobs.cpus.clone(),
+            measure: self.jobs.measure.clone(),
             ..Common::default()
         };
         let (bin, command) = (self.bin.clone(), self.command.spec());

@@ -53,6 +53,8 @@ pub struct CalibratePlan {
     pub timeout: Option<f64>,
     /// CPUs to pin the children to (taskset list).
     pub cpus: Option<String>,
+    /// `--measure`: counters per job.
+    pub measure: Option<String>,
     /// The results file (default `benchdiff-calibrate-<UTC time>.jsonl` in the system
     /// temporary folder, `TMPDIR`).
     pub results: Option<PathBuf>,
@@ -245,6 +247,10 @@ fn prepare(args: &CalibratePlan) -> Result<Plan, RunnerError> {
         order: args.order,
         seed,
         cpus,
+        measure: match &args.measure {
+            Some(list) => super::child::counters::measure_for(list).map_err(RunnerError::Io)?,
+            None => super::child::counters::Measure::default(),
+        },
     })
 }
 
@@ -285,6 +291,9 @@ pub fn calibrate(
     results.write(&Record::Machine(info.clone()))?;
     write!(log, "{}", info.render())?;
     writeln!(log, "benchdiff: results file: {}", path.display())?;
+    if !plan.measure.is_empty() {
+        writeln!(log, "benchdiff: {}", plan.measure.note())?;
+    }
     let opts = RunOptions {
         timeout,
         fail_fast: false,

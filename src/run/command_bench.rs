@@ -114,6 +114,8 @@ pub struct Common {
     pub results: Option<PathBuf>,
     /// CPUs to pin the children to (taskset list).
     pub cpus: Option<String>,
+    /// `--measure`: counters per run ([`crate::run::child::counters::parse_list`]).
+    pub measure: Option<String>,
     /// No progress bar.
     pub no_progress: bool,
     /// Node-only options that were given (an error in command mode).
@@ -143,6 +145,15 @@ pub fn make_plan(
             "{o} applies to Node benchmark files, not to command benchmarks"
         )));
     }
+    // What is missing to measure the counters is said before anything is built or run.
+    let measure = match &common.measure {
+        Some(list) => {
+            let m = crate::run::child::counters::measure_for(list).map_err(u)?;
+            let _ = writeln!(stderr, "benchdiff: {}", m.note());
+            m
+        }
+        None => crate::run::child::counters::Measure::default(),
+    };
     let cwd = std::env::current_dir().map_err(|e| u(e.to_string()))?;
     let loaded = match &cmd.suite {
         Some(p) => Some(suite::load(p).map_err(u)?),
@@ -377,6 +388,7 @@ pub fn make_plan(
         setup: cmd.setup.clone().or(st.and_then(|s| s.setup.clone())),
         cleanup: cmd.cleanup.clone().or(st.and_then(|s| s.cleanup.clone())),
         cpus: common.cpus.clone(),
+        measure,
     };
     Ok(Prepared {
         plan,
@@ -524,16 +536,36 @@ impl super::Observer for Obs<'_, '_> {
                         .time_s
                         .filter(|t| t.is_finite())
                         .map_or_else(|| "NA".to_owned(), |t| format!("{t:.9}"));
-                    csv.row(r.side, &s.name, &s.configuration, s.rate, &time)?;
+                    // The counters' columns, in the header's order (`with_columns`).
+                    let extra: Vec<Option<f64>> = s
+                        .metrics
+                        .iter()
+                        .filter(|m| crate::run::child::counters::is_counter_name(&m.name))
+                        .map(|m| Some(m.value))
+                        .take(csv.extra_columns())
+                        .collect();
+                    csv.row_with(r.side, &s.name, &s.configuration, s.rate, &time, &extra)?;
                 }
                 if let Some(e) = &mut self.echo {
+                    // The rate, or under valgrind (no rate) the counters.
+                    let figure = if s.rate.is_nan() {
+                        s.metrics
+                            .iter()
+                            .filter(|m| crate::run::child::counters::is_counter_name(&m.name))
+                            .map(|m| {
+                                format!("{} {}", m.name, crate::format::inspect::js_number(m.value))
+                            })
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    } else {
+                        crate::format::inspect::js_number(s.rate)
+                    };
                     writeln!(
                         e,
-                        "{}{}{}: {}",
+                        "{}{}{}: {figure}",
                         s.name,
                         if s.configuration.is_empty() { "" } else { " " },
                         s.configuration,
-                        crate::format::inspect::js_number(s.rate)
                     )?;
                     e.flush()?;
                 }
@@ -674,8 +706,9 @@ pub fn execute_with(
     if let Some(s) = shard {
         writeln!(stderr, "{}", super::shard::describe(s, full.len()))?;
     }
+    let counter_names: Vec<&str> = plan.measure.counters().iter().map(|c| c.name()).collect();
     let csv = match out.csv {
-        Some(w) => Some(CsvWriter::new(w)?),
+        Some(w) => Some(CsvWriter::with_columns(w, &counter_names)?),
         None => None,
     };
     let bar = out.progress.then(|| {

@@ -31,24 +31,44 @@ use crate::sample::{Better, Configuration, SampleSet, Side};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-fn process_metrics(o: &Outcome) -> Vec<ReportedMetric> {
+/// The job's process metrics and counters; under cachegrind only the counters (the process's
+/// own figures are valgrind's).
+fn process_metrics(o: &Outcome, under_valgrind: bool) -> Vec<ReportedMetric> {
     let m = |name: &str, unit: &str, value: f64| ReportedMetric {
         name: name.to_owned(),
         unit: unit.to_owned(),
         better: Better::Lower,
         value,
     };
-    vec![
-        m("wall", "s", o.wall_s),
-        m("user", "s", o.usage.user_s),
-        m("sys", "s", o.usage.sys_s),
-        m("max_rss", "bytes", o.usage.max_rss_bytes as f64),
-    ]
+    let mut v = if under_valgrind {
+        Vec::new()
+    } else {
+        vec![
+            m("wall", "s", o.wall_s),
+            m("user", "s", o.usage.user_s),
+            m("sys", "s", o.usage.sys_s),
+            m("max_rss", "bytes", o.usage.max_rss_bytes as f64),
+        ]
+    };
+    v.extend(
+        o.process
+            .counters
+            .iter()
+            .map(|(c, value)| m(c.name(), c.unit(), *value)),
+    );
+    v
 }
 
-/// The samples of one finished child (see the module notes).
-pub fn samples_of(def: &BenchDef, combo: &Combination, o: &Outcome) -> Vec<CommandSample> {
-    let process = process_metrics(o);
+/// The samples of one finished child (see the module notes). `under_valgrind`: the child ran
+/// under cachegrind, so no time it took is a measurement: no sample has a rate or time
+/// (`NaN`, `null`), only its counters and the program's own metrics.
+pub fn samples_of(
+    def: &BenchDef,
+    combo: &Combination,
+    o: &Outcome,
+    under_valgrind: bool,
+) -> Vec<CommandSample> {
+    let process = process_metrics(o, under_valgrind);
     let to_sample = |conf: Configuration, name: String, rate, time_s, source: &str, extra| {
         let mut metrics = process.clone();
         metrics.extend(extra);
@@ -67,11 +87,16 @@ pub fn samples_of(def: &BenchDef, combo: &Combination, o: &Outcome) -> Vec<Comma
         }
     };
     if o.results.is_empty() {
+        let (rate, time_s) = if under_valgrind {
+            (f64::NAN, None)
+        } else {
+            (1.0 / o.wall_s, Some(o.wall_s))
+        };
         return vec![to_sample(
             matrix::configuration(combo, &[]),
             def.name.clone(),
-            1.0 / o.wall_s,
-            Some(o.wall_s),
+            rate,
+            time_s,
             "whole-process",
             Vec::new(),
         )];
@@ -86,8 +111,8 @@ pub fn samples_of(def: &BenchDef, combo: &Combination, o: &Outcome) -> Vec<Comma
                 } else {
                     r.name.clone()
                 },
-                r.rate,
-                r.time_s,
+                if under_valgrind { f64::NAN } else { r.rate },
+                if under_valgrind { None } else { r.time_s },
                 match r.form {
                     LineForm::Node => "node",
                     LineForm::Json => "json",
@@ -261,6 +286,7 @@ impl driver::JobRunner for CommandRunner<'_> {
                     env,
                     cwd: target.cwd.clone(),
                     parse_stdout: true,
+                    measure: plan.measure.clone(),
                 };
                 Some(command::run_command(
                     &spec,
@@ -286,7 +312,8 @@ impl driver::JobRunner for CommandRunner<'_> {
             match o.failure(plan.timeout) {
                 None => {
                     if !warmup {
-                        record.samples = samples_of(def, &inst.combo, o);
+                        record.samples =
+                            samples_of(def, &inst.combo, o, plan.measure.cachegrind.is_some());
                     }
                 }
                 Some((status, error)) => {
@@ -294,7 +321,8 @@ impl driver::JobRunner for CommandRunner<'_> {
                     // its status) and used by no report: the same policy as for Node files
                     // (`format::results::UnusedSamples`).
                     if !warmup && !o.results.is_empty() {
-                        record.samples = samples_of(def, &inst.combo, o);
+                        record.samples =
+                            samples_of(def, &inst.combo, o, plan.measure.cachegrind.is_some());
                     }
                     record.status = status;
                     record.error = Some(error);

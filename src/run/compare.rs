@@ -73,6 +73,8 @@ pub struct ComparePlan {
     pub resume: Option<PathBuf>,
     /// CPUs to pin the children to (taskset list).
     pub cpus: Option<String>,
+    /// `--measure`: counters per job ([`crate::run::child::counters::parse_list`]).
+    pub measure: Option<String>,
     /// No progress bar.
     pub no_progress: bool,
     /// Categories (sub-folders of the benchmark folder), or `all`.
@@ -163,6 +165,7 @@ impl ComparePlan {
             csv: self.csv.clone(),
             results: self.results.clone(),
             cpus: self.cpus.clone(),
+            measure: self.measure.clone(),
             no_progress: self.no_progress,
             node_only: (given.into_iter()).filter(|g| g.1).map(|g| g.0).collect(),
             auto,
@@ -341,6 +344,9 @@ struct CompareObserver<'a> {
     runs: u32,
     /// Samples of jobs that did not end `ok`: left out of the report, noted per row.
     unused: UnusedSamples,
+    /// With counter columns in the CSV: the running job's rows, written when it ends (with
+    /// its counters).
+    pending: Vec<Report>,
 }
 
 impl CompareObserver<'_> {
@@ -372,9 +378,13 @@ impl CompareObserver<'_> {
         });
     }
 
-    /// Writes one CSV row.
+    /// Writes one CSV row, or keeps it until the job ends when the CSV has counter columns.
     fn csv_row(&mut self, side: Side, file: &str, r: &Report) -> std::io::Result<()> {
         if let Some(csv) = &mut self.csv {
+            if csv.extra_columns() > 0 {
+                self.pending.push(r.clone());
+                return Ok(());
+            }
             csv.row(side, file, &r.configuration.text, r.rate, &r.time_text)
                 .map_err(|e| {
                     std::io::Error::new(e.kind(), format!("CSV output {}: {e}", self.csv_name))
@@ -418,10 +428,35 @@ impl Observer for CompareObserver<'_> {
 
     fn job_finished(&mut self, job: &Job, record: &JobRecord) -> std::io::Result<()> {
         self.results.write(&Record::Job(record.clone()))?;
+        // The job's rows with its counters: a job is one process, so its counters are one
+        // configuration's only when it ran one (else `NA`; the results file has them).
+        let pending = std::mem::take(&mut self.pending);
+        if let Some(csv) = &mut self.csv {
+            let extra: Vec<Option<f64>> = if pending.len() == 1 {
+                record.counters.iter().map(|m| Some(m.value)).collect()
+            } else {
+                Vec::new()
+            };
+            for r in &pending {
+                csv.row_with(
+                    job.side,
+                    &record.file,
+                    &r.configuration.text,
+                    r.rate,
+                    &r.time_text,
+                    &extra,
+                )
+                .map_err(|e| {
+                    std::io::Error::new(e.kind(), format!("CSV output {}: {e}", self.csv_name))
+                })?;
+            }
+        }
         if record.status == JobStatus::Ok {
             for s in &record.samples {
                 self.add(job.side, job.run, &record.file, &s.to_report());
             }
+            self.set.mark_rounds_recorded();
+            crate::format::results::samples::add_node_counters(&mut self.set, record);
         } else {
             self.unused.add(record);
         }
@@ -606,6 +641,10 @@ pub fn prepare(
         (Some(c), None) => Some(CpuList::parse(c)?),
         (None, c) => c,
     };
+    let measure = match &args.measure {
+        Some(list) => super::child::counters::measure_for(list).map_err(RunnerError::Io)?,
+        None => super::child::counters::Measure::default(),
+    };
     let runs = args.auto.plan_runs(args.runs);
     let jobs = (files.len() as u128) * u128::from(runs) * 2;
     if runs > super::plan::suite::MAX_RUNS || jobs > super::command_bench::MAX_JOBS as u128 {
@@ -635,6 +674,7 @@ pub fn prepare(
         order: args.order,
         seed: args.seed.unwrap_or_else(default_seed),
         cpus,
+        measure,
     };
     let shard = shard_plan
         .map(|sp| super::shard::node_shard(&sp, &mut plan, args.seed.is_some()))
@@ -759,6 +799,9 @@ pub fn execute(
         "benchdiff: results file: {}",
         results.path().display()
     )?;
+    if !plan.measure.is_empty() {
+        writeln!(out.log, "benchdiff: {}", plan.measure.note())?;
+    }
     if let (Some(rule), Some(d)) = (rule, decided) {
         writeln!(
             out.log,
@@ -819,7 +862,11 @@ pub fn execute(
         Some(p) if !csv_to_stdout => p.display().to_string(),
         _ => "stdout".to_owned(),
     };
-    let csv = match csv_sink.map(CsvWriter::new).transpose() {
+    let counter_names: Vec<&str> = plan.measure.counters().iter().map(|c| c.name()).collect();
+    let csv = match csv_sink
+        .map(|w| CsvWriter::with_columns(w, &counter_names))
+        .transpose()
+    {
         Ok(c) => c,
         Err(e) => return Ok(Err(format!("CSV output {csv_name}: {e}"))),
     };
@@ -837,6 +884,7 @@ pub fn execute(
         progress,
         runs: plan.runs,
         unused,
+        pending: Vec::new(),
     };
     for r in &done {
         for s in &r.samples {
@@ -1025,6 +1073,7 @@ mod tests {
             force: false,
             resume: None,
             cpus: None,
+            measure: None,
             no_progress: true,
             categories: vec!["fs".into()],
             shard: ShardRequest::default(),

@@ -135,6 +135,8 @@ pub struct Plan {
     pub seed: u64,
     /// CPUs to pin the children to.
     pub cpus: Option<CpuList>,
+    /// Counters measured per job ([`child::counters`]).
+    pub measure: child::counters::Measure,
 }
 
 impl Plan {
@@ -172,6 +174,14 @@ impl Plan {
             adaptive: None,
             decided: None,
             csv: None,
+            measure: (!self.measure.is_empty()).then(|| {
+                self.measure
+                    .counters()
+                    .iter()
+                    .map(|c| c.name())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            }),
         }
     }
 
@@ -191,6 +201,10 @@ impl Plan {
             )));
         }
         let cpus = h.cpus.as_deref().map(CpuList::parse).transpose()?;
+        let measure = match &h.measure {
+            Some(list) => child::counters::measure_for(list).map_err(RunnerError::Io)?,
+            None => child::counters::Measure::default(),
+        };
         Ok(Plan {
             old: h.old.clone(),
             new: h.new.clone(),
@@ -203,6 +217,7 @@ impl Plan {
             order: h.order,
             seed: h.seed,
             cpus,
+            measure,
         })
     }
 }
@@ -332,6 +347,7 @@ impl driver::JobRunner for NodeRunner<'_> {
             file: &abs,
             args: planned.set.as_deref().unwrap_or(&plan.set),
             cpus: self.cpu_set.as_ref(),
+            measure: &plan.measure,
         };
         let mut samples: Vec<SampleRecord> = Vec::new();
         let mut out_err: Option<std::io::Error> = None;

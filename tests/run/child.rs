@@ -67,6 +67,7 @@ fn timeout_is_honoured_after_an_interrupt_for_node_files() {
         file: &file,
         args: &[],
         cpus: None,
+        measure: &Default::default(),
     };
     // The child's `config` message says its SIGTERM handler is installed: interrupt then.
     let o = node::run_job(&spawn, Some(TIMEOUT), &stop, &mut |ev| match ev {
@@ -142,6 +143,7 @@ fn both_kinds_classify_a_process_the_same_way() {
         file: &file,
         args: &[],
         cpus: None,
+        measure: &Default::default(),
     };
     let n = node::run_job(&spawn, None, &stop, &mut |_| ControlFlow::Continue(()));
     let spec = command::Spec {

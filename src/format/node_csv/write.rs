@@ -5,6 +5,11 @@
 //! 9-decimal string verbatim (`NA` when the child gave none). Double quotes inside the quoted
 //! fields are doubled; line breaks stay inside their quoted field (RFC 4180), which the reader
 //! reads back. Every row is flushed as it is written.
+//!
+//! A run with counters (`--measure`) adds one column per counter after `time`, named as the
+//! metric (`instructions`, `task-clock`, …; all lower is better, `task-clock` in seconds, the
+//! others counts), `NA` where a row has no value. Readers that find columns by name (R's
+//! `read.csv`, benchdiff) ignore them.
 
 use crate::format::inspect::js_number;
 use crate::sample::Side;
@@ -17,6 +22,7 @@ pub const HEADER: &str = "\"binary\",\"filename\",\"configuration\",\"rate\",\"t
 pub struct CsvWriter<W: Write> {
     out: W,
     line: String,
+    extra: usize,
 }
 
 impl<W: Write> CsvWriter<W> {
@@ -24,13 +30,34 @@ impl<W: Write> CsvWriter<W> {
     ///
     /// # Errors
     /// Write errors of `out`.
-    pub fn new(mut out: W) -> io::Result<Self> {
-        out.write_all(HEADER.as_bytes())?;
+    pub fn new(out: W) -> io::Result<Self> {
+        Self::with_columns(out, &[])
+    }
+
+    /// Writes the header with `extra` columns after `time` and returns the writer.
+    ///
+    /// # Errors
+    /// Write errors of `out`.
+    pub fn with_columns(mut out: W, extra: &[&str]) -> io::Result<Self> {
+        let mut header = HEADER.trim_end().to_owned();
+        for name in extra {
+            header.push_str(",\"");
+            push_escaped(&mut header, name);
+            header.push('"');
+        }
+        header.push('\n');
+        out.write_all(header.as_bytes())?;
         out.flush()?;
         Ok(CsvWriter {
             out,
             line: String::with_capacity(256),
+            extra: extra.len(),
         })
+    }
+
+    /// The extra columns' count (see [`CsvWriter::with_columns`]).
+    pub fn extra_columns(&self) -> usize {
+        self.extra
     }
 
     /// Writes and flushes one row. `time` is the text for the `time` column.
@@ -45,6 +72,23 @@ impl<W: Write> CsvWriter<W> {
         rate: f64,
         time: &str,
     ) -> io::Result<()> {
+        self.row_with(side, file, configuration, rate, time, &[])
+    }
+
+    /// Writes and flushes one row with the values of the extra columns (`None`, and any
+    /// value missing at the end, is `NA`; numbers in JavaScript's shortest form).
+    ///
+    /// # Errors
+    /// Write errors of the stream (e.g. a closed pipe).
+    pub fn row_with(
+        &mut self,
+        side: Side,
+        file: &str,
+        configuration: &str,
+        rate: f64,
+        time: &str,
+        extra: &[Option<f64>],
+    ) -> io::Result<()> {
         self.line.clear();
         self.line.push('"');
         self.line.push_str(side.label());
@@ -56,6 +100,13 @@ impl<W: Write> CsvWriter<W> {
         self.line.push_str(&js_number(rate));
         self.line.push(',');
         self.line.push_str(time);
+        for i in 0..self.extra {
+            self.line.push(',');
+            match extra.get(i).copied().flatten() {
+                Some(v) => self.line.push_str(&js_number(v)),
+                None => self.line.push_str("NA"),
+            }
+        }
         self.line.push('\n');
         self.out.write_all(self.line.as_bytes())?;
         self.out.flush()

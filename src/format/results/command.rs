@@ -89,6 +89,9 @@ pub struct CommandRunHeader {
     /// `--runs auto --stop decided`: the decided rule's settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decided: Option<super::plan::DecideRule>,
+    /// `--measure`: where each counter came from (absent: none measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<String>,
 }
 
 /// One sample of a command job.

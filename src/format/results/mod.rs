@@ -94,6 +94,9 @@ pub struct RunHeader {
     /// The `--csv FILE` of the run (absolute), so `--resume` keeps appending to it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub csv: Option<PathBuf>,
+    /// `--measure`: the counters measured per job, comma-separated (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measure: Option<String>,
 }
 
 /// Outcome class of a job.
@@ -224,6 +227,10 @@ pub struct JobRecord {
     /// Unreadable stdout lines (stdout mode), the last few.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stdout_tail: Vec<String>,
+    /// `--measure`: the job's counters (its child and descendants, all its configurations),
+    /// each with unit and direction; absent when none were measured.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<crate::format::result_lines::ReportedMetric>,
 }
 
 /// The most samples one job may report (100,000). A job that reports more is stopped there
@@ -263,6 +270,7 @@ impl JobRecord {
             error: self.error.clone(),
             stderr_tail: self.stderr_tail.clone(),
             stdout_tail: self.stdout_tail.clone(),
+            counters: self.counters.clone(),
         }
     }
 }
@@ -1750,6 +1758,7 @@ mod tests {
             error: None,
             stderr_tail: vec![],
             stdout_tail: vec![],
+            counters: Vec::new(),
         };
         let text = serde_json::to_string(&Record::Job(job.clone())).unwrap();
         assert!(text.starts_with("{\"type\":\"job\""), "{text}");

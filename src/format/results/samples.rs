@@ -42,6 +42,7 @@ pub fn read_from<R: BufRead>(
                     run: Some(job.run),
                 });
             }
+            add_node_counters(set, job);
         }
         // Every sample of every counted `ok` job with its rate and all its metrics (`wall`,
         // `user`, `sys`, `max_rss` and the program's own).
@@ -80,6 +81,35 @@ pub fn read_from<R: BufRead>(
     })
 }
 
+/// The configuration text of the row that holds a Node-file job's counters when the job ran
+/// several configurations in its one process.
+pub const ALL_CONFIGURATIONS: &str = "(all configurations)";
+
+/// Adds the counters of a counted, `ok` Node-file job to `set` (nothing when it has none).
+/// A job is one process for all the configurations of its file, so its counters belong to
+/// that configuration's row when it ran one, else to the row `FILE (all configurations)`.
+pub fn add_node_counters(set: &mut SampleSet, job: &crate::format::results::JobRecord) {
+    if job.counters.is_empty() {
+        return;
+    }
+    let conf = match job.samples.as_slice() {
+        [one] => one.to_report().configuration,
+        _ => Configuration::from_text(ALL_CONFIGURATIONS.to_owned()),
+    };
+    let id = set.intern_configuration(&job.file, &conf);
+    for m in &job.counters {
+        let metric = set.intern_metric(&m.name, &m.unit, m.better);
+        set.push(Sample {
+            benchmark: id,
+            side: job.side,
+            metric,
+            value: m.value,
+            time_s: f64::NAN,
+            run: Some(job.run),
+        });
+    }
+}
+
 /// Adds the samples of a counted, `ok` command job to `set`: the rate (with time) and every
 /// metric.
 pub fn add_command_samples(set: &mut SampleSet, side: Side, run: u32, samples: &[CommandSample]) {
@@ -95,7 +125,8 @@ pub fn add_command_samples(set: &mut SampleSet, side: Side, run: u32, samples: &
     }
 }
 
-/// Pushes one command sample: its rate (ops/s) and each other metric `(name, unit, better,
+/// Pushes one command sample: its rate (ops/s, left out when it is NaN and the time unknown)
+/// and each other metric `(name, unit, better,
 /// value)`, all with the sample's elapsed seconds (NaN when unknown) and round `run`.
 fn push_rate_and_metrics<'m>(
     set: &mut SampleSet,
@@ -105,15 +136,19 @@ fn push_rate_and_metrics<'m>(
     (rate, time_s): (f64, Option<f64>),
     metrics: impl Iterator<Item = (&'m str, &'m str, crate::sample::Better, f64)>,
 ) {
+    // A whole-process sample measured under valgrind has neither rate nor time (its wall
+    // time was valgrind's): only its metrics are samples.
+    if !(rate.is_nan() && time_s.is_none()) {
+        set.push(Sample {
+            benchmark: id,
+            side,
+            metric: RATE,
+            value: rate,
+            time_s: time_s.unwrap_or(f64::NAN),
+            run: Some(run),
+        });
+    }
     let time_s = time_s.unwrap_or(f64::NAN);
-    set.push(Sample {
-        benchmark: id,
-        side,
-        metric: RATE,
-        value: rate,
-        time_s,
-        run: Some(run),
-    });
     for (name, unit, better, value) in metrics {
         let metric = set.intern_metric(name, unit, better);
         set.push(Sample {

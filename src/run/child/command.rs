@@ -32,6 +32,8 @@ pub struct Spec {
     pub cwd: Option<PathBuf>,
     /// Read stdout for result lines (else it goes to `/dev/null`).
     pub parse_stdout: bool,
+    /// Counters to measure ([`crate::run::child::counters`]).
+    pub measure: crate::run::child::counters::Measure,
 }
 
 /// Everything known about one finished child.
@@ -107,6 +109,7 @@ pub fn run_command(
         stdout: spec.parse_stdout,
         extra_fd: None,
         cpus: cpus.copied(),
+        measure: spec.measure.clone(),
     };
     let mut line_no = 0usize;
     let finished = process::run(pspec, timeout, stop, &mut |stream, line| {
@@ -162,6 +165,7 @@ pub fn run_shell(
         env: env.to_vec(),
         cwd,
         parse_stdout: false,
+        measure: Default::default(),
     };
     run_command(&spec, timeout, None, stop)
 }

@@ -7,6 +7,7 @@
 //! process of a run outlives benchdiff, even after `kill -9`.
 
 pub mod command;
+pub mod counters;
 pub mod node;
 pub mod poll;
 pub mod process;

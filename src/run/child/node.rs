@@ -36,6 +36,8 @@ pub struct Spawn<'a> {
     pub args: &'a [String],
     /// CPUs to pin the child (and so its workers) to.
     pub cpus: Option<&'a libc::cpu_set_t>,
+    /// Counters to measure ([`crate::run::child::counters`]).
+    pub measure: &'a crate::run::child::counters::Measure,
 }
 
 /// Something the child said, handed to the caller as it arrives.
@@ -163,6 +165,17 @@ impl Outcome {
                 self.stderr_tail.clone()
             },
             stdout_tail: self.stdout_tail.clone(),
+            counters: self
+                .process
+                .counters
+                .iter()
+                .map(|(c, value)| crate::format::result_lines::ReportedMetric {
+                    name: c.name().to_owned(),
+                    unit: c.unit().to_owned(),
+                    better: crate::sample::Better::Lower,
+                    value: *value,
+                })
+                .collect(),
         }
     }
 }
@@ -205,6 +218,7 @@ pub fn run_job(
             limit: MAX_MESSAGE_BYTES,
         }),
         cpus: spawn.cpus.copied(),
+        measure: spawn.measure.clone(),
     };
     let mut stdout_reports: Vec<Report> = Vec::new();
     let mut unparsed_tail: VecDeque<String> = VecDeque::new();

@@ -25,6 +25,7 @@
 //!   `kill -9` on benchdiff leaves no process of the run behind (grandchildren included).
 
 use crate::format::results::{JobStatus, signal_name};
+use crate::run::child::counters::{self, Counter, Measure};
 use crate::run::child::rusage::{self, ExitStatus, Usage};
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -87,6 +88,8 @@ pub struct Spec {
     pub extra_fd: Option<ExtraFd>,
     /// CPUs to pin the child (and so its descendants) to.
     pub cpus: Option<libc::cpu_set_t>,
+    /// Counters of the child and its descendants ([`super::counters`]); empty: none.
+    pub measure: Measure,
 }
 
 /// An extra descriptor for the child (see [`Spec::extra_fd`]).
@@ -119,6 +122,11 @@ pub struct Finished {
     pub spawn_error: Option<String>,
     /// The last lines it wrote to stderr.
     pub stderr_tail: Vec<String>,
+    /// The counters of [`Spec::measure`] with their values (a count, or seconds for
+    /// `task-clock`), read after the child was reaped.
+    pub counters: Vec<(Counter, f64)>,
+    /// Why the counters could not be read (the job then fails).
+    pub counter_error: Option<String>,
 }
 
 impl Finished {
@@ -149,7 +157,10 @@ impl Finished {
                 Some((JobStatus::Failed, format!("exit code {c}")))
             }
             None => Some((JobStatus::Failed, "not reaped".to_owned())),
-            _ => None,
+            _ => self
+                .counter_error
+                .as_ref()
+                .map(|e| (JobStatus::Failed, format!("counters: {e}"))),
         }
     }
 
@@ -304,6 +315,34 @@ pub fn run(
 ) -> Finished {
     let mut out = Finished::default();
     let start = Instant::now();
+    let mut spec = spec;
+    // Under cachegrind the child is valgrind running the program (its output files in a
+    // folder of their own, removed at the end).
+    let cachegrind = match &spec.measure.cachegrind {
+        Some(valgrind) => match counters::CachegrindRun::new() {
+            Ok(cg) => {
+                spec.argv = cg.wrap(valgrind, &spec.argv);
+                Some(cg)
+            }
+            Err(e) => {
+                out.spawn_error = Some(format!("cannot make a folder for cachegrind: {e}"));
+                return out;
+            }
+        },
+        None => None,
+    };
+    // perf counters are opened by the child just before exec and handed over a socket.
+    let (counter_parent, counter_child) = if spec.measure.perf.is_empty() {
+        (None, None)
+    } else {
+        match counters::prepare(&spec.measure.perf) {
+            Ok((p, c)) => (Some(p), Some(c)),
+            Err(e) => {
+                out.spawn_error = Some(format!("cannot prepare the counters: {e}"));
+                return out;
+            }
+        }
+    };
     let Some((program, args)) = spec.argv.split_first() else {
         out.spawn_error = Some("empty command".to_owned());
         return out;
@@ -332,9 +371,9 @@ pub fn run(
     let extra = spec.extra_fd.as_ref().map(|e| (e.theirs.as_raw_fd(), e.fd));
     let mut kept_writers: Vec<OwnedFd> = Vec::with_capacity(2);
     let mut readers: Vec<(Stream, OwnedFd)> = Vec::with_capacity(2);
-    // Fast path: no CPU pinning and no extra descriptor, so no code has to run in the child
-    // before exec: posix_spawn with a cached environment block (see `super::spawn`).
-    let fast = if cpus.is_none() && extra.is_none() {
+    // Fast path: no CPU pinning, no extra descriptor and no counters, so no code has to run in
+    // the child before exec: posix_spawn with a cached environment block (see `super::spawn`).
+    let fast = if cpus.is_none() && extra.is_none() && counter_child.is_none() {
         super::spawn::spawn(
             &spec.argv,
             &spec.env,
@@ -362,8 +401,8 @@ pub fn run(
             &spec,
             program,
             args,
-            stdout_pipe,
-            stderr_pipe,
+            (stdout_pipe, stderr_pipe),
+            counter_child,
             &mut kept_writers,
             &mut readers,
         ),
@@ -381,6 +420,7 @@ pub fn run(
     };
     // Should benchdiff die here on (kill -9), the watchdog kills the whole group.
     super::watchdog::register(pid);
+    let opened = counter_parent.map(|p| p.receive());
     let mut streams: Vec<(Stream, Option<File>, Lines)> = Vec::with_capacity(3);
     if let Some(e) = spec.extra_fd {
         drop(e.theirs);
@@ -530,6 +570,20 @@ pub fn run(
     super::watchdog::forget(pid);
     out.wall_s = start.elapsed().as_secs_f64();
     out.stderr_tail = stderr_tail.into_iter().collect();
+    let mut values = Vec::new();
+    match opened.map(|o| o.map_err(|e| e.to_string()).and_then(|o| o.read())) {
+        Some(Ok(v)) => values.extend(v),
+        Some(Err(e)) => out.counter_error = Some(e),
+        None => {}
+    }
+    if let Some(cg) = cachegrind {
+        match cg.instructions() {
+            Ok(n) => values.push((Counter::Instructions, n)),
+            Err(e) => out.counter_error = Some(e),
+        }
+    }
+    values.sort_by_key(|(c, _)| *c);
+    out.counters = values;
     out
 }
 
@@ -540,8 +594,8 @@ fn spawn_with_std(
     spec: &Spec,
     program: &OsString,
     args: &[OsString],
-    stdout_pipe: Option<OutPipe>,
-    stderr_pipe: OutPipe,
+    (stdout_pipe, stderr_pipe): (Option<OutPipe>, OutPipe),
+    counter_child: Option<counters::ChildSide>,
     kept_writers: &mut Vec<OwnedFd>,
     readers: &mut Vec<(Stream, OwnedFd)>,
 ) -> io::Result<libc::pid_t> {
@@ -571,11 +625,12 @@ fn spawn_with_std(
     }
     let cpus = spec.cpus;
     let extra = spec.extra_fd.as_ref().map(|e| (e.theirs.as_raw_fd(), e.fd));
-    if cpus.is_none() && extra.is_none() {
+    if cpus.is_none() && extra.is_none() && counter_child.is_none() {
         // No pre_exec hook, so std can still start the child with posix_spawn. The child gets
         // its own process group, so timeouts and Ctrl-C end all of it.
         cmd.process_group(0);
     } else {
+        let mut counter_child = counter_child;
         // SAFETY: getpid has no preconditions.
         let parent = unsafe { libc::getpid() };
         // SAFETY: the closure only makes async-signal-safe syscalls on values prepared before
@@ -605,6 +660,10 @@ fn spawn_with_std(
                     && libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0
                 {
                     return Err(io::Error::last_os_error());
+                }
+                // Last, so that the counters count the program from exec on.
+                if let Some(c) = counter_child.as_mut() {
+                    c.open_and_send()?;
                 }
                 Ok(())
             });

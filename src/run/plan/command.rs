@@ -70,6 +70,8 @@ pub struct CommandPlan {
     pub cleanup: Option<String>,
     /// CPUs to pin the children to (as given, e.g. `0-1`).
     pub cpus: Option<String>,
+    /// Counters measured per run ([`crate::run::child::counters`]).
+    pub measure: crate::run::child::counters::Measure,
 }
 
 /// The side of target `i` of a plan: the first is `old`, the second `new`.
@@ -142,6 +144,7 @@ impl CommandPlan {
             jobs,
             adaptive: None,
             decided: None,
+            counters: (!self.measure.is_empty()).then(|| self.measure.note()),
         }
     }
 }
