@@ -245,15 +245,16 @@ fn count_notes(rows: &[TableRow<'_>]) -> String {
 /// benchmark.
 fn single_hint(c: &crate::compare::Comparison) -> &'static str {
     match c.metric_name.as_str() {
-        "sec/op" | "B/op" | "allocs/op" | "B/s" => {
+        "B/op" | "allocs/op" | "B/s" => {
             "run each side several times (go test -count 10) and give every line"
         }
         "rate" if c.unit == "ops/s" => {
             "run more rounds (benchdiff compare --runs N, or compare.js --runs N)"
         }
         _ => {
-            "give the raw samples or repetitions (e.g. Google Benchmark's \
-             --benchmark_repetitions, cargo-criterion's JSON, hyperfine --runs)"
+            "give the raw samples or repetitions (e.g. go test -count 10, Google \
+             Benchmark's --benchmark_repetitions, criterion's target/criterion folder, \
+             hyperfine --runs)"
         }
     }
 }

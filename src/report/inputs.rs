@@ -285,7 +285,7 @@ impl Gathered {
         }
         let set = &self.set;
         if set.is_empty() && self.failures.is_empty() {
-            return Err(diagnostics::no_samples_at_all());
+            return Err(diagnostics::no_samples_read_as(self.input_format));
         }
         if !one_side_ok && !has_both_sides(set) && self.failures.is_empty() {
             let count = |side| set.iter().filter(|s| s.side == side).count() as u64;

@@ -469,3 +469,30 @@ fn a_folder_read_as_another_format_is_a_clear_error() {
     .to_string();
     assert!(e.contains("a directory") && !e.contains("os error"), "{e}");
 }
+
+#[test]
+fn one_sample_hints_fit_inputs_that_are_not_go() {
+    let (code, out, err) = benchdiff(&["report", "catch2-old.xml", "catch2-new.xml"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("one sample on a side"), "{out}");
+    assert!(
+        !out.contains("run each side several times (go test -count 10) and give every line"),
+        "{out}"
+    );
+}
+
+#[test]
+fn no_samples_names_the_cause_of_the_format_read() {
+    let dir = std::env::temp_dir().join(format!("benchdiff-harness-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let go = dir.join("empty-go.txt");
+    std::fs::write(&go, "goos: linux\ngoarch: amd64\n").expect("write");
+    let go = go.to_str().expect("utf-8");
+    let (code, _, err) = benchdiff(&["report", go, go]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("no samples") && !err.contains("CSV header"),
+        "{err}"
+    );
+}
