@@ -318,3 +318,23 @@ pub fn read_dir(
         ..Imported::default()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_forms_of_sample_json_give_time_per_iteration() {
+        for text in [
+            r#"{"sampling_mode":"Linear","iters":[2.0,4.0],"times":[100.0,300.0]}"#,
+            "[[2.0,4.0],[100.0,300.0]]",
+        ] {
+            let mut set = SampleSet::new();
+            let opts = ReadOptions::default();
+            read_sample(text, "x/fib/small/base/sample.json", &opts, &mut set).expect("read");
+            let v: Vec<f64> = set.samples().iter().map(|s| s.value).collect();
+            assert_eq!(v, vec![100.0 / 2.0 * 1e-9, 300.0 / 4.0 * 1e-9], "{text}");
+            assert_eq!(set.benchmarks()[0].file, "fib/small");
+        }
+    }
+}

@@ -471,17 +471,6 @@ fn a_folder_read_as_another_format_is_a_clear_error() {
 }
 
 #[test]
-fn one_sample_hints_fit_inputs_that_are_not_go() {
-    let (code, out, err) = benchdiff(&["report", "catch2-old.xml", "catch2-new.xml"]);
-    assert_eq!(code, 0, "{err}");
-    assert!(out.contains("one sample on a side"), "{out}");
-    assert!(
-        !out.contains("run each side several times (go test -count 10) and give every line"),
-        "{out}"
-    );
-}
-
-#[test]
 fn no_samples_names_the_cause_of_the_format_read() {
     let dir = std::env::temp_dir().join(format!("benchdiff-harness-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -495,4 +484,21 @@ fn no_samples_names_the_cause_of_the_format_read() {
         err.contains("no samples") && !err.contains("CSV header"),
         "{err}"
     );
+}
+
+#[test]
+fn details_of_a_zero_to_zero_row_print_no_nan() {
+    let dir = std::env::temp_dir().join(format!("benchdiff-zero-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let f = dir.join("zero.txt");
+    std::fs::write(
+        &f,
+        "BenchmarkA 1 0 B/op\nBenchmarkA 1 0 B/op\nBenchmarkA 1 0 B/op\n",
+    )
+    .expect("write");
+    let f = f.to_str().expect("utf-8");
+    let (_, out, err) = benchdiff(&["report", f, f, "--details"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(out.contains("Welch:"), "{out}{err}");
+    assert!(!out.contains("NaN"), "{out}");
 }
