@@ -62,14 +62,21 @@ pub fn parse_config_line(line: &str) -> Option<(&str, &str)> {
 }
 
 /// True when `line` starts like a result line: `Benchmark` followed by an upper-case letter,
-/// or by white space or the end of the line.
+/// white space or the end of the line, or by any other name followed by an iteration count.
 pub fn is_result_line(line: &str) -> bool {
     let Some(rest) = line.strip_prefix("Benchmark") else {
         return false;
     };
     match rest.chars().next() {
         None => true,
-        Some(c) => c.is_uppercase() || c.is_whitespace(),
+        Some(c) if c.is_uppercase() || c.is_whitespace() => true,
+        // benchfmt reads any line starting with `Benchmark` as a result; a name going on in
+        // lower case (`Benchmarkk8s_…`) is one when an iteration count follows it, so that
+        // prose such as `Benchmarking …` stays text.
+        Some(_) => rest
+            .split_whitespace()
+            .nth(1)
+            .is_some_and(|f| f.parse::<u64>().is_ok()),
     }
 }
 

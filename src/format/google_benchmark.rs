@@ -253,22 +253,29 @@ fn push_entry(
     }
 }
 
+/// The aggregates Google Benchmark writes after a benchmark's repetitions (`BM_x_mean`, …).
+const KNOWN_AGGREGATES: [&str; 6] = ["mean", "median", "stddev", "cv", "BigO", "RMS"];
+
 /// The aggregate an entry is (`mean`, `median`, `stddev`, `cv`, `BigO`, `RMS`, or any
 /// `aggregate_name`), or `None` for a repetition. Without `run_type` (older versions) the
 /// name's suffix decides.
 fn aggregate_name(b: &Value, bname: &str) -> Option<String> {
     match b.get("run_type").and_then(Value::as_str) {
+        // Without `aggregate_name`, the name's last `_` part is the aggregate only when it is
+        // one Google Benchmark writes (`BM_One` is a benchmark named so, not `BM`'s `One`).
         Some("aggregate") => Some(b.get("aggregate_name").and_then(Value::as_str).map_or_else(
             || {
                 bname
                     .rsplit_once('_')
-                    .map_or("aggregate", |(_, s)| s)
+                    .map(|(_, s)| s)
+                    .filter(|s| KNOWN_AGGREGATES.contains(s))
+                    .unwrap_or("aggregate")
                     .to_owned()
             },
             str::to_owned,
         )),
         Some(_) => None,
-        None => ["mean", "median", "stddev", "cv", "BigO", "RMS"]
+        None => KNOWN_AGGREGATES
             .iter()
             .find(|s| bname.ends_with(&format!("_{s}")))
             .map(|s| (*s).to_owned()),

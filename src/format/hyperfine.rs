@@ -7,11 +7,21 @@
 //! index; every entry of `memory_usage_byte` one sample of `max_rss` (bytes, lower is better).
 //! A run whose exit code is non-zero or `null` (killed by a signal) is left out, with one
 //! warning per command counting them (hyperfine keeps such runs only with `--ignore-failure`).
-//! Summary fields (mean, stddev, median, user, system) are not samples.
+//! `user` and `system` (the mean user and system CPU seconds of the command's runs; hyperfine
+//! exports no per-run CPU times) give one sample each of the metrics `user` and `system`
+//! (seconds, lower is better): `--metric user` compares them as one value per side, without a
+//! test. The other summary fields (mean, stddev, median, min, max) are not samples.
+//!
+//! One export holding several commands (`hyperfine 'old' 'new' --export-json r.json`) is
+//! compared command against command when [`ReadOptions::sides_by`] is `command` (the report
+//! asks for it when the export is its only input): the first command is old, the second new,
+//! and they are one benchmark named `<old> vs <new>` (per parameter combination, for
+//! `--parameter-scan`/`-L` exports). `command=OLD,NEW` names the two commands (their text or
+//! their 1-based positions), for an export of more than two.
 
 use crate::error::ImportError;
 use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string};
-use crate::sample::{Better, Sample, SampleSet};
+use crate::sample::{Better, Sample, SampleSet, Side};
 use serde_json::Value;
 
 /// Reads hyperfine JSON `text` into `set` on `opts.side`.
@@ -45,38 +55,33 @@ pub fn read(
     };
     let wall = set.intern_metric("wall", "s", Better::Lower);
     let rss = set.intern_metric("max_rss", "bytes", Better::Lower);
+    let user = set.intern_metric("user", "s", Better::Lower);
+    let system = set.intern_metric("system", "s", Better::Lower);
+    let sides = match &opts.sides_by {
+        Some(spec) => Some(command_sides(results, spec, name)?),
+        None => None,
+    };
     let mut search_from = 0;
     let mut records = 0u64;
-    for r in results {
+    for (index, r) in results.iter().enumerate() {
         let command = r.get("command").and_then(Value::as_str).unwrap_or("");
         let line = line_of_next_json_string(text, command, &mut search_from);
         if command.is_empty() {
             diags.push(line, "a result without a \"command\"");
             continue;
         }
-        let mut params: Vec<(String, String)> = r
-            .get("parameters")
-            .and_then(Value::as_object)
-            .map(|o| {
-                o.iter()
-                    .map(|(k, v)| {
-                        let v = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
-                        (k.clone(), v)
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        params.sort();
-        let conf = params
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(" ");
+        let conf = crate::format::params_conf(r.get("parameters"));
         let Some(times) = r.get("times").and_then(Value::as_array) else {
             diags.push(line, format!("command {command:?} has no \"times\" array"));
             continue;
         };
-        let bid = set.intern(command, &conf);
+        let (bid, side) = match &sides {
+            None => (set.intern(command, &conf), opts.side),
+            Some(s) => match s.side_of(index) {
+                Some(side) => (set.intern(&s.benchmark, &conf), side),
+                None => continue,
+            },
+        };
         // Exit codes: absent (hyperfine before 1.11) means every run counted as successful.
         let codes: Option<&Vec<Value>> = r.get("exit_codes").and_then(Value::as_array);
         let mem = r.get("memory_usage_byte").and_then(Value::as_array);
@@ -103,7 +108,7 @@ pub fn read(
             let run = u32::try_from(i).ok();
             set.push(Sample {
                 benchmark: bid,
-                side: opts.side,
+                side,
                 metric: wall,
                 value: t,
                 time_s: t,
@@ -112,7 +117,7 @@ pub fn read(
             if let Some(m) = mem.and_then(|m| m.get(i)).and_then(Value::as_f64) {
                 set.push(Sample {
                     benchmark: bid,
-                    side: opts.side,
+                    side,
                     metric: rss,
                     value: m,
                     time_s: t,
@@ -123,6 +128,20 @@ pub fn read(
         if good > 0 {
             records += 1;
         }
+        // After the runs: the first sample's metric is the report's default one (wall).
+        for (metric, key) in [(user, "user"), (system, "system")] {
+            if let Some(v) = r.get(key).and_then(Value::as_f64) {
+                set.push(Sample {
+                    benchmark: bid,
+                    side,
+                    metric,
+                    value: v,
+                    time_s: f64::NAN,
+                    run: None,
+                });
+            }
+        }
+
         if !failed.is_empty() {
             warns.push(line, failed_runs(command, times.len(), &failed));
         }
@@ -133,7 +152,139 @@ pub fn read(
     warnings.extend(warns.into_vec());
     Ok(Imported {
         warnings,
+        side_values: sides.map(|s| vec![s.old, s.new]).unwrap_or_default(),
         ..Imported::default()
+    })
+}
+
+/// Which results of a several-command export are old and new.
+struct CommandSides {
+    /// The old command's text.
+    old: String,
+    /// The new command's text.
+    new: String,
+    /// The benchmark both are compared as: `<old> vs <new>`.
+    benchmark: String,
+    /// The side of each result (by index), `None` for the commands not compared.
+    sides: Vec<Option<Side>>,
+}
+
+impl CommandSides {
+    fn side_of(&self, index: usize) -> Option<Side> {
+        self.sides.get(index).copied().flatten()
+    }
+}
+
+/// The sides of the results of one export by `spec`: `command` (first command old, second
+/// new) or `command=OLD,NEW` (commands named by their text or 1-based position). Results that
+/// differ only by parameters (`--parameter-scan`, `-L`) keep them as their configuration:
+/// the commands are told apart by their text once the parameter values are taken out.
+///
+/// # Errors
+/// [`ImportError::Invalid`] when `spec` is not `command[=OLD,NEW]`, when the export has
+/// fewer than two commands, or more than two and `spec` does not name them (the message
+/// lists them), or when a named command is not in the export.
+fn command_sides(results: &[Value], spec: &str, name: &str) -> Result<CommandSides, ImportError> {
+    let invalid = |message: String| {
+        ImportError::Invalid(
+            vec![crate::error::Diagnostic {
+                file: name.to_owned(),
+                line: 1,
+                message,
+            }],
+            1,
+        )
+    };
+    // The command of each result with its parameter values replaced by `{key}`.
+    let templates: Vec<String> = results
+        .iter()
+        .map(|r| {
+            let mut c = r
+                .get("command")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned();
+            if let Some(p) = r.get("parameters").and_then(Value::as_object) {
+                for (k, v) in p {
+                    let v = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+                    if !v.is_empty() {
+                        c = c.replace(&v, &format!("{{{k}}}"));
+                    }
+                }
+            }
+            c
+        })
+        .collect();
+    let mut distinct: Vec<&str> = Vec::new();
+    for t in &templates {
+        if !distinct.contains(&t.as_str()) {
+            distinct.push(t);
+        }
+    }
+    let list = || {
+        distinct
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{}: {c}", i + 1))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (old, new) = match spec.split_once('=') {
+        None if spec == "command" => {
+            if distinct.len() != 2 {
+                return Err(invalid(format!(
+                    "{} commands in one export ({}); the first is compared with the second \
+                     only when there are two: name two with --sides-by command=OLD,NEW (their \
+                     text or number), or give two exports",
+                    distinct.len(),
+                    list()
+                )));
+            }
+            (distinct[0].to_owned(), distinct[1].to_owned())
+        }
+        Some(("command", pair)) => {
+            let pick = |s: &str| -> Option<String> {
+                if distinct.contains(&s) {
+                    return Some(s.to_owned());
+                }
+                let i: usize = s.trim().parse().ok()?;
+                distinct.get(i.checked_sub(1)?).map(|c| (*c).to_owned())
+            };
+            let named = pair
+                .split_once(',')
+                .and_then(|(a, b)| Some((pick(a)?, pick(b)?)));
+            named.ok_or_else(|| {
+                invalid(format!(
+                    "--sides-by {spec}: name two of the export's commands by text or number \
+                     ({})",
+                    list()
+                ))
+            })?
+        }
+        _ => {
+            return Err(invalid(format!(
+                "--sides-by {spec}: a hyperfine export takes --sides-by command or \
+                     --sides-by command=OLD,NEW"
+            )));
+        }
+    };
+    let sides = templates
+        .iter()
+        .map(|t| {
+            if *t == old {
+                Some(Side::Old)
+            } else if *t == new {
+                Some(Side::New)
+            } else {
+                None
+            }
+        })
+        .collect();
+    Ok(CommandSides {
+        benchmark: format!("{old} vs {new}"),
+        old,
+        new,
+        sides,
     })
 }
 

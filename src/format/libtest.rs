@@ -6,7 +6,10 @@
 //! dropped and a fraction is kept. `test … ... FAILED` lines are benchmarks without a result
 //! and give a warning naming their line; `ignored`/`ok` tests, `running N tests`, summaries,
 //! panics and cargo's `Running …` lines are not results and are skipped. Several targets in
-//! one output are read as one.
+//! one output are read as one. A record split by the benchmark's own output (libtest prints
+//! `test <name> ... ` before running it and `bench: …` after, so what the benchmark printed
+//! lands between) is rejoined: the first later line holding `bench:` is its result, with one
+//! warning counting such records.
 
 use crate::error::ImportError;
 use crate::format::{Diagnostics, Imported, LineReader, ReadOptions, time_unit_seconds};
@@ -52,20 +55,42 @@ pub fn read_from<R: std::io::BufRead>(
     let metric = set.intern_metric("sec/op", "sec/op", Better::Lower);
     let mut lines = LineReader::new(input, name);
     let mut records = 0u64;
+    // A `test NAME ... ` whose result has not come yet (the benchmark's own output came
+    // between), with its line; and the records joined so, with the first one's lines.
+    let mut pending: Option<(String, u64)> = None;
+    let mut joined = 0u64;
+    let mut first_join: Option<(u64, u64)> = None;
     while let Some((line_no, raw)) = lines.next_text_lenient(&mut diags)? {
         let l = raw.trim();
-        let Some(body) = l.strip_prefix("test ") else {
-            continue;
+        let (bname, result, from_line) = match l.strip_prefix("test ") {
+            Some(body) => {
+                let Some((bname, result)) = body
+                    .split_once(" ... ")
+                    .or_else(|| body.strip_suffix(" ...").map(|b| (b, "")))
+                else {
+                    continue;
+                };
+                pending = None;
+                (bname.trim().to_owned(), result.trim(), line_no)
+            }
+            // A line after a pending name: its result, when it holds `bench:`.
+            None => match (&pending, l.find("bench:")) {
+                (Some((p, at)), Some(i)) => {
+                    joined += 1;
+                    first_join.get_or_insert((*at, line_no));
+                    let r = (p.clone(), &l[i..], line_no);
+                    pending = None;
+                    r
+                }
+                _ => continue,
+            },
         };
-        let Some((bname, result)) = body.split_once(" ... ") else {
-            continue;
-        };
-        let bname = bname.trim();
-        let result = result.trim();
-        if let Some(rest) = result.strip_prefix("bench:") {
+        // The result may follow the benchmark's own output on the line.
+        let bench_at = result.find("bench:");
+        if let Some(rest) = bench_at.map(|i| &result[i + "bench:".len()..]) {
             match parse_bench(rest) {
                 Some(v) => {
-                    let bid = set.intern(bname, "");
+                    let bid = set.intern(&bname, "");
                     records += 1;
                     set.push(Sample {
                         benchmark: bid,
@@ -77,13 +102,24 @@ pub fn read_from<R: std::io::BufRead>(
                     });
                 }
                 None => diags.push(
-                    line_no,
+                    from_line,
                     format!("cannot read the bench result {rest:?} (expected `N ns/iter (+/- M)`)"),
                 ),
             }
         } else if result == "FAILED" {
-            warns.push(line_no, format!("{bname} FAILED: no result"));
+            warns.push(from_line, format!("{bname} FAILED: no result"));
+        } else if !matches!(result, "ok" | "ignored") && !result.starts_with("ignored") {
+            pending = Some((bname, from_line));
         }
+    }
+    if let Some((first, at)) = first_join {
+        warns.push(
+            first,
+            format!(
+                "{joined} record(s) were split by the benchmark's own output (name here, \
+                 result on line {at}); rejoined"
+            ),
+        );
     }
     let mut warnings = Vec::new();
     if let Some(w) = diags.finish_lenient(records, "results")? {

@@ -15,24 +15,41 @@
 //! | `libtest` | [`libtest`] | Rust `cargo bench` (libtest) text |
 //! | `criterion` | [`criterion`] | criterion.rs terminal text |
 //! | `pytest-benchmark` | [`pytest_benchmark`] | pytest-benchmark `--benchmark-json` |
+//! | `pyperf` | [`pyperf`] | pyperf JSON (`-o FILE.json`, also gzip-compressed) |
+//! | `criterion-baselines` | [`criterion_baselines`] | criterion's `target/criterion` folder (two saved baselines) |
+//! | `criterion-sample` | [`criterion_baselines`] | one criterion `sample.json` |
+//! | `jmh` | [`jmh`] | JMH `-rf json` |
+//! | `benchmarkdotnet` | [`benchmarkdotnet`] | BenchmarkDotNet JSON export (full or brief) |
+//! | `tinybench` | [`tinybench`] | tinybench tasks as JSON, `vitest bench --outputJson` |
+//! | `mitata` | [`mitata`] | mitata `run({ format: 'json' })` |
+//! | `benchmarkjs` | [`benchmarkjs`] | benchmark.js console lines (summary only) |
+//! | `catch2-xml` | [`catch2`] | Catch2 `--reporter xml` with benchmarks |
 //!
 //! Formats without a side of their own (all but the two Node CSVs and the results file) put
 //! their samples on the side given in [`ReadOptions::side`]: `benchdiff report old.txt new.txt`
 //! reads the first file as old and the second as new, like benchstat.
 
+pub mod benchmarkdotnet;
+pub mod benchmarkjs;
 mod blocks;
+pub mod catch2;
 pub mod criterion;
+pub mod criterion_baselines;
 pub mod go;
 pub mod google_benchmark;
 pub mod hyperfine;
 pub mod inspect;
+pub mod jmh;
 pub mod libtest;
+pub mod mitata;
 pub mod node_csv;
 pub mod node_ipc;
 pub mod node_run_csv;
+pub mod pyperf;
 pub mod pytest_benchmark;
 pub mod result_lines;
 pub mod results;
+pub mod tinybench;
 
 pub use crate::error::Diagnostics;
 use crate::error::{Diagnostic, ImportError};
@@ -61,17 +78,44 @@ pub enum InputFormat {
     Criterion,
     /// pytest-benchmark JSON.
     PytestBenchmark,
+    /// pyperf JSON.
+    Pyperf,
+    /// criterion's `target/criterion` folder: two saved baselines (a directory input).
+    CriterionBaselines,
+    /// One criterion `sample.json`.
+    CriterionSample,
+    /// JMH `-rf json`.
+    Jmh,
+    /// BenchmarkDotNet JSON export.
+    BenchmarkDotNet,
+    /// tinybench tasks as JSON, or `vitest bench --outputJson`.
+    Tinybench,
+    /// mitata JSON.
+    Mitata,
+    /// benchmark.js console lines.
+    BenchmarkJs,
+    /// Catch2 XML reporter output.
+    Catch2Xml,
 }
 
 /// Every format, in sniffing priority order.
-pub const FORMATS: [InputFormat; 9] = [
+pub const FORMATS: [InputFormat; 18] = [
     InputFormat::ResultsJsonl,
     InputFormat::Hyperfine,
     InputFormat::GoogleBenchmark,
     InputFormat::PytestBenchmark,
+    InputFormat::Pyperf,
+    InputFormat::Jmh,
+    InputFormat::BenchmarkDotNet,
+    InputFormat::Tinybench,
+    InputFormat::Mitata,
+    InputFormat::CriterionSample,
+    InputFormat::CriterionBaselines,
     InputFormat::NodeCompareCsv,
     InputFormat::NodeRunCsv,
+    InputFormat::Catch2Xml,
     InputFormat::Criterion,
+    InputFormat::BenchmarkJs,
     InputFormat::Libtest,
     InputFormat::Go,
 ];
@@ -89,6 +133,15 @@ impl InputFormat {
             InputFormat::Libtest => "libtest",
             InputFormat::Criterion => "criterion",
             InputFormat::PytestBenchmark => "pytest-benchmark",
+            InputFormat::Pyperf => "pyperf",
+            InputFormat::CriterionBaselines => "criterion-baselines",
+            InputFormat::CriterionSample => "criterion-sample",
+            InputFormat::Jmh => "jmh",
+            InputFormat::BenchmarkDotNet => "benchmarkdotnet",
+            InputFormat::Tinybench => "tinybench",
+            InputFormat::Mitata => "mitata",
+            InputFormat::BenchmarkJs => "benchmarkjs",
+            InputFormat::Catch2Xml => "catch2-xml",
         }
     }
 
@@ -101,7 +154,66 @@ impl InputFormat {
     pub fn has_sides(self) -> bool {
         matches!(
             self,
-            InputFormat::NodeCompareCsv | InputFormat::ResultsJsonl
+            InputFormat::NodeCompareCsv
+                | InputFormat::ResultsJsonl
+                | InputFormat::CriterionBaselines
+        )
+    }
+
+    /// What an input of this format records, for a report's run section (the formats that
+    /// `render::describe_input` does not describe itself).
+    pub fn recorded(self) -> &'static str {
+        match self {
+            InputFormat::Pyperf => {
+                "pyperf JSON: each worker process's values and the metadata; the order across \
+                 the two files and a seed are not recorded"
+            }
+            InputFormat::CriterionBaselines | InputFormat::CriterionSample => {
+                "criterion sample.json: each sample's iterations and time; the order across \
+                 the baselines and a seed are not recorded"
+            }
+            InputFormat::Jmh => {
+                "JMH JSON: each fork's iteration scores and the JVM; the order across the two \
+                 files and a seed are not recorded"
+            }
+            InputFormat::BenchmarkDotNet => {
+                "BenchmarkDotNet JSON: each workload iteration's time and operations (the brief \
+                 export only statistics); the order across the two files is not recorded"
+            }
+            InputFormat::Tinybench => {
+                "tinybench/vitest JSON: sorted samples (or only a mean and deviation); the \
+                 order of the runs is not recorded"
+            }
+            InputFormat::Mitata => {
+                "mitata JSON: sorted samples per run; the order of the runs is not recorded"
+            }
+            InputFormat::BenchmarkJs => {
+                "benchmark.js lines: a mean rate and margin of error per benchmark (no \
+                 samples); order and seed are not recorded"
+            }
+            InputFormat::Catch2Xml => {
+                "Catch2 XML: a mean and deviation per benchmark (no samples); order and seed \
+                 are not recorded"
+            }
+            _ => "result files",
+        }
+    }
+
+    /// True for the formats that are one JSON document (the ones `--input-format` can name
+    /// for a JSON input).
+    pub fn is_json(self) -> bool {
+        matches!(
+            self,
+            InputFormat::ResultsJsonl
+                | InputFormat::Hyperfine
+                | InputFormat::GoogleBenchmark
+                | InputFormat::PytestBenchmark
+                | InputFormat::Pyperf
+                | InputFormat::CriterionSample
+                | InputFormat::Jmh
+                | InputFormat::BenchmarkDotNet
+                | InputFormat::Tinybench
+                | InputFormat::Mitata
         )
     }
 }
@@ -216,12 +328,18 @@ pub fn sniff(head: &str) -> Option<InputFormat> {
             InputFormat::NodeRunCsv
         });
     }
+    if t.starts_with('<') && catch2::is_catch2_xml(t) {
+        return Some(InputFormat::Catch2Xml);
+    }
     let mut go_config = false;
     let mut libtest = false;
     for line in t.lines() {
         let l = line.trim_end();
         if l.contains("time:") && l.contains('[') && criterion::is_time_line(l) {
             return Some(InputFormat::Criterion);
+        }
+        if benchmarkjs::parse_line(l).is_some() {
+            return Some(InputFormat::BenchmarkJs);
         }
         if libtest::is_bench_line(l) || libtest::is_running_line(l) {
             libtest = true;
@@ -247,14 +365,41 @@ pub fn sniff(head: &str) -> Option<InputFormat> {
     None
 }
 
-/// The JSON document formats told apart by their keys (hyperfine, pytest-benchmark, Google
-/// Benchmark), or `None`.
+/// The JSON document formats told apart by their keys, or `None`: `times` + `command` →
+/// hyperfine; `machine_info` → pytest-benchmark; `runs` with `values` or `warmups` → pyperf;
+/// `primaryMetric` or `jmhVersion` → JMH; `Benchmarks` with `HostEnvironmentInfo` or `Title`
+/// → BenchmarkDotNet; `files` + `groups` (vitest) or a task `result` with `latency`,
+/// `samples` or `hz` → tinybench; `benchmarks` + `layout` or `alias` → mitata;
+/// `sampling_mode`, or `iters` + `times`, or a document starting `[[` → a criterion
+/// `sample.json`; `benchmarks` with `context` or `run_type` → Google Benchmark.
 fn sniff_json_document(t: &str) -> Option<InputFormat> {
-    if t.contains("\"times\"") && t.contains("\"command\"") {
+    let has = |k: &str| t.contains(&format!("\"{k}\""));
+    if has("times") && has("command") {
         return Some(InputFormat::Hyperfine);
     }
-    if t.contains("\"machine_info\"") {
+    if has("machine_info") {
         return Some(InputFormat::PytestBenchmark);
+    }
+    if has("runs") && (has("values") || has("warmups")) && !has("stats") {
+        return Some(InputFormat::Pyperf);
+    }
+    if has("primaryMetric") || has("jmhVersion") {
+        return Some(InputFormat::Jmh);
+    }
+    if has("Benchmarks") && (has("HostEnvironmentInfo") || has("Title")) {
+        return Some(InputFormat::BenchmarkDotNet);
+    }
+    if (has("files") && has("groups") && has("benchmarks"))
+        || (has("result") && has("name") && (has("latency") || has("samples") || has("hz")))
+    {
+        return Some(InputFormat::Tinybench);
+    }
+    if has("benchmarks") && (has("layout") || has("alias")) {
+        return Some(InputFormat::Mitata);
+    }
+    let compact: String = t.chars().take(64).filter(|c| !c.is_whitespace()).collect();
+    if has("sampling_mode") || (has("iters") && has("times")) || compact.starts_with("[[") {
+        return Some(InputFormat::CriterionSample);
     }
     if t.contains("\"benchmarks\"") && (t.contains("\"context\"") || t.contains("\"run_type\"")) {
         return Some(InputFormat::GoogleBenchmark);
@@ -441,6 +586,9 @@ pub struct Input {
     head: Vec<u8>,
     rest: Box<dyn std::io::Read>,
     encoding: Encoding,
+    /// A directory given as the input (criterion's `target/criterion`): read as a folder of
+    /// saved baselines, never as a stream.
+    dir: Option<std::path::PathBuf>,
 }
 
 impl Input {
@@ -449,6 +597,15 @@ impl Input {
     /// # Errors
     /// [`ImportError::Io`] when it cannot be opened or read.
     pub fn open(path: &str) -> Result<Input, ImportError> {
+        if path != "-" && std::path::Path::new(path).is_dir() {
+            return Ok(Input {
+                name: path.to_owned(),
+                head: Vec::new(),
+                rest: Box::new(std::io::empty()),
+                encoding: Encoding::Utf8,
+                dir: Some(std::path::PathBuf::from(path)),
+            });
+        }
         let (name, rest): (String, Box<dyn std::io::Read>) = if path == "-" {
             ("<stdin>".to_owned(), Box::new(std::io::stdin()))
         } else {
@@ -473,11 +630,18 @@ impl Input {
             head: Vec::new(),
             rest,
             encoding: Encoding::Utf8,
+            dir: None,
         };
         input.fill_head().map_err(|e| ImportError::Io {
             file: input.name.clone(),
             source: e,
         })?;
+        if input.head.starts_with(&[0x1f, 0x8b]) {
+            input.gunzip().map_err(|e| ImportError::Io {
+                file: input.name.clone(),
+                source: e,
+            })?;
+        }
         input.decode().map_err(|(name, e)| ImportError::Io {
             file: name,
             source: e,
@@ -499,6 +663,17 @@ impl Input {
                 return Ok(());
             }
         }
+    }
+
+    /// A gzip-compressed input (`.json.gz` as pyperf writes it): the rest is decompressed as
+    /// it streams, and the head is read again from the decompressed bytes.
+    fn gunzip(&mut self) -> std::io::Result<()> {
+        let head = std::io::Cursor::new(std::mem::take(&mut self.head));
+        let rest = std::mem::replace(&mut self.rest, Box::new(std::io::empty()));
+        self.rest = Box::new(flate2::read::MultiGzDecoder::new(std::io::Read::chain(
+            head, rest,
+        )));
+        self.fill_head()
     }
 
     /// Applies the byte-order mark at the start of the head: a UTF-8 mark is dropped; after a
@@ -533,6 +708,7 @@ impl Input {
             head: bytes.to_vec(),
             rest: Box::new(std::io::empty()),
             encoding: Encoding::Utf8,
+            dir: None,
         };
         // Decoding bytes in memory cannot fail to read; keep them undecoded if it did.
         input.decode().unwrap_or_else(|(name, _)| Input {
@@ -540,6 +716,7 @@ impl Input {
             head: bytes.to_vec(),
             rest: Box::new(std::io::empty()),
             encoding: Encoding::Utf8,
+            dir: None,
         })
     }
 
@@ -562,6 +739,9 @@ impl Input {
 
     /// The format guessed from the content ([`sniff`] on the head), or `None`.
     pub fn sniff(&self) -> Option<InputFormat> {
+        if self.dir.is_some() {
+            return Some(InputFormat::CriterionBaselines);
+        }
         sniff(&self.head_text())
     }
 
@@ -579,6 +759,25 @@ impl Input {
         opts: &ReadOptions,
         set: &mut SampleSet,
     ) -> Result<Imported, ImportError> {
+        if let Some(dir) = &self.dir {
+            if format.is_some_and(|f| f != InputFormat::CriterionBaselines) {
+                return Err(ImportError::Invalid(
+                    vec![Diagnostic {
+                        file: self.name.clone(),
+                        line: 0,
+                        message: "a directory; only criterion-baselines reads a directory \
+                                  (criterion's target/criterion folder)"
+                            .to_owned(),
+                    }],
+                    1,
+                ));
+            }
+            let before = set.len();
+            let mut imported = criterion_baselines::read_dir(dir, &self.name, opts, set)?;
+            imported.format = Some(InputFormat::CriterionBaselines);
+            imported.samples = set.len() - before;
+            return Ok(imported);
+        }
         if let Some(enc) = crate::lines::utf16_without_bom(&self.head) {
             let n = enc.name();
             return Err(ImportError::Invalid(
@@ -617,7 +816,14 @@ impl Input {
                     line: first.map_or(1, |i| i as u64 + 1),
                     message: format!(
                         "{what} (formats: {}); name one with --input-format",
-                        FORMATS.map(InputFormat::name).join(", ")
+                        FORMATS
+                            .iter()
+                            .filter(
+                                |f| f.is_json() == json && **f != InputFormat::CriterionBaselines
+                            )
+                            .map(|f| f.name())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 }],
                 1,
@@ -647,6 +853,30 @@ impl Input {
             InputFormat::PytestBenchmark => {
                 pytest_benchmark::read(&document(reader, &name)?, &name, opts, set)?
             }
+            InputFormat::Pyperf => pyperf::read(&document(reader, &name)?, &name, opts, set)?,
+            InputFormat::CriterionBaselines => {
+                return Err(ImportError::Invalid(
+                    vec![Diagnostic {
+                        file: name,
+                        line: 0,
+                        message: "criterion-baselines reads a directory (criterion's \
+                                  target/criterion folder), and this is a file"
+                            .to_owned(),
+                    }],
+                    1,
+                ));
+            }
+            InputFormat::CriterionSample => {
+                criterion_baselines::read_sample(&document(reader, &name)?, &name, opts, set)?
+            }
+            InputFormat::Jmh => jmh::read(&document(reader, &name)?, &name, opts, set)?,
+            InputFormat::BenchmarkDotNet => {
+                benchmarkdotnet::read(&document(reader, &name)?, &name, opts, set)?
+            }
+            InputFormat::Tinybench => tinybench::read(&document(reader, &name)?, &name, opts, set)?,
+            InputFormat::Mitata => mitata::read(&document(reader, &name)?, &name, opts, set)?,
+            InputFormat::BenchmarkJs => benchmarkjs::read_from(reader, &name, opts, set)?,
+            InputFormat::Catch2Xml => catch2::read(&document(reader, &name)?, &name, opts, set)?,
         };
         imported.format = Some(format);
         imported.samples = set.len() - before;
@@ -722,6 +952,28 @@ pub fn read_path(
     set: &mut SampleSet,
 ) -> Result<Imported, ImportError> {
     Input::open(path)?.read(format, opts, set)
+}
+
+/// A configuration text from a JSON object of parameters: `key=value` words sorted by key
+/// (string values without their quotes), empty when `params` is absent or not an object.
+pub fn params_conf(params: Option<&serde_json::Value>) -> String {
+    let mut words: Vec<(String, String)> = params
+        .and_then(serde_json::Value::as_object)
+        .map(|o| {
+            o.iter()
+                .map(|(k, v)| {
+                    let v = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+                    (k.clone(), v)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    words.sort();
+    words
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Seconds per unit of a time-unit suffix as harnesses print it (`ns`, `us`, `µs`, `μs`, `ms`,

@@ -183,6 +183,7 @@ pub fn describe_input(format: Option<crate::format::InputFormat>, files: &[Strin
              two files and a seed are not recorded"
         }
         Some(F::ResultsJsonl) => "benchdiff results file",
+        Some(other) => other.recorded(),
         None => "result files",
     };
     if files.is_empty() {

@@ -120,6 +120,27 @@ pub fn regime_change_text(a: &Assessment) -> Option<String> {
 /// A value with 3 significant digits and an SI suffix: `1.80M`, `952k`, `12.3`, `4.56m`,
 /// `215n` (T, G, M, k, none, m, µ, n, p; 0 is `0.00`).
 pub fn si(x: f64) -> String {
+    si_with(x, 0)
+}
+
+/// The values `xs` as [`si`] writes them, with as many more digits (up to 6) as it takes for
+/// different values to be written differently (two regime centres of 15.46n and 15.54n are
+/// `15.46n` and `15.54n`, not `15.5n` twice).
+pub fn si_distinct(xs: &[f64]) -> Vec<String> {
+    let mut out = Vec::new();
+    for extra in 0..=6 {
+        out = xs.iter().map(|&x| si_with(x, extra)).collect();
+        let clash =
+            (0..xs.len()).any(|i| (i + 1..xs.len()).any(|j| xs[i] != xs[j] && out[i] == out[j]));
+        if !clash {
+            break;
+        }
+    }
+    out
+}
+
+/// [`si`] with `extra` more digits after the point.
+fn si_with(x: f64, extra: usize) -> String {
     if !x.is_finite() {
         return format!("{x}");
     }
@@ -131,26 +152,28 @@ pub fn si(x: f64) -> String {
         a if a >= 1.0 || a == 0.0 => (x, ""),
         // No `m` (milli): "573m ops/s" beside "1.50M ops/s" is easily misread; write 0.573.
         a if a >= 1e-3 => {
-            let digits = if a >= 0.1 {
-                3
-            } else if a >= 0.01 {
-                4
-            } else {
-                5
-            };
+            let digits = extra
+                + if a >= 0.1 {
+                    3
+                } else if a >= 0.01 {
+                    4
+                } else {
+                    5
+                };
             return format!("{x:.digits$}");
         }
         a if a >= 1e-6 => (x * 1e6, "µ"),
         a if a >= 1e-9 => (x * 1e9, "n"),
         _ => (x * 1e12, "p"),
     };
-    let digits = if v.abs() >= 100.0 {
-        0
-    } else if v.abs() >= 10.0 {
-        1
-    } else {
-        2
-    };
+    let digits = extra
+        + if v.abs() >= 100.0 {
+            0
+        } else if v.abs() >= 10.0 {
+            1
+        } else {
+            2
+        };
     format!("{v:.digits$}{suffix}")
 }
 
@@ -266,13 +289,14 @@ pub fn comparison_notes(x: &Assessment, out: &mut String) {
     let name = super::escape_control(x.row.comparison.name.trim_end());
     for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
         if let Some(m) = &s.multimodal {
+            let centres: Vec<f64> = m.modes.iter().map(|md| md.centre).collect();
             let modes: Vec<String> = m
                 .modes
                 .iter()
-                .map(|md| {
+                .zip(si_distinct(&centres))
+                .map(|(md, centre)| {
                     format!(
-                        "{} {} ({:.0}% of runs)",
-                        si(md.centre),
+                        "{centre} {} ({:.0}% of runs)",
                         x.row.comparison.unit,
                         md.share * 100.0
                     )
@@ -499,13 +523,16 @@ pub fn details(a: &[Assessment]) -> String {
             );
         }
         if let Ok(w) = &x.row.welch {
+            // Two constant sides (a 0 → 0 row) make t and df 0/0: there is nothing to test.
+            let test = if w.t.is_finite() && w.df.is_finite() {
+                format!("t={:.3}, df={:.2}, p={}", w.t, w.df, p_text(w.p_value))
+            } else {
+                "t and df n/a (neither side varies)".to_owned()
+            };
             let _ = writeln!(
                 out,
-                "  Welch: improvement {} (means), t={:.3}, df={:.2}, p={}",
+                "  Welch: improvement {} (means), {test}",
                 signed_pct(x.row.improvement_pct),
-                w.t,
-                w.df,
-                p_text(w.p_value)
             );
         }
         if let Some(line) = rank_details(x, &c.unit) {
@@ -1301,6 +1328,14 @@ pub fn sequential_section(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn regime_centres_are_written_apart() {
+        assert_eq!(si(15.46e-9), si(15.54e-9), "si alone writes both as 15.5n");
+        assert_eq!(si_distinct(&[15.46e-9, 15.54e-9]), ["15.46n", "15.54n"]);
+        assert_eq!(si_distinct(&[1.0e-6, 2.0e-6]), ["1.00µ", "2.00µ"]);
+        assert_eq!(si_distinct(&[3.0, 3.0]), ["3.00", "3.00"]);
+    }
 
     /// The same columns drawn by comfy-table without colour, as `render` did before
     /// [`plain_table`].

@@ -81,11 +81,24 @@ pub fn no_samples(file: &str, read_as: Option<InputFormat>) -> Message {
 
 /// The error when the inputs hold no sample (nor failure) at all.
 pub fn no_samples_at_all() -> Message {
-    Message::Error(
-        "no samples: the input holds no benchmark results (a CSV header but no rows, or a run \
-         of 0 benchmarks)"
-            .to_owned(),
-    )
+    no_samples_read_as(None)
+}
+
+/// The error when the inputs, read as `read_as` (`None`: a CSV or not known), hold no sample
+/// (nor failure) at all: the likely cause named for that format.
+pub fn no_samples_read_as(read_as: Option<InputFormat>) -> Message {
+    let why = match read_as {
+        None | Some(InputFormat::NodeCompareCsv | InputFormat::NodeRunCsv) => {
+            "a CSV header but no rows, or a run of 0 benchmarks".to_owned()
+        }
+        Some(f) => format!(
+            "{} input without a result, or a run of 0 benchmarks",
+            f.name()
+        ),
+    };
+    Message::Error(format!(
+        "no samples: the input holds no benchmark results ({why})"
+    ))
 }
 
 /// The error when no benchmark has samples on both sides: the samples per side (`old`,

@@ -55,7 +55,10 @@ pub fn input_name(f: &str) -> String {
 /// inputs, or (unless `one_side_ok`) when no benchmark has both sides.
 pub fn read_inputs(plan: &InputPlan, one_side_ok: bool, out: &mut Messages) -> Option<Inputs> {
     let sided = sides(plan).map_err(|e| out.error(e)).ok()?;
-    let mut g = Gathered::default();
+    let mut g = Gathered {
+        inputs: sided.len(),
+        ..Gathered::default()
+    };
     for (f, side) in &sided {
         if let Err(usage) = g.read(f, *side, plan, out) {
             out.error(usage);
@@ -151,6 +154,8 @@ struct Gathered {
     input_format: Option<InputFormat>,
     /// Inputs read without a side of their own so far.
     unsided: usize,
+    /// How many inputs the report has (a hyperfine export alone compares its commands).
+    inputs: usize,
     /// Inputs that name each sample's side (compare.js CSV, results files, Go with
     /// `--sides-by`) and inputs that are one side each: mixing them would put samples on a
     /// guessed side.
@@ -196,9 +201,13 @@ impl Gathered {
                     }
                 }
             });
+            let alone = self.inputs == 1 && format == Some(InputFormat::Hyperfine);
             let ro = ReadOptions {
                 side,
-                sides_by: plan.sides_by.clone(),
+                sides_by: plan
+                    .sides_by
+                    .clone()
+                    .or_else(|| alone.then(|| "command".to_owned())),
             };
             input
                 .read(format, &ro, &mut self.set)
@@ -276,7 +285,7 @@ impl Gathered {
         }
         let set = &self.set;
         if set.is_empty() && self.failures.is_empty() {
-            return Err(diagnostics::no_samples_at_all());
+            return Err(diagnostics::no_samples_read_as(self.input_format));
         }
         if !one_side_ok && !has_both_sides(set) && self.failures.is_empty() {
             let count = |side| set.iter().filter(|s| s.side == side).count() as u64;
@@ -332,7 +341,10 @@ fn input_side_misuse(
     plan: &InputPlan,
 ) -> Option<String> {
     if let Some(k) = &plan.sides_by
-        && format != InputFormat::Go
+        && !matches!(
+            format,
+            InputFormat::Go | InputFormat::Hyperfine | InputFormat::CriterionBaselines
+        )
     {
         return Some(format!(
             "--sides-by {k}: applies to the Go benchmark format only, and {f} is {}",

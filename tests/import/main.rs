@@ -6,6 +6,7 @@ mod common;
 
 mod cases;
 mod fuzz_regressions;
+mod harnesses;
 mod limits;
 mod noise;
 mod oracle;

@@ -65,8 +65,10 @@ const HARNESS: &[(&str, InputFormat, usize)] = &[
     ("rust__criterion__dogfood.txt", InputFormat::Criterion, 4),
     ("rust__criterion__failed.txt", InputFormat::Criterion, 4),
     ("rust__criterion__many.txt", InputFormat::Criterion, 5),
-    ("shell__hyperfine__one.json", InputFormat::Hyperfine, 214),
-    ("shell__hyperfine__two.json", InputFormat::Hyperfine, 40),
+    // hyperfine: every run's wall time (and memory), plus each command's mean user and
+    // system time (one sample each).
+    ("shell__hyperfine__one.json", InputFormat::Hyperfine, 216),
+    ("shell__hyperfine__two.json", InputFormat::Hyperfine, 44),
 ];
 
 #[test]

@@ -1,0 +1,166 @@
+//! BenchmarkDotNet JSON export (`[JsonExporterAttribute.Full]`, `--exporters json`, the
+//! `*-report-full.json` or `*-report-brief.json` of `BenchmarkDotNet.Artifacts/results/`):
+//! `{"Title", "HostEnvironmentInfo", "Benchmarks": [{"FullName", "Type", "Method",
+//! "Parameters", "Statistics": {"Mean", "StandardDeviation", "N", …}, "Measurements":
+//! [{"IterationMode", "IterationStage", "LaunchIndex", "IterationIndex", "Operations",
+//! "Nanoseconds"}…]?}…]}`.
+//!
+//! Each entry is one benchmark (`FullName`, which holds the parameters, e.g.
+//! `Ns.Class.Method(N: 10)`). The samples are the measurements of the workload's result
+//! stage (`IterationMode` `Workload` and `IterationStage` `Result`; in files of
+//! BenchmarkDotNet before 0.11, `IterationMode` `Result`), each as time per operation:
+//! `Nanoseconds / Operations`, in seconds, metric `sec/op` (lower is better), `run` = the
+//! `LaunchIndex` (the process that measured it). Overhead, pilot, warmup and jitting
+//! iterations are not samples.
+//!
+//! The brief export has no measurements, only `Statistics`: such a benchmark gives one
+//! sample, its `Mean`, with a warning that it has summary statistics only (the mean,
+//! standard deviation and n are named; no samples are invented from them), so it is
+//! compared as one value per side, without a test.
+
+use crate::error::ImportError;
+use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string};
+use crate::sample::{Better, Sample, SampleSet};
+use serde_json::Value;
+
+/// Reads BenchmarkDotNet JSON `text` into `set` on `opts.side`.
+///
+/// # Errors
+/// [`ImportError::Invalid`] naming the line of a JSON syntax error, a missing `Benchmarks`
+/// array, or every problem when no benchmark has a measurement or a mean.
+pub fn read(
+    text: &str,
+    name: &str,
+    opts: &ReadOptions,
+    set: &mut SampleSet,
+) -> Result<Imported, ImportError> {
+    let mut diags = Diagnostics::new(name);
+    let mut warns = Diagnostics::new(name);
+    let (root, mut warnings) = crate::format::json_document(text, name)?;
+    let Some(benches) = root.get("Benchmarks").and_then(Value::as_array) else {
+        diags.push(
+            1,
+            "no \"Benchmarks\" array: not a BenchmarkDotNet JSON export",
+        );
+        diags.finish()?;
+        return Ok(Imported::default());
+    };
+    let metric = set.intern_metric("sec/op", "sec/op", Better::Lower);
+    let mut from = 0;
+    let mut records = 0u64;
+    let mut summary_only: Vec<String> = Vec::new();
+    let mut summary_line = 0;
+    for b in benches {
+        let full = b
+            .get("FullName")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .or_else(|| {
+                let t = b.get("Type").and_then(Value::as_str)?;
+                let m = b.get("Method").and_then(Value::as_str)?;
+                Some(format!("{t}.{m}"))
+            })
+            .unwrap_or_default();
+        let line = line_of_next_json_string(text, &full, &mut from);
+        if full.is_empty() {
+            diags.push(line, "a benchmark without a \"FullName\"");
+            continue;
+        }
+        let bid = set.intern(&full, "");
+        let mut n = 0u64;
+        if let Some(ms) = b.get("Measurements").and_then(Value::as_array) {
+            for m in ms {
+                let mode = m.get("IterationMode").and_then(Value::as_str);
+                let stage = m.get("IterationStage").and_then(Value::as_str);
+                let result = matches!(
+                    (mode, stage),
+                    (Some("Workload"), Some("Result")) | (Some("Result"), None)
+                );
+                if !result {
+                    continue;
+                }
+                let ns = m.get("Nanoseconds").and_then(Value::as_f64);
+                let ops = m.get("Operations").and_then(Value::as_f64);
+                let (Some(ns), Some(ops)) = (ns, ops.filter(|o| *o > 0.0)) else {
+                    diags.push(
+                        line,
+                        format!("{full}: a measurement without Nanoseconds or Operations"),
+                    );
+                    continue;
+                };
+                n += 1;
+                let launch = m.get("LaunchIndex").and_then(Value::as_u64);
+                set.push(Sample {
+                    benchmark: bid,
+                    side: opts.side,
+                    metric,
+                    value: ns / ops * 1e-9,
+                    time_s: ns * 1e-9,
+                    run: launch.and_then(|l| u32::try_from(l).ok()),
+                });
+            }
+        }
+        if n == 0 {
+            let stat = |k: &str| {
+                b.pointer(&format!("/Statistics/{k}"))
+                    .and_then(Value::as_f64)
+            };
+            match stat("Mean") {
+                Some(mean) => {
+                    n = 1;
+                    set.push(Sample {
+                        benchmark: bid,
+                        side: opts.side,
+                        metric,
+                        value: mean * 1e-9,
+                        time_s: f64::NAN,
+                        run: None,
+                    });
+                    let sd = stat("StandardDeviation").map_or("?".into(), |v| format!("{v}"));
+                    let count = stat("N").map_or("?".into(), |v| format!("{v}"));
+                    if summary_only.is_empty() {
+                        summary_line = line;
+                    }
+                    summary_only.push(format!("{full} (mean {mean} ns, sd {sd} ns, n {count})"));
+                }
+                None => diags.push(
+                    line,
+                    format!("{full}: neither Measurements nor Statistics.Mean"),
+                ),
+            }
+        }
+        if n > 0 {
+            records += 1;
+        }
+    }
+    if !summary_only.is_empty() {
+        let more = if summary_only.len() > 3 {
+            format!(" and {} more", summary_only.len() - 3)
+        } else {
+            String::new()
+        };
+        warns.push(
+            summary_line,
+            format!(
+                "summary statistics only, no workload result measurements (a brief export, or \
+                 measurements cut short): {}{more}; each is \
+                 compared as one value (its mean), without a test; export with \
+                 JsonExporter.Full for the measurements",
+                summary_only
+                    .iter()
+                    .take(3)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+    }
+    if let Some(w) = diags.finish_lenient(records, "benchmarks")? {
+        warnings.push(w);
+    }
+    warnings.extend(warns.into_vec());
+    Ok(Imported {
+        warnings,
+        ..Imported::default()
+    })
+}
