@@ -17,6 +17,7 @@ mod jobs;
 mod run_cmd;
 #[path = "shard.rs"]
 pub(crate) mod shard_cmd;
+mod shell;
 #[path = "sweep.rs"]
 mod sweep_cmd;
 
@@ -94,6 +95,8 @@ enum Command {
     /// `report` reads: checks that every shard belongs to one plan (exit 2 naming the odd file
     /// and field), and that no shard is missing (unless --allow-missing) or given twice.
     Merge(Box<shard_cmd::MergeArgs>),
+    #[command(flatten)]
+    Shell(shell::ShellCommand),
 }
 
 #[derive(clap::Args, Debug)]
@@ -228,6 +231,7 @@ pub fn run(args: Vec<OsString>, io: &mut Io<'_>) -> i32 {
         Command::Sweep(a) => sweep_cmd::sweep(*a, io),
         Command::History(a) => history_cmd::history(*a, io),
         Command::Merge(a) => shard_cmd::merge(*a, io),
+        Command::Shell(c) => shell::run(c, io),
     };
     match result {
         Ok(code) => code,
