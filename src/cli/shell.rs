@@ -4,7 +4,6 @@
 
 use super::Io;
 use clap::CommandFactory;
-use std::io::Write;
 use std::path::PathBuf;
 
 /// The subcommands that describe the command line itself rather than benchmarks.
