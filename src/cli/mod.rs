@@ -10,6 +10,7 @@ pub(crate) mod calibrate_cmd;
 pub(crate) mod command_bench;
 #[path = "compare.rs"]
 mod compare_cmd;
+mod examples;
 #[path = "history.rs"]
 mod history_cmd;
 mod jobs;
@@ -66,34 +67,44 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Report on benchmark results of every supported format (stdin when no file or `-`).
+    /// Say what changed, from results of every supported format of an old and a new build
+    /// (stdin when no file or `-`).
     ///
     /// compare.js CSV files (or concatenated CSV with one header each) are pooled, as Node's
     /// CI does; other formats (Go, hyperfine, Google Benchmark, libtest, criterion,
     /// pytest-benchmark, run.js CSV) are one side per file: old first, then new.
+    #[command(after_help = examples::REPORT)]
     Report(ReportArgs),
-    /// Run Node-format benchmark files under an old and a new binary, like Node's
-    /// benchmark/compare.js: CSV to stdout (or --csv FILE), a JSON Lines results file, and the
-    /// report at the end when stdout is a terminal or --csv FILE is given.
+    /// Run the benchmarks of an old and a new build, interleaved, and say what changed: any
+    /// command (--bench), a suite file, two git revisions, or Node benchmark files.
+    ///
+    /// Like Node's benchmark/compare.js: CSV to stdout (or --csv FILE), a JSON Lines results
+    /// file, and the report at the end when stdout is a terminal or --csv FILE is given.
+    #[command(after_help = examples::COMPARE)]
     Compare(Box<compare_cmd::CompareArgs>),
     /// How noisy is this machine? Runs BIN against itself (A/A) in compare's interleaved
     /// order and reports per configuration the coefficient of variation, the smallest change
     /// resolvable at 95%, the false positives with their rate and interval, and the runs a
     /// side needs for --target-accuracy; or, with --find-n KEY, picks a parameter value
     /// (Node's calibrate-n).
+    #[command(after_help = examples::CALIBRATE)]
     Calibrate(Box<calibrate_cmd::CalibrateArgs>),
     /// Run one build's command benchmarks, like Node's benchmark/run.js: every configuration
     /// once (or --runs N), each sample printed as `name key=value: rate`.
+    #[command(after_help = examples::RUN)]
     Run(Box<run_cmd::RunArgs>),
     /// Sweep parameter values on one build, like Node's benchmark/scatter.js: mean rate per
     /// configuration with its 95% interval, as a table and with --plot FILE.svg.
+    #[command(after_help = examples::SWEEP)]
     Sweep(Box<sweep_cmd::SweepArgs>),
     /// Samples over many commits in a database (SQLite file or PostgreSQL): add, show change
     /// points, check the newest commit in CI, build a static dashboard, prune.
+    #[command(after_help = examples::HISTORY)]
     History(Box<history_cmd::HistoryArgs>),
     /// Merge the results files of a sharded run (`compare --shard K/N`) into one that
     /// `report` reads: checks that every shard belongs to one plan (exit 2 naming the odd file
     /// and field), and that no shard is missing (unless --allow-missing) or given twice.
+    #[command(after_help = examples::MERGE)]
     Merge(Box<shard_cmd::MergeArgs>),
     #[command(flatten)]
     Shell(shell::ShellCommand),
