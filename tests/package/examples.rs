@@ -78,13 +78,9 @@ fn examples_of(file: &str, text: &str) -> Vec<Example> {
                 }
             }
             Event::End(TagEnd::CodeBlock) => out.extend(current.take()),
-            Event::Start(_) if pending.is_some() => {
-                // Paragraphs or lists between a marker and its block: the marker is misplaced.
-                if !matches!(event, Event::Start(Tag::HtmlBlock)) {
-                    panic!(
-                        "{file}:{line}: a runnable marker must come right before its ```sh block"
-                    );
-                }
+            // Paragraphs or lists between a marker and its block: the marker is misplaced.
+            Event::Start(ref tag) if pending.is_some() && !matches!(tag, Tag::HtmlBlock) => {
+                panic!("{file}:{line}: a runnable marker must come right before its ```sh block");
             }
             _ => {}
         }

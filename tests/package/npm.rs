@@ -10,7 +10,7 @@
 //! one when unset) and fail, saying so, without it.
 
 // Second test tier (cargo feature `e2e`): these tests start node, npm and npx.
-#![cfg_attr(not(feature = "e2e"), allow(dead_code))]
+#![cfg(feature = "e2e")]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -94,7 +94,6 @@ fn npx(dir: &Path, args: &[&str]) -> Command {
     c
 }
 
-#[cfg(feature = "e2e")]
 #[test]
 fn the_packed_tarballs_install_offline_and_npx_runs_the_binary() {
     require("node");
@@ -174,7 +173,6 @@ fn the_packed_tarballs_install_offline_and_npx_runs_the_binary() {
     assert!(table.contains("1 comparison:"), "{table}");
 }
 
-#[cfg(feature = "e2e")]
 #[test]
 fn the_launcher_runs_benchdiff_binary_and_explains_an_unsupported_platform() {
     require("node");
