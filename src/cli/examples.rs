@@ -1,5 +1,32 @@
-//! The EXAMPLES section that ends each command's `--help` (clap `after_help`). Every command
-//! line here is one the command accepts.
+//! The EXAMPLES section that ends each command's help (`-h` and `--help`), after the text the
+//! command's own definition gives. Every command line here is one the command accepts.
+
+/// The command-line definition of [`super::Cli`] with each command's EXAMPLES appended to its
+/// help; what `run` parses with and what completions and man pages are generated from.
+pub(super) fn command() -> clap::Command {
+    let mut cmd = <super::Cli as clap::CommandFactory>::command();
+    // The commands' own definitions are applied when the command is built: build first, so
+    // each command's own help text is there to append to.
+    cmd.build();
+    for (name, examples) in [
+        ("report", REPORT),
+        ("compare", COMPARE),
+        ("calibrate", CALIBRATE),
+        ("run", RUN),
+        ("sweep", SWEEP),
+        ("history", HISTORY),
+        ("merge", MERGE),
+    ] {
+        cmd = cmd.mut_subcommand(name, |sub| {
+            let text = match sub.get_after_help() {
+                Some(own) => format!("{own}\n\n{examples}"),
+                None => examples.to_owned(),
+            };
+            sub.after_help(text)
+        });
+    }
+    cmd
+}
 
 /// `benchdiff report --help`.
 pub(super) const REPORT: &str = "\

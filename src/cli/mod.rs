@@ -26,7 +26,7 @@ use crate::report::{self, Messages};
 use crate::sample::SampleSet;
 use crate::verdict::decide::Correction;
 use crate::{format, render};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -73,38 +73,31 @@ enum Command {
     /// compare.js CSV files (or concatenated CSV with one header each) are pooled, as Node's
     /// CI does; other formats (Go, hyperfine, Google Benchmark, libtest, criterion,
     /// pytest-benchmark, run.js CSV) are one side per file: old first, then new.
-    #[command(after_help = examples::REPORT)]
     Report(ReportArgs),
     /// Run the benchmarks of an old and a new build, interleaved, and say what changed: any
     /// command (--bench), a suite file, two git revisions, or Node benchmark files.
     ///
     /// Like Node's benchmark/compare.js: CSV to stdout (or --csv FILE), a JSON Lines results
     /// file, and the report at the end when stdout is a terminal or --csv FILE is given.
-    #[command(after_help = examples::COMPARE)]
     Compare(Box<compare_cmd::CompareArgs>),
     /// How noisy is this machine? Runs BIN against itself (A/A) in compare's interleaved
     /// order and reports per configuration the coefficient of variation, the smallest change
     /// resolvable at 95%, the false positives with their rate and interval, and the runs a
     /// side needs for --target-accuracy; or, with --find-n KEY, picks a parameter value
     /// (Node's calibrate-n).
-    #[command(after_help = examples::CALIBRATE)]
     Calibrate(Box<calibrate_cmd::CalibrateArgs>),
     /// Run one build's command benchmarks, like Node's benchmark/run.js: every configuration
     /// once (or --runs N), each sample printed as `name key=value: rate`.
-    #[command(after_help = examples::RUN)]
     Run(Box<run_cmd::RunArgs>),
     /// Sweep parameter values on one build, like Node's benchmark/scatter.js: mean rate per
     /// configuration with its 95% interval, as a table and with --plot FILE.svg.
-    #[command(after_help = examples::SWEEP)]
     Sweep(Box<sweep_cmd::SweepArgs>),
     /// Samples over many commits in a database (SQLite file or PostgreSQL): add, show change
     /// points, check the newest commit in CI, build a static dashboard, prune.
-    #[command(after_help = examples::HISTORY)]
     History(Box<history_cmd::HistoryArgs>),
     /// Merge the results files of a sharded run (`compare --shard K/N`) into one that
     /// `report` reads: checks that every shard belongs to one plan (exit 2 naming the odd file
     /// and field), and that no shard is missing (unless --allow-missing) or given twice.
-    #[command(after_help = examples::MERGE)]
     Merge(Box<shard_cmd::MergeArgs>),
     #[command(flatten)]
     Shell(shell::ShellCommand),
@@ -217,7 +210,8 @@ pub(crate) use crate::report::Format;
 /// Runs benchdiff with `args` (including the program name) and returns the exit code:
 /// 0 success, 1 a gate or job failed, 2 bad usage or unreadable input.
 pub fn run(args: Vec<OsString>, io: &mut Io<'_>) -> i32 {
-    let cli = match Cli::try_parse_from(args) {
+    let parsed = examples::command().try_get_matches_from(args);
+    let cli = match parsed.and_then(|m| Cli::from_arg_matches(&m)) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_USAGE } else { 0 };

@@ -3,7 +3,6 @@
 //! and options the binary parses.
 
 use super::Io;
-use clap::CommandFactory;
 use std::path::PathBuf;
 
 /// The subcommands that describe the command line itself rather than benchmarks.
@@ -47,7 +46,7 @@ pub(super) enum Shell {
 /// # Errors
 /// Writing to stdout, or a page into `--dir`, failed.
 pub(super) fn run(cmd: ShellCommand, io: &mut Io<'_>) -> anyhow::Result<i32> {
-    let mut clap_cmd = super::Cli::command();
+    let mut clap_cmd = super::examples::command();
     match cmd {
         ShellCommand::Completions { shell } => {
             let shell = match shell {
