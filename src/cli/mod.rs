@@ -8,6 +8,7 @@
 pub(crate) mod calibrate_cmd;
 #[path = "compare.rs"]
 mod compare_cmd;
+mod examples;
 #[path = "history.rs"]
 mod history_cmd;
 mod jobs;
@@ -15,6 +16,7 @@ mod jobs;
 mod run_cmd;
 #[path = "shard.rs"]
 pub(crate) mod shard_cmd;
+mod shell;
 #[path = "sweep.rs"]
 mod sweep_cmd;
 
@@ -23,7 +25,7 @@ use crate::run::ending::{Ended, Stop};
 use crate::sample::SampleSet;
 use crate::verdict::decide::Correction;
 use crate::format;
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -64,15 +66,18 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Report on benchmark results of every supported format (stdin when no file or `-`).
+    /// Say what changed, from results of every supported format of an old and a new build
+    /// (stdin when no file or `-`).
     ///
     /// compare.js CSV files (or concatenated CSV with one header each) are pooled, as Node's
     /// CI does; other formats (Go, hyperfine, Google Benchmark, libtest, criterion,
     /// pytest-benchmark, run.js CSV) are one side per file: old first, then new.
     Report(Box<ReportArgs>),
-    /// Run Node-format benchmark files under an old and a new binary, like Node's
-    /// benchmark/compare.js: CSV to stdout (or --csv FILE), a JSON Lines results file, and the
-    /// report at the end when stdout is a terminal or --csv FILE is given.
+    /// Run the benchmarks of an old and a new build, interleaved, and say what changed: any
+    /// command (--bench), a suite file, two git revisions, or Node benchmark files.
+    ///
+    /// Like Node's benchmark/compare.js: CSV to stdout (or --csv FILE), a JSON Lines results
+    /// file, and the report at the end when stdout is a terminal or --csv FILE is given.
     Compare(Box<compare_cmd::CompareArgs>),
     /// How noisy is this machine? Runs BIN against itself (A/A) in compare's interleaved
     /// order and reports per configuration the coefficient of variation, the smallest change
@@ -93,6 +98,8 @@ enum Command {
     /// `report` reads: checks that every shard belongs to one plan (exit 2 naming the odd file
     /// and field), and that no shard is missing (unless --allow-missing) or given twice.
     Merge(Box<shard_cmd::MergeArgs>),
+    #[command(flatten)]
+    Shell(shell::ShellCommand),
 }
 
 #[derive(clap::Args, Debug)]
@@ -209,7 +216,8 @@ pub(crate) use crate::report::Format;
 /// Runs benchdiff with `args` (including the program name) and returns the exit code:
 /// 0 success, 1 a gate or job failed, 2 bad usage or unreadable input.
 pub fn run(args: Vec<OsString>, io: &mut Io<'_>) -> i32 {
-    let cli = match Cli::try_parse_from(args) {
+    let parsed = examples::command().try_get_matches_from(args);
+    let cli = match parsed.and_then(|m| Cli::from_arg_matches(&m)) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_USAGE } else { 0 };
@@ -234,6 +242,7 @@ pub fn run(args: Vec<OsString>, io: &mut Io<'_>) -> i32 {
         Command::Sweep(a) => sweep_cmd::sweep(*a, io),
         Command::History(a) => history_cmd::history(*a, io),
         Command::Merge(a) => shard_cmd::merge(*a, io),
+        Command::Shell(c) => shell::run(c, io),
     };
     match result {
         Ok(code) => code,
