@@ -20,10 +20,10 @@ pub(crate) mod shard_cmd;
 #[path = "sweep.rs"]
 mod sweep_cmd;
 
+use crate::format;
 use crate::report::{self, Messages};
 use crate::sample::SampleSet;
 use crate::verdict::decide::Correction;
-use crate::format;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::io::Write;
