@@ -12,9 +12,6 @@
 #               with them: pinned, in a virtual environment outside the checkout
 #               ($BENCHDIFF_TOOLS_DIR, default ~/.cache/benchdiff-tools; python3-venv from apt when
 #               python3 cannot make one)
-#   - Node's own benchmark/ folder (v24.11.0, a sparse git checkout into $BENCHDIFF_TOOLS_DIR)
-#               tests/package/npm.rs pipes its compare.js into `npx benchdiff report`; set
-#               BENCHDIFF_NODE_BENCHMARK to a checkout's benchmark/ folder to use another
 # apt-get runs only for what is missing (as root, or through sudo when that exists). Then it
 # runs `cargo test --locked --no-fail-fast --all-features`; extra arguments go to cargo test.
 # Without extra arguments it also runs tests/features.rs in a build with no optional feature
@@ -26,7 +23,6 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
-command -v git >/dev/null 2>&1 || need_apt+=(git)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
 # The Slurm daemons live in /usr/sbin, which a non-root PATH may lack.
@@ -62,17 +58,6 @@ if ! validators_ok; then
   python3 -m venv "$BENCHDIFF_TOOLS_DIR/venv"
   "$BENCHDIFF_TOOLS_DIR/venv/bin/pip" install --quiet --disable-pip-version-check "${validators[@]}"
   validators_ok || { echo "error: the validators did not install" >&2; exit 1; }
-fi
-if [ -z "${BENCHDIFF_NODE_BENCHMARK:-}" ]; then
-  node_src=$BENCHDIFF_TOOLS_DIR/node-v24.11.0
-  if [ ! -f "$node_src/benchmark/compare.js" ]; then
-    echo "scripts/test.sh: fetching Node v24.11.0's benchmark/ folder into $node_src" >&2
-    rm -rf "$node_src"
-    git clone --quiet --depth 1 --branch v24.11.0 --filter=blob:none --sparse \
-      https://github.com/nodejs/node "$node_src"
-    git -C "$node_src" sparse-checkout set benchmark
-  fi
-  export BENCHDIFF_NODE_BENCHMARK=$node_src/benchmark
 fi
 node --version
 cargo --version

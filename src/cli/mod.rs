@@ -20,11 +20,11 @@ mod shell;
 #[path = "sweep.rs"]
 mod sweep_cmd;
 
+use crate::format;
 use crate::report::{self, Messages};
 use crate::run::ending::{Ended, Stop};
 use crate::sample::SampleSet;
 use crate::verdict::decide::Correction;
-use crate::format;
 use clap::{FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::io::Write;
