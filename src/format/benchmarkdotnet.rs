@@ -134,24 +134,13 @@ pub fn read(
         }
     }
     if !summary_only.is_empty() {
-        let more = if summary_only.len() > 3 {
-            format!(" and {} more", summary_only.len() - 3)
-        } else {
-            String::new()
-        };
         warns.push(
             summary_line,
-            format!(
+            super::summary_only_warning(
                 "summary statistics only, no workload result measurements (a brief export, or \
-                 measurements cut short): {}{more}; each is \
-                 compared as one value (its mean), without a test; export with \
-                 JsonExporter.Full for the measurements",
-                summary_only
-                    .iter()
-                    .take(3)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                 measurements cut short)",
+                &summary_only,
+                "; export with JsonExporter.Full for the measurements",
             ),
         );
     }

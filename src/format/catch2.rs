@@ -96,22 +96,12 @@ pub fn read(
         diags.push(1, "a Catch2 XML report without benchmark results");
     }
     if !summaries.is_empty() {
-        let more = if summaries.len() > 3 {
-            format!(" and {} more", summaries.len() - 3)
-        } else {
-            String::new()
-        };
         warns.push(
             first,
-            format!(
-                "Catch2 reports summary statistics only, not samples: {}{more}; each is \
-                 compared as one value (its mean), without a test",
-                summaries
-                    .iter()
-                    .take(3)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ")
+            super::summary_only_warning(
+                "Catch2 reports summary statistics only, not samples",
+                &summaries,
+                "",
             ),
         );
     }

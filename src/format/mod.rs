@@ -954,6 +954,22 @@ pub fn read_path(
     Input::open(path)?.read(format, opts, set)
 }
 
+/// The warning of a reader whose benchmarks carry summary statistics only (`items`: one
+/// "NAME (mean …, sd …, n …)" each, in file order): `"{what}: "`, the first three items and
+/// how many more, that each is compared as one value (its mean) without a test, then `hint`
+/// (empty, or "; …" saying how to keep the samples).
+pub fn summary_only_warning(what: &str, items: &[String], hint: &str) -> String {
+    let more = if items.len() > 3 {
+        format!(" and {} more", items.len() - 3)
+    } else {
+        String::new()
+    };
+    format!(
+        "{what}: {}{more}; each is compared as one value (its mean), without a test{hint}",
+        items[..items.len().min(3)].join(", ")
+    )
+}
+
 /// A configuration text from a JSON object of parameters: `key=value` words sorted by key
 /// (string values without their quotes), empty when `params` is absent or not an object.
 pub fn params_conf(params: Option<&serde_json::Value>) -> String {

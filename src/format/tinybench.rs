@@ -175,23 +175,12 @@ pub fn read(
         summary_only.push(format!("{} (mean {mean} ms, sd {sd} ms, n {n})", t.name));
     }
     if !summary_only.is_empty() {
-        let more = if summary_only.len() > 3 {
-            format!(" and {} more", summary_only.len() - 3)
-        } else {
-            String::new()
-        };
         warns.push(
             summary_line,
-            format!(
-                "summary statistics only, no samples: {}{more}; each is compared as one value \
-                 (its mean), without a test; keep the samples (tinybench: retainSamples: \
-                 true)",
-                summary_only
-                    .iter()
-                    .take(3)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ")
+            super::summary_only_warning(
+                "summary statistics only, no samples",
+                &summary_only,
+                "; keep the samples (tinybench: retainSamples: true)",
             ),
         );
     }
