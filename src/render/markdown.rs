@@ -158,10 +158,12 @@ pub fn comparison_notes(x: &Assessment, out: &mut String) {
         let name = escape(x.row.comparison.name.trim_end());
         for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
             if let Some(m) = &s.multimodal {
+                let centres: Vec<f64> = m.modes.iter().map(|md| md.centre).collect();
                 let modes: Vec<String> = m
                     .modes
                     .iter()
-                    .map(|md| format!("{} ({:.0}% of runs)", si(md.centre), md.share * 100.0))
+                    .zip(super::table::si_distinct(&centres))
+                    .map(|(md, centre)| format!("{centre} ({:.0}% of runs)", md.share * 100.0))
                     .collect();
                 let _ = writeln!(
                     out,
