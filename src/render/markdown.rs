@@ -6,7 +6,7 @@
 //! (binaries, runs, order, seed). Every string from the input is escaped, so a benchmark name
 //! cannot break the table or inject HTML.
 
-use super::table::{TableRow, p_cell, si, signed_pct, verdict_cell};
+use super::table::{TableRow, p_cell, si_distinct, signed_pct, verdict_cell};
 use super::{ReportData, RunInfo};
 use crate::compare::OneSided;
 use crate::compare::failures::Failures;
@@ -162,7 +162,7 @@ pub fn comparison_notes(x: &Assessment, out: &mut String) {
                 let modes: Vec<String> = m
                     .modes
                     .iter()
-                    .zip(super::table::si_distinct(&centres))
+                    .zip(si_distinct(&centres))
                     .map(|(md, centre)| format!("{centre} ({:.0}% of runs)", md.share * 100.0))
                     .collect();
                 let _ = writeln!(
