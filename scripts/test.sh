@@ -4,6 +4,7 @@
 # On a fresh Debian/Ubuntu machine with only Rust it first installs what those tests need:
 #   - nodejs    the Node-format benchmarks run real `node` processes (compare, calibrate, run)
 #   - npm       tests/package/npm.rs packs and installs the npm packages offline and runs npx
+#   - valgrind  tests/run/counters.rs counts instructions with cachegrind (no hardware counters)
 #   - chromium  tests/report/html.rs and tests/history/dashboard.rs load pages in headless Chromium
 #   - postgresql  tests/history/ starts its own server (initdb/pg_ctl in a temp folder)
 #   - slurm-wlm, munge  tests/run/slurm.rs and cluster_examples.rs start a real one-node Slurm
@@ -23,6 +24,7 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
+command -v valgrind >/dev/null 2>&1 || need_apt+=(valgrind)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
 # The Slurm daemons live in /usr/sbin, which a non-root PATH may lack.
