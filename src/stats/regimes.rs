@@ -84,11 +84,32 @@
 //! samples and on Student's t with 3 and 5 degrees of freedom, 0% on values rounded to two
 //! decimals with a standard deviation of 0.3–2 hundredths (2 to 8 distinct values, many ties).
 //! The dip arm of the report's flag adds about 1% (6% on the uniform, its own null).
+//!
+//! # Regimes that cannot matter
+//!
+//! The statistics are scale-free, so they also find two groups in values that hardly vary:
+//! instruction counts of a deterministic program that differ by a handful of instructions
+//! between runs (1000000, 1000001, 1000003 against 1000040, 1000042) form two groups with a
+//! large gap relative to their spread. Two groups whose centres are less than
+//! [`MIN_RELATIVE_DISTANCE`] (0.1%) apart are one regime ([`apart`]): a tenth of the default
+//! `--threshold` of 1% and the smallest threshold the docs suggest (0.1%, for instruction
+//! counts), so averaging over them moves a change by less than any change a report is asked
+//! to resolve. Wall times never show such groups (a CV of 0.5% or more hides them).
 
 use super::dip::{dip_of_sorted, dip_p_value};
 
 /// Fewest samples on which a second regime can be flagged.
 pub const MIN_N: usize = 6;
+
+/// Smallest distance between the centres of two regimes, relative to the larger centre's
+/// magnitude (0.1%; module notes, "Regimes that cannot matter").
+pub const MIN_RELATIVE_DISTANCE: f64 = 1e-3;
+
+/// Whether two centres `a` and `b` (units of the samples) are far enough apart to be two
+/// regimes: `|b − a| > ` [`MIN_RELATIVE_DISTANCE`] `· max(|a|, |b|)`. False when either is NaN.
+pub fn apart(a: f64, b: f64) -> bool {
+    (b - a).abs() > MIN_RELATIVE_DISTANCE * a.abs().max(b.abs())
+}
 
 /// Smallest number of samples that makes a regime: `max(2, ⌈n/10⌉)` of `n`.
 pub fn min_regime_size(n: usize) -> usize {
@@ -938,7 +959,8 @@ const BIC_CRIT_UNIFORM: [(usize, f64); 33] = [
 ];
 
 /// Two regimes in `x` (module notes), or `None`: too few samples (below [`MIN_N`]), any NaN or
-/// infinite value, or no statistic beyond its critical value.
+/// infinite value, no statistic beyond its critical value, or the two groups' centres less
+/// than [`MIN_RELATIVE_DISTANCE`] apart ([`apart`]).
 ///
 /// The regimes are the two groups of the split of the statistic that fired (the gap's when
 /// both did), each with its median and share.
@@ -970,9 +992,13 @@ pub fn decide(x: &[f64], stats: RegimeStats) -> Option<Regimes> {
         low: s[0],
         high: s[s.len() - 1],
     };
+    let (lower, upper) = (regime(&y[..k]), regime(&y[k..]));
+    if !apart(lower.centre, upper.centre) {
+        return None;
+    }
     Some(Regimes {
         stats,
-        regimes: [regime(&y[..k]), regime(&y[k..])],
+        regimes: [lower, upper],
         by_gap,
         by_bic,
         gap_critical: gap_crit,
@@ -1048,6 +1074,29 @@ mod tests {
         // Rounding that still leaves a real gap: 0.50/0.51 against 1.00/1.01.
         let x = [0.50, 0.51, 0.50, 0.51, 0.50, 1.00, 1.01, 1.00, 1.01, 1.00];
         assert!(regimes(&x).is_some());
+    }
+
+    #[test]
+    fn counts_a_handful_apart_are_one_regime() {
+        // Instruction counts of a deterministic program: two groups 40 instructions apart.
+        let x: Vec<f64> = [0.0, 1.0, 3.0, 0.0, 2.0, 40.0, 41.0, 43.0, 40.0, 42.0]
+            .iter()
+            .map(|d| 1234567.0 + d)
+            .collect();
+        let s = regime_statistics(&x).expect("statistics");
+        assert!(
+            s.gap > gap_critical(s.n) && s.bic > bic_critical(s.n),
+            "both statistics fire: {s:?}"
+        );
+        assert!(regimes(&x).is_none());
+        // The same shape 1% apart is two regimes.
+        let y: Vec<f64> = x
+            .iter()
+            .map(|&v| if v > 1234587.0 { v * 1.01 } else { v })
+            .collect();
+        assert!(regimes(&y).is_some());
+        assert!(apart(1.0, 1.0011) && !apart(1.0, 1.0009) && !apart(f64::NAN, 1.0));
+        assert!(apart(-1.0, 1.0) && apart(1e-9, 2e-9) && !apart(0.0, 0.0));
     }
 
     #[test]

@@ -14,6 +14,11 @@
 //!    modes that each hold at least [`MIN_FLAG_SHARE`] of the samples. This arm catches three
 //!    or more modes, which a two-regime test does not model.
 //!
+//! In both arms the modes must lie apart by what can matter (the outermost modes' centres
+//! more than [`super::regimes::MIN_RELATIVE_DISTANCE`], 0.1%, apart: [`super::regimes::apart`]),
+//! so counts that differ by a handful between runs are never multimodal; the same holds for
+//! the two groups of [`too_few_to_tell`].
+//!
 //! Below 6 samples nothing is flagged: with 4 samples a 2+2 split has the largest possible dip
 //! and "two modes", yet unimodal samples show it all the time; no test has the power to tell
 //! two regimes apart there at a useful false-flag rate.
@@ -119,8 +124,13 @@ fn multimodality_of(x: &[f64], stats: regimes::RegimeStats) -> Option<Multimodal
         return None;
     }
     let modes = kde_modes(x).modes;
-    let big = modes.iter().filter(|m| m.share >= MIN_FLAG_SHARE).count();
-    (big >= 2).then(|| Multimodal {
+    let big: Vec<f64> = modes
+        .iter()
+        .filter(|m| m.share >= MIN_FLAG_SHARE)
+        .map(|m| m.centre)
+        .collect();
+    let spread = big.len() >= 2 && regimes::apart(big[0], big[big.len() - 1]);
+    spread.then(|| Multimodal {
         dip: stats.dip,
         p_value: stats.dip_p,
         separation: sep(),
@@ -133,7 +143,8 @@ fn multimodality_of(x: &[f64], stats: regimes::RegimeStats) -> Option<Multimodal
 /// of the two groups when the sorted samples split into two groups of at least 2 whose gap is
 /// more than twice the larger group's range — what two regimes would look like, and also what
 /// unimodal samples this small often look like. Reports say that such a side has too few runs
-/// to tell (the regime test needs [`regimes::MIN_N`]). `None` otherwise.
+/// to tell (the regime test needs [`regimes::MIN_N`]). `None` otherwise, also when the two
+/// centres are too close to matter ([`regimes::apart`]).
 pub fn too_few_to_tell(x: &[f64]) -> Option<(f64, f64)> {
     let n = x.len();
     if !(4..regimes::MIN_N).contains(&n) || x.iter().any(|v| !v.is_finite()) {
@@ -144,8 +155,8 @@ pub fn too_few_to_tell(x: &[f64]) -> Option<(f64, f64)> {
     (2..=n - 2).find_map(|k| {
         let (lo, hi) = (&v[..k], &v[k..]);
         let range = (lo[k - 1] - lo[0]).max(hi[hi.len() - 1] - hi[0]);
-        (hi[0] - lo[k - 1] > 2.0 * range)
-            .then(|| (super::quantile::median(lo), super::quantile::median(hi)))
+        let centres = (super::quantile::median(lo), super::quantile::median(hi));
+        (hi[0] - lo[k - 1] > 2.0 * range && regimes::apart(centres.0, centres.1)).then_some(centres)
     })
 }
 
@@ -225,6 +236,26 @@ mod tests {
         assert!(multimodality(&[1.0, 9.0, 1.0]).is_none());
         assert!(multimodality(&[1.0, 9.0, 1.0, f64::NAN, 9.0]).is_none());
         assert!(dip_test(&[]).is_none());
+    }
+
+    #[test]
+    fn counts_a_handful_apart_are_not_multimodal() {
+        // Instruction counts: 15 runs at 1234567–1234570, 15 at 1234607–1234610.
+        let base = 1234567.0;
+        let x: Vec<f64> = (0..30)
+            .map(|i| base + if i % 2 == 0 { 0.0 } else { 40.0 } + (i % 4) as f64)
+            .collect();
+        let (_, p) = dip_test(&x).expect("dip");
+        assert!(p < MULTIMODAL_ALPHA, "the dip test rejects: {p}");
+        assert!(multimodality(&x).is_none());
+        let wide: Vec<f64> = x
+            .iter()
+            .map(|v| if *v > base + 20.0 { v * 1.01 } else { *v })
+            .collect();
+        assert!(multimodality(&wide).is_some());
+        let four = |d: f64| [base, base + 1.0, base + d, base + d + 1.0];
+        assert!(too_few_to_tell(&four(40.0)).is_none());
+        assert!(too_few_to_tell(&four(0.01 * base)).is_some());
     }
 
     #[test]
