@@ -131,6 +131,18 @@ pub struct Metric {
     pub better: Better,
 }
 
+/// The names of the metrics `--measure` records per run (`perf stat`'s event names): samples
+/// with one of them carry counters.
+pub const COUNTER_METRICS: [&str; 7] = [
+    "instructions",
+    "cycles",
+    "branch-misses",
+    "task-clock",
+    "context-switches",
+    "cpu-migrations",
+    "page-faults",
+];
+
 /// Index of a [`Metric`] inside its [`SampleSet`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct MetricId(pub u32);

@@ -189,6 +189,11 @@ pub(crate) struct AnalysisArgs {
     /// comparisons plots every one.)
     #[arg(long, value_name = "TEXT")]
     pub(crate) plot_rows: Vec<String>,
+    /// Show each side's coefficient of variation beside the change (the table's `CV old/new`
+    /// column). Always shown, with a summary of every metric, when the samples carry counters
+    /// (--measure).
+    #[arg(long)]
+    pub(crate) cv: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -286,6 +291,7 @@ impl AnalysisArgs {
             color: io.color,
             width: io.width,
             memory_limit: report::DEFAULT_MEMORY_LIMIT,
+            cv: self.cv,
         }
     }
 }

@@ -729,6 +729,16 @@ pub fn write_rest(
     rest: &Rest<'_>,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
+    write_rest_with(rows, rest, None, out)
+}
+
+/// [`write_rest`] with the `metrics` array when there is one ([`super::metrics::json`]).
+fn write_rest_with(
+    rows: usize,
+    rest: &Rest<'_>,
+    metrics: Option<Value>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     if rows != 0 {
         out.write_all(b"\n  ]")?;
     }
@@ -776,6 +786,9 @@ pub fn write_rest(
         },
     );
     top.insert("failures".into(), failures(rest.failures));
+    if let Some(m) = metrics {
+        top.insert("metrics".into(), m);
+    }
     top.insert("only_old".into(), json!(rest.one_sided.only_old));
     top.insert("only_new".into(), json!(rest.one_sided.only_new));
     top.insert(
@@ -852,7 +865,7 @@ pub fn write(d: &ReportData<'_>, out: &mut dyn std::io::Write) -> std::io::Resul
         one_sided: d.one_sided,
         notes: &notes,
     };
-    write_rest(a.len(), &rest, out)
+    write_rest_with(a.len(), &rest, super::metrics::json(d.metrics), out)
 }
 
 /// The `failures` array: one object per benchmark, side and kind of failure (schema

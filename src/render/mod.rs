@@ -20,6 +20,7 @@ pub mod csv;
 pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod metrics;
 pub mod plot;
 pub mod sweep;
 
@@ -214,4 +215,6 @@ pub struct ReportData<'a> {
     pub input: Option<&'a str>,
     /// Jobs that failed, timed out, were interrupted or never ran: every format lists them.
     pub failures: &'a crate::compare::failures::Failures,
+    /// Each side's CV and the other metrics' summaries, when shown ([`metrics`]).
+    pub metrics: &'a crate::verdict::metrics::Metrics,
 }

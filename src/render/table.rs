@@ -659,6 +659,10 @@ pub struct TableRow<'a> {
     /// Its own note lines in the report's format, each ending in a newline (empty for most
     /// comparisons): [`comparison_notes`] for the table.
     pub notes: Box<str>,
+    /// Each side's coefficient of variation, percent (old, new), when the report shows it
+    /// ([`super::metrics::row`]): [`render`] then adds the `CV old/new` column. The rows of the
+    /// bounded-memory path never carry it ([`write_rows`] has no such column).
+    pub cv_pct: Option<[f64; 2]>,
 }
 
 impl<'a> TableRow<'a> {
@@ -690,6 +694,7 @@ impl<'a> TableRow<'a> {
             log_ratio: decide::log_ratio(a),
             flags: flags(a).into_boxed_str(),
             notes: notes.into_boxed_str(),
+            cv_pct: None,
         }
     }
 
@@ -767,6 +772,20 @@ fn cells(x: &TableRow<'_>) -> (Option<Color>, [String; 8]) {
     (color, row)
 }
 
+/// The `CV old/new` column of `rows` when they carry their sides' CV ([`TableRow::cv_pct`]),
+/// with `height` cells (a geomean row's is empty).
+fn cv_column(rows: &[TableRow<'_>], height: usize) -> Option<Col> {
+    rows.iter().any(|r| r.cv_pct.is_some()).then(|| {
+        let mut c = Col::new(super::metrics::CV_HEADER, Kind::Number, true);
+        c.cells = rows
+            .iter()
+            .map(|r| r.cv_pct.map(super::metrics::cv_cell).unwrap_or_default())
+            .collect();
+        c.cells.resize(height, String::new());
+        c
+    })
+}
+
 /// The geomean row's cells, when the report has one (two comparisons or more).
 fn geomean_row(rows: &[TableRow<'_>]) -> Option<[String; 8]> {
     let g = geomean_text(rows)?;
@@ -824,6 +843,13 @@ pub fn render(
     }
     if one_p {
         cols.remove(P_RAW);
+    }
+    if let Some(cv) = cv_column(rows, colors.len()) {
+        let at = cols
+            .iter()
+            .position(|c| c.header == "95% CI")
+            .map_or(2, |i| i + 1);
+        cols.insert(at, cv);
     }
     let hidden = match width {
         Some(w) => fit(&mut cols, usize::from(w)),
@@ -1150,8 +1176,8 @@ fn dw(s: &str) -> usize {
 const PAD: usize = 3;
 
 /// Fits the columns into `width` terminal columns: drops low-value columns while even the
-/// narrowest wrapping does not fit (the raw `p` beside the corrected one first, then the
-/// interval, runs and flags), gives the spare width to the columns that need it and wraps
+/// narrowest wrapping does not fit (the raw `p` beside the corrected one first, then the CV,
+/// the interval, runs and flags), gives the spare width to the columns that need it and wraps
 /// their cells. Returns the headers of the dropped columns.
 fn fit(cols: &mut Vec<Col>, width: usize) -> Vec<String> {
     let total =
@@ -1169,7 +1195,7 @@ fn fit(cols: &mut Vec<Col>, width: usize) -> Vec<String> {
     if cols.iter().filter(|c| c.header.starts_with('p')).count() == 2 {
         drop(cols, "p");
     }
-    for h in ["95% CI", "runs", "flags"] {
+    for h in [super::metrics::CV_HEADER, "95% CI", "runs", "flags"] {
         if total(cols, &Col::natural) > width && total(cols, &Col::min) > width {
             drop(cols, h);
         }

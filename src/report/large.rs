@@ -79,8 +79,8 @@ struct Compact {
 }
 
 /// Whether the bounded path implements the format and options of `a` for `inputs`: a single
-/// input file, no `--plot`, `--max-regression`, `--metric`, `--label`, `--sides-by`, nor the
-/// table's `--details` (those take the in-memory path).
+/// input file, no `--plot`, `--max-regression`, `--metric`, `--cv`, `--label`, `--sides-by`,
+/// nor the table's `--details` (those take the in-memory path).
 fn bounded_path_applies(inputs: &InputPlan, a: &Plan) -> bool {
     let format = match a.format {
         Format::Table => !a.details,
@@ -96,6 +96,7 @@ fn bounded_path_applies(inputs: &InputPlan, a: &Plan) -> bool {
         && a.plot.is_none()
         && a.max_regression.is_none()
         && a.metric.is_none()
+        && !a.cv
         && inputs.files.len() == 1
         && inputs.label.is_empty()
         && inputs.sides_by.is_none()

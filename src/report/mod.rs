@@ -10,6 +10,7 @@
 pub mod diagnostics;
 pub mod inputs;
 pub(crate) mod large;
+mod metrics;
 
 pub use diagnostics::{Message, Messages};
 pub use inputs::{InputPlan, Inputs, input_name, read_inputs};
@@ -86,6 +87,9 @@ pub struct Plan {
     /// Input size in bytes from which a single compare.js CSV file is read in bounded memory,
     /// its samples spilled to temporary files by benchmark ([`DEFAULT_MEMORY_LIMIT`]).
     pub memory_limit: u64,
+    /// `--cv`: the table shows each side's CV beside the change (always shown, with the other
+    /// metrics' summary, for samples with counters: [`metrics`]).
+    pub cv: bool,
 }
 
 /// The report file `output` and the plot `plot` (either optional) as outputs a report
@@ -138,6 +142,7 @@ impl Plan {
             color: false,
             width: None,
             memory_limit: DEFAULT_MEMORY_LIMIT,
+            cv: false,
         }
     }
 
@@ -369,6 +374,7 @@ fn analyse_into(
         rows
     };
     let assessments = assessed.as_deref();
+    let shown = metrics::for_report(set, metric_id, assessments.unwrap_or(&[]), &opts, plan);
     let d = render::ReportData {
         set,
         assessments: assessments.unwrap_or(&[]),
@@ -377,6 +383,7 @@ fn analyse_into(
         input: facts.input,
         one_sided: &one_sided,
         failures: facts.failures,
+        metrics: &shown,
     };
     let code = write_report(&d, metric_id, &rows, facts.settled, plan, stdout, out)?;
     if code != 0 {
@@ -605,7 +612,12 @@ fn write_report(
             let shown: Vec<&verdict::Row> = rows.iter().collect();
             render::analyze::render(&shown, d.opts, d.failures, plan.max_regression)
         }
-        Format::Markdown => render::markdown::render(d),
+        Format::Markdown => {
+            let mut t = render::markdown::render(d);
+            let at = t.rfind("**Run**\n").unwrap_or(t.len());
+            t.insert_str(at, &render::metrics::markdown(d.metrics));
+            t
+        }
         // Streamed: a million rows are over 100 MB of JSON, over 1 GB of HTML and about
         // 90 MB of CSV or Go text.
         Format::Json | Format::Html | Format::Csv | Format::Go => String::new(),
@@ -642,8 +654,10 @@ fn table_text(
     let a = d.assessments;
     // Each row on its own, in parallel.
     use rayon::prelude::*;
-    let rows: Vec<render::table::TableRow<'_>> =
-        a.par_iter().map(render::table::TableRow::of).collect();
+    let rows: Vec<render::table::TableRow<'_>> = a
+        .par_iter()
+        .map(|x| render::metrics::row(x, d.metrics.cv))
+        .collect();
     let t = render::table::render(&rows, d.one_sided, d.opts, color, width);
     let mut t = render::table::with_failures(t, &rows, d.opts, d.failures);
     let m = d.set.metric(metric);
@@ -664,6 +678,7 @@ fn table_text(
             ),
         );
     }
+    t.push_str(&render::metrics::section(d.metrics));
     if plan.details {
         t.push('\n');
         t.push_str(&render::table::details(a));

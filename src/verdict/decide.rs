@@ -271,7 +271,8 @@ pub struct SideSummary {
     pub median: f64,
     /// 95% order-statistic interval of the median (benchstat's method); None below 6 samples.
     pub median_ci: Option<(f64, f64)>,
-    /// Coefficient of variation in percent (sample sd / mean · 100).
+    /// Coefficient of variation of the finite samples in percent, `sd / |mean| · 100` with the
+    /// `n − 1` sample standard deviation ([`crate::stats::precision::cv_pct`]; NaN below 2).
     pub cv_pct: f64,
     /// Indices (arrival order) of samples flagged as outliers by the MAD rule; flagged only.
     /// On a side with two regimes each regime is checked on its own (a run of the other
@@ -313,9 +314,6 @@ impl SideSummary {
         let mut order = Vec::with_capacity(finite.len());
         crate::stats::regimes::sort_order(finite, &mut order);
         let sorted: Vec<f64> = order.iter().map(|&i| finite[i as usize]).collect();
-        let n = finite.len() as f64;
-        let mean = finite.iter().sum::<f64>() / n;
-        let sd = (finite.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
         let mut points: Vec<(f64, f64)> = Vec::with_capacity(rates.len());
         points.extend(
             runs.iter()
@@ -356,7 +354,7 @@ impl SideSummary {
                 quantile::median(&sorted)
             },
             median_ci: quantile::median_ci(&sorted, 0.95),
-            cv_pct: sd / mean * 100.0,
+            cv_pct: crate::stats::precision::cv_pct(finite),
             outliers,
             multimodal,
             drift: if every_drift {

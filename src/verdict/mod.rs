@@ -10,6 +10,7 @@ pub mod benchstat;
 pub mod calibrate;
 pub mod combine;
 pub mod decide;
+pub mod metrics;
 pub mod sequential;
 
 use crate::compare::Comparison;

@@ -136,7 +136,7 @@ impl fmt::Display for Counter {
 
 /// True when `name` is a counter's metric name.
 pub fn is_counter_name(name: &str) -> bool {
-    Counter::ALL.iter().any(|c| c.name() == name)
+    crate::sample::COUNTER_METRICS.contains(&name)
 }
 
 /// Parses `--measure LIST`: counter names separated by commas (`all-software` for the four
@@ -727,6 +727,15 @@ fn summary_of(text: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sample_model_knows_every_counter_by_name() {
+        assert_eq!(
+            Counter::ALL.map(Counter::name),
+            crate::sample::COUNTER_METRICS
+        );
+        assert!(is_counter_name("page-faults") && !is_counter_name("wall"));
+    }
 
     fn probe(hw: Result<(), i32>, sw: Result<(), i32>, valgrind: bool) -> Probe {
         Probe {
