@@ -12,6 +12,11 @@
 //! by `√(π/2) ≈ 1.2533` (also consistent for the normal σ). If that is 0 too, all values are
 //! equal and none is flagged.
 //!
+//! A value less than [`super::regimes::MIN_RELATIVE_DISTANCE`] (0.1%) from the median is never
+//! flagged, however small `σ̂`: instruction counts that differ by a handful between runs have a
+//! robust standard deviation of a few instructions, and a run 40 instructions away is no
+//! outlier of a count of millions (the same bound as for two regimes).
+//!
 //! Outliers are flagged, never dropped: callers report them next to statistics computed on all
 //! samples.
 
@@ -46,7 +51,8 @@ fn median_in_place(v: &mut [f64]) -> f64 {
 }
 
 /// Modified z-score outliers of `x` (module notes): indices `i` with
-/// `|x_i − median| / σ̂ > 3.5`, plus every non-finite value.
+/// `|x_i − median| / σ̂ > 3.5` and `|x_i − median|` above 0.1% of `|median|`, plus every
+/// non-finite value.
 ///
 /// Empty input gives no indices and a NaN median. With fewer than 3 finite values nothing
 /// finite is flagged (a median of two values is halfway between them).
@@ -128,10 +134,15 @@ fn mad_outliers_of(x: &[f64], finite: &[f64], median: f64) -> Outliers {
         abs_dev.iter().map(|d| d / n).sum::<f64>() * (std::f64::consts::PI / 2.0).sqrt()
     };
     let flag_finite = finite.len() >= 3 && sigma > 0.0;
+    // Closer to the median than this is never an outlier (module notes).
+    let near = super::regimes::MIN_RELATIVE_DISTANCE * median.abs();
     let indices = x
         .iter()
         .enumerate()
-        .filter(|&(_, &v)| !v.is_finite() || (flag_finite && dev(v) / sigma > MODIFIED_Z_THRESHOLD))
+        .filter(|&(_, &v)| {
+            !v.is_finite()
+                || (flag_finite && dev(v) / sigma > MODIFIED_Z_THRESHOLD && dev(v) > near)
+        })
         .map(|(i, _)| i)
         .collect();
     Outliers {
@@ -210,6 +221,19 @@ mod tests {
         assert!((o.sigma - 8.0 / 9.0 * 1.2533141373155).abs() < 1e-9);
         // All equal: nothing flagged.
         assert!(mad_outliers(&[3.0; 5]).indices.is_empty());
+    }
+
+    #[test]
+    fn counts_a_handful_from_the_median_are_not_outliers() {
+        // Instruction counts: most runs equal, a few 3 or 40 instructions away.
+        let x = [
+            1234567.0, 1234567.0, 1234570.0, 1234567.0, 1234607.0, 1234567.0, 1234567.0,
+        ];
+        assert!(mad_outliers(&x).indices.is_empty());
+        // 1% away is an outlier.
+        let mut y = x;
+        y[4] = 1234567.0 * 1.01;
+        assert_eq!(mad_outliers(&y).indices, vec![4]);
     }
 
     #[test]
