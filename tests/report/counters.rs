@@ -85,6 +85,8 @@ fn markdown_and_json_summarise_every_metric() {
     assert!(metrics < md.find("**Run**").expect("run facts"), "{md}");
     let json = report(&[&path, "--metric", "instructions", "--format", "json"]);
     let doc: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let again = serde_json::to_string_pretty(&doc).expect("prints") + "\n";
+    assert!(again == json, "not serde_json's pretty-printing");
     let schema_path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/report.schema.json");
     let schema: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(schema_path).expect("schema")).unwrap();

@@ -130,6 +130,13 @@ fn cachegrind_runs_record_instructions_and_no_wall_time() {
         .find(|l| l.contains("\"command-job\""))
         .expect("a job record");
     assert!(job.contains("\"name\":\"instructions\""), "{job}");
+    // The report after the CSV: each side's CV, and every metric summarised below the table.
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("CV old/new"), "{report}");
+    assert!(
+        report.contains("metrics of these samples") && report.contains("\n  instructions ("),
+        "{report}"
+    );
     if no_pmu {
         assert!(
             stderr.contains("cachegrind"),
