@@ -337,6 +337,7 @@ fn ended(ended: Ended, analysis: Option<&AnalysisArgs>, io: &mut Io<'_>) -> anyh
                     input: None,
                     settled: &run.sequential,
                     failures: &r.failures,
+                    format: None,
                 };
                 emit_analysis(&r.set, &facts, a, io)?
             }
@@ -347,6 +348,7 @@ fn ended(ended: Ended, analysis: Option<&AnalysisArgs>, io: &mut Io<'_>) -> anyh
                     input: None,
                     settled: &r.settled,
                     failures: &r.failures,
+                    format: None,
                 };
                 emit_analysis(&r.set, &facts, a, io)?
             }

@@ -254,7 +254,10 @@ pub struct Imported {
     pub exact_units: BTreeSet<String>,
     /// Go configuration lines (`key: value`): every distinct pair, in first-seen order.
     pub config: Vec<(String, String)>,
-    /// Go format with [`ReadOptions::sides_by`]: the values that became old and new.
+    /// Go format or a hyperfine export with [`ReadOptions::sides_by`]: the values that became
+    /// old and new, then (when `sides_by` named no two values and the input has more) every
+    /// further value in first-seen order, whose samples were left out: the report compares
+    /// each with the first as a column of its own.
     pub side_values: Vec<String>,
     /// Results files: what the loader read besides the samples (plan record, failed job
     /// records with their status, error and stderr tail, unused samples), as

@@ -16,6 +16,7 @@ pub mod table;
 pub mod analyze;
 pub mod benchstat;
 pub mod calibrate;
+pub mod columns;
 pub mod csv;
 pub mod html;
 pub mod json;
@@ -214,4 +215,7 @@ pub struct ReportData<'a> {
     pub input: Option<&'a str>,
     /// Jobs that failed, timed out, were interrupted or never ran: every format lists them.
     pub failures: &'a crate::compare::failures::Failures,
+    /// The format of the inputs the samples were read from (None: benchdiff ran them), for
+    /// the hints that depend on the harness ([`table::single_hint_for`]).
+    pub input_format: Option<crate::format::InputFormat>,
 }

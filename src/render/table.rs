@@ -281,6 +281,46 @@ fn single_hint(c: &crate::compare::Comparison) -> &'static str {
     }
 }
 
+/// The hint of the single-sample note for the input format `format` (how that harness takes
+/// more samples); for samples of no known format (a benchdiff run), [`TableRow::of`]'s hint by
+/// the comparison's metric.
+pub fn single_hint_for(format: crate::format::InputFormat) -> &'static str {
+    use crate::format::InputFormat as F;
+    match format {
+        F::Go => "run each side several times (go test -count 10) and give every line",
+        F::Hyperfine => "measure more runs (hyperfine --runs N, or --min-runs N)",
+        F::NodeCompareCsv | F::NodeRunCsv => {
+            "run more rounds (benchdiff compare --runs N, or compare.js --runs N)"
+        }
+        F::ResultsJsonl => "run more rounds (benchdiff compare --runs N)",
+        F::GoogleBenchmark => {
+            "repeat each benchmark (--benchmark_repetitions=10) and give the repetitions, not \
+             only the aggregates"
+        }
+        F::Libtest => {
+            "libtest prints one figure per benchmark: run cargo bench several times and give \
+             every output, or measure with criterion and compare its saved baselines"
+        }
+        F::Criterion => {
+            "give criterion's samples: compare its saved baselines (benchdiff report \
+             target/criterion) instead of the printed estimates"
+        }
+        F::CriterionBaselines | F::CriterionSample => {
+            "take more samples (criterion's sample_size, at least 10)"
+        }
+        F::PytestBenchmark => "run more rounds (pytest --benchmark-min-rounds N)",
+        F::Pyperf => "run more processes and values (pyperf's --processes and --values)",
+        F::Jmh => "run more forks and iterations (JMH -f N -i N)",
+        F::BenchmarkDotNet => {
+            "export the full JSON (exporters: JSON full) so every measurement is a sample"
+        }
+        F::Tinybench | F::Mitata | F::BenchmarkJs => {
+            "give the raw samples (more iterations, or a JSON output that keeps them)"
+        }
+        F::Catch2Xml => "take more samples (Catch2's --benchmark-samples N)",
+    }
+}
+
 /// The notes of one comparison in the table: the modes of a multimodal side (centre, share)
 /// with the warning that the mean difference is not a reliable verdict, drift against run
 /// order, the change per regime, a combination over machines, a side too small to tell
