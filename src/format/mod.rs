@@ -973,6 +973,23 @@ pub fn summary_only_warning(what: &str, items: &[String], hint: &str) -> String 
     )
 }
 
+/// The warning of a reader whose benchmarks carry summary statistics only but with their
+/// standard deviation and n (`items` as [`summary_only_warning`]'s): each is compared from
+/// them (Welch's test, Fieller's interval; [`crate::sample::SampleSet::set_summary`]), no
+/// sample is invented; then `hint`.
+pub fn summary_stats_warning(what: &str, items: &[String], hint: &str) -> String {
+    let more = if items.len() > 3 {
+        format!(" and {} more", items.len() - 3)
+    } else {
+        String::new()
+    };
+    format!(
+        "{what}: {}{more}; each is compared from its mean, standard deviation and n (Welch's \
+         test), without inventing samples{hint}",
+        items[..items.len().min(3)].join(", ")
+    )
+}
+
 /// A configuration text from a JSON object of parameters: `key=value` words sorted by key
 /// (string values without their quotes), empty when `params` is absent or not an object.
 pub fn params_conf(params: Option<&serde_json::Value>) -> String {

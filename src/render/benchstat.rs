@@ -333,7 +333,7 @@ pub struct Row {
     test: Option<([usize; 2], f64, bool)>,
     /// The benchmark is a harness's aggregate (its configuration starts with `aggregate=`).
     aggregate: bool,
-    /// When the row is compared: the note of a change that may come of two regimes
+    /// When the row shows a change (p < α): the note of a change that may come of two regimes
     /// ([`benchstat::regimes_note`]).
     regimes: Option<&'static str>,
 }
@@ -364,8 +364,11 @@ impl<'a> View<'a> {
             let t = benchstat::rank_test(sides[0], sides[1], exact);
             ([sides[0].len(), sides[1].len()], t.p_value, t.all_equal)
         });
+        // Only a change shown (p < α) can mislead: `~` claims none.
         let regimes = match test {
-            Some(_) if !exact => benchstat::regimes_note(sides[0], sides[1]),
+            Some((_, p, _)) if !exact && p < opts.alpha => {
+                benchstat::regimes_note(sides[0], sides[1])
+            }
             _ => None,
         };
         Row {

@@ -243,6 +243,49 @@ fn column_notes(d: &Columns<'_>, notes: &dyn Fn(&Assessment, &mut String)) -> St
     out
 }
 
+/// Each column's notes in Markdown: a line naming it, then its comparisons' own notes
+/// ([`super::markdown::comparison_notes`]) and the report's notes on it, one list item each.
+fn markdown_notes(d: &Columns<'_>) -> String {
+    let mut out = String::new();
+    for c in &d.columns {
+        let mut items = String::new();
+        for a in c.assessments {
+            super::markdown::comparison_notes(a, &mut items);
+        }
+        let rows: Vec<TableRow<'_>> = c
+            .assessments
+            .iter()
+            .map(|a| {
+                let mut r = TableRow::of(a);
+                r.notes = "".into();
+                if let Some(f) = d.input_format {
+                    r.single_hint = super::table::single_hint_for(f);
+                }
+                r
+            })
+            .collect();
+        let mut text = super::table::notes(&rows);
+        text.push_str(&report_notes(
+            rows.iter().any(|x| x.unpaired_input),
+            c.one_sided,
+            None,
+        ));
+        for l in text.lines() {
+            let _ = writeln!(items, "- {}", escape(l));
+        }
+        if items.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "**{} vs {}**\n\n{items}",
+            escape(c.label),
+            escape(d.baseline)
+        );
+    }
+    out
+}
+
 /// The Markdown comment of the columns report `d`: a summary line, the table, the notes in a
 /// `<details>` block, and what the inputs recorded.
 pub fn markdown(d: &Columns<'_>) -> String {
@@ -281,11 +324,11 @@ pub fn markdown(d: &Columns<'_>) -> String {
             let _ = writeln!(out, "| {} |", rule.join(" | "));
         }
     }
-    let notes = column_notes(d, &|a, out| super::markdown::comparison_notes(a, out));
+    let notes = markdown_notes(d);
     if !notes.is_empty() {
-        out.push_str("\n<details><summary>Notes</summary>\n\n```\n");
-        out.push_str(&notes.replace("```", "'''"));
-        out.push_str("```\n\n</details>\n");
+        out.push_str("\n<details><summary>Notes</summary>\n\n");
+        out.push_str(&notes);
+        out.push_str("</details>\n");
     }
     let failures = super::markdown::failures(d.failures);
     if !failures.is_empty() {

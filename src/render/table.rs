@@ -177,7 +177,11 @@ fn si_with(x: f64, extra: usize) -> String {
     format!("{v:.digits$}{suffix}")
 }
 
-/// Short flags of a comparison: `too-few-samples`, `multimodal(old)`, `drift(new)`,
+/// The flag of a comparison tested from summary statistics ([`flags`]).
+const SUMMARY_FLAG: &str = "summary-stats";
+
+/// Short flags of a comparison: `too-few-samples`, `summary-stats` (tested from each side's
+/// mean, sd and n: the input has no samples), `multimodal(old)`, `drift(new)`,
 /// `outliers(old:2)`.
 pub fn flags(a: &Assessment) -> String {
     let mut f: Vec<String> = Vec::new();
@@ -191,6 +195,9 @@ pub fn flags(a: &Assessment) -> String {
     };
     if a.too_few_samples {
         f.push("too-few-samples".to_owned());
+    }
+    if a.row.comparison.summary.is_some() {
+        f.push(SUMMARY_FLAG.to_owned());
     }
     let m = which(&|s| s.multimodal.is_some());
     if !m.is_empty() {
@@ -239,6 +246,19 @@ fn count_notes(rows: &[TableRow<'_>]) -> String {
     let mut out = String::new();
     if let Some(t) = too_few_note(rows) {
         let _ = writeln!(out, "note: {}", super::escape_control(&t));
+    }
+    let mut summary = rows
+        .iter()
+        .filter(|x| x.flags.split(' ').any(|f| f == SUMMARY_FLAG));
+    if let Some(first) = summary.next() {
+        let _ = writeln!(
+            out,
+            "note: {} comparison(s) tested from summary statistics (first: {}): the input gives \
+             each side's mean, standard deviation and n, not samples; Welch's test and \
+             Fieller's interval are computed from them and no sample is invented",
+            1 + summary.count(),
+            super::escape_control(first.name.trim_end())
+        );
     }
     // Harnesses that report one figure per benchmark (criterion text, Google Benchmark without
     // repetitions) give one sample a side: nothing to test, say so once.

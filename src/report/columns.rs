@@ -56,7 +56,7 @@ pub(crate) fn try_report(
         };
         reads.push(read);
     }
-    report_reads(reads, plan, stdout, out).map(Some)
+    report_reads(reads, &inputs.files, plan, stdout, out).map(Some)
 }
 
 /// Reports as columns the inputs whose first reading `first` found more than two values of
@@ -113,7 +113,7 @@ pub(crate) fn report_sides(
             r.set = renamed(&r.set, &from, &values[0]);
         }
     }
-    report_reads(reads, plan, stdout, out)
+    report_reads(reads, &inputs.files, plan, stdout, out)
 }
 
 /// The input plans of the columns of `inputs` (baseline and column each), when it has more
@@ -217,12 +217,14 @@ fn renamed(set: &SampleSet, from: &str, to: &str) -> SampleSet {
     out
 }
 
-/// Reports the views `reads` (one per column, the baseline old in each) by `plan`.
+/// Reports the views `reads` (one per column, the baseline old in each) of the input files
+/// `files` by `plan`.
 ///
 /// # Errors
 /// Writing to `stdout` failed.
 fn report_reads(
     reads: Vec<Inputs>,
+    files: &[String],
     plan: &Plan,
     stdout: &mut dyn Write,
     out: &mut Messages,
@@ -239,8 +241,9 @@ fn report_reads(
     for r in reads {
         if bench.is_none() {
             bench = Some(r.bench.clone());
-            input = r.input.clone();
             format = r.format;
+            let names: Vec<String> = files.iter().map(|f| super::input_name(f)).collect();
+            input = render::describe_input(format, &names);
         }
         failures.items.extend(r.failures.items);
         failures.unused.merge(&r.failures.unused);

@@ -18,4 +18,5 @@ mod inputs;
 mod plot_png;
 mod regimes;
 mod roundtrip;
+mod summary_stats;
 mod width;

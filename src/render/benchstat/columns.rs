@@ -130,7 +130,8 @@ fn cells(r: &Row, unit: &str, exact: bool, opts: &Options, notes: &mut Notes) ->
             let d = delta(n, so, sn, exact, opts.alpha, t.p_value, t.all_equal);
             c.deltas[k - 1][0] = d.text;
             c.deltas[k - 1][1] = d.detail;
-            let regimes = if exact {
+            // Only a change shown (p < α) can mislead: `~` claims none.
+            let regimes = if exact || t.p_value.is_nan() || t.p_value >= opts.alpha {
                 None
             } else {
                 benchstat::regimes_note(&r.values[0], &r.values[k])
