@@ -105,14 +105,6 @@ pub(crate) fn report_sides(
         };
         reads.push(read);
     }
-    if hyperfine {
-        // Each view names its one benchmark `<first> vs <column>`: the rows of every column
-        // take the first command's name.
-        for (r, v) in reads.iter_mut().zip(values.iter().skip(1)) {
-            let from = format!("{} vs {v}", values[0]);
-            r.set = renamed(&r.set, &from, &values[0]);
-        }
-    }
     report_reads(reads, &inputs.files, plan, stdout, out)
 }
 
@@ -238,7 +230,13 @@ fn report_reads(
     let mut input = String::new();
     let mut format = None;
     let mut views = Vec::with_capacity(reads.len());
-    for r in reads {
+    for mut r in reads {
+        if r.format == Some(InputFormat::Hyperfine) {
+            // A hyperfine export compared command against command names its one benchmark
+            // `<first> vs <column>`: the rows of every column take the first command's name.
+            let (old, new) = (&r.bench.old_label, &r.bench.new_label);
+            r.set = renamed(&r.set, &format!("{old} vs {new}"), old);
+        }
         if bench.is_none() {
             bench = Some(r.bench.clone());
             format = r.format;

@@ -232,4 +232,33 @@ fn a_hyperfine_export_of_three_commands_is_two_columns() {
     assert_eq!(code, 0, "{err}");
     insta::assert_snapshot!("hyperfine_three_commands_table", out);
     assert!(out.contains("+48.38%") && out.contains("+122.64%"), "{out}");
+    // The commands named (by number): the same columns.
+    let (code, named, err) = report(
+        "columns",
+        &[
+            "hyperfine-3-commands-10-runs.json",
+            "--sides-by",
+            "command=1,2,3",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(named, out);
+}
+
+/// The bounded-memory path (a single compare.js CSV above `--memory-limit`) never takes a
+/// report of columns: four Go files print the same columns at any limit, and compare.js CSVs
+/// (which name each sample's side) are pooled, never columns.
+#[test]
+fn columns_never_take_the_bounded_path() {
+    let (code, want, err) = four(&[]);
+    assert_eq!(code, 0, "{err}");
+    let (code, got, err) = four(&["--memory-limit", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(got, want);
+    let (code, out, err) = report(
+        "oracle/node-compare-r",
+        &["--memory-limit", "1", "http.csv", "http.csv", "http.csv"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("baseline:"), "{out}");
 }
