@@ -75,7 +75,8 @@ pub fn read_inputs(plan: &InputPlan, one_side_ok: bool, out: &mut Messages) -> O
     if g.unsided > 2 {
         out.error(format!(
             "{} result files without old/new sides: give two (old first), or --label \
-             old=FILE --label new=FILE",
+             old=FILE --label new=FILE; more than two are compared as columns against the \
+             first only when each is a file (not standard input) and none has a --label",
             g.unsided
         ));
         return None;

@@ -267,3 +267,23 @@ fn columns_never_take_the_bounded_path() {
     assert_eq!(code, 0, "{err}");
     assert!(!out.contains("baseline:"), "{out}");
 }
+
+/// Standard input among more than two inputs cannot be read once per column: the error says
+/// when inputs are columns.
+#[test]
+fn standard_input_among_columns_is_an_error_that_says_why() {
+    let out = Command::cargo_bin("benchdiff")
+        .expect("binary built")
+        .current_dir(data("columns"))
+        .args(["report", "go-base.txt", "go-same.txt", "-"])
+        .write_stdin(std::fs::read(data("columns/go-slower.txt")).expect("read"))
+        .output()
+        .expect("benchdiff runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("3 result files without old/new sides")
+            && err.contains("compared as columns against the first only when each is a file"),
+        "{err}"
+    );
+}
