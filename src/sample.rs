@@ -186,6 +186,21 @@ fn collision_key(file: &str, conf_text: &str) -> Box<str> {
     key.into_boxed_str()
 }
 
+/// What a harness that writes no samples reports of one side of a benchmark: the mean, the
+/// sample standard deviation and the number of samples they summarise (BenchmarkDotNet's brief
+/// export, benchmark.js's lines). Kept beside the one sample such an input gives (the mean),
+/// so that a comparison can be tested from them ([`crate::compare::Comparison::summary`])
+/// without inventing samples.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SummaryStats {
+    /// The mean, in the metric's unit.
+    pub mean: f64,
+    /// The sample standard deviation (n − 1 denominator), in the metric's unit.
+    pub sd: f64,
+    /// How many samples the harness summarised.
+    pub n: u32,
+}
+
 /// Index of a [`Benchmark`] inside its [`SampleSet`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BenchmarkId(pub u32);
@@ -336,6 +351,8 @@ pub struct SampleSet {
     rounds_recorded: bool,
     /// Where samples go instead of `packed` after [`SampleSet::spill_samples`].
     spill: SpillSlot,
+    /// The summary statistics of summary-only inputs, by benchmark, metric and side.
+    summaries: FxHashMap<(BenchmarkId, MetricId, Side), SummaryStats>,
 }
 
 /// The spill of a [`SampleSet`], if it spills; a clone of the set does not spill (and holds
@@ -368,6 +385,7 @@ impl Default for SampleSet {
             unpacked: std::sync::OnceLock::new(),
             rounds_recorded: false,
             spill: SpillSlot::default(),
+            summaries: FxHashMap::default(),
         }
     }
 }
@@ -667,8 +685,30 @@ impl SampleSet {
         Some(Spilled::finish(*spill))
     }
 
+    /// Records the summary statistics `stats` a summary-only input gave for `side` of
+    /// `benchmark` in `metric` (the last one given wins).
+    pub fn set_summary(
+        &mut self,
+        benchmark: BenchmarkId,
+        metric: MetricId,
+        side: Side,
+        stats: SummaryStats,
+    ) {
+        self.summaries.insert((benchmark, metric, side), stats);
+    }
+
+    /// The summary statistics recorded for `side` of `benchmark` in `metric`, if any.
+    pub fn summary(
+        &self,
+        benchmark: BenchmarkId,
+        metric: MetricId,
+        side: Side,
+    ) -> Option<SummaryStats> {
+        self.summaries.get(&(benchmark, metric, side)).copied()
+    }
+
     /// Appends every sample of `other`, re-interning its benchmarks and metrics (pooling
-    /// several inputs).
+    /// several inputs), and its summary statistics.
     ///
     /// The pooled set records rounds only if every pooled part does (an empty set takes the
     /// flag of what is added to it).
@@ -693,6 +733,10 @@ impl SampleSet {
             metric: mmap[s.metric.0 as usize],
             ..s
         }));
+        for (&(b, m, side), &stats) in &other.summaries {
+            let key = (map[b.0 as usize], mmap[m.0 as usize], side);
+            self.summaries.insert(key, stats);
+        }
     }
 }
 

@@ -343,6 +343,7 @@ fn ended(ended: Ended, analysis: Option<&AnalysisArgs>, io: &mut Io<'_>) -> anyh
                     input: None,
                     settled: &run.sequential,
                     failures: &r.failures,
+                    format: None,
                 };
                 emit_analysis(&r.set, &facts, a, io)?
             }
@@ -353,6 +354,7 @@ fn ended(ended: Ended, analysis: Option<&AnalysisArgs>, io: &mut Io<'_>) -> anyh
                     input: None,
                     settled: &r.settled,
                     failures: &r.failures,
+                    format: None,
                 };
                 emit_analysis(&r.set, &facts, a, io)?
             }

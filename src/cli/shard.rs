@@ -136,6 +136,7 @@ pub(crate) fn report(
         input: Some(&shards.input),
         settled: &[],
         failures: &shards.failures,
+        format: None,
     };
     super::emit_analysis(&shards.pooled, &facts, analysis, io)
 }

@@ -32,6 +32,10 @@ pub struct Comparison {
     pub new_runs: Vec<u32>,
     /// Where the run indices came from.
     pub pairing: Pairing,
+    /// The summary statistics (old, new) of a summary-only input, when both sides have them
+    /// and hold one value each (the mean): the comparison is then tested from them
+    /// ([`crate::sample::SampleSet::summary`]), no samples invented.
+    pub summary: Option<[crate::sample::SummaryStats; 2]>,
 }
 
 /// How the samples of a comparison are matched into rounds for the paired analysis.
@@ -195,6 +199,13 @@ fn group_by_position(set: &SampleSet, metric: MetricId) -> Vec<Comparison> {
                         old_runs: Vec::with_capacity(n_old),
                         new_runs: Vec::with_capacity(n_new),
                         pairing: Pairing::Runs,
+                        summary: match (
+                            set.summary(b, metric, Side::Old),
+                            set.summary(b, metric, Side::New),
+                        ) {
+                            (Some(o), Some(n)) if n_old == 1 && n_new == 1 => Some([o, n]),
+                            _ => None,
+                        },
                     }
                 })
                 .collect();
@@ -355,6 +366,7 @@ mod tests {
             old_runs: vec![0, 1, 2, 4, 5, 9],
             new_runs: vec![1, 2, 3, 5, 9],
             pairing: Pairing::Runs,
+            summary: None,
         };
         let bits = |v: Vec<(f64, f64)>| -> Vec<(u64, u64)> {
             v.into_iter()

@@ -15,8 +15,10 @@
 //!
 //! The brief export has no measurements, only `Statistics`: such a benchmark gives one
 //! sample, its `Mean`, with a warning that it has summary statistics only (the mean,
-//! standard deviation and n are named; no samples are invented from them), so it is
-//! compared as one value per side, without a test.
+//! standard deviation and n are named; no samples are invented from them). With its
+//! `StandardDeviation` and `N` they are recorded as its summary statistics
+//! ([`SampleSet::set_summary`]) and the comparison is tested from them (Welch's test);
+//! without them it is compared as one value per side, without a test.
 
 use crate::error::ImportError;
 use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string};
@@ -49,6 +51,9 @@ pub fn read(
     let mut from = 0;
     let mut records = 0u64;
     let mut summary_only: Vec<String> = Vec::new();
+    // Summary-only benchmarks with their standard deviation and n.
+    let mut with_stats: Vec<String> = Vec::new();
+    let c_is_whole = |c: Option<f64>| c.is_some_and(|c| c >= 0.0 && c.fract() == 0.0);
     let mut summary_line = 0;
     for b in benches {
         let full = b
@@ -116,12 +121,29 @@ pub fn read(
                         time_s: f64::NAN,
                         run: None,
                     });
-                    let sd = stat("StandardDeviation").map_or("?".into(), |v| format!("{v}"));
-                    let count = stat("N").map_or("?".into(), |v| format!("{v}"));
-                    if summary_only.is_empty() {
+                    let (sd, count) = (stat("StandardDeviation"), stat("N"));
+                    let text = |v: Option<f64>| v.map_or("?".into(), |v| format!("{v}"));
+                    let item = format!(
+                        "{full} (mean {mean} ns, sd {} ns, n {})",
+                        text(sd),
+                        text(count)
+                    );
+                    if summary_only.is_empty() && with_stats.is_empty() {
                         summary_line = line;
                     }
-                    summary_only.push(format!("{full} (mean {mean} ns, sd {sd} ns, n {count})"));
+                    // With its standard deviation and n, the comparison is tested from them.
+                    match (sd, count.and_then(|c| u32::try_from(c as u64).ok())) {
+                        (Some(sd), Some(n)) if sd.is_finite() && c_is_whole(count) => {
+                            let stats = crate::sample::SummaryStats {
+                                mean: mean * 1e-9,
+                                sd: sd * 1e-9,
+                                n,
+                            };
+                            set.set_summary(bid, metric, opts.side, stats);
+                            with_stats.push(item);
+                        }
+                        _ => summary_only.push(item),
+                    }
                 }
                 None => diags.push(
                     line,
@@ -132,6 +154,17 @@ pub fn read(
         if n > 0 {
             records += 1;
         }
+    }
+    if !with_stats.is_empty() {
+        warns.push(
+            summary_line,
+            super::summary_stats_warning(
+                "summary statistics only, no workload result measurements (a brief export, or \
+                 measurements cut short)",
+                &with_stats,
+                "; export with JsonExporter.Full for the measurements",
+            ),
+        );
     }
     if !summary_only.is_empty() {
         warns.push(

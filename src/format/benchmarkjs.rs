@@ -4,9 +4,12 @@
 //!
 //! benchmark.js prints summary statistics only — the mean rate and the relative margin of
 //! error of its 95 % interval over `n` sampled runs — not the samples. Each line gives one
-//! sample of `ops/s` (the mean rate; higher is better), and the file gets one warning that
-//! it has summary statistics only (no samples are invented from them): each benchmark is
-//! compared as one value per side, without a test.
+//! sample of `ops/s` (the mean rate; higher is better) and its summary statistics
+//! ([`SampleSet::set_summary`]): benchmark.js's margin of error is `rme = t · sd/√n / mean ·
+//! 100` with `t` its two-sided 95 % Student's t value for `n − 1` degrees of freedom (its
+//! `tTable`, 1.96 beyond 30), so `sd = rme/100 · mean · √n / t`. The file gets one warning
+//! that it has summary statistics only: each benchmark is compared from its mean, standard
+//! deviation and n (Welch's test), no samples invented.
 
 use crate::error::ImportError;
 use crate::format::{Diagnostics, Imported, LineReader, ReadOptions};
@@ -46,6 +49,26 @@ pub fn parse_line(line: &str) -> Option<Line<'_>> {
     })
 }
 
+/// The summary statistics of line `l` (see the module doc); None for fewer than 2 runs or a
+/// margin of error that is not a finite number ≥ 0.
+fn summary_of(l: &Line<'_>) -> Option<crate::sample::SummaryStats> {
+    let n = u32::try_from(l.runs).ok().filter(|&n| n >= 2)?;
+    if !(l.rme.is_finite() && l.rme >= 0.0 && l.hz.is_finite()) {
+        return None;
+    }
+    let df = f64::from(n - 1);
+    let t = if df > 30.0 {
+        1.96
+    } else {
+        crate::stats::tdist::qt(0.975, df)
+    };
+    Some(crate::sample::SummaryStats {
+        mean: l.hz,
+        sd: l.rme / 100.0 * l.hz * f64::from(n).sqrt() / t,
+        n,
+    })
+}
+
 /// Reads benchmark.js console text into `set` on `opts.side`.
 ///
 /// # Errors
@@ -79,6 +102,9 @@ pub fn read_from<R: std::io::BufRead>(
             time_s: f64::NAN,
             run: None,
         });
+        if let Some(stats) = summary_of(&l) {
+            set.set_summary(bid, metric, opts.side, stats);
+        }
     }
     if records == 0 {
         diags.push(
@@ -95,8 +121,8 @@ pub fn read_from<R: std::io::BufRead>(
         first,
         format!(
             "benchmark.js prints summary statistics only (mean rate, margin of error, runs \
-             sampled), not samples: each of the {records} benchmarks is compared as one value \
-             (its mean rate), without a test"
+             sampled), not samples: each of the {records} benchmarks is compared from its mean, \
+             standard deviation and n (Welch's test), without inventing samples"
         ),
     );
     warnings.extend(warns.into_vec());

@@ -422,15 +422,10 @@ fn read_go<R: std::io::BufRead>(
                             Side::New
                         }
                     }
+                    // A third value and on: a column the report compares with the first
+                    // value ([`Imported::side_values`] lists them all).
                     None => {
-                        diags.push(
-                            line_no,
-                            format!(
-                                "a third value {v:?} of the sides key (old is {:?}, new is {:?}); \
-                                 pick two with --sides-by KEY=OLD,NEW",
-                                side_values[0], side_values[1]
-                            ),
-                        );
+                        side_values.push(v);
                         continue;
                     }
                 },

@@ -17,7 +17,9 @@
 //! asks for it when the export is its only input): the first command is old, the second new,
 //! and they are one benchmark named `<old> vs <new>` (per parameter combination, for
 //! `--parameter-scan`/`-L` exports). `command=OLD,NEW` names the two commands (their text or
-//! their 1-based positions), for an export of more than two.
+//! their 1-based positions). With `command` alone, an export of more than two commands is read
+//! as its first two, and [`crate::format::Imported::side_values`] lists every command: the
+//! report compares each further one with the first as a column of its own.
 
 use crate::error::ImportError;
 use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string};
@@ -152,19 +154,17 @@ pub fn read(
     warnings.extend(warns.into_vec());
     Ok(Imported {
         warnings,
-        side_values: sides.map(|s| vec![s.old, s.new]).unwrap_or_default(),
+        side_values: sides.map(|s| s.values).unwrap_or_default(),
         ..Imported::default()
     })
 }
 
 /// Which results of a several-command export are old and new.
 struct CommandSides {
-    /// The old command's text.
-    old: String,
-    /// The new command's text.
-    new: String,
     /// The benchmark both are compared as: `<old> vs <new>`.
     benchmark: String,
+    /// Old, new, then the further commands of an export compared as columns.
+    values: Vec<String>,
     /// The side of each result (by index), `None` for the commands not compared.
     sides: Vec<Option<Side>>,
 }
@@ -182,8 +182,8 @@ impl CommandSides {
 ///
 /// # Errors
 /// [`ImportError::Invalid`] when `spec` is not `command[=OLD,NEW]`, when the export has
-/// fewer than two commands, or more than two and `spec` does not name them (the message
-/// lists them), or when a named command is not in the export.
+/// fewer than two commands (the message lists them), or when a named command is not in the
+/// export.
 fn command_sides(results: &[Value], spec: &str, name: &str) -> Result<CommandSides, ImportError> {
     let invalid = |message: String| {
         ImportError::Invalid(
@@ -231,11 +231,10 @@ fn command_sides(results: &[Value], spec: &str, name: &str) -> Result<CommandSid
     };
     let (old, new) = match spec.split_once('=') {
         None if spec == "command" => {
-            if distinct.len() != 2 {
+            if distinct.len() < 2 {
                 return Err(invalid(format!(
-                    "{} commands in one export ({}); the first is compared with the second \
-                     only when there are two: name two with --sides-by command=OLD,NEW (their \
-                     text or number), or give two exports",
+                    "{} command in one export ({}); nothing to compare it with: give two \
+                     exports",
                     distinct.len(),
                     list()
                 )));
@@ -280,10 +279,15 @@ fn command_sides(results: &[Value], spec: &str, name: &str) -> Result<CommandSid
             }
         })
         .collect();
+    // Old and new, then (for `command` alone) the commands after the second: the report
+    // compares each with the first as a column of its own.
+    let mut values = vec![old.clone(), new.clone()];
+    if spec == "command" {
+        values.extend(distinct.iter().skip(2).map(|c| (*c).to_owned()));
+    }
     Ok(CommandSides {
         benchmark: format!("{old} vs {new}"),
-        old,
-        new,
+        values,
         sides,
     })
 }

@@ -254,7 +254,10 @@ pub struct Imported {
     pub exact_units: BTreeSet<String>,
     /// Go configuration lines (`key: value`): every distinct pair, in first-seen order.
     pub config: Vec<(String, String)>,
-    /// Go format with [`ReadOptions::sides_by`]: the values that became old and new.
+    /// Go format or a hyperfine export with [`ReadOptions::sides_by`]: the values that became
+    /// old and new, then (when `sides_by` named no two values and the input has more) every
+    /// further value in first-seen order, whose samples were left out: the report compares
+    /// each with the first as a column of its own.
     pub side_values: Vec<String>,
     /// Results files: what the loader read besides the samples (plan record, failed job
     /// records with their status, error and stderr tail, unused samples), as
@@ -966,6 +969,23 @@ pub fn summary_only_warning(what: &str, items: &[String], hint: &str) -> String 
     };
     format!(
         "{what}: {}{more}; each is compared as one value (its mean), without a test{hint}",
+        items[..items.len().min(3)].join(", ")
+    )
+}
+
+/// The warning of a reader whose benchmarks carry summary statistics only but with their
+/// standard deviation and n (`items` as [`summary_only_warning`]'s): each is compared from
+/// them (Welch's test, Fieller's interval; [`crate::sample::SampleSet::set_summary`]), no
+/// sample is invented; then `hint`.
+pub fn summary_stats_warning(what: &str, items: &[String], hint: &str) -> String {
+    let more = if items.len() > 3 {
+        format!(" and {} more", items.len() - 3)
+    } else {
+        String::new()
+    };
+    format!(
+        "{what}: {}{more}; each is compared from its mean, standard deviation and n (Welch's \
+         test), without inventing samples{hint}",
         items[..items.len().min(3)].join(", ")
     )
 }

@@ -27,6 +27,9 @@
 //! Layout differences from benchstat (column padding, centring of the header) are documented
 //! in the README; every number, interval, change and p-value token is meant to be identical.
 
+mod columns;
+pub use columns::render_columns;
+
 use crate::compare::group_metric;
 use crate::sample::{MetricId, SampleSet, Side};
 use crate::verdict::benchstat;
@@ -330,6 +333,9 @@ pub struct Row {
     test: Option<([usize; 2], f64, bool)>,
     /// The benchmark is a harness's aggregate (its configuration starts with `aggregate=`).
     aggregate: bool,
+    /// When the row shows a change (p < α): the note of a change that may come of two regimes
+    /// ([`benchstat::regimes_note`]).
+    regimes: Option<&'static str>,
 }
 
 impl<'a> View<'a> {
@@ -358,11 +364,19 @@ impl<'a> View<'a> {
             let t = benchstat::rank_test(sides[0], sides[1], exact);
             ([sides[0].len(), sides[1].len()], t.p_value, t.all_equal)
         });
+        // Only a change shown (p < α) can mislead: `~` claims none.
+        let regimes = match test {
+            Some((_, p, _)) if !exact && p < opts.alpha => {
+                benchstat::regimes_note(sides[0], sides[1])
+            }
+            _ => None,
+        };
         Row {
             name: super::escape_control(c.name.trim_end()).into(),
             sums,
             test,
             aggregate,
+            regimes,
         }
     }
 
@@ -397,7 +411,8 @@ impl<'a> View<'a> {
             let d = delta(n, so, sn, exact, self.opts.alpha, p, all_equal);
             row.delta[0] = d.text;
             row.delta[1] = d.detail;
-            for n in &d.notes {
+            let regimes = r.regimes;
+            for n in d.notes.iter().map(String::as_str).chain(regimes) {
                 let m = notes.mark(n);
                 add_mark(&mut row.delta[2], m);
             }

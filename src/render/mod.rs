@@ -16,6 +16,7 @@ pub mod table;
 pub mod analyze;
 pub mod benchstat;
 pub mod calibrate;
+pub mod columns;
 pub mod csv;
 pub mod html;
 pub mod json;
@@ -217,4 +218,7 @@ pub struct ReportData<'a> {
     pub failures: &'a crate::compare::failures::Failures,
     /// Each side's CV and the other metrics' summaries, when shown ([`metrics`]).
     pub metrics: &'a crate::verdict::metrics::Metrics,
+    /// The format of the inputs the samples were read from (None: benchdiff ran them), for
+    /// the hints that depend on the harness ([`table::single_hint_for`]).
+    pub input_format: Option<crate::format::InputFormat>,
 }

@@ -177,7 +177,11 @@ fn si_with(x: f64, extra: usize) -> String {
     format!("{v:.digits$}{suffix}")
 }
 
-/// Short flags of a comparison: `too-few-samples`, `multimodal(old)`, `drift(new)`,
+/// The flag of a comparison tested from summary statistics ([`flags`]).
+const SUMMARY_FLAG: &str = "summary-stats";
+
+/// Short flags of a comparison: `too-few-samples`, `summary-stats` (tested from each side's
+/// mean, sd and n: the input has no samples), `multimodal(old)`, `drift(new)`,
 /// `outliers(old:2)`.
 pub fn flags(a: &Assessment) -> String {
     let mut f: Vec<String> = Vec::new();
@@ -191,6 +195,9 @@ pub fn flags(a: &Assessment) -> String {
     };
     if a.too_few_samples {
         f.push("too-few-samples".to_owned());
+    }
+    if a.row.comparison.summary.is_some() {
+        f.push(SUMMARY_FLAG.to_owned());
     }
     let m = which(&|s| s.multimodal.is_some());
     if !m.is_empty() {
@@ -240,6 +247,19 @@ fn count_notes(rows: &[TableRow<'_>]) -> String {
     if let Some(t) = too_few_note(rows) {
         let _ = writeln!(out, "note: {}", super::escape_control(&t));
     }
+    let mut summary = rows
+        .iter()
+        .filter(|x| x.flags.split(' ').any(|f| f == SUMMARY_FLAG));
+    if let Some(first) = summary.next() {
+        let _ = writeln!(
+            out,
+            "note: {} comparison(s) tested from summary statistics (first: {}): the input gives \
+             each side's mean, standard deviation and n, not samples; Welch's test and \
+             Fieller's interval are computed from them and no sample is invented",
+            1 + summary.count(),
+            super::escape_control(first.name.trim_end())
+        );
+    }
     // Harnesses that report one figure per benchmark (criterion text, Google Benchmark without
     // repetitions) give one sample a side: nothing to test, say so once.
     let mut single = rows
@@ -278,6 +298,46 @@ fn single_hint(c: &crate::compare::Comparison) -> &'static str {
             "give the raw samples or repetitions (e.g. Google Benchmark's \
              --benchmark_repetitions, cargo-criterion's JSON, hyperfine --runs)"
         }
+    }
+}
+
+/// The hint of the single-sample note for the input format `format` (how that harness takes
+/// more samples); for samples of no known format (a benchdiff run), [`TableRow::of`]'s hint by
+/// the comparison's metric.
+pub fn single_hint_for(format: crate::format::InputFormat) -> &'static str {
+    use crate::format::InputFormat as F;
+    match format {
+        F::Go => "run each side several times (go test -count 10) and give every line",
+        F::Hyperfine => "measure more runs (hyperfine --runs N, or --min-runs N)",
+        F::NodeCompareCsv | F::NodeRunCsv => {
+            "run more rounds (benchdiff compare --runs N, or compare.js --runs N)"
+        }
+        F::ResultsJsonl => "run more rounds (benchdiff compare --runs N)",
+        F::GoogleBenchmark => {
+            "repeat each benchmark (--benchmark_repetitions=10) and give the repetitions, not \
+             only the aggregates"
+        }
+        F::Libtest => {
+            "libtest prints one figure per benchmark: run cargo bench several times and give \
+             every output, or measure with criterion and compare its saved baselines"
+        }
+        F::Criterion => {
+            "give criterion's samples: compare its saved baselines (benchdiff report \
+             target/criterion) instead of the printed estimates"
+        }
+        F::CriterionBaselines | F::CriterionSample => {
+            "take more samples (criterion's sample_size, at least 10)"
+        }
+        F::PytestBenchmark => "run more rounds (pytest --benchmark-min-rounds N)",
+        F::Pyperf => "run more processes and values (pyperf's --processes and --values)",
+        F::Jmh => "run more forks and iterations (JMH -f N -i N)",
+        F::BenchmarkDotNet => {
+            "export the full JSON (exporters: JSON full) so every measurement is a sample"
+        }
+        F::Tinybench | F::Mitata | F::BenchmarkJs => {
+            "give the raw samples (more iterations, or a JSON output that keeps them)"
+        }
+        F::Catch2Xml => "take more samples (Catch2's --benchmark-samples N)",
     }
 }
 

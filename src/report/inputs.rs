@@ -34,6 +34,13 @@ pub struct Inputs {
     pub run: Option<render::RunInfo>,
     /// What the inputs recorded ([`render::describe_input`]).
     pub input: String,
+    /// The format of the first input read (None when it was not recognised).
+    pub format: Option<InputFormat>,
+    /// Every value of the sides key when an input had more than two (a Go `--sides-by` key,
+    /// a hyperfine export's commands; [`format::Imported::side_values`]): the samples hold the
+    /// first two, and the report compares every further one with the first as a column;
+    /// empty otherwise.
+    pub side_values: Vec<String>,
 }
 
 /// How the reports that name their inputs (Markdown, JSON, HTML) name the input `f`: its file
@@ -68,7 +75,8 @@ pub fn read_inputs(plan: &InputPlan, one_side_ok: bool, out: &mut Messages) -> O
     if g.unsided > 2 {
         out.error(format!(
             "{} result files without old/new sides: give two (old first), or --label \
-             old=FILE --label new=FILE",
+             old=FILE --label new=FILE; more than two are compared as columns against the \
+             first only when each is a file (not standard input) and none has a --label",
             g.unsided
         ));
         return None;
@@ -88,6 +96,8 @@ pub fn read_inputs(plan: &InputPlan, one_side_ok: bool, out: &mut Messages) -> O
         failures: g.failures,
         run: g.run,
         input: render::describe_input(g.input_format, &names),
+        format: g.input_format,
+        side_values: g.side_values,
     })
 }
 
@@ -152,6 +162,8 @@ struct Gathered {
     failures: Failures,
     run: Option<render::RunInfo>,
     input_format: Option<InputFormat>,
+    /// Every value of the sides key, when an input had more than two.
+    side_values: Vec<String>,
     /// Inputs read without a side of their own so far.
     unsided: usize,
     /// How many inputs the report has (a hyperfine export alone compares its commands).
@@ -238,8 +250,11 @@ impl Gathered {
         if imported.samples == 0 && !all_failed {
             out.0.push(diagnostics::no_samples(f, imported.format));
         }
-        if imported.side_values.len() == 2 {
-            self.labels = imported.side_values.clone();
+        if imported.side_values.len() >= 2 {
+            self.labels = imported.side_values[..2].to_vec();
+            if imported.side_values.len() > 2 {
+                self.side_values = imported.side_values.clone();
+            }
         } else if !imported.format.is_some_and(InputFormat::has_sides) {
             let i = usize::from(side == Side::New);
             if self.labels.len() <= i {

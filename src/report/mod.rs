@@ -7,6 +7,7 @@
 //! (errors, warnings, notes, the gate's verdict) is returned as [`Messages`]; the caller
 //! prints them.
 
+mod columns;
 pub mod diagnostics;
 pub mod inputs;
 pub(crate) mod large;
@@ -183,6 +184,8 @@ pub struct Facts<'a> {
     pub settled: &'a [Settled],
     /// The failed jobs: every format lists them, and `--max-regression` then fails.
     pub failures: &'a Failures,
+    /// The format of the inputs the samples were read from (None: benchdiff ran them).
+    pub format: Option<format::InputFormat>,
 }
 
 /// Reads the inputs of `inputs` and reports them by `plan` to the `-o` file or `stdout`.
@@ -201,11 +204,19 @@ pub fn report(
     if let Some(code) = large::try_report(inputs, plan, stdout, out)? {
         return Ok(code);
     }
+    // More than two sides given up front (files, `--sides-by KEY=A,B,C`): as columns.
+    if let Some(code) = columns::try_report(inputs, plan, stdout, out)? {
+        return Ok(code);
+    }
     // benchstat summarises a single file as one column; every other report compares sides.
     let one_side_ok = plan.format == Format::Benchstat;
     let Some(read) = read_inputs(inputs, one_side_ok, out) else {
         return Ok(EXIT_USAGE);
     };
+    // A sides key with more than two values (a Go key, a hyperfine export's commands).
+    if read.side_values.len() > 2 {
+        return columns::report_sides(inputs, read, plan, stdout, out);
+    }
     let path = plan.output.as_deref();
     match plan.format {
         Format::Benchstat => {
@@ -234,6 +245,7 @@ pub fn report(
                     .as_ref()
                     .map_or(&[][..], |r| r.sequential.as_slice()),
                 failures: &read.failures,
+                format: read.format,
             };
             let code = analyse(&read.set, &facts, plan, stdout, out);
             drop_in_background(read);
@@ -384,6 +396,7 @@ fn analyse_into(
         one_sided: &one_sided,
         failures: facts.failures,
         metrics: &shown,
+        input_format: facts.format,
     };
     let code = write_report(&d, metric_id, &rows, facts.settled, plan, stdout, out)?;
     if code != 0 {
@@ -654,10 +667,14 @@ fn table_text(
     let a = d.assessments;
     // Each row on its own, in parallel.
     use rayon::prelude::*;
-    let rows: Vec<render::table::TableRow<'_>> = a
+    let mut rows: Vec<render::table::TableRow<'_>> = a
         .par_iter()
         .map(|x| render::metrics::row(x, d.metrics.cv))
         .collect();
+    if let Some(f) = d.input_format {
+        let hint = render::table::single_hint_for(f);
+        rows.iter_mut().for_each(|r| r.single_hint = hint);
+    }
     let t = render::table::render(&rows, d.one_sided, d.opts, color, width);
     let mut t = render::table::with_failures(t, &rows, d.opts, d.failures);
     let m = d.set.metric(metric);

@@ -76,7 +76,33 @@ pub fn fieller(old: &[f64], new: &[f64], conf_level: f64) -> Option<RatioCi> {
     let s = common_scale(old, new);
     let (mo, vo) = scaled_mean_var(old, s);
     let (mn, vn) = scaled_mean_var(new, s);
-    let (so, sn) = (vo / old.len() as f64, vn / new.len() as f64);
+    fieller_of(
+        [mo, vo, old.len() as f64],
+        [mn, vn, new.len() as f64],
+        conf_level,
+    )
+}
+
+/// [`fieller`] from each side's summary statistics `[mean, sd, n]` (sample standard
+/// deviation) instead of its samples: the same interval of the ratio of means, for harnesses
+/// that report no samples. `None` as [`fieller`] (fewer than 2 samples a side, a figure not
+/// finite, an unbounded interval).
+pub fn fieller_summary(old: [f64; 3], new: [f64; 3], conf_level: f64) -> Option<RatioCi> {
+    if old[2] < 2.0 || new[2] < 2.0 || old.iter().chain(&new).any(|v| !v.is_finite()) {
+        return None;
+    }
+    // Scaled by the larger mean, as the samples are: the squares stay in range.
+    let s = old[0].abs().max(new[0].abs());
+    let s = if s > 0.0 { s } else { 1.0 };
+    let side = |[m, sd, n]: [f64; 3]| [m / s, (sd / s).powi(2), n];
+    fieller_of(side(old), side(new), conf_level)
+}
+
+/// Fieller's interval from each side's `[mean, variance, n]`.
+fn fieller_of(old: [f64; 3], new: [f64; 3], conf_level: f64) -> Option<RatioCi> {
+    let [mo, vo, no] = old;
+    let [mn, vn, nn] = new;
+    let (so, sn) = (vo / no, vn / nn);
     let ratio = mn / mo;
     let se2 = so + sn;
     if se2 == 0.0 {
@@ -86,8 +112,7 @@ pub fn fieller(old: &[f64], new: &[f64], conf_level: f64) -> Option<RatioCi> {
             hi: ratio,
         });
     }
-    let df = se2.powi(2)
-        / (so.powi(2) / (old.len() as f64 - 1.0) + sn.powi(2) / (new.len() as f64 - 1.0));
+    let df = se2.powi(2) / (so.powi(2) / (no - 1.0) + sn.powi(2) / (nn - 1.0));
     let q = tdist::qt(1.0 - (1.0 - conf_level) / 2.0, df);
     let q2 = q * q;
     let a = mo * mo - q2 * so;

@@ -149,6 +149,39 @@ pub fn welch_t(old: &[f64], new: &[f64]) -> Result<(f64, f64, f64), WelchError> 
     Ok((t, df, se / mo))
 }
 
+/// [`welch`] from each side's summary statistics `[mean, sd, n]` (sample standard deviation,
+/// n − 1 denominator) instead of its samples: the same `t = (mean_new − mean_old)/SE`,
+/// `SE² = sd_old²/n_old + sd_new²/n_new` and Welch–Satterthwaite `df` (Welch 1947), for
+/// harnesses that report a mean, a standard deviation and a count but no samples.
+///
+/// # Errors
+/// As [`welch`]: a side summarises fewer than 2 samples, a figure is not finite, or the
+/// standard error is negligible against the means.
+pub fn welch_summary(old: [f64; 3], new: [f64; 3]) -> Result<Welch, WelchError> {
+    let [mo, so, no] = old;
+    let [mn, sn, nn] = new;
+    if no < 2.0 || nn < 2.0 {
+        return Err(WelchError::TooFewSamples);
+    }
+    if old.iter().chain(&new).any(|v| !v.is_finite()) {
+        return Err(WelchError::NotFinite);
+    }
+    let se2_o = so * so / no;
+    let se2_n = sn * sn / nn;
+    let se = (se2_o + se2_n).sqrt();
+    if se < 10.0 * f64::EPSILON * mo.abs().max(mn.abs()) {
+        return Err(WelchError::EssentiallyConstant);
+    }
+    let t = (mn - mo) / se;
+    let df = se.powi(4) / (se2_o.powi(2) / (no - 1.0) + se2_n.powi(2) / (nn - 1.0));
+    Ok(Welch {
+        t,
+        df,
+        p_value: tdist::two_sided_p(t, df),
+        se_rel: se / mo,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -95,6 +95,46 @@ pub fn rank_test(old: &[f64], new: &[f64], exact: bool) -> RankTest {
     }
 }
 
+/// The span `(lowest, highest)` of the finite values of `side` when they fall into two
+/// regimes, by the check the assessments make of each side
+/// ([`crate::stats::shape::multimodality`], as [`super::decide::SideSummary`] does).
+fn regime_span(side: &[f64]) -> Option<(f64, f64)> {
+    let finite: Vec<f64> = side.iter().copied().filter(|v| v.is_finite()).collect();
+    let r = crate::stats::shape::multimodality(&finite)?.regimes?;
+    Some((r.regimes[0].low, r.regimes[1].high))
+}
+
+/// The note of a comparison of the sides `old` and `new` whose change of medians may come of
+/// two regimes: a side falls into two regimes ([`regime_span`]) and the other side's median
+/// lies within their span, so either median could have landed in either regime and the change
+/// is no reliable verdict (an A/A comparison of such samples shows tens of percent). None
+/// otherwise: a change far beyond both regimes is real whatever regime a median took.
+pub fn regimes_note(old: &[f64], new: &[f64]) -> Option<&'static str> {
+    let within = |side: &[f64], other: &[f64]| {
+        regime_span(side).is_some_and(|(lo, hi)| {
+            let m = summarize(other, false, 0.95).center;
+            lo <= m && m <= hi
+        })
+    };
+    match (within(old, new), within(new, old)) {
+        (false, false) => None,
+        (true, false) => Some(
+            "the base's samples fall into 2 regimes around the other median: a median sits in \
+             either by chance, so the change is not a reliable verdict (benchdiff report's table \
+             gives each regime)",
+        ),
+        (false, true) => Some(
+            "this side's samples fall into 2 regimes around the base's median: a median sits in \
+             either by chance, so the change is not a reliable verdict (benchdiff report's table \
+             gives each regime)",
+        ),
+        (true, true) => Some(
+            "both sides' samples fall into 2 regimes: a median sits in either by chance, so the \
+             change is not a reliable verdict (benchdiff report's table gives each regime)",
+        ),
+    }
+}
+
 /// Whether sides of `n` samples (old, new) are too few to show a difference at level
 /// `alpha`: the smallest p-value the U test can reach with these counts is above `alpha`
 /// (benchstat's "need >= 4 samples to detect a difference").

@@ -505,7 +505,12 @@ fn estimate(row: Row, opts: &Options) -> Assessment {
             },
         )
     };
-    let min_attainable_p = min_attainable_p(c.old.len(), c.new.len());
+    // A comparison from summary statistics counts the samples they summarise.
+    let counts = match c.summary {
+        Some([o, n]) => [o.n as usize, n.n as usize],
+        None => [c.old.len(), c.new.len()],
+    };
+    let min_attainable_p = min_attainable_p(counts[0], counts[1]);
     Assessment {
         rank,
         u_test,
@@ -536,6 +541,19 @@ fn unpaired(row: &Row, confidence: f64) -> (f64, Option<(f64, f64)>, f64) {
     let constant = |v: &[f64]| v.len() >= 2 && v.iter().all(|x| *x == v[0]);
     // Both sides (essentially) constant: a difference is certain, equality means no change.
     let welch_p = row.welch_p();
+    if let Some([o, n]) = c.summary {
+        let r = ratio::fieller_summary(
+            [o.mean, o.sd, f64::from(o.n)],
+            [n.mean, n.sd, f64::from(n.n)],
+            confidence,
+        )
+        .filter(|_| non_negative);
+        return (
+            row.improvement_pct,
+            r.map(|r| ((r.lo - 1.0) * 100.0, (r.hi - 1.0) * 100.0)),
+            welch_p,
+        );
+    }
     if constant(&c.old) && constant(&c.new) && non_negative {
         let (o, n) = (c.old[0], c.new[0]);
         let change = if o == n {
@@ -626,7 +644,10 @@ impl Estimate {
         Estimate {
             change_pct: a.change_pct,
             change_ci_pct: a.change_ci_pct,
-            n: [c.old.len() as u32, c.new.len() as u32],
+            n: match c.summary {
+                Some([o, n]) => [o.n, n.n],
+                None => [c.old.len() as u32, c.new.len() as u32],
+            },
             too_few_samples: a.too_few_samples,
             better: c.better,
         }

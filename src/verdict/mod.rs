@@ -105,7 +105,14 @@ impl Row {
     /// out, as `None`, for reports that do not show them. Every other field is the same.
     pub fn with_accuracy(comparison: Comparison, accuracy: bool) -> Row {
         let improvement_pct = welch::improvement_pct(&comparison.old, &comparison.new);
-        let w = welch::welch(&comparison.old, &comparison.new);
+        // A summary-only input: Welch's test from each side's mean, sd and n.
+        let w = match comparison.summary {
+            Some([o, n]) => welch::welch_summary(
+                [o.mean, o.sd, f64::from(o.n)],
+                [n.mean, n.sd, f64::from(n.n)],
+            ),
+            None => welch::welch(&comparison.old, &comparison.new),
+        };
         let (stars, accuracy_pct) = match &w {
             Ok(w) => (
                 Some(Stars::from_p(w.p_value)),

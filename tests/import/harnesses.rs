@@ -169,9 +169,57 @@ fn benchmarkdotnet_without_result_measurements_is_summary_only() {
     assert!(
         w.iter().any(|w| w.contains("summary statistics only")
             && w.contains("sd 0.1981212530783709 ns, n 14")
-            && w.contains("without a test")),
+            && w.contains("compared from its mean, standard deviation and n (Welch's test)")),
         "{w:?}"
     );
+}
+
+/// A brief export (the full exports without their measurements: the shape BenchmarkDotNet's
+/// brief JSON has) keeps one sample per benchmark, its mean, and records the mean, standard
+/// deviation and n as the side's summary statistics: nothing is invented.
+#[test]
+fn benchmarkdotnet_brief_export_records_mean_sd_and_n() {
+    let (set, a, _) = read_pair("bdn-before-brief.json", "bdn-after-brief.json");
+    let name = "Performance.UtilityStdDev.StdDev(Periods: 20)";
+    let o = values(&set, name, "sec/op", Side::Old);
+    assert_eq!(o, vec![16.176_472_107_569_378 * 1e-9]);
+    let b = set
+        .find_benchmark(name, "")
+        .or_else(|| {
+            (0..set.benchmarks().len())
+                .map(|i| benchdiff::sample::BenchmarkId(i as u32))
+                .find(|&id| set.benchmark(id).name().trim_end() == name)
+        })
+        .expect("benchmark");
+    let m = set.find_metric("sec/op").expect("metric");
+    let s = set.summary(b, m, Side::Old).expect("summary statistics");
+    assert_eq!(s.n, 3);
+    assert_eq!(s.mean, 16.176_472_107_569_378 * 1e-9);
+    assert_eq!(s.sd, 0.069_870_784_129_902_47 * 1e-9);
+    assert!(
+        a.warnings
+            .iter()
+            .any(|w| w.message.contains("Welch's test"))
+    );
+}
+
+/// benchmark.js's `±rme% (n runs sampled)`: sd = rme/100 · mean · √n / t, t its 95% t value
+/// (1.96 beyond 30 degrees of freedom, the t quantile below).
+#[test]
+fn benchmarkjs_lines_record_mean_sd_and_n() {
+    let (set, _, _) = read_pair("benchmarkjs-old.txt", "benchmarkjs-new.txt");
+    let m = set.find_metric("ops/s").expect("metric");
+    let id = |name: &str| {
+        (0..set.benchmarks().len())
+            .map(|i| benchdiff::sample::BenchmarkId(i as u32))
+            .find(|&id| set.benchmark(id).name().trim_end() == name)
+            .expect("benchmark")
+    };
+    // sort x 9,326 ops/sec ±12.01% (36 runs sampled)
+    let s = set.summary(id("sort"), m, Side::Old).expect("summary");
+    assert_eq!((s.mean, s.n), (9326.0, 36));
+    assert!((s.sd - 0.1201 * 9326.0 * 6.0 / 1.96).abs() < 1e-9, "{s:?}");
+    assert_eq!(values(&set, "sort", "ops/s", Side::Old), vec![9326.0]);
 }
 
 #[test]
@@ -281,12 +329,12 @@ fn hyperfine_export_of_two_commands_compares_them() {
 
 #[test]
 fn hyperfine_export_of_three_commands_names_them() {
-    let (code, _, err) = benchdiff(&["report", "hyperfine-3-commands.json"]);
-    assert_eq!(code, 2);
+    // Alone, every command after the first is a column compared with it.
+    let (code, out, err) = benchdiff(&["report", "hyperfine-3-commands.json"]);
+    assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("3 commands in one export (1: sleep 0.01, 2: sleep 0.02, 3: sleep 0.03)")
-            && err.contains("--sides-by command=OLD,NEW"),
-        "{err}"
+        out.contains("baseline: sleep 0.01; 2 columns") && out.contains("sleep 0.03"),
+        "{out}"
     );
     let (code, out, err) = benchdiff(&[
         "report",
