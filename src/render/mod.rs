@@ -16,6 +16,7 @@ pub mod table;
 pub mod analyze;
 pub mod benchstat;
 pub mod calibrate;
+pub mod control;
 pub mod csv;
 pub mod html;
 pub mod json;
@@ -214,4 +215,6 @@ pub struct ReportData<'a> {
     pub input: Option<&'a str>,
     /// Jobs that failed, timed out, were interrupted or never ran: every format lists them.
     pub failures: &'a crate::compare::failures::Failures,
+    /// The A/A control of the assessments (`compare --control`), when the samples have one.
+    pub control: Option<&'a crate::verdict::control::Control>,
 }

@@ -7,6 +7,7 @@
 //! (errors, warnings, notes, the gate's verdict) is returned as [`Messages`]; the caller
 //! prints them.
 
+mod control;
 pub mod diagnostics;
 pub mod inputs;
 pub(crate) mod large;
@@ -75,6 +76,8 @@ pub struct Plan {
     pub threshold_pct: f64,
     /// The gate: fail when a significant change's whole interval lies below −this percent.
     pub max_regression: Option<f64>,
+    /// The gate: fail when the A/A control is flagged ([`crate::verdict::control`]).
+    pub fail_on_control: bool,
     /// The table's `--details`: every comparison by every method after the table.
     pub details: bool,
     /// HTML: the comparisons whose name contains one of these are plotted too.
@@ -133,6 +136,7 @@ impl Plan {
             correction: Correction::Holm,
             threshold_pct: 1.0,
             max_regression: None,
+            fail_on_control: false,
             details: false,
             plot_rows: Vec::new(),
             color: false,
@@ -368,6 +372,7 @@ fn analyse_into(
     } else {
         rows
     };
+    let control = control::analyse(set, metric_id, &opts, assessed.as_deref(), plan, out);
     let assessments = assessed.as_deref();
     let d = render::ReportData {
         set,
@@ -377,6 +382,7 @@ fn analyse_into(
         input: facts.input,
         one_sided: &one_sided,
         failures: facts.failures,
+        control: control.as_ref(),
     };
     let code = write_report(&d, metric_id, &rows, facts.settled, plan, stdout, out)?;
     if code != 0 {
@@ -392,8 +398,9 @@ fn analyse_into(
             return Ok(code);
         }
     }
+    let control_code = control::gate(control.as_ref(), plan, out);
     let Some(max) = plan.max_regression else {
-        return Ok(0);
+        return Ok(control_code);
     };
     // The report's own assessment when it has one of the pooled samples; else the verdicts
     // only (the gate reads no distribution check).
@@ -411,7 +418,7 @@ fn analyse_into(
             &gate_assessed
         }
     };
-    Ok(gate(a, max, &opts, facts.failures, out))
+    Ok(gate(a, max, &opts, facts.failures, out).max(control_code))
 }
 
 /// The metric `name` asks for (default: [`crate::compare::primary_metric`]) when some
@@ -605,7 +612,9 @@ fn write_report(
             let shown: Vec<&verdict::Row> = rows.iter().collect();
             render::analyze::render(&shown, d.opts, d.failures, plan.max_regression)
         }
-        Format::Markdown => render::markdown::render(d),
+        Format::Markdown => {
+            render::control::markdown(d.control, d.assessments, render::markdown::render(d))
+        }
         // Streamed: a million rows are over 100 MB of JSON, over 1 GB of HTML and about
         // 90 MB of CSV or Go text.
         Format::Json | Format::Html | Format::Csv | Format::Go => String::new(),
@@ -644,8 +653,12 @@ fn table_text(
     use rayon::prelude::*;
     let rows: Vec<render::table::TableRow<'_>> =
         a.par_iter().map(render::table::TableRow::of).collect();
-    let t = render::table::render(&rows, d.one_sided, d.opts, color, width);
+    let extra = render::control::table_extra(d.control);
+    let t = render::table::render_with(&rows, d.one_sided, d.opts, color, width, &extra);
     let mut t = render::table::with_failures(t, &rows, d.opts, d.failures);
+    if let Some(c) = d.control {
+        t.push_str(&format!("\n{}\n", render::control::line(c)));
+    }
     let m = d.set.metric(metric);
     if m.name != "rate" {
         // Which figure the changes are of, and which way is better.

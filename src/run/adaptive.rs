@@ -148,6 +148,7 @@ fn side_ix(s: Side) -> usize {
     match s {
         Side::Old => 0,
         Side::New => 1,
+        Side::Control => 2,
     }
 }
 

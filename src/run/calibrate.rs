@@ -251,6 +251,7 @@ fn prepare(args: &CalibratePlan) -> Result<Plan, RunnerError> {
             Some(list) => super::child::counters::measure_for(list).map_err(RunnerError::Io)?,
             None => super::child::counters::Measure::default(),
         },
+        control: false,
     })
 }
 
