@@ -7,6 +7,7 @@ mod common;
 mod benchstat;
 mod cli;
 mod colour;
+mod control;
 mod details;
 mod failures;
 mod formats;

@@ -1,0 +1,183 @@
+//! `compare --control` on real children: the control side (the old build again) runs in the
+//! same seeded rounds as old and new, the results file records it, the compare.js CSV leaves
+//! it out, `report` reads it back, and a Node-file run with a control killed midway resumes
+//! with every (file, side, run) exactly once.
+
+// Some tests here are second tier (feature `e2e`); their helpers are linted with all features.
+#![cfg_attr(not(feature = "e2e"), allow(dead_code, unused_imports))]
+
+use crate::common;
+
+use common::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// A busy loop of `n` shell iterations (no `sleep`): a command benchmark in a few ms.
+fn shell_loop(n: u32) -> String {
+    format!("sh -c 'i=0; while [ $i -lt {n} ]; do i=$((i+1)); done'")
+}
+
+fn benchdiff(dir: &Path, args: &[&str]) -> std::process::Output {
+    assert_cmd::Command::cargo_bin("benchdiff")
+        .expect("binary built")
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "250")
+        .args(args)
+        .timeout(std::time::Duration::from_secs(300))
+        .output()
+        .expect("benchdiff runs")
+}
+
+#[cfg(feature = "e2e")]
+#[test]
+fn command_compare_with_control_runs_and_records_a_third_side_in_every_round() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (old, new) = (shell_loop(2000), shell_loop(2400));
+    let out = benchdiff(
+        dir.path(),
+        &[
+            "compare",
+            "--control",
+            "--old",
+            &old,
+            "--new",
+            &new,
+            "--bench",
+            "",
+            "--runs",
+            "4",
+            "--seed",
+            "5",
+            "--results",
+            "r.jsonl",
+            "--csv",
+            "r.csv",
+            "--no-progress",
+        ],
+    );
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("+ control (old again)"), "{stderr}");
+    let results = dir.path().join("r.jsonl");
+    let recs = records(&results);
+    assert_eq!(recs[0]["control"], true, "the header records the control");
+    // Every round holds one old, one new and one control job, the control running the old
+    // command's argv.
+    let mut rounds: BTreeMap<u64, BTreeSet<String>> = BTreeMap::new();
+    let mut old_argv = None;
+    for j in recs.iter().filter(|r| r["type"] == "command-job") {
+        assert_eq!(j["status"], "ok", "{j}");
+        let side = j["side"].as_str().expect("side").to_owned();
+        if side == "old" {
+            old_argv = Some(j["argv"].clone());
+        }
+        if side == "control"
+            && let Some(a) = &old_argv
+        {
+            assert_eq!(&j["argv"], a, "the control runs the old command");
+        }
+        rounds
+            .entry(j["run"].as_u64().expect("run"))
+            .or_default()
+            .insert(side);
+    }
+    assert_eq!(rounds.len(), 4);
+    for sides in rounds.values() {
+        assert_eq!(sides.len(), 3, "{sides:?}");
+    }
+    let csv = std::fs::read_to_string(dir.path().join("r.csv")).expect("CSV");
+    assert_eq!(csv.lines().count(), 1 + 8, "old and new rows only: {csv}");
+    assert!(!csv.contains("control"));
+    assert!(stdout.contains("control: "), "the live report: {stdout}");
+    // `report` of the results file reads the control back.
+    let out = benchdiff(dir.path(), &["report", "--format", "json", "r.jsonl"]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["control"]["rows"], 1);
+    assert_eq!(v["comparisons"].as_array().map(Vec::len), Some(1));
+}
+
+#[cfg(feature = "e2e")]
+#[test]
+fn a_node_run_with_control_killed_midway_resumes_every_job_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // 2 files x 2 runs x 3 sides = 12 jobs.
+    compare(
+        dir.path(),
+        &[
+            "--control",
+            "--runs",
+            "2",
+            "--seed",
+            "9",
+            "--csv",
+            "a.csv",
+            "ipc",
+            "stdout",
+        ],
+    )
+    .assert()
+    .success();
+    let results = dir.path().join("results.jsonl");
+    let full = std::fs::read_to_string(&results).expect("results");
+    let all = jobs(&results);
+    assert_eq!(
+        all.iter().filter(|j| j["side"] == "control").count() * 3,
+        all.len()
+    );
+    std::fs::write(&results, cut_after_jobs(&full, 5)).expect("cut");
+    let out = benchdiff(
+        dir.path(),
+        &["compare", "--resume", "results.jsonl", "--csv", "b.csv"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let keys: Vec<(String, String, u64)> = jobs(&results)
+        .iter()
+        .filter(|j| j["status"] == "ok")
+        .map(|j| {
+            (
+                j["file"].as_str().expect("file").to_owned(),
+                j["side"].as_str().expect("side").to_owned(),
+                j["run"].as_u64().expect("run"),
+            )
+        })
+        .collect();
+    let unique: BTreeSet<_> = keys.iter().cloned().collect();
+    assert_eq!(keys.len(), unique.len(), "no job twice: {keys:?}");
+    assert_eq!(unique.len(), all.len(), "every job once");
+    let out = benchdiff(dir.path(), &["report", "results.jsonl"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("control: "), "{text}");
+}
+
+#[test]
+fn control_with_a_shard_or_without_two_sides_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = benchdiff(
+        dir.path(),
+        &[
+            "compare",
+            "--control",
+            "--old",
+            "true",
+            "--new",
+            "true",
+            "--bench",
+            "",
+            "--shard",
+            "1/2",
+            "--runs",
+            "2",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--shard with --control"));
+}
