@@ -137,11 +137,6 @@ impl ComparePlan {
                     .to_owned(),
             );
         }
-        if self.control && self.runs == Runs::Auto {
-            return Err(
-                "--control with --runs auto is not supported yet: give a fixed --runs N".to_owned(),
-            );
-        }
         Ok(())
     }
 

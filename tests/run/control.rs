@@ -1,7 +1,8 @@
 //! `compare --control` on real children: the control side (the old build again) runs in the
 //! same seeded rounds as old and new, the results file records it, the compare.js CSV leaves
-//! it out, `report` reads it back, and a Node-file run with a control killed midway resumes
-//! with every (file, side, run) exactly once.
+//! it out, `report` reads it back, a Node-file run with a control killed midway resumes with
+//! every (file, side, run) exactly once, and under `--runs auto` the control stops with its
+//! row. `calibrate` of command benchmarks (the A/A judgement of Node files, any metric).
 
 // Some tests here are second tier (feature `e2e`); their helpers are linted with all features.
 #![cfg_attr(not(feature = "e2e"), allow(dead_code, unused_imports))]
@@ -29,7 +30,6 @@ fn benchdiff(dir: &Path, args: &[&str]) -> std::process::Output {
         .expect("benchdiff runs")
 }
 
-#[cfg(feature = "e2e")]
 #[test]
 fn command_compare_with_control_runs_and_records_a_third_side_in_every_round() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -180,4 +180,109 @@ fn control_with_a_shard_or_without_two_sides_is_refused() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--shard with --control"));
+}
+
+/// `--runs auto` with a control: a control job runs in exactly the rounds its configuration's
+/// old and new jobs run, so the control never runs longer than the row it controls.
+#[test]
+fn with_runs_auto_the_control_stops_with_its_row_never_later() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (old, new) = (shell_loop(1000), shell_loop(4000));
+    let out = benchdiff(
+        dir.path(),
+        &[
+            "compare",
+            "--control",
+            "--old",
+            &old,
+            "--new",
+            &new,
+            "--bench",
+            "",
+            "--runs",
+            "auto",
+            "--min-runs",
+            "3",
+            "--max-runs",
+            "12",
+            "--threshold",
+            "5",
+            "--seed",
+            "2",
+            "--results",
+            "r.jsonl",
+            "--csv",
+            "r.csv",
+            "--no-progress",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let mut per_run: BTreeMap<u64, BTreeSet<String>> = BTreeMap::new();
+    for j in records(&dir.path().join("r.jsonl"))
+        .iter()
+        .filter(|r| r["type"] == "command-job")
+    {
+        per_run
+            .entry(j["run"].as_u64().expect("run"))
+            .or_default()
+            .insert(j["side"].as_str().expect("side").to_owned());
+    }
+    assert!(!per_run.is_empty());
+    for (run, sides) in &per_run {
+        assert_eq!(sides.len(), 3, "round {run}: {sides:?}");
+    }
+    // A 4x slower command is decided before --max-runs, and the control stopped with it.
+    assert!(
+        per_run.len() < 12,
+        "decided early: {} rounds",
+        per_run.len()
+    );
+    let out = benchdiff(dir.path(), &["report", "r.jsonl"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("control: "), "{text}");
+}
+
+#[test]
+fn calibrate_judges_a_command_benchmark_on_any_metric() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bench = "-c 'i=0; while [ $i -lt 500 ]; do i=$((i+1)); done'";
+    let base = [
+        "calibrate",
+        "--bin",
+        "sh",
+        "--bench",
+        bench,
+        "--runs",
+        "4",
+        "--seed",
+        "3",
+    ];
+    let run = |extra: &[&str], results: &str| {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend_from_slice(&["--results", results]);
+        args.extend_from_slice(extra);
+        benchdiff(dir.path(), &args)
+    };
+    let out = run(&[], "a.jsonl");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("4/4") && stdout.contains("false positives"),
+        "{stdout}"
+    );
+    let sides: BTreeSet<String> = (records(&dir.path().join("a.jsonl")).iter())
+        .filter(|r| r["type"] == "command-job")
+        .map(|r| r["side"].as_str().expect("side").to_owned())
+        .collect();
+    assert_eq!(sides.len(), 2, "the command ran as both sides: {sides:?}");
+    let out = run(&["--metric", "max_rss"], "b.jsonl");
+    assert!(out.status.success());
+    let out = run(&["--metric", "nope"], "c.jsonl");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--metric nope: no such metric"));
 }
