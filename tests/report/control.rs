@@ -194,3 +194,12 @@ fn a_report_without_a_control_has_no_control_column() {
     assert_eq!(code, 0);
     assert!(err.contains("no control side"), "{err}");
 }
+
+#[test]
+fn the_csv_export_of_a_control_run_has_old_and_new_rows_only() {
+    let dir = fixture(&ROWS);
+    let (code, csv, err) = report(dir.path(), "r.jsonl", &["--format", "csv"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!csv.contains("\"control\""), "{csv}");
+    assert_eq!(csv.lines().count(), 1 + 3 * 12 * 2, "old and new rows");
+}
