@@ -101,14 +101,33 @@ pub fn table_extra(c: Option<&Control>) -> Extra {
     }
 }
 
-/// The Markdown comment `body` led by the control's line, with a section listing each row's
-/// control after it; `body` as it is without a control.
+/// The Markdown comment `body` led by the control's line, its qualified verdicts marked
+/// [`WITHIN_CONTROL`] in its tables, with a section listing each row's control after it;
+/// `body` as it is without a control.
 pub fn markdown(c: Option<&Control>, assessments: &[Assessment], body: String) -> String {
     let Some(c) = c else {
         return body;
     };
     let mut out = format!("**{}**\n\n", super::markdown::escape(&line(c)));
-    out.push_str(&body);
+    let qualified: Vec<String> = (assessments.iter().zip(&c.rows))
+        .filter(|(_, r)| r.as_ref().is_some_and(ControlRow::qualifies))
+        .map(|(a, _)| format!("| {} | ", super::markdown::escape(&a.row.comparison.name)))
+        .collect();
+    for l in body.split_inclusive('\n') {
+        match qualified.iter().find(|p| l.starts_with(p.as_str())) {
+            // The verdict cell of a faster/slower row is bold: mark it after its `**`.
+            Some(p) => match l[p.len()..].find("** |") {
+                Some(i) => {
+                    let at = p.len() + i + 2;
+                    out.push_str(&l[..at]);
+                    out.push_str(WITHIN_CONTROL);
+                    out.push_str(&l[at..]);
+                }
+                None => out.push_str(l),
+            },
+            None => out.push_str(l),
+        }
+    }
     if !out.ends_with('\n') {
         out.push('\n');
     }

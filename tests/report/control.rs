@@ -117,6 +117,7 @@ fn markdown_leads_with_the_control_line_and_json_carries_it() {
         md.starts_with("**control: 1 of 3 identical-build rows"),
         "{md}"
     );
+    assert!(md.contains("| **faster** (within control) |"), "{md}");
     insta::assert_snapshot!("control_markdown", md);
     let (code, json, err) = report(dir.path(), "r.jsonl", &["--format", "json"]);
     assert_eq!(code, 0, "{err}");
