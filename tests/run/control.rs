@@ -286,3 +286,44 @@ fn calibrate_judges_a_command_benchmark_on_any_metric() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--metric nope: no such metric"));
 }
+
+/// A Node-file run under `--runs auto` with a control: every round that runs a file runs its
+/// control too, and the control's samples settle nothing (the run goes on by old and new).
+#[cfg(feature = "e2e")]
+#[test]
+fn a_node_run_under_runs_auto_runs_each_files_control_in_its_rounds() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    compare(
+        dir.path(),
+        &[
+            "--control",
+            "--runs",
+            "auto",
+            "--min-runs",
+            "2",
+            "--max-runs",
+            "4",
+            "--seed",
+            "3",
+            "--csv",
+            "a.csv",
+            "ipc",
+            "stdout",
+        ],
+    )
+    .assert()
+    .success();
+    let mut per: BTreeMap<(String, u64), BTreeSet<String>> = BTreeMap::new();
+    for j in jobs(&dir.path().join("results.jsonl")) {
+        per.entry((
+            j["file"].as_str().expect("file").to_owned(),
+            j["run"].as_u64().expect("run"),
+        ))
+        .or_default()
+        .insert(j["side"].as_str().expect("side").to_owned());
+    }
+    assert!(!per.is_empty());
+    for (k, sides) in &per {
+        assert_eq!(sides.len(), 3, "{k:?}: {sides:?}");
+    }
+}
