@@ -27,14 +27,21 @@ pub enum Side {
     Old,
     /// The candidate binary (`--new`).
     New,
+    /// The baseline run again as its own side, the A/A control (`compare --control`): its jobs
+    /// run the old build, interleaved with the old and new jobs of the same rounds. Old-vs-new
+    /// comparisons ignore it; the control comparison reads it as the new side
+    /// ([`SampleSet::control_view`]).
+    Control,
 }
 
 impl Side {
-    /// The label compare.js writes in the `binary` column: `"old"` or `"new"`.
+    /// The label compare.js writes in the `binary` column: `"old"` or `"new"`; the control
+    /// side's label (`"control"`) appears only in results files.
     pub fn label(self) -> &'static str {
         match self {
             Side::Old => "old",
             Side::New => "new",
+            Side::Control => "control",
         }
     }
 
@@ -44,6 +51,22 @@ impl Side {
             "old" => Some(Side::Old),
             "new" => Some(Side::New),
             _ => None,
+        }
+    }
+
+    /// Parses a side as results files store it: [`Side::from_label`] or `control`.
+    pub fn from_record_label(label: &str) -> Option<Side> {
+        match label {
+            "control" => Some(Side::Control),
+            _ => Side::from_label(label),
+        }
+    }
+
+    /// The build a job of this side runs: the control runs the old one.
+    pub fn build(self) -> Side {
+        match self {
+            Side::Control => Side::Old,
+            s => s,
         }
     }
 }
@@ -223,8 +246,8 @@ pub struct Sample {
     pub run: Option<u32>,
 }
 
-/// A sample as a [`SampleSet`] keeps it (24 bytes): `tag` holds the side (bit 0), the metric
-/// (bits 1–7, [`TAG_METRIC_WIDE`] when it does not fit) and the run plus one (bits 8–31, 0 for
+/// A sample as a [`SampleSet`] keeps it (24 bytes): `tag` holds the side (bit 0 new, bit 7
+/// control, neither old), the metric (bits 1–6, [`TAG_METRIC_WIDE`] when it does not fit) and the run plus one (bits 8–31, 0 for
 /// none, [`TAG_RUN_WIDE`] when it does not fit); a sample with either field wide has its metric
 /// and run in [`SampleSet::wide`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -236,7 +259,9 @@ struct Packed {
 }
 
 /// The metric field of a tag that says "see the wide list".
-const TAG_METRIC_WIDE: u32 = 0x7F;
+const TAG_METRIC_WIDE: u32 = 0x3F;
+/// The tag bit of a [`Side::Control`] sample.
+const TAG_CONTROL: u32 = 0x80;
 /// The run field of a tag that says "see the wide list".
 const TAG_RUN_WIDE: u32 = 0xFF_FFFF;
 
@@ -253,7 +278,12 @@ impl Packed {
             Some(r) if r < TAG_RUN_WIDE - 1 => r + 1,
             Some(_) => TAG_RUN_WIDE,
         };
-        let tag = u32::from(s.side == Side::New) | metric << 1 | run << 8;
+        let side = match s.side {
+            Side::Old => 0,
+            Side::New => 1,
+            Side::Control => TAG_CONTROL,
+        };
+        let tag = side | metric << 1 | run << 8;
         let p = Packed {
             value: s.value,
             time_s: s.time_s,
@@ -265,13 +295,15 @@ impl Packed {
 
     /// True when the metric and run are in the wide list.
     fn is_wide(self) -> bool {
-        (self.tag >> 1) & 0x7F == TAG_METRIC_WIDE || self.tag >> 8 == TAG_RUN_WIDE
+        (self.tag >> 1) & TAG_METRIC_WIDE == TAG_METRIC_WIDE || self.tag >> 8 == TAG_RUN_WIDE
     }
 
     /// The side of the sample.
     fn side(self) -> Side {
         if self.tag & 1 == 1 {
             Side::New
+        } else if self.tag & TAG_CONTROL != 0 {
+            Side::Control
         } else {
             Side::Old
         }
@@ -282,7 +314,7 @@ impl Packed {
         let (metric, run) = wide.unwrap_or_else(|| {
             let r = self.tag >> 8;
             (
-                MetricId((self.tag >> 1) & 0x7F),
+                MetricId((self.tag >> 1) & TAG_METRIC_WIDE),
                 if r == 0 { None } else { Some(r - 1) },
             )
         });
@@ -606,7 +638,7 @@ impl SampleSet {
     /// True when some sample is of `metric`.
     pub fn has_metric(&self, metric: MetricId) -> bool {
         if metric.0 < TAG_METRIC_WIDE && self.wide.is_empty() {
-            return self.packed.iter().any(|p| (p.tag >> 1) & 0x7F == metric.0);
+            return (self.packed.iter()).any(|p| (p.tag >> 1) & TAG_METRIC_WIDE == metric.0);
         }
         self.iter().any(|s| s.metric == metric)
     }
@@ -737,6 +769,39 @@ impl SampleSet {
             let key = (map[b.0 as usize], mmap[m.0 as usize], side);
             self.summaries.insert(key, stats);
         }
+    }
+
+    /// True when some sample is of [`Side::Control`].
+    pub fn has_control(&self) -> bool {
+        if self.wide.is_empty() {
+            return self.packed.iter().any(|p| p.side() == Side::Control);
+        }
+        self.iter().any(|s| s.side == Side::Control)
+    }
+
+    /// The A/A control comparison of this set: the same benchmarks, metrics and rounds flag,
+    /// with the [`Side::Old`] samples as they are, the [`Side::Control`] samples as
+    /// [`Side::New`], and the new samples left out; `None` when the set has no control sample.
+    /// Every old-vs-new analysis of the view is then the control's (old vs old again).
+    pub fn control_view(&self) -> Option<SampleSet> {
+        if !self.has_control() {
+            return None;
+        }
+        let mut view = SampleSet {
+            packed: Vec::new(),
+            wide: Vec::new(),
+            unpacked: std::sync::OnceLock::new(),
+            ..self.clone()
+        };
+        view.extend_samples(self.iter().filter_map(|s| match s.side {
+            Side::Old => Some(s),
+            Side::Control => Some(Sample {
+                side: Side::New,
+                ..s
+            }),
+            Side::New => None,
+        }));
+        Some(view)
     }
 }
 

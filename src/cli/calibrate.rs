@@ -23,9 +23,14 @@ that for every configuration.
 
 Exit codes: 0 done; 1 a job failed; 2 bad usage.")]
 pub(crate) struct CalibrateArgs {
-    /// The binary to calibrate (a path, or a name looked up in PATH).
-    #[arg(long, value_name = "BIN")]
-    bin: PathBuf,
+    /// The binary to calibrate (a path, or a name looked up in PATH); with command benchmarks
+    /// (--bench, --suite) the command, run as both sides.
+    #[arg(long, value_name = "BIN", required_unless_present = "suite")]
+    bin: Option<PathBuf>,
+    /// The metric judged (default: the rate, else the first): e.g. `wall`, or a --measure
+    /// counter such as `instructions`.
+    #[arg(long, value_name = "NAME")]
+    metric: Option<String>,
     /// Runs per side (A/A) or per tried value (--find-n).
     #[arg(long, value_name = "N", default_value_t = 30,
           value_parser = clap::value_parser!(u32).range(2..))]
@@ -61,8 +66,11 @@ pub(crate) struct CalibrateArgs {
     #[arg(long, value_name = "PCT", default_value = "5", value_parser = parse_percent)]
     cv_threshold: f64,
     /// Categories (sub-folders of the benchmark folder), or `all`.
-    #[arg(value_name = "CATEGORY", required = true)]
+    #[arg(value_name = "CATEGORY", required_unless_present_any = ["bench", "suite"])]
     categories: Vec<String>,
+    /// Command benchmarks: `--bench`, `-L`, `--suite` …; with any of them, --bin is a command.
+    #[command(flatten)]
+    command: super::jobs::CommandArgs,
 }
 
 impl CalibrateArgs {
@@ -76,7 +84,7 @@ impl CalibrateArgs {
             cv_threshold: self.cv_threshold,
         });
         CalibratePlan {
-            bin: self.bin,
+            bin: self.bin.unwrap_or_default(),
             runs: self.runs,
             target_accuracy: self.target_accuracy,
             filter: self.files.filter,
@@ -91,6 +99,8 @@ impl CalibrateArgs {
             results: self.results,
             find_n,
             categories: self.categories,
+            command: self.command.spec(),
+            metric: self.metric,
         }
     }
 }

@@ -55,6 +55,13 @@ pub(crate) struct CompareArgs {
     /// (per file, per run, old then new).
     #[arg(long, value_enum, default_value_t = Order::Random)]
     order: Order,
+    /// The A/A control: every round also runs the old binary (or old command) again as its
+    /// own side, `control`, in the same seeded order, and every report compares old against
+    /// it as it compares old against new (the row's measured noise floor, the suite's measured
+    /// false-positive count). The compare.js CSV leaves the control rows out; the results file
+    /// keeps them. See docs/control.md.
+    #[arg(long)]
+    control: bool,
     /// Stop at the first failed job (compare.js stops at any failure).
     #[arg(long)]
     fail_fast: bool,
@@ -85,7 +92,8 @@ pub(crate) struct CompareArgs {
     /// with `benchdiff report FILE`).
     #[arg(long, value_name = "FILE",
           conflicts_with_all = ["old", "new", "runs", "filter", "exclude", "set",
-                                "benchmark_dir", "order", "seed", "cpus", "categories"])]
+                                "benchmark_dir", "order", "seed", "cpus", "categories",
+                                "control"])]
     resume: Option<PathBuf>,
     /// No progress bar (it is drawn only when stderr is a terminal anyway).
     #[arg(long)]
@@ -137,6 +145,7 @@ impl CompareArgs {
             command: self.command.spec(),
             report: self.analysis.output.clone(),
             plot: self.analysis.plot.clone(),
+            control: self.control,
         }
     }
 }

@@ -179,6 +179,10 @@ pub(crate) struct AnalysisArgs {
     /// interval lies below −PCT percent (Node's --max-regression rule); lists those rows.
     #[arg(long, value_name = "PCT", value_parser = parse_percent)]
     pub(crate) max_regression: Option<f64>,
+    /// Exit with code 1 when the A/A control (`compare --control`) called more identical-build
+    /// rows changed than α allows: the machine was too noisy to trust the verdicts.
+    #[arg(long)]
+    pub(crate) fail_on_control: bool,
     /// After the table, every comparison by every method: medians with order-statistic
     /// intervals, the paired test, Welch's test, Mann–Whitney U with the Hodges–Lehmann shift.
     #[arg(long)]
@@ -286,6 +290,7 @@ impl AnalysisArgs {
             },
             threshold_pct: self.threshold,
             max_regression: self.max_regression,
+            fail_on_control: self.fail_on_control,
             details: self.details,
             plot_rows: self.plot_rows.clone(),
             color: io.color,

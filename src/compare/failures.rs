@@ -225,8 +225,13 @@ impl Failures {
         let mut seen_c: Counts = (Vec::new(), HashMap::new());
         match &loaded.header {
             Header::Node(h) => {
+                let sides: &[Side] = if h.control {
+                    &[Side::Old, Side::New, Side::Control]
+                } else {
+                    &[Side::Old, Side::New]
+                };
                 for f in &h.files {
-                    for side in [Side::Old, Side::New] {
+                    for &side in sides {
                         planned.push((f.clone(), side, h.runs));
                     }
                 }

@@ -155,7 +155,8 @@ fn group_by_position(set: &SampleSet, metric: MetricId) -> Vec<Comparison> {
     let mut counts: Vec<[u32; 2]> = vec![[0, 0]; set.benchmarks().len()];
     let mut slots: Vec<u32> = vec![u32::MAX; set.benchmarks().len()];
     let mut order: Vec<BenchmarkId> = Vec::new();
-    for s in set.iter().filter(|s| s.metric == metric) {
+    // Control samples (`compare --control`) belong to the control comparison, not to this one.
+    for s in (set.iter()).filter(|s| s.metric == metric && s.side != Side::Control) {
         let b = s.benchmark.0 as usize;
         counts[b][usize::from(s.side == Side::New)] += 1;
         if slots[b] == u32::MAX {
@@ -218,6 +219,7 @@ fn group_by_position(set: &SampleSet, metric: MetricId) -> Vec<Comparison> {
                 let (rates, runs) = match s.side {
                     Side::Old => (&mut c.old, &mut c.old_runs),
                     Side::New => (&mut c.new, &mut c.new_runs),
+                    Side::Control => continue,
                 };
                 let run = match s.run {
                     Some(r) => r,

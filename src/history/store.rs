@@ -630,7 +630,12 @@ impl Store {
                 file_id,
                 series_id,
                 commit_id,
-                side: i64::from(one_sided || smp.side == Side::New),
+                // The control side (`compare --control`) is kept as 2: `show` and `check` read
+                // old (0) or new (1) only.
+                side: match smp.side {
+                    Side::Control => 2,
+                    s => i64::from(one_sided || s == Side::New),
+                },
                 run: smp.run.map(i64::from),
                 position: position as i64,
                 value: smp.value,

@@ -255,6 +255,7 @@ fn write_view(
         match s.side {
             Side::Old => any_old = true,
             Side::New => any_new = true,
+            Side::Control => {}
         }
     }
     let view = View::new(opts, any_old, any_new);

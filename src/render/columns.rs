@@ -395,6 +395,7 @@ pub fn write_json(d: &Columns<'_>, out: &mut dyn std::io::Write) -> std::io::Res
         failures: d.failures,
         one_sided: &one_sided,
         notes: "",
+        control: None,
     };
     super::json::write_rest(family, &rest, &mut text)?;
     let mut doc: Value = serde_json::from_slice(&text).map_err(std::io::Error::other)?;

@@ -11,7 +11,7 @@
 
 use crate::compare::primary_metric;
 use crate::format::node_csv::write::CsvWriter;
-use crate::sample::{Better, MetricId, RATE, Sample, SampleSet};
+use crate::sample::{Better, MetricId, RATE, Sample, SampleSet, Side};
 
 /// Renders the samples of [`primary_metric`] of `set` as compare.js CSV (see
 /// [`render_metric`]).
@@ -57,7 +57,8 @@ pub fn write_metric(
 }
 
 /// Writes the rows of [`write_metric`] without the header: one per sample of `metric` of
-/// `set` in arrival order. The bounded-memory report of a large compare.js CSV
+/// `set` in arrival order (control samples, `compare --control`, left out as compare.R reads
+/// only `old` and `new`). The bounded-memory report of a large compare.js CSV
 /// writes the header and then the rows of each window of samples read back in arrival order.
 ///
 /// # Errors
@@ -81,7 +82,8 @@ pub fn write_rows(
             .map(|from| {
                 let to = (from + CHUNK).min(end);
                 let mut text = String::with_capacity(96 * (to - from));
-                for s in set.iter_range(from..to).filter(|s| s.metric == metric) {
+                let keep = |s: &Sample| s.metric == metric && s.side != Side::Control;
+                for s in set.iter_range(from..to).filter(keep) {
                     push_row(&mut text, set, &s);
                 }
                 text

@@ -699,6 +699,9 @@ pub struct Rest<'a> {
     pub one_sided: &'a crate::compare::OneSided,
     /// The report-level notes, one a line ([`crate::render::table::report_notes`]).
     pub notes: &'a str,
+    /// The A/A control's `control` object ([`crate::render::control::json_value`]), when the
+    /// samples have a control side.
+    pub control: Option<Value>,
 }
 
 /// The start of the document, up to its array of comparisons (`[` included when `rows` is
@@ -785,6 +788,9 @@ fn write_rest_with(
             }),
         },
     );
+    if let Some(c) = &rest.control {
+        top.insert("control".into(), c.clone());
+    }
     top.insert("failures".into(), failures(rest.failures));
     if let Some(m) = metrics {
         top.insert("metrics".into(), m);
@@ -864,6 +870,7 @@ pub fn write(d: &ReportData<'_>, out: &mut dyn std::io::Write) -> std::io::Resul
         failures: d.failures,
         one_sided: d.one_sided,
         notes: &notes,
+        control: d.control.map(|c| super::control::json_value(c, a)),
     };
     write_rest_with(a.len(), &rest, super::metrics::json(d.metrics), out)
 }

@@ -17,6 +17,7 @@ pub mod analyze;
 pub mod benchstat;
 pub mod calibrate;
 pub mod columns;
+pub mod control;
 pub mod csv;
 pub mod html;
 pub mod json;
@@ -221,4 +222,6 @@ pub struct ReportData<'a> {
     /// The format of the inputs the samples were read from (None: benchdiff ran them), for
     /// the hints that depend on the harness ([`table::single_hint_for`]).
     pub input_format: Option<crate::format::InputFormat>,
+    /// The A/A control of the assessments (`compare --control`), when the samples have one.
+    pub control: Option<&'a crate::verdict::control::Control>,
 }

@@ -855,6 +855,16 @@ fn geomean_row(rows: &[TableRow<'_>]) -> Option<[String; 8]> {
     Some(cells)
 }
 
+/// What a report adds to the table ([`render_with`]): columns inserted before `verdict`
+/// (header, one cell per row), and a text appended to each row's verdict.
+#[derive(Clone, Debug, Default)]
+pub struct Extra {
+    /// `(header, cells)`, the cells in row order.
+    pub columns: Vec<(String, Vec<String>)>,
+    /// Per row, appended to its verdict cell (none when shorter than the rows).
+    pub verdict_suffix: Vec<&'static str>,
+}
+
 /// Renders the rows of a report (in report order, decided) as a table, with the benchmarks
 /// measured on one side only listed in a warning below it (they are not rows and not
 /// counted). `color` turns on ANSI styling; `width` is the terminal width in columns (None:
@@ -865,6 +875,18 @@ pub fn render(
     opts: &Options,
     color: bool,
     width: Option<u16>,
+) -> String {
+    render_with(rows, one_sided, opts, color, width, &Extra::default())
+}
+
+/// [`render`] with the report's `extra` columns and verdict texts.
+pub fn render_with(
+    rows: &[TableRow<'_>],
+    one_sided: &OneSided,
+    opts: &Options,
+    color: bool,
+    width: Option<u16>,
+    extra: &Extra,
 ) -> String {
     let mut t = Table::new();
     t.load_style(
@@ -901,6 +923,7 @@ pub fn render(
             c.cells.push(v);
         }
     }
+    add_extra(&mut cols, extra);
     if one_p {
         cols.remove(P_RAW);
     }
@@ -957,6 +980,24 @@ pub fn render(
     let _ = write_trailer(rows, one_sided, opts, &mut trailer);
     out.push_str(&String::from_utf8_lossy(&trailer));
     out
+}
+
+/// Inserts `extra`'s columns before the verdict column (an empty cell for a row they have none
+/// for, such as the geomean) and appends its verdict texts.
+fn add_extra(cols: &mut Vec<Col>, extra: &Extra) {
+    let Some(at) = cols.iter().position(|c| c.header == "verdict") else {
+        return;
+    };
+    let rows = cols[at].cells.len();
+    for (i, s) in extra.verdict_suffix.iter().enumerate().take(rows) {
+        cols[at].cells[i].push_str(s);
+    }
+    for (k, (header, cells)) in extra.columns.iter().enumerate() {
+        let mut c = Col::new(header, Kind::Text, true);
+        c.cells = cells.clone();
+        c.cells.resize(rows, String::new());
+        cols.insert(at + k, c);
+    }
 }
 
 /// What follows the table: a blank line, the summary line, and the notes (the comparisons'

@@ -386,6 +386,7 @@ fn has_both_sides(set: &SampleSet) -> bool {
     let side_bit = |s: &crate::sample::Sample| match s.side {
         Side::Old => 1u8,
         Side::New => 2u8,
+        Side::Control => 0u8,
     };
     let metrics = set.metrics().len();
     if metrics <= 8 {

@@ -95,6 +95,7 @@ fn bounded_path_applies(inputs: &InputPlan, a: &Plan) -> bool {
     format
         && a.plot.is_none()
         && a.max_regression.is_none()
+        && !a.fail_on_control
         && a.metric.is_none()
         && !a.cv
         && inputs.files.len() == 1
@@ -612,6 +613,7 @@ fn table(
         failures: &failures,
         one_sided: &listed,
         notes: &report_notes,
+        control: None,
     };
     let page = crate::render::html::Page {
         opts: &opts,

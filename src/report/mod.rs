@@ -8,6 +8,7 @@
 //! prints them.
 
 mod columns;
+mod control;
 pub mod diagnostics;
 pub mod inputs;
 pub(crate) mod large;
@@ -77,6 +78,8 @@ pub struct Plan {
     pub threshold_pct: f64,
     /// The gate: fail when a significant change's whole interval lies below −this percent.
     pub max_regression: Option<f64>,
+    /// The gate: fail when the A/A control is flagged ([`crate::verdict::control`]).
+    pub fail_on_control: bool,
     /// The table's `--details`: every comparison by every method after the table.
     pub details: bool,
     /// HTML: the comparisons whose name contains one of these are plotted too.
@@ -138,6 +141,7 @@ impl Plan {
             correction: Correction::Holm,
             threshold_pct: 1.0,
             max_regression: None,
+            fail_on_control: false,
             details: false,
             plot_rows: Vec::new(),
             color: false,
@@ -385,6 +389,7 @@ fn analyse_into(
     } else {
         rows
     };
+    let control = control::analyse(set, metric_id, &opts, assessed.as_deref(), plan, out);
     let assessments = assessed.as_deref();
     let shown = metrics::for_report(set, metric_id, assessments.unwrap_or(&[]), &opts, plan);
     let d = render::ReportData {
@@ -397,6 +402,7 @@ fn analyse_into(
         failures: facts.failures,
         metrics: &shown,
         input_format: facts.format,
+        control: control.as_ref(),
     };
     let code = write_report(&d, metric_id, &rows, facts.settled, plan, stdout, out)?;
     if code != 0 {
@@ -412,8 +418,9 @@ fn analyse_into(
             return Ok(code);
         }
     }
+    let control_code = control::gate(control.as_ref(), plan, out);
     let Some(max) = plan.max_regression else {
-        return Ok(0);
+        return Ok(control_code);
     };
     // The report's own assessment when it has one of the pooled samples; else the verdicts
     // only (the gate reads no distribution check).
@@ -431,7 +438,7 @@ fn analyse_into(
             &gate_assessed
         }
     };
-    Ok(gate(a, max, &opts, facts.failures, out))
+    Ok(gate(a, max, &opts, facts.failures, out).max(control_code))
 }
 
 /// The metric `name` asks for (default: [`crate::compare::primary_metric`]) when some
@@ -629,7 +636,7 @@ fn write_report(
             let mut t = render::markdown::render(d);
             let at = t.rfind("**Run**\n").unwrap_or(t.len());
             t.insert_str(at, &render::metrics::markdown(d.metrics));
-            t
+            render::control::markdown(d.control, d.assessments, t)
         }
         // Streamed: a million rows are over 100 MB of JSON, over 1 GB of HTML and about
         // 90 MB of CSV or Go text.
@@ -675,8 +682,12 @@ fn table_text(
         let hint = render::table::single_hint_for(f);
         rows.iter_mut().for_each(|r| r.single_hint = hint);
     }
-    let t = render::table::render(&rows, d.one_sided, d.opts, color, width);
+    let extra = render::control::table_extra(d.control);
+    let t = render::table::render_with(&rows, d.one_sided, d.opts, color, width, &extra);
     let mut t = render::table::with_failures(t, &rows, d.opts, d.failures);
+    if let Some(c) = d.control {
+        t.push_str(&format!("\n{}\n", render::control::line(c)));
+    }
     let m = d.set.metric(metric);
     if m.name != "rate" {
         // Which figure the changes are of, and which way is better.

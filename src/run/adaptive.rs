@@ -144,9 +144,11 @@ struct FileState {
     stopped_empty: bool,
 }
 
+/// The index of a side's samples in [`ConfState::samples`] (control samples are not kept:
+/// see [`Tracker::add`]).
 fn side_ix(s: Side) -> usize {
     match s {
-        Side::Old => 0,
+        Side::Old | Side::Control => 0,
         Side::New => 1,
     }
 }
@@ -266,11 +268,16 @@ impl Tracker {
         }
     }
 
-    /// Records one sample of file index `file`.
+    /// Records one sample of file index `file`. A control sample (`compare --control`) is
+    /// not looked at: the control of a file runs in exactly the rounds its old and new jobs
+    /// run, so it stops with the rows it controls, never later.
     pub fn add(&mut self, file: usize, side: Side, r: &Report) {
         let Some(f) = self.files.get_mut(file) else {
             return;
         };
+        if side == Side::Control {
+            return;
+        }
         let i = match f.index.get(&r.configuration.text) {
             Some(&i) => i,
             None => {
@@ -494,7 +501,14 @@ impl<'a> Adaptive<'a> {
         Adaptive {
             plan,
             rule,
-            full: schedule::schedule(plan.files.len(), rule.max_runs, plan.order, plan.seed),
+            // With a control, its jobs sit in the same rounds and are planned with their file.
+            full: schedule::schedule_sides(
+                plan.files.len(),
+                rule.max_runs,
+                plan.order,
+                plan.seed,
+                schedule::sides(plan.control),
+            ),
             tracker: Tracker::new(rule, plan.files.len()),
             done,
             round: 0,
@@ -518,7 +532,7 @@ impl<'a> Adaptive<'a> {
                     0.0
                 } else {
                     f.full_walls.iter().sum::<f64>() / f.full_walls.len() as f64
-                        * 2.0
+                        * schedule::sides(self.plan.control).len() as f64
                         * f64::from(self.rule.max_runs)
                 }
             })

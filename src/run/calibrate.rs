@@ -2,7 +2,10 @@
 //!
 //! - **A/A** ([`Calibration::Aa`]): the binary is run against itself as both "old" and "new",
 //!   with the same schedule `compare` uses (rounds, seeded random order), so every difference
-//!   is noise; the rows and the false positives are [`crate::verdict::calibrate`]'s.
+//!   is noise; the rows and the false positives are [`crate::verdict::calibrate`]'s, of the
+//!   rate or of `--metric` (e.g. an `--measure` counter). Node files run through the Node
+//!   runner; command benchmarks and suite files (`--bench`, `--suite`) through
+//!   [`super::command_bench`] with the one command as both sides, judged by the same code.
 //! - **find-n** ([`Calibration::FindN`], Node's `benchmark/calibrate-n.js`, spec §6): per
 //!   benchmark file, run it `runs` times with `KEY=start_n`, then multiply KEY by `increase`,
 //!   at most `max_increases` times, until the coefficient of variation is below
@@ -62,6 +65,11 @@ pub struct CalibratePlan {
     pub find_n: Option<FindN>,
     /// Categories (sub-folders of the benchmark folder), or `all`.
     pub categories: Vec<String>,
+    /// Command benchmarks (`--bench`, `--suite` …): the command is `bin` (or the suite's
+    /// `[new]` side), run as both sides.
+    pub command: super::command_bench::CommandSpec,
+    /// The metric judged (default: the rate, else the first metric).
+    pub metric: Option<String>,
 }
 
 /// The search of calibrate-n: which parameter, where it starts, how it grows.
@@ -251,6 +259,7 @@ fn prepare(args: &CalibratePlan) -> Result<Plan, RunnerError> {
             Some(list) => super::child::counters::measure_for(list).map_err(RunnerError::Io)?,
             None => super::child::counters::Measure::default(),
         },
+        control: false,
     })
 }
 
@@ -273,9 +282,22 @@ pub fn calibrate(
     let out = [
         crate::output::Output::new("--results", &path, crate::output::Use::Create).making_folder(),
     ];
-    let bin = [crate::output::Input::new("--bin binary", &args.bin)];
+    let bin: Vec<crate::output::Input<'_>> = (!args.bin.as_os_str().is_empty())
+        .then(|| crate::output::Input::new("--bin binary", &args.bin))
+        .into_iter()
+        .collect();
     if let Err(e) = crate::output::check(&bin, &out, false) {
         return Ok(Err(e));
+    }
+    if args.command.active() {
+        if args.find_n.is_some() {
+            return Ok(Err(
+                "--find-n searches a Node benchmark parameter: it does not apply to command \
+                 benchmarks (give CATEGORY… of Node files)"
+                    .to_owned(),
+            ));
+        }
+        return command_aa(args, &path, log);
     }
     let plan = match prepare(args) {
         Ok(p) => p,
@@ -306,17 +328,112 @@ pub fn calibrate(
     };
     match &args.find_n {
         Some(f) => find_n(f, &plan, opts, &stop, obs).map(Ok),
-        None => aa(args.target_accuracy, &plan, opts, &stop, obs).map(Ok),
+        None => aa(args, &plan, opts, &stop, obs),
     }
 }
 
+/// The A/A judgement of the samples of one calibration run (Node files or commands alike):
+/// the rows and false positives of `args.metric` (default the primary metric).
+///
+/// # Errors
+/// `--metric` names a metric the samples do not have.
+fn judge(
+    set: &SampleSet,
+    args: &CalibratePlan,
+    wall_s: f64,
+    failed: bool,
+) -> Result<Calibration, String> {
+    if set.is_empty() {
+        return Ok(Calibration::NoSamples);
+    }
+    let metric = match &args.metric {
+        None => crate::compare::primary_metric(set),
+        Some(name) => (set.find_metric(name))
+            .filter(|&id| set.has_metric(id))
+            .ok_or_else(|| {
+                let have: Vec<&str> = (set.metrics().iter().enumerate())
+                    .filter(|(i, _)| set.has_metric(crate::sample::MetricId(*i as u32)))
+                    .map(|(_, m)| m.name.as_str())
+                    .collect();
+                format!(
+                    "--metric {name}: no such metric (these samples have: {})",
+                    have.join(", ")
+                )
+            })?,
+    };
+    let rows = calibrate::aa_rows_of(set, metric, args.target_accuracy);
+    let false_positives = calibrate::false_positives_of(&rows, set, metric);
+    Ok(Calibration::Aa {
+        rows,
+        false_positives,
+        wall_s,
+        failed,
+    })
+}
+
+/// The A/A run of command benchmarks or a suite: `run`'s plan of the one command, its target
+/// run again as the new side, through the command runner; the samples judged by [`judge`].
+fn command_aa(
+    args: &CalibratePlan,
+    path: &std::path::Path,
+    log: &mut dyn Write,
+) -> std::io::Result<Result<Calibration, String>> {
+    use super::command_bench::{self, Common, Outputs, SinglePlan};
+    let single = SinglePlan {
+        bin: (!args.bin.as_os_str().is_empty()).then(|| args.bin.to_string_lossy().into_owned()),
+        common: Common {
+            runs: Some(args.runs),
+            set: args.set.clone(),
+            order: Some(args.order),
+            seed: args.seed,
+            timeout: args.timeout,
+            results: Some(path.to_path_buf()),
+            cpus: args.cpus.clone(),
+            measure: args.measure.clone(),
+            ..Common::default()
+        },
+        command: args.command.clone(),
+    };
+    let prepared = match single.prepare(log) {
+        Ok(p) => p,
+        Err(stop) => return Ok(Err(stop.to_string())),
+    };
+    let mut plan = prepared.plan.clone();
+    let Some(mut twin) = plan.targets.first().cloned() else {
+        return Ok(Err("no command to calibrate".to_owned()));
+    };
+    twin.side = Side::New;
+    plan.targets.truncate(1);
+    plan.targets.push(twin);
+    writeln!(
+        log,
+        "benchdiff: A/A calibration of {}: the command runs as both sides",
+        plan.targets[0].label
+    )?;
+    let started = std::time::Instant::now();
+    let out = Outputs {
+        csv: None,
+        results: Some(path.to_path_buf()),
+        echo: None,
+        progress: false,
+    };
+    let finished = match command_bench::execute(&plan, false, out, log)? {
+        Ok(f) => f,
+        Err(e) => return Ok(Err(e)),
+    };
+    drop(prepared);
+    let failed = !finished.summary.failed.is_empty() || finished.summary.setup_failed.is_some();
+    let wall_s = started.elapsed().as_secs_f64();
+    Ok(judge(&finished.set, args, wall_s, failed))
+}
+
 fn aa(
-    target_accuracy: f64,
+    args: &CalibratePlan,
     plan: &Plan,
     opts: RunOptions,
     stop: &AtomicBool,
     mut obs: CalObserver<'_>,
-) -> std::io::Result<Calibration> {
+) -> std::io::Result<Result<Calibration, String>> {
     let jobs = plan.schedule();
     writeln!(
         obs.log,
@@ -336,17 +453,7 @@ fn aa(
     let set = std::mem::take(&mut obs.set);
     drop(obs);
     let wall_s = started.elapsed().as_secs_f64();
-    if set.is_empty() {
-        return Ok(Calibration::NoSamples);
-    }
-    let rows = calibrate::aa_rows(&set, target_accuracy);
-    let false_positives = calibrate::false_positives(&rows, &set);
-    Ok(Calibration::Aa {
-        rows,
-        false_positives,
-        wall_s,
-        failed: !summary.failed.is_empty(),
-    })
+    Ok(judge(&set, args, wall_s, !summary.failed.is_empty()))
 }
 
 fn find_n(

@@ -123,6 +123,8 @@ pub struct Common {
     /// `--runs auto`: the run limits and, under `--stop decided`, its settings (`runs` is
     /// then `--max-runs`).
     pub auto: Option<(Rule, Option<DecideRule>)>,
+    /// `--control`: every (configuration, run) also runs the old target as [`Side::Control`].
+    pub control: bool,
 }
 
 /// Builds the plan of a command-benchmark run. `sides` is 2 for `compare`, 1 for `run` and
@@ -362,7 +364,11 @@ pub fn make_plan(
                 .to_owned(),
         ));
     }
-    let jobs = (configurations as u128) * u128::from(runs + warmup) * targets.len() as u128;
+    if common.control && targets.len() < 2 {
+        return Err(u("--control needs an old and a new target".to_owned()));
+    }
+    let per_run = targets.len() + usize::from(common.control);
+    let jobs = (configurations as u128) * u128::from(runs + warmup) * per_run as u128;
     if jobs > MAX_JOBS as u128 {
         return Err(u(format!(
             "{configurations} configuration(s) x {} binar{} x ({runs} run(s) + {warmup} warm-up) = \
@@ -389,6 +395,7 @@ pub fn make_plan(
         cleanup: cmd.cleanup.clone().or(st.and_then(|s| s.cleanup.clone())),
         cpus: common.cpus.clone(),
         measure,
+        control: common.control,
     };
     Ok(Prepared {
         plan,
@@ -686,10 +693,15 @@ pub fn execute_with(
     }
     writeln!(
         stderr,
-        "benchdiff: {} configuration(s) x {} binar{} x ({} run(s){}) = {} jobs, order {}{}",
+        "benchdiff: {} configuration(s) x {} binar{}{} x ({} run(s){}) = {} jobs, order {}{}",
         instances.len(),
         plan.targets.len(),
         if plan.targets.len() == 1 { "y" } else { "ies" },
+        if plan.control {
+            " + control (old again)"
+        } else {
+            ""
+        },
         plan.runs,
         if plan.warmup > 0 {
             format!(" + {} warm-up", plan.warmup)

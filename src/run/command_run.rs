@@ -211,6 +211,12 @@ impl driver::JobRunner for CommandRunner<'_> {
         // Jobs are checked against the plan before the run starts.
         let inst = &self.instances[job.file];
         let target = &plan.targets[usize::from(job.side == Side::New)];
+        // A control job runs the old target as its own side.
+        let side = if job.side == Side::Control {
+            Side::Control
+        } else {
+            target.side
+        };
         let def = &plan.benchmarks[inst.bench];
         let warmup = job.run < plan.warmup;
         let run = if warmup {
@@ -228,7 +234,7 @@ impl driver::JobRunner for CommandRunner<'_> {
             "{}{}{combo} ({}, {} {}/{})",
             def.name,
             if combo.is_empty() { "" } else { " " },
-            target.side,
+            side,
             if warmup { "warm-up" } else { "run" },
             run + 1,
             if warmup { plan.warmup } else { plan.runs }
@@ -240,7 +246,7 @@ impl driver::JobRunner for CommandRunner<'_> {
             position: job.position,
             benchmark: def.name.clone(),
             combination: inst.combo.clone(),
-            side: target.side,
+            side,
             run,
             warmup,
             argv: Vec::new(),

@@ -87,6 +87,9 @@ pub struct ComparePlan {
     pub report: Option<PathBuf>,
     /// The report's `--plot` file.
     pub plot: Option<PathBuf>,
+    /// `--control`: every (file or configuration, run) also runs the old build again as the
+    /// control side, in the same seeded rounds.
+    pub control: bool,
 }
 
 impl ComparePlan {
@@ -124,6 +127,13 @@ impl ComparePlan {
             return Err(
                 "--shard with --runs auto is not supported: a shard's rows would stop \
                         on that machine's samples alone; give a fixed --runs N"
+                    .to_owned(),
+            );
+        }
+        if self.control && self.shard.shard.is_some() {
+            return Err(
+                "--shard with --control is not supported: the control jobs of a round \
+                        must run on the machine of its old and new jobs"
                     .to_owned(),
             );
         }
@@ -169,6 +179,7 @@ impl ComparePlan {
             no_progress: self.no_progress,
             node_only: (given.into_iter()).filter(|g| g.1).map(|g| g.0).collect(),
             auto,
+            control: self.control,
         }
     }
 }
@@ -646,10 +657,11 @@ pub fn prepare(
         None => super::child::counters::Measure::default(),
     };
     let runs = args.auto.plan_runs(args.runs);
-    let jobs = (files.len() as u128) * u128::from(runs) * 2;
+    let sides = super::schedule::sides(args.control).len();
+    let jobs = (files.len() as u128) * u128::from(runs) * sides as u128;
     if runs > super::plan::suite::MAX_RUNS || jobs > super::command_bench::MAX_JOBS as u128 {
         return Err(RunnerError::Io(format!(
-            "--runs {runs}: {} file(s) x {runs} run(s) x 2 binaries = {jobs} jobs; at most {} \
+            "--runs {runs}: {} file(s) x {runs} run(s) x {sides} sides = {jobs} jobs; at most {} \
              runs and {} jobs are allowed",
             files.len(),
             super::plan::suite::MAX_RUNS,
@@ -675,6 +687,7 @@ pub fn prepare(
         seed: args.seed.unwrap_or_else(default_seed),
         cpus,
         measure,
+        control: args.control,
     };
     let shard = shard_plan
         .map(|sp| super::shard::node_shard(&sp, &mut plan, args.seed.is_some()))
@@ -818,9 +831,14 @@ pub fn execute(
     }
     writeln!(
         out.log,
-        "benchdiff: {} file(s) x {} run(s) x 2 binaries = {} jobs, order {}{}{}",
+        "benchdiff: {} file(s) x {} run(s) x {} = {} jobs, order {}{}{}",
         plan.files.len(),
         plan.runs,
+        if plan.control {
+            "3 sides (old, new, control: old again)"
+        } else {
+            "2 binaries"
+        },
         all_jobs.len(),
         match plan.order {
             Order::Node => "node",
@@ -1080,6 +1098,7 @@ mod tests {
             command: CommandSpec::default(),
             report: None,
             plot: None,
+            control: false,
         }
     }
 

@@ -137,20 +137,23 @@ pub struct Plan {
     pub cpus: Option<CpuList>,
     /// Counters measured per job ([`child::counters`]).
     pub measure: child::counters::Measure,
+    /// `--control`: every (file, run) also runs the old binary as [`Side::Control`].
+    pub control: bool,
 }
 
 impl Plan {
     /// The binary of one side.
     pub fn binary(&self, side: Side) -> &Path {
         match side {
-            Side::Old => &self.old_exec,
+            Side::Old | Side::Control => &self.old_exec,
             Side::New => &self.new_exec,
         }
     }
 
     /// The full schedule (see [`schedule::schedule`]).
     pub fn schedule(&self) -> Vec<Job> {
-        schedule::schedule(self.files.len(), self.runs, self.order, self.seed)
+        let sides = schedule::sides(self.control);
+        schedule::schedule_sides(self.files.len(), self.runs, self.order, self.seed, sides)
     }
 
     /// The `run` record for this plan.
@@ -170,7 +173,7 @@ impl Plan {
             seed: self.seed,
             cpus: self.cpus.as_ref().map(|c| c.text.clone()),
             timeout_s: timeout.map(|t| t.as_secs_f64()),
-            jobs: self.files.len() * self.runs as usize * 2,
+            jobs: self.files.len() * self.runs as usize * schedule::sides(self.control).len(),
             adaptive: None,
             decided: None,
             csv: None,
@@ -182,6 +185,7 @@ impl Plan {
                     .collect::<Vec<_>>()
                     .join(",")
             }),
+            control: self.control,
         }
     }
 
@@ -218,6 +222,7 @@ impl Plan {
             seed: h.seed,
             cpus,
             measure,
+            control: h.control,
         })
     }
 }

@@ -31,12 +31,35 @@ pub struct Job {
 /// The same arguments always give the same schedule (the seed is used by [`Order::Random`]
 /// only), which is what `--resume` relies on.
 pub fn schedule(files: usize, runs: u32, order: Order, seed: u64) -> Vec<Job> {
-    let mut jobs = Vec::with_capacity(files * runs as usize * 2);
+    schedule_sides(files, runs, order, seed, sides(false))
+}
+
+/// The sides every (file, run) runs: old and new, and the control after them with `control`.
+pub fn sides(control: bool) -> &'static [Side] {
+    if control {
+        &[Side::Old, Side::New, Side::Control]
+    } else {
+        &[Side::Old, Side::New]
+    }
+}
+
+/// [`schedule`] with a job per side of `sides` for every (file, run): `sides.len() · files ·
+/// runs` jobs. In [`Order::Node`] a (file, run)'s jobs follow `sides`' order; in
+/// [`Order::Random`] every side's jobs are shuffled into the same rounds, so that the control
+/// side ([`sides`]`(true)`) shares the machine's drift with the old and new jobs.
+pub fn schedule_sides(
+    files: usize,
+    runs: u32,
+    order: Order,
+    seed: u64,
+    sides: &[Side],
+) -> Vec<Job> {
+    let mut jobs = Vec::with_capacity(files * runs as usize * sides.len());
     match order {
         Order::Node => {
             for file in 0..files {
                 for run in 0..runs {
-                    for side in [Side::Old, Side::New] {
+                    for &side in sides {
                         jobs.push((file, run, side));
                     }
                 }
@@ -46,7 +69,7 @@ pub fn schedule(files: usize, runs: u32, order: Order, seed: u64) -> Vec<Job> {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             for run in 0..runs {
                 let mut round: Vec<(usize, u32, Side)> = (0..files)
-                    .flat_map(|f| [(f, run, Side::Old), (f, run, Side::New)])
+                    .flat_map(|f| sides.iter().map(move |&s| (f, run, s)))
                     .collect();
                 round.shuffle(&mut rng);
                 jobs.extend(round);
@@ -101,5 +124,25 @@ mod tests {
             assert_eq!(j.run as usize, i / 10, "round by round");
             assert_eq!(j.position as usize, i);
         }
+    }
+
+    #[test]
+    fn control_jobs_share_the_rounds_and_leave_the_two_sided_schedule_alone() {
+        let two = schedule(4, 3, Order::Random, 7);
+        assert_eq!(two, schedule_sides(4, 3, Order::Random, 7, sides(false)));
+        let three = schedule_sides(4, 3, Order::Random, 7, sides(true));
+        assert_eq!(three.len(), 36);
+        for (i, j) in three.iter().enumerate() {
+            assert_eq!(
+                j.run as usize,
+                i / 12,
+                "the control runs in the same rounds"
+            );
+        }
+        let keys: HashSet<_> = three.iter().map(|j| (j.file, j.run, j.side)).collect();
+        assert_eq!(keys.len(), 36);
+        let node = schedule_sides(1, 1, Order::Node, 0, sides(true));
+        let got: Vec<Side> = node.iter().map(|j| j.side).collect();
+        assert_eq!(got, [Side::Old, Side::New, Side::Control]);
     }
 }

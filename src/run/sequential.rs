@@ -215,11 +215,16 @@ impl CommandAuto {
     pub fn outcome(&self, jobs_run: usize) -> Outcome {
         let rule = self.rule.rule();
         let total_rounds = f64::from(self.warmup + rule.max_runs);
+        let sides = if self.full.iter().any(|j| j.side == Side::Control) {
+            3.0
+        } else {
+            2.0
+        };
         let fixed: f64 = self
             .inst_walls
             .iter()
             .filter(|w| !w.is_empty())
-            .map(|w| w.iter().sum::<f64>() / w.len() as f64 * 2.0 * total_rounds)
+            .map(|w| w.iter().sum::<f64>() / w.len() as f64 * sides * total_rounds)
             .sum();
         Outcome {
             rule,
@@ -293,7 +298,9 @@ impl Policy<CommandJobRecord> for CommandAuto {
         {
             w.push(record.wall_s);
         }
-        if record.warmup || record.status != JobStatus::Ok {
+        // A control job (`compare --control`) runs in the rounds its instance's old and new jobs
+        // run: its samples settle nothing, and it stops with the rows it controls.
+        if record.warmup || record.status != JobStatus::Ok || planned.job.side == Side::Control {
             return;
         }
         let side = usize::from(planned.job.side == Side::New);

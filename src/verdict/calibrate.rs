@@ -10,7 +10,7 @@
 //!   twice that.
 
 use crate::compare::{self, Comparison};
-use crate::sample::SampleSet;
+use crate::sample::{MetricId, SampleSet};
 use crate::stats::precision::{cv_pct, half_width_pct, runs_for_accuracy};
 use crate::stats::{proportion, welch};
 use crate::verdict::decide::{self, Options, Verdict};
@@ -40,7 +40,12 @@ pub struct AaRow {
 /// The A/A figures of every configuration of `set`, in report order (sorted by name);
 /// `target_pct` is the wanted 95% half-width in percent of the mean.
 pub fn aa_rows(set: &SampleSet, target_pct: f64) -> Vec<AaRow> {
-    let mut comparisons = compare::group(set);
+    aa_rows_of(set, compare::primary_metric(set), target_pct)
+}
+
+/// [`aa_rows`] of the samples of `metric` (a counter such as `instructions`, `wall`, …).
+pub fn aa_rows_of(set: &SampleSet, metric: MetricId, target_pct: f64) -> Vec<AaRow> {
+    let mut comparisons = compare::group_metric(set, metric);
     compare::sort_by_name(&mut comparisons);
     comparisons
         .into_iter()
@@ -108,6 +113,15 @@ impl FalsePositives {
 
 /// The false positives of the A/A `rows` of `set`: `None` when no row has a Welch test.
 pub fn false_positives(rows: &[AaRow], set: &SampleSet) -> Option<FalsePositives> {
+    false_positives_of(rows, set, compare::primary_metric(set))
+}
+
+/// [`false_positives`] of the A/A `rows` of `metric` ([`aa_rows_of`]).
+pub fn false_positives_of(
+    rows: &[AaRow],
+    set: &SampleSet,
+    metric: MetricId,
+) -> Option<FalsePositives> {
     let tested: Vec<&AaRow> = rows.iter().filter(|r| r.p_value.is_finite()).collect();
     let fp: Vec<(String, f64)> = tested
         .iter()
@@ -120,7 +134,7 @@ pub fn false_positives(rows: &[AaRow], set: &SampleSet) -> Option<FalsePositives
         return None;
     }
     let opts = Options::default();
-    let mut comparisons = compare::group(set);
+    let mut comparisons = compare::group_metric(set, metric);
     compare::sort_by_name(&mut comparisons);
     let a = decide::assess(super::rows(comparisons), &opts);
     Some(FalsePositives {

@@ -9,6 +9,7 @@
 pub mod benchstat;
 pub mod calibrate;
 pub mod combine;
+pub mod control;
 pub mod decide;
 pub mod metrics;
 pub mod sequential;

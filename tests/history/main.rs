@@ -12,6 +12,7 @@ mod changepoint;
 mod cli;
 #[cfg(all(feature = "e2e", feature = "postgres"))]
 mod concurrency;
+mod control;
 mod dashboard;
 mod node;
 mod record;

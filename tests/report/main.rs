@@ -8,6 +8,7 @@ mod benchstat;
 mod cli;
 mod colour;
 mod columns;
+mod control;
 mod counters;
 mod details;
 mod failures;

@@ -10,6 +10,7 @@ mod case20_hang_after_report;
 mod child;
 mod cluster_examples;
 mod commands;
+mod control;
 mod counters;
 mod faults;
 mod node;

@@ -3,6 +3,7 @@
 
 mod adaptive_simulation;
 mod cases;
+mod control_simulation;
 mod dip;
 mod honest;
 mod meta;

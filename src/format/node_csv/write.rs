@@ -76,7 +76,9 @@ impl<W: Write> CsvWriter<W> {
     }
 
     /// Writes and flushes one row with the values of the extra columns (`None`, and any
-    /// value missing at the end, is `NA`; numbers in JavaScript's shortest form).
+    /// value missing at the end, is `NA`; numbers in JavaScript's shortest form). A
+    /// [`Side::Control`] row is not written: compare.R reads only `old` and `new`, and the
+    /// control's samples are kept in the results file.
     ///
     /// # Errors
     /// Write errors of the stream (e.g. a closed pipe).
@@ -89,6 +91,9 @@ impl<W: Write> CsvWriter<W> {
         time: &str,
         extra: &[Option<f64>],
     ) -> io::Result<()> {
+        if side == Side::Control {
+            return Ok(());
+        }
         self.line.clear();
         self.line.push('"');
         self.line.push_str(side.label());

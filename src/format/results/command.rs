@@ -92,6 +92,10 @@ pub struct CommandRunHeader {
     /// `--measure`: where each counter came from (absent: none measured).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<String>,
+    /// `--control`: every (configuration, run) also ran the old target as the control side
+    /// (absent: no control).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub control: bool,
 }
 
 /// One sample of a command job.

@@ -97,6 +97,10 @@ pub struct RunHeader {
     /// `--measure`: the counters measured per job, comma-separated (absent: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measure: Option<String>,
+    /// `--control`: every (file, run) also runs the old binary as the control side (absent:
+    /// no control).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub control: bool,
 }
 
 /// Outcome class of a job.
@@ -1452,7 +1456,8 @@ fn ser_side<S: Serializer>(side: &Side, s: S) -> Result<S::Ok, S::Error> {
 
 fn de_side<'de, D: Deserializer<'de>>(d: D) -> Result<Side, D::Error> {
     let s = String::deserialize(d)?;
-    Side::from_label(&s).ok_or_else(|| de::Error::custom(format!("side {s:?} is not old/new")))
+    Side::from_record_label(&s)
+        .ok_or_else(|| de::Error::custom(format!("side {s:?} is not old/new/control")))
 }
 
 fn ser_params<S: Serializer>(p: &[(String, ConfValue)], s: S) -> Result<S::Ok, S::Error> {

@@ -72,6 +72,8 @@ pub struct CommandPlan {
     pub cpus: Option<String>,
     /// Counters measured per run ([`crate::run::child::counters`]).
     pub measure: crate::run::child::counters::Measure,
+    /// `--control`: every (instance, run) also runs the old target as [`Side::Control`].
+    pub control: bool,
 }
 
 /// The side of target `i` of a plan: the first is `old`, the second `new`.
@@ -94,8 +96,9 @@ impl CommandPlan {
     /// The full schedule over `instances.len()` instances and `warmup + runs` rounds; jobs of
     /// a missing second target are left out. `Job::file` indexes the instances.
     pub fn schedule(&self, instances: usize) -> Vec<Job> {
-        let mut jobs =
-            schedule::schedule(instances, self.warmup + self.runs, self.order, self.seed);
+        let rounds = self.warmup + self.runs;
+        let sides = schedule::sides(self.control && self.targets.len() == 2);
+        let mut jobs = schedule::schedule_sides(instances, rounds, self.order, self.seed, sides);
         if self.targets.len() < 2 {
             jobs.retain(|j| j.side == Side::Old);
             for (i, j) in jobs.iter_mut().enumerate() {
@@ -145,6 +148,7 @@ impl CommandPlan {
             adaptive: None,
             decided: None,
             counters: (!self.measure.is_empty()).then(|| self.measure.note()),
+            control: self.control,
         }
     }
 }

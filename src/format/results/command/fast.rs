@@ -42,6 +42,8 @@ pub fn parse(line: &str) -> Option<CommandJobView<'_>> {
     c.lit(",\"side\":")?;
     let side = if c.lit("\"old\"").is_some() {
         Side::Old
+    } else if c.lit("\"control\"").is_some() {
+        Side::Control
     } else {
         c.lit("\"new\"")?;
         Side::New
