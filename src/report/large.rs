@@ -3,7 +3,7 @@
 //!
 //! From [`Plan::memory_limit`] bytes of input on (`report --memory-limit BYTES`, 256 MiB by
 //! default), a single compare.js CSV file (not standard input) is read with its samples spilled
-//! to temporary partition files by benchmark ([`SampleSet::spill_samples`], under `TMPDIR`;
+//! to temporary partition files by benchmark ([`crate::sample::SpillingSet`], under `TMPDIR`;
 //! where that folder is in memory, point `TMPDIR` at a disk). Each partition is then read
 //! back, grouped and assessed on its own, and only a compact form of each row is kept: what
 //! compare.R and compare.js print of it for `r` and `analyze` ([`Compact`]), its [`TableRow`]
@@ -32,7 +32,7 @@ use super::{EXIT_USAGE, Format, InputPlan, Messages, Plan};
 use crate::format::{self, InputFormat};
 use crate::render::analyze;
 use crate::render::table::{self, TableRow};
-use crate::sample::{RATE, SampleSet, Side};
+use crate::sample::{RATE, SampleSet, Side, SpillingSet};
 use crate::verdict::{self, Stars, decide};
 use std::io::Write;
 
@@ -136,26 +136,26 @@ pub(super) fn try_report(
         return Ok(None);
     }
     let parts = size.div_ceil((threshold / 16).max(1)).clamp(2, 256) as usize;
-    let mut set = SampleSet::new();
     // Without temporary files (none can be created: `TMPDIR` names no folder, too many open
     // files), the in-memory path reads the file, after a note: it may need much more memory.
     // The Go lines are written in arrival order and need no comparison: one file; the CSV
     // rows are written in arrival order too, and its notes need the comparisons: partitions
     // with the partition of every sample recorded.
     let spilling = match a.format {
-        Format::Go => set.spill_samples(1),
-        Format::Csv => set.spill_samples_in_order(parts),
-        _ => set.spill_samples(parts),
+        Format::Go => SpillingSet::new(1),
+        Format::Csv => SpillingSet::new_in_order(parts),
+        _ => SpillingSet::new(parts),
     };
-    if let Err(e) = spilling {
-        return in_memory(f, &e, io);
-    }
+    let mut spilling = match spilling {
+        Ok(s) => s,
+        Err(e) => return in_memory(f, &e, io),
+    };
     let ro = format::ReadOptions {
         side: Side::Old,
         sides_by: None,
     };
     // The messages of `read_inputs` for one compare.js CSV.
-    let imported = match input.read(fmt, &ro, &mut set) {
+    let imported = match input.read(fmt, &ro, &mut spilling) {
         Ok(i) => i,
         Err(e) => {
             io.out.error(e.to_string());
@@ -171,10 +171,10 @@ pub(super) fn try_report(
     {
         return Ok(None);
     }
-    let spilled = match set.take_spilled() {
-        Some(Ok(s)) => s,
-        Some(Err(e)) => return in_memory(f, &e, io),
-        None => anyhow::bail!("the samples of {f} were not spilled"),
+    let (set, spilled) = spilling.finish();
+    let spilled = match spilled {
+        Ok(s) => s,
+        Err(e) => return in_memory(f, &e, io),
     };
     release_free_memory();
     for w in &imported.warnings {

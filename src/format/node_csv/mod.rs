@@ -36,7 +36,7 @@ pub mod write;
 use crate::error::{Diagnostic, ImportError, MAX_DIAGNOSTICS};
 use crate::format::blocks::{Batch, read_ahead, split_line};
 use crate::format::{Line, LineReader};
-use crate::sample::{RATE, Sample, SampleSet, Side};
+use crate::sample::{RATE, Sample, SampleSet, SampleSink, Side};
 use std::io::BufRead;
 
 /// The longest line accepted, in bytes (1 MiB); longer lines are an error naming the line.
@@ -71,12 +71,12 @@ struct Columns {
 /// be read: a missing header or column, an unknown binary label (only `old`/`new`), a
 /// non-numeric rate or time, malformed quoting, invalid UTF-8, an over-long line.
 /// Good rows are still added to `set` when an error is returned.
-pub fn read_compare_csv<R: BufRead>(
+pub fn read_compare_csv<R: BufRead, S: SampleSink>(
     input: R,
     name: &str,
-    set: &mut SampleSet,
+    set: &mut S,
 ) -> Result<ImportSummary, ImportError> {
-    set.mark_rounds_recorded(); // compare.js writes each run's old and new samples together
+    set.names_mut().mark_rounds_recorded(); // compare.js writes each run's old and new samples together
     read_csv(input, name, None, false, set).map(|(s, _)| s)
 }
 
@@ -181,7 +181,7 @@ impl State<'_> {
     }
 
     /// Reads line `line_no` (as the line reader gave it) into `set`.
-    fn line(&mut self, read: Line<'_>, set: &mut SampleSet) -> Result<Flow, ImportError> {
+    fn line<S: SampleSink>(&mut self, read: Line<'_>, set: &mut S) -> Result<Flow, ImportError> {
         if self.open.is_some() {
             return self.continue_record(read, set);
         }
@@ -228,7 +228,7 @@ impl State<'_> {
 
     /// Reads one record (a line, or lines joined by a quoted field's line breaks) numbered
     /// `line_no` into `set`.
-    fn record(&mut self, line: &[u8], line_no: u64, set: &mut SampleSet) -> Flow {
+    fn record<S: SampleSink>(&mut self, line: &[u8], line_no: u64, set: &mut S) -> Flow {
         let fixed = self.fixed;
         let mut scratch = std::mem::take(&mut self.scratch);
         let mut ranges = std::mem::take(&mut self.ranges);
@@ -240,10 +240,10 @@ impl State<'_> {
 
     /// The next line `read` of a record whose quoted field holds line breaks: the record is
     /// read once its quotes close, as one record numbered by its first line.
-    fn continue_record(
+    fn continue_record<S: SampleSink>(
         &mut self,
         read: Line<'_>,
-        set: &mut SampleSet,
+        set: &mut S,
     ) -> Result<Flow, ImportError> {
         let Some(mut open) = self.open.take() else {
             return self.line(read, set);
@@ -278,11 +278,11 @@ impl State<'_> {
     /// A record whose quotes never closed (the input or the line limit ended, or the joined
     /// lines are not one record): its first line is reported as it is, and the lines after it
     /// (then `after`, a line that is not text) are read on their own.
-    fn unclosed(
+    fn unclosed<S: SampleSink>(
         &mut self,
         open: OpenRecord,
         after: Option<Line<'_>>,
-        set: &mut SampleSet,
+        set: &mut S,
     ) -> Result<Flow, ImportError> {
         let last = self.line_no;
         let lines = open.lines();
@@ -303,7 +303,7 @@ impl State<'_> {
     }
 
     /// Ends the input: a record still open is reported and its lines read on their own.
-    fn finish(&mut self, set: &mut SampleSet) -> Result<(), ImportError> {
+    fn finish<S: SampleSink>(&mut self, set: &mut S) -> Result<(), ImportError> {
         while let Some(open) = self.open.take() {
             if let Flow::Stop = self.unclosed(open, None, set)? {
                 break;
@@ -313,14 +313,14 @@ impl State<'_> {
     }
 
     /// The rest of [`State::line`], for a line that is text and not blank.
-    fn fields(
+    fn fields<S: SampleSink>(
         &mut self,
         line: &[u8],
         line_no: u64,
         fixed: Option<Side>,
         scratch: &mut Vec<u8>,
         ranges: &mut Vec<(usize, usize)>,
-        set: &mut SampleSet,
+        set: &mut S,
     ) -> Flow {
         if let Err((col, msg)) = split_fields(line, fixed.is_none(), scratch, ranges) {
             self.report(line_no, format!("column {col}: {msg}"));
@@ -426,7 +426,9 @@ impl State<'_> {
                 }
             },
         };
-        let id = set.intern(field(cols.filename), field(cols.configuration));
+        let id = set
+            .names_mut()
+            .intern(field(cols.filename), field(cols.configuration));
         set.push(Sample {
             benchmark: id,
             side,
@@ -441,7 +443,11 @@ impl State<'_> {
 
     /// Reads the lines of `input` one by one, numbered on from the last line read; true when
     /// a line asked to stop.
-    fn lines<R: BufRead>(&mut self, input: R, set: &mut SampleSet) -> Result<bool, ImportError> {
+    fn lines<R: BufRead, S: SampleSink>(
+        &mut self,
+        input: R,
+        set: &mut S,
+    ) -> Result<bool, ImportError> {
         let mut lines = LineReader::new(input, self.name).starting_after(self.line_no);
         while let Some((n, read)) = lines.next_line()? {
             self.line_no = n;
@@ -460,12 +466,12 @@ impl State<'_> {
 /// parsed in parallel ([`parse_block`]); a block with anything but plain data rows (a problem,
 /// a blank line or a later header) is read line by line instead, so diagnostics, their lines
 /// and their order are those of reading the whole input line by line.
-fn read_csv<R: BufRead>(
+fn read_csv<R: BufRead, S: SampleSink>(
     input: R,
     name: &str,
     fixed: Option<Side>,
     lenient: bool,
-    set: &mut SampleSet,
+    set: &mut S,
 ) -> Result<(ImportSummary, Option<Diagnostic>), ImportError> {
     read_csv_in(
         input,
@@ -478,13 +484,13 @@ fn read_csv<R: BufRead>(
 }
 
 /// [`read_csv`], in blocks after the first header when `blocks`, else line by line throughout.
-fn read_csv_in<R: BufRead>(
+fn read_csv_in<R: BufRead, S: SampleSink>(
     mut input: R,
     name: &str,
     fixed: Option<Side>,
     lenient: bool,
     blocks: bool,
-    set: &mut SampleSet,
+    set: &mut S,
 ) -> Result<(ImportSummary, Option<Diagnostic>), ImportError> {
     let mut st = State {
         name,
@@ -544,10 +550,10 @@ const BLOCK_BYTES: usize = MAX_LINE_BYTES + (1 << 16);
 /// Reads the rest of a compare.js CSV (after its first header) in blocks of whole lines,
 /// a batch of blocks at a time parsed in parallel while the next batch is read, and adds them
 /// to `set` in order. Memory holds two batches of the input, never the whole of it.
-fn read_blocks<R: BufRead>(
+fn read_blocks<R: BufRead, S: SampleSink>(
     st: &mut State<'_>,
     input: &mut R,
-    set: &mut SampleSet,
+    set: &mut S,
 ) -> Result<(), ImportError> {
     use rayon::prelude::*;
     let batch_blocks = 2 * rayon::current_num_threads().max(1);
@@ -596,7 +602,7 @@ fn read_blocks<R: BufRead>(
         // to a block are interned when it is added, in order. The next batch is read on this
         // thread meanwhile (the input need not be shareable between threads).
         let (parsed, ahead) = {
-            let (first_header, known, blocks) = (&st.first_header, &*set, &blocks);
+            let (first_header, known, blocks) = (&st.first_header, set.names(), &blocks);
             std::thread::scope(|s| {
                 let parsing = s.spawn(move || {
                     blocks
@@ -632,9 +638,9 @@ fn read_blocks<R: BufRead>(
                     let ids: Vec<crate::sample::BenchmarkId> = block
                         .names
                         .iter()
-                        .map(|(file, conf)| set.intern(file, conf))
+                        .map(|(file, conf)| set.names_mut().intern(file, conf))
                         .collect();
-                    set.extend_samples(block.rows.iter().map(|&(r, side, value, time_s)| Sample {
+                    set.add(block.rows.iter().map(|&(r, side, value, time_s)| Sample {
                         benchmark: match r {
                             Ref::Known(id) => id,
                             Ref::New(k) => ids[k as usize],
