@@ -10,6 +10,7 @@ pub mod benchstat;
 pub mod calibrate;
 pub mod combine;
 pub mod decide;
+pub mod density;
 pub mod sequential;
 
 use crate::compare::Comparison;
