@@ -2,6 +2,7 @@
 //! rates of the old and the new binary side by side, and the row order reports use.
 
 pub mod failures;
+pub mod partitions;
 
 use crate::sample::{BenchmarkId, Better, MetricId, RATE, SampleSet, Side};
 use std::cmp::Ordering;
