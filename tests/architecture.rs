@@ -1,4 +1,4 @@
-//! The layering of `src/` (issue 13, ARCHITECTURE.md): data flows one way, so the top-level
+//! The layering of `src/` (ARCHITECTURE.md): data flows one way, so the top-level
 //! modules may only depend on each other as the table below allows. The test reads every
 //! `src/**/*.rs`, collects each `crate::X` reference (`use crate::X…`, `use crate::{X, …}`,
 //! `crate::X::f()`) outside comments, attributes it to the top-level module of the file
