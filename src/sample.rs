@@ -9,16 +9,19 @@
 //! (`time_s`), as compare.js's CSV carries it.
 //!
 //! Benchmark identities (file + configuration) are interned once per set, and each sample is
-//! kept in 24 bytes (value, time, benchmark id, and side, metric and run packed in 32 bits):
-//! 24 million samples of a 2 GB compare.js CSV take 576 MB. [`SampleSet::iter`] reads them
-//! in that form; [`SampleSet::samples`] unpacks them once into a slice of [`Sample`] (40
-//! bytes each) for the callers that want one.
+//! kept in 24 bytes (value, time, benchmark id, and side, metric and run packed in 32 bits).
+//! [`SampleSet::iter`] reads them in that form; [`SampleSet::samples`] unpacks them once into
+//! a slice of [`Sample`] (40 bytes each) for the callers that want one. A set holds its samples
+//! in memory; a reader that must not ([`SpillingSet`]) writes them elsewhere through
+//! [`SampleSink`].
 
 use rustc_hash::FxHashMap;
 use std::fmt;
 
+mod sink;
 mod spill;
-pub use spill::Spilled;
+pub use sink::SampleSink;
+pub use spill::{Spilled, SpillingSet};
 
 /// Which build a sample was measured under: compare.js calls these `old` and `new`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -381,21 +384,8 @@ pub struct SampleSet {
     /// The samples unpacked, made on the first call of [`SampleSet::samples`].
     unpacked: std::sync::OnceLock<Vec<Sample>>,
     rounds_recorded: bool,
-    /// Where samples go instead of `packed` after [`SampleSet::spill_samples`].
-    spill: SpillSlot,
     /// The summary statistics of summary-only inputs, by benchmark, metric and side.
     summaries: FxHashMap<(BenchmarkId, MetricId, Side), SummaryStats>,
-}
-
-/// The spill of a [`SampleSet`], if it spills; a clone of the set does not spill (and holds
-/// none of the spilled samples).
-#[derive(Debug, Default)]
-struct SpillSlot(Option<Box<spill::Spill>>);
-
-impl Clone for SpillSlot {
-    fn clone(&self) -> Self {
-        SpillSlot(None)
-    }
 }
 
 impl Default for SampleSet {
@@ -416,7 +406,6 @@ impl Default for SampleSet {
             wide: Vec::new(),
             unpacked: std::sync::OnceLock::new(),
             rounds_recorded: false,
-            spill: SpillSlot::default(),
             summaries: FxHashMap::default(),
         }
     }
@@ -566,10 +555,6 @@ impl SampleSet {
     pub fn push(&mut self, sample: Sample) {
         debug_assert!((sample.benchmark.0 as usize) < self.benchmarks.len());
         let (p, wide) = Packed::of(&sample);
-        if let Some(spill) = &mut self.spill.0 {
-            spill.push(p, sample.metric, wide.then_some(sample.run));
-            return;
-        }
         if wide {
             self.wide
                 .push((self.packed.len(), sample.metric, sample.run));
@@ -581,14 +566,6 @@ impl SampleSet {
     /// Appends samples in order (their benchmark ids must come from this set).
     pub fn extend_samples(&mut self, samples: impl IntoIterator<Item = Sample>) {
         let n = self.benchmarks.len();
-        if let Some(spill) = &mut self.spill.0 {
-            for s in samples {
-                debug_assert!((s.benchmark.0 as usize) < n);
-                let (p, wide) = Packed::of(&s);
-                spill.push(p, s.metric, wide.then_some(s.run));
-            }
-            return;
-        }
         let base = self.packed.len();
         let wide = &mut self.wide;
         let packed = &mut self.packed;
@@ -669,52 +646,14 @@ impl SampleSet {
         self.rounds_recorded
     }
 
-    /// Number of samples (those spilled included, see [`SampleSet::spill_samples`]).
+    /// Number of samples.
     pub fn len(&self) -> usize {
-        self.packed.len() + self.spill.0.as_ref().map_or(0, |s| s.total() as usize)
+        self.packed.len()
     }
 
-    /// True when the set holds no sample (spilled or not).
+    /// True when the set holds no sample.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-
-    /// From now on, writes every sample added ([`SampleSet::push`],
-    /// [`SampleSet::extend_samples`]) to one of `parts` temporary partition files, by
-    /// benchmark, instead of keeping it: memory then holds the names and metrics only, however
-    /// many samples are read (a 2 GB compare.js CSV). [`SampleSet::len`] counts the
-    /// spilled samples; every other reader of samples ([`SampleSet::iter`],
-    /// [`SampleSet::has_metric`], …) sees only those kept before. Take them back with
-    /// [`SampleSet::take_spilled`].
-    ///
-    /// # Errors
-    /// A temporary file cannot be created.
-    pub fn spill_samples(&mut self, parts: usize) -> std::io::Result<()> {
-        self.spill = SpillSlot(Some(Box::new(spill::Spill::new(parts)?)));
-        Ok(())
-    }
-
-    /// [`SampleSet::spill_samples`] (with at most 256 partitions) that also records the
-    /// partition of every sample (one byte a sample in memory), so that the spilled samples
-    /// can be read back in arrival order ([`Spilled::in_arrival_order`]) as well as partition
-    /// by partition.
-    ///
-    /// # Errors
-    /// A temporary file cannot be created.
-    pub fn spill_samples_in_order(&mut self, parts: usize) -> std::io::Result<()> {
-        self.spill = SpillSlot(Some(Box::new(spill::Spill::new_in_order(parts)?)));
-        Ok(())
-    }
-
-    /// Ends spilling: the samples spilled since [`SampleSet::spill_samples`], to be read back
-    /// partition by partition ([`Spilled::partition`]); `None` when the set was not spilling.
-    /// The set keeps its names and metrics and takes new samples in memory again.
-    ///
-    /// # Errors
-    /// Writing a partition file failed.
-    pub fn take_spilled(&mut self) -> Option<std::io::Result<Spilled>> {
-        let spill = self.spill.0.take()?;
-        Some(Spilled::finish(*spill))
     }
 
     /// Records the summary statistics `stats` a summary-only input gave for `side` of

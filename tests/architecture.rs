@@ -1,4 +1,4 @@
-//! The layering of `src/` (issue 13, ARCHITECTURE.md): data flows one way, so the top-level
+//! The layering of `src/` (ARCHITECTURE.md): data flows one way, so the top-level
 //! modules may only depend on each other as the table below allows. The test reads every
 //! `src/**/*.rs`, collects each `crate::X` reference (`use crate::X…`, `use crate::{X, …}`,
 //! `crate::X::f()`) outside comments, attributes it to the top-level module of the file
@@ -40,14 +40,6 @@ const ONLY: &[(&str, &[&str], &str)] = &[(
     "stats",
     &["sample", "error"],
     "statistics are pure math on the sample model: no I/O, no decisions, no output",
-)];
-
-/// `render` formats what `verdict` decided and computes no statistic: it imports no `stats`.
-/// The files below still do, each for what the evidence record does not carry yet; the list
-/// may only shrink.
-const RENDER_STATS_LEFT: &[(&str, &str)] = &[(
-    "src/render/plot.rs",
-    "the density plot's Silverman bandwidth of the drawn (axis-clamped) samples",
 )];
 
 /// Every top-level module (see [`RULES`]).
@@ -349,13 +341,13 @@ fn nothing_imports_cli_and_data_layers_never_import_run() {
     );
 }
 
+/// `render` formats what `verdict` decided and computes no statistic: it imports no `stats`.
 #[test]
 fn render_imports_no_stats() {
     let refs = references();
     let bad: Vec<String> = refs
         .iter()
         .filter(|r| r.from == "render" && r.to == "stats")
-        .filter(|r| !RENDER_STATS_LEFT.iter().any(|(f, _)| *f == r.file))
         .map(|r| format!("{}:{}: `render` imports `stats`", r.file, r.line))
         .collect();
     assert!(
@@ -363,14 +355,6 @@ fn render_imports_no_stats() {
         "renderers format the evidence `verdict` computed; take the figure from there:\n{}",
         bad.join("\n")
     );
-    // A file that no longer imports `stats` leaves the list.
-    for (f, what) in RENDER_STATS_LEFT {
-        assert!(
-            refs.iter()
-                .any(|r| r.file == *f && r.from == "render" && r.to == "stats"),
-            "{f} imports no `stats` any more ({what}): remove it from RENDER_STATS_LEFT"
-        );
-    }
 }
 
 #[test]

@@ -25,7 +25,7 @@ use crate::report::{self, Messages};
 use crate::run::ending::{Ended, Stop};
 use crate::sample::SampleSet;
 use crate::verdict::decide::Correction;
-use clap::{FromArgMatches, Parser, Subcommand, ValueEnum};
+use clap::{FromArgMatches, Parser, Subcommand};
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -169,8 +169,8 @@ pub(crate) struct AnalysisArgs {
     pub(crate) metric: Option<String>,
     /// Correction of the p-values across all comparisons of the report: Holm–Bonferroni
     /// (family-wise error), Benjamini–Hochberg (false discovery rate) or none.
-    #[arg(long, value_enum, default_value_t = CorrectionArg::Holm)]
-    pub(crate) correction: CorrectionArg,
+    #[arg(long, value_enum, default_value_t = Correction::Holm)]
+    pub(crate) correction: Correction,
     /// Smallest change that matters, in percent (`1` or `1%`): an interval inside ±PCT is
     /// "no change".
     #[arg(long, value_name = "PCT", default_value = "1", value_parser = parse_percent)]
@@ -198,16 +198,6 @@ pub(crate) struct AnalysisArgs {
     /// (--measure).
     #[arg(long)]
     pub(crate) cv: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum CorrectionArg {
-    /// Holm–Bonferroni step-down (default).
-    Holm,
-    /// Benjamini–Hochberg false discovery rate.
-    Bh,
-    /// No correction.
-    None,
 }
 
 /// Parses a percentage given as `2` or `2%` (non-negative, finite).
@@ -283,11 +273,7 @@ impl AnalysisArgs {
             output: self.output.clone(),
             plot: self.plot.clone(),
             metric: self.metric.clone(),
-            correction: match self.correction {
-                CorrectionArg::Holm => Correction::Holm,
-                CorrectionArg::Bh => Correction::BenjaminiHochberg,
-                CorrectionArg::None => Correction::None,
-            },
+            correction: self.correction,
             threshold_pct: self.threshold,
             max_regression: self.max_regression,
             fail_on_control: self.fail_on_control,

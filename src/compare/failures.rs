@@ -209,9 +209,8 @@ impl Failures {
                 }),
             }
         };
-        // Counts per (benchmark, side) in first-seen order, found through a hash index: a
-        // linear search per job made a 200 MB results file (320,000 jobs, 2,000 keys) spend
-        // most of its report time here.
+        // Counts per (benchmark, side) in first-seen order, found through a hash index: one
+        // look-up per job, whatever the number of keys.
         type Counts = (Vec<(String, Side, u32)>, HashMap<(String, Side), usize>);
         let bump =
             |(v, index): &mut Counts, b: &str, side: Side| match index.get(&(b.to_owned(), side)) {

@@ -2,6 +2,7 @@
 //! rates of the old and the new binary side by side, and the row order reports use.
 
 pub mod failures;
+pub mod partitions;
 
 use crate::sample::{BenchmarkId, Better, MetricId, RATE, SampleSet, Side};
 use std::cmp::Ordering;
@@ -384,13 +385,15 @@ mod tests {
     /// included), so grouping it gives the comparisons that grouping the whole set gives.
     #[test]
     fn spilled_partitions_hold_each_benchmark_whole() {
-        use crate::sample::Sample;
-        let fill = |set: &mut SampleSet| {
+        use crate::sample::{Sample, SampleSink, SpillingSet};
+        fn fill<S: SampleSink>(sink: &mut S) {
+            let set = sink.names_mut();
             set.mark_rounds_recorded();
             for i in 0..130 {
                 set.intern_metric(&format!("m{i}"), "s", crate::sample::Better::Lower);
             }
             for i in 0..400u32 {
+                let set = sink.names_mut();
                 let b = set.intern(&format!("f{}.js", (i * 7) % 23), &format!("n={}", i % 3));
                 let s = Sample {
                     benchmark: b,
@@ -405,20 +408,20 @@ mod tests {
                     },
                 };
                 if i % 2 == 0 {
-                    set.push(s);
+                    sink.push(s);
                 } else {
-                    set.extend_samples([s]);
+                    sink.add([s]);
                 }
             }
-        };
+        }
         let mut whole = SampleSet::new();
         fill(&mut whole);
-        let mut spilling = SampleSet::new();
-        spilling.spill_samples(4).expect("temporary files");
+        let mut spilling = SpillingSet::new(4).expect("temporary files");
         fill(&mut spilling);
-        assert_eq!(spilling.len(), whole.len());
+        assert_eq!(spilling.count(), whole.len());
+        let (mut spilling, spilled) = spilling.finish();
         assert_eq!(spilling.iter().count(), 0);
-        let mut spilled = spilling.take_spilled().expect("spilling").expect("flushed");
+        let mut spilled = spilled.expect("flushed");
         assert_eq!(spilled.len(), 400);
         assert_eq!(spilled.partitions(), 4);
         assert_eq!(spilled.metrics(), [RATE, MetricId(128)]);
@@ -483,15 +486,16 @@ mod tests {
     /// it are refused.
     #[test]
     fn spilled_samples_read_back_in_arrival_order() {
-        use crate::sample::Sample;
-        let n = 140_000u32;
-        let fill = |set: &mut SampleSet| {
+        use crate::sample::{Sample, SampleSink, SpillingSet};
+        fn fill<S: SampleSink>(sink: &mut S) {
             for i in 0..130 {
+                let set = sink.names_mut();
                 set.intern_metric(&format!("m{i}"), "s", crate::sample::Better::Lower);
             }
-            for i in 0..n {
+            for i in 0..140_000u32 {
+                let set = sink.names_mut();
                 let b = set.intern(&format!("f{}.js", (i * 7) % 23), &format!("n={}", i % 5));
-                set.push(Sample {
+                sink.push(Sample {
                     benchmark: b,
                     side: if i % 3 == 0 { Side::New } else { Side::Old },
                     metric: if i % 50 == 7 { MetricId(128) } else { RATE },
@@ -504,7 +508,7 @@ mod tests {
                     },
                 });
             }
-        };
+        }
         let text = |s: &Sample, set: &SampleSet| {
             let b = set.benchmark(s.benchmark);
             format!("{} {} {:?}", b.file, b.configuration.text, s)
@@ -513,14 +517,14 @@ mod tests {
         fill(&mut whole);
         let want: Vec<String> = whole.iter().map(|s| text(&s, &whole)).collect();
         for (parts, in_order) in [(5, true), (1, false)] {
-            let mut set = SampleSet::new();
-            if in_order {
-                set.spill_samples_in_order(parts).expect("temporary files");
+            let mut spilling = if in_order {
+                SpillingSet::new_in_order(parts).expect("temporary files")
             } else {
-                set.spill_samples(parts).expect("temporary files");
-            }
-            fill(&mut set);
-            let mut spilled = set.take_spilled().expect("spilling").expect("flushed");
+                SpillingSet::new(parts).expect("temporary files")
+            };
+            fill(&mut spilling);
+            let (mut set, spilled) = spilling.finish();
+            let mut spilled = spilled.expect("flushed");
             for k in 0..spilled.partitions() {
                 let (part, ids) = spilled.partition(k, &mut set).expect("partition");
                 crate::sample::Spilled::give_back(part, &ids, &mut set);
@@ -538,10 +542,10 @@ mod tests {
             assert_eq!(got, want, "{parts} partitions");
             assert_eq!(set.iter().count(), 0);
         }
-        let mut set = SampleSet::new();
-        set.spill_samples(4).expect("temporary files");
-        fill(&mut set);
-        let mut spilled = set.take_spilled().expect("spilling").expect("flushed");
+        let mut spilling = SpillingSet::new(4).expect("temporary files");
+        fill(&mut spilling);
+        let (mut set, spilled) = spilling.finish();
+        let mut spilled = spilled.expect("flushed");
         assert!(spilled.in_arrival_order(&mut set, |_| Ok(())).is_err());
     }
 

@@ -54,7 +54,7 @@ pub mod tinybench;
 pub use crate::error::Diagnostics;
 use crate::error::{Diagnostic, ImportError};
 pub use crate::lines::{Encoding, Line, LineReader, MAX_LINE_BYTES, Utf16Reader};
-use crate::sample::{SampleSet, Side};
+use crate::sample::{SampleSet, SampleSink, Side};
 use std::collections::BTreeSet;
 
 /// A format benchdiff can read.
@@ -748,7 +748,9 @@ impl Input {
         sniff(&self.head_text())
     }
 
-    /// Reads the input in `format` (sniffed when `None`) into `set`.
+    /// Reads the input in `format` (sniffed when `None`) into `set` (a [`SampleSet`], or a
+    /// [`crate::sample::SpillingSet`], which only the compare.js CSV reader spills into: the
+    /// other readers put their samples into its set of names).
     ///
     /// # Errors
     /// [`ImportError::Invalid`] naming every line that could not be read (not UTF-8, over
@@ -756,13 +758,14 @@ impl Input {
     /// recognised or a JSON document is over [`MAX_JSON_DOCUMENT_BYTES`];
     /// [`ImportError::Io`] when reading fails. Samples read before an error may have been
     /// added to `set`.
-    pub fn read(
+    pub fn read<S: SampleSink>(
         self,
         format: Option<InputFormat>,
         opts: &ReadOptions,
-        set: &mut SampleSet,
+        sink: &mut S,
     ) -> Result<Imported, ImportError> {
         if let Some(dir) = &self.dir {
+            let set = sink.names_mut();
             if format.is_some_and(|f| f != InputFormat::CriterionBaselines) {
                 return Err(ImportError::Invalid(
                     vec![Diagnostic {
@@ -838,10 +841,11 @@ impl Input {
             1 << 16,
             std::io::Read::chain(std::io::Cursor::new(self.head), self.rest),
         );
-        let before = set.len();
+        let before = sink.count();
+        let set = sink.names_mut();
         let mut imported = match format {
             InputFormat::NodeCompareCsv => {
-                crate::format::node_csv::read_compare_csv(reader, &name, set)?;
+                crate::format::node_csv::read_compare_csv(reader, &name, sink)?;
                 Imported::default()
             }
             InputFormat::NodeRunCsv => node_run_csv::read_from(reader, &name, opts, set)?,
@@ -882,7 +886,7 @@ impl Input {
             InputFormat::Catch2Xml => catch2::read(&document(reader, &name)?, &name, opts, set)?,
         };
         imported.format = Some(format);
-        imported.samples = set.len() - before;
+        imported.samples = sink.count() - before;
         Ok(imported)
     }
 }

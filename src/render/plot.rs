@@ -4,7 +4,7 @@
 //!
 //! - [`box_plot`]: one comparison, a box per binary with every sample drawn as a point;
 //! - [`density`]: Gaussian kernel density per binary, scaled to its peak (Silverman's bandwidth,
-//!   [`crate::stats::modes::silverman_bandwidth`]), so two regimes show as two humps;
+//!   [`crate::verdict::density`]), so two regimes show as two humps;
 //! - [`drift`]: value against run order per binary;
 //! - [`compare_r_box_plot`]: compare.R's `--plot` (all comparisons, boxes by benchmark filled
 //!   by binary, names at 90°).
@@ -15,7 +15,7 @@
 
 use super::table::si;
 use crate::compare::Comparison;
-use crate::stats::modes::silverman_bandwidth;
+use crate::verdict::density::{bandwidth, kde};
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
@@ -249,24 +249,6 @@ pub fn box_plot(c: &Comparison, unit: &str, size: (u32, u32)) -> Result<String, 
     Ok(svg)
 }
 
-/// Gaussian KDE of finite `x` on `grid`, normalised to integrate to 1; None when the
-/// bandwidth is undefined (fewer than 2 values or no spread).
-fn kde(x: &[f64], grid: &[f64]) -> Option<Vec<f64>> {
-    let v: Vec<f64> = x.iter().copied().filter(|v| v.is_finite()).collect();
-    let h = silverman_bandwidth(&v)?;
-    let norm = 1.0 / (v.len() as f64 * h * (2.0 * std::f64::consts::PI).sqrt());
-    Some(
-        grid.iter()
-            .map(|g| {
-                v.iter()
-                    .map(|xi| (-0.5 * ((g - xi) / h).powi(2)).exp())
-                    .sum::<f64>()
-                    * norm
-            })
-            .collect(),
-    )
-}
-
 /// Density curves of both binaries on one axis (each scaled to its own peak), with a rug of
 /// the samples; two regimes show as two humps. A side without spread is drawn as a vertical line at its value.
 ///
@@ -282,8 +264,8 @@ pub fn density(c: &Comparison, unit: &str, size: (u32, u32)) -> Result<String, P
         .filter(|v| v.is_finite())
         .collect();
     let h = [
-        silverman_bandwidth(&c.old).unwrap_or(0.0),
-        silverman_bandwidth(&c.new).unwrap_or(0.0),
+        bandwidth(&c.old).unwrap_or(0.0),
+        bandwidth(&c.new).unwrap_or(0.0),
     ]
     .into_iter()
     .fold(0.0, f64::max);

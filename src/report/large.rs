@@ -3,9 +3,9 @@
 //!
 //! From [`Plan::memory_limit`] bytes of input on (`report --memory-limit BYTES`, 256 MiB by
 //! default), a single compare.js CSV file (not standard input) is read with its samples spilled
-//! to temporary partition files by benchmark ([`SampleSet::spill_samples`], under `TMPDIR`;
+//! to temporary partition files by benchmark ([`crate::sample::SpillingSet`], under `TMPDIR`;
 //! where that folder is in memory, point `TMPDIR` at a disk). Each partition is then read
-//! back, grouped and assessed on its own, and only a compact form of each row is kept: what
+//! back and grouped ([`SpilledPartitions`], a [`Partitions`]), assessed on its own, and only a compact form of each row is kept: what
 //! compare.R and compare.js print of it for `r` and `analyze` ([`Compact`]), its [`TableRow`]
 //! for the table, the Markdown comment, JSON and HTML, a [`crate::render::benchstat::Row`]
 //! for benchstat. The rows are put in the in-memory report's order (first appearance, then
@@ -29,10 +29,11 @@
 
 use super::diagnostics::{self, RowNote, row_notes};
 use super::{EXIT_USAGE, Format, InputPlan, Messages, Plan};
+use crate::compare::partitions::{Partitions, SpilledPartitions};
 use crate::format::{self, InputFormat};
 use crate::render::analyze;
 use crate::render::table::{self, TableRow};
-use crate::sample::{RATE, SampleSet, Side};
+use crate::sample::{RATE, SampleSet, Side, SpillingSet};
 use crate::verdict::{self, Stars, decide};
 use std::io::Write;
 
@@ -138,26 +139,26 @@ pub(super) fn try_report(
         return Ok(None);
     }
     let parts = size.div_ceil((threshold / 16).max(1)).clamp(2, 256) as usize;
-    let mut set = SampleSet::new();
     // Without temporary files (none can be created: `TMPDIR` names no folder, too many open
     // files), the in-memory path reads the file, after a note: it may need much more memory.
     // The Go lines are written in arrival order and need no comparison: one file; the CSV
     // rows are written in arrival order too, and its notes need the comparisons: partitions
     // with the partition of every sample recorded.
     let spilling = match a.format {
-        Format::Go => set.spill_samples(1),
-        Format::Csv => set.spill_samples_in_order(parts),
-        _ => set.spill_samples(parts),
+        Format::Go => SpillingSet::new(1),
+        Format::Csv => SpillingSet::new_in_order(parts),
+        _ => SpillingSet::new(parts),
     };
-    if let Err(e) = spilling {
-        return in_memory(f, &e, io);
-    }
+    let mut spilling = match spilling {
+        Ok(s) => s,
+        Err(e) => return in_memory(f, &e, io),
+    };
     let ro = format::ReadOptions {
         side: Side::Old,
         sides_by: None,
     };
     // The messages of `read_inputs` for one compare.js CSV.
-    let imported = match input.read(fmt, &ro, &mut set) {
+    let imported = match input.read(fmt, &ro, &mut spilling) {
         Ok(i) => i,
         Err(e) => {
             io.out.error(e.to_string());
@@ -173,11 +174,12 @@ pub(super) fn try_report(
     {
         return Ok(None);
     }
-    let spilled = match set.take_spilled() {
-        Some(Ok(s)) => s,
-        Some(Err(e)) => return in_memory(f, &e, io),
-        None => anyhow::bail!("the samples of {f} were not spilled"),
+    let (set, spilled) = spilling.finish();
+    let parts = match spilled {
+        Ok(s) => SpilledPartitions::new(set, s),
+        Err(e) => return in_memory(f, &e, io),
     };
+    let spilled = parts.spilled();
     release_free_memory();
     for w in &imported.warnings {
         io.out.warning(w.to_string());
@@ -201,9 +203,9 @@ pub(super) fn try_report(
         anyhow::bail!("{f}: a compare.js CSV with samples of another metric than the rate");
     }
     match a.format {
-        Format::Csv => return csv(a, f, set, spilled, io),
-        Format::Go => return go(a, set, spilled, io),
-        Format::Benchstat => return benchstat(a, f, set, spilled, io),
+        Format::Csv => return csv(a, f, parts, io),
+        Format::Go => return go(a, parts, io),
+        Format::Benchstat => return benchstat(a, f, parts, io),
         _ => {}
     }
     if matches!(
@@ -211,10 +213,10 @@ pub(super) fn try_report(
         Format::Table | Format::Markdown | Format::Json | Format::Html
     ) {
         let input = crate::render::describe_input(imported.format, &[super::input_name(f)]);
-        return table(a, f, &input, set, spilled, io);
+        return table(a, f, &input, parts, io);
     }
 
-    compare_r(a, f, set, spilled, io)
+    compare_r(a, f, parts, io)
 }
 
 /// `--format r` and `analyze` of the spilled samples of `f`: compare.R's rows (or compare.js's
@@ -225,31 +227,30 @@ pub(super) fn try_report(
 fn compare_r(
     a: &Plan,
     f: &str,
-    mut set: SampleSet,
-    mut spilled: crate::sample::Spilled,
+    mut parts: SpilledPartitions,
     io: &mut Io<'_>,
 ) -> anyhow::Result<Option<i32>> {
     // Partition by partition: group, compute compare.R's row, keep it compact.
-    let mut rows: Vec<Compact> = Vec::with_capacity(set.benchmarks().len());
+    let mut rows: Vec<Compact> = Vec::with_capacity(parts.names().benchmarks().len());
     let mut noted: Vec<(u64, verdict::Row)> = Vec::new();
     // The analyze layout lists the benchmarks measured on one side only instead of comparing
     // them: (first position, name, only old).
     let analyze_layout = a.format == Format::Analyze;
     let mut one_sided: Vec<(u64, String, bool)> = Vec::new();
-    for k in 0..spilled.partitions() {
-        let (part, ids) = match spilled.partition(k, &mut set) {
+    for k in 0..parts.partitions() {
+        let mut part = match parts.partition(k, RATE) {
             Ok(p) => p,
             Err(e) => return in_memory(f, &e, io),
         };
-        let mut comparisons = crate::compare::group_metric(&part, RATE);
-        drop(part);
+        let mut comparisons = std::mem::take(&mut part.comparisons);
         for c in &mut comparisons {
-            c.benchmark = ids[c.benchmark.0 as usize];
+            c.benchmark = part.global(c);
         }
+        drop(part);
         release_free_memory();
         for mut r in verdict::rows_with(comparisons, true) {
             let c = &mut r.comparison;
-            let first = spilled.first_position(c.benchmark).unwrap_or(u64::MAX);
+            let first = parts.first_position(c.benchmark).unwrap_or(u64::MAX);
             if analyze_layout && (c.old.is_empty() || c.new.is_empty()) {
                 one_sided.push((first, std::mem::take(&mut c.name), c.new.is_empty()));
                 continue;
@@ -277,8 +278,7 @@ fn compare_r(
             }
         }
     }
-    drop(spilled);
-    drop(set);
+    drop(parts);
     // The in-memory order: first appearance, then (but for the analyze layout, which keeps
     // compare.js's order) a stable sort by name.
     {
@@ -368,8 +368,7 @@ fn output(
 fn csv(
     a: &Plan,
     f: &str,
-    mut set: SampleSet,
-    mut spilled: crate::sample::Spilled,
+    mut parts: SpilledPartitions,
     io: &mut Io<'_>,
 ) -> anyhow::Result<Option<i32>> {
     use crate::stats::welch::{improvement_pct, welch_t};
@@ -381,16 +380,17 @@ fn csv(
     }
     // (first position, comparison) of the comparisons with a note.
     let mut noted: Vec<(u64, crate::compare::Comparison)> = Vec::new();
-    for k in 0..spilled.partitions() {
-        let (part, ids) = match spilled.partition(k, &mut set) {
+    for k in 0..parts.partitions() {
+        let mut part = match parts.partition(k, RATE) {
             Ok(p) => p,
             Err(e) => return in_memory(f, &e, io),
         };
-        let comparisons = crate::compare::group_metric(&part, RATE);
-        // The names go back to `set`, which names the samples of the CSV rows.
-        crate::sample::Spilled::give_back(part, &ids, &mut set);
+        let comparisons = std::mem::take(&mut part.comparisons);
+        let ids = part.ids.clone();
+        // The names go back to the whole set, which names the samples of the CSV rows.
+        parts.give_back(part);
         let first = |c: &crate::compare::Comparison| {
-            spilled
+            parts
                 .first_position(ids[c.benchmark.0 as usize])
                 .unwrap_or(u64::MAX)
         };
@@ -409,9 +409,7 @@ fn csv(
     row_notes(&flagged, Format::Csv, io.out);
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
         w.write_all(crate::format::node_csv::write::HEADER.as_bytes())?;
-        spilled.in_arrival_order(&mut set, |window| {
-            crate::render::csv::write_rows(window, RATE, w)
-        })
+        parts.in_arrival_order(|window| crate::render::csv::write_rows(window, RATE, w))
     };
     output(a, write, io)
 }
@@ -420,25 +418,20 @@ fn csv(
 /// line, then per side its `binary:` line and its samples' lines, by the in-memory writer
 /// ([`crate::format::go::GoLines`]) on the samples read back a window at a time. A
 /// compare.js CSV has no configuration lines.
-fn go(
-    a: &Plan,
-    mut set: SampleSet,
-    mut spilled: crate::sample::Spilled,
-    io: &mut Io<'_>,
-) -> anyhow::Result<Option<i32>> {
+fn go(a: &Plan, mut parts: SpilledPartitions, io: &mut Io<'_>) -> anyhow::Result<Option<i32>> {
     use crate::format::go::GoLines;
-    let lines = GoLines::new(&set);
-    let mut metrics = spilled.metrics().to_vec();
+    let lines = GoLines::new(parts.names());
+    let mut metrics = parts.spilled().metrics().to_vec();
     metrics.sort_unstable_by_key(|m| m.0);
-    let per_side = spilled.per_side();
+    let per_side = parts.spilled().per_side();
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
-        lines.write_units(&set, metrics.iter().copied(), w)?;
+        lines.write_units(parts.names(), metrics.iter().copied(), w)?;
         for (side, n) in [(Side::Old, per_side[0]), (Side::New, per_side[1])] {
             if n == 0 {
                 continue;
             }
             GoLines::write_side_header(side, w)?;
-            spilled.in_arrival_order(&mut set, |window| lines.write_samples(window, side, w))?;
+            parts.in_arrival_order(|window| lines.write_samples(window, side, w))?;
         }
         Ok(())
     };
@@ -453,42 +446,37 @@ fn go(
 fn benchstat(
     a: &Plan,
     f: &str,
-    mut set: SampleSet,
-    mut spilled: crate::sample::Spilled,
+    mut parts: SpilledPartitions,
     io: &mut Io<'_>,
 ) -> anyhow::Result<Option<i32>> {
     use crate::render::benchstat::{self as bs, Options, View};
     use rayon::prelude::*;
     let opts = bs::escaped(&Options::default());
-    let [old, new] = spilled.per_side();
+    let [old, new] = parts.spilled().per_side();
     let view = View::new(&opts, old > 0, new > 0);
-    let unit = set.metric(RATE).unit.clone();
+    let unit = parts.names().metric(RATE).unit.clone();
     let exact = opts.exact_units.contains(&unit);
     // (first position, row).
-    let mut rows: Vec<(u64, bs::Row)> = Vec::with_capacity(set.benchmarks().len());
-    for k in 0..spilled.partitions() {
-        let (part, ids) = match spilled.partition(k, &mut set) {
+    let mut rows: Vec<(u64, bs::Row)> = Vec::with_capacity(parts.names().benchmarks().len());
+    for k in 0..parts.partitions() {
+        let part = match parts.partition(k, RATE) {
             Ok(p) => p,
             Err(e) => return in_memory(f, &e, io),
         };
-        let comparisons = crate::compare::group_metric(&part, RATE);
-        rows.par_extend(comparisons.par_iter().map(|c| {
+        rows.par_extend(part.comparisons.par_iter().map(|c| {
             let aggregate = part
+                .set
                 .benchmark(c.benchmark)
                 .configuration
                 .text
                 .starts_with("aggregate=");
-            let first = spilled
-                .first_position(ids[c.benchmark.0 as usize])
-                .unwrap_or(u64::MAX);
+            let first = parts.first_position(part.global(c)).unwrap_or(u64::MAX);
             (first, view.row(c, aggregate, exact))
         }));
-        drop(comparisons);
         drop(part);
         release_free_memory();
     }
-    drop(spilled);
-    drop(set);
+    drop(parts);
     release_free_memory();
     rows.par_sort_unstable_by_key(|r| r.0);
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
@@ -508,8 +496,7 @@ fn table(
     a: &Plan,
     f: &str,
     input: &str,
-    mut set: SampleSet,
-    mut spilled: crate::sample::Spilled,
+    mut parts: SpilledPartitions,
     io: &mut Io<'_>,
 ) -> anyhow::Result<Option<i32>> {
     use rayon::prelude::*;
@@ -523,16 +510,15 @@ fn table(
         mut noted,
         mut one_sided,
         spool,
-    } = match collect_rows(a, &opts, &mut set, &mut spilled) {
+    } = match collect_rows(a, &opts, &mut parts) {
         Ok(c) => c,
         Err(e) => return in_memory(f, &e, io),
     };
     // HTML reads the partitions again for the plots of the comparisons it shows.
     let kept = if html {
-        Some((spilled, set))
+        Some(parts)
     } else {
-        drop(spilled);
-        drop(set);
+        drop(parts);
         None
     };
     release_free_memory();
@@ -557,8 +543,8 @@ fn table(
         plot_rows: a.plot_rows.clone(),
     };
     let sections = match kept {
-        Some((spilled, set)) => {
-            let s = Sections::render(&rows, &spooled, &benchmark_of, &plots, &opts, spilled, set);
+        Some(parts) => {
+            let s = Sections::render(&rows, &spooled, &benchmark_of, &plots, &opts, parts);
             match s {
                 Ok(s) => Some(s),
                 Err(e) => return in_memory(f, &e, io),
@@ -668,8 +654,7 @@ struct Collected {
 fn collect_rows(
     a: &Plan,
     opts: &decide::Options,
-    set: &mut SampleSet,
-    spilled: &mut crate::sample::Spilled,
+    parts: &mut SpilledPartitions,
 ) -> std::io::Result<Collected> {
     use rayon::prelude::*;
     let (markdown, json, html) = (
@@ -687,17 +672,20 @@ fn collect_rows(
     };
     let mut spool = if json { Some(Spool::new()?) } else { None };
     // (first position, row, index in the order of analysis).
-    let mut rows: Vec<(u64, TableRow<'static>, usize)> = Vec::with_capacity(set.benchmarks().len());
+    let mut rows: Vec<(u64, TableRow<'static>, usize)> =
+        Vec::with_capacity(parts.names().benchmarks().len());
     // For HTML, per row in the order of analysis, its benchmark's id in `set`.
     let mut benchmark_of: Vec<u32> = Vec::new();
     let mut noted: Vec<(u64, verdict::Row)> = Vec::new();
     // The benchmarks measured on one side only: (first position, name, only old).
     let mut one_sided: Vec<(u64, String, bool)> = Vec::new();
-    for k in 0..spilled.partitions() {
-        let (part, ids) = spilled.partition(k, set)?;
-        let comparisons = crate::compare::group_metric(&part, RATE);
-        // The comparisons keep the partition's benchmark ids (`ids` maps them to `set`'s):
-        // the partition holds their names (moved out of `set`), which JSON shows.
+    for k in 0..parts.partitions() {
+        let mut part = parts.partition(k, RATE)?;
+        let comparisons = std::mem::take(&mut part.comparisons);
+        // The comparisons keep the partition's benchmark ids (`ids` maps them to the whole
+        // set's): the partition holds their names (moved out of the whole set), which JSON
+        // shows.
+        let ids = std::mem::take(&mut part.ids);
         let names = if json {
             Some(part)
         } else {
@@ -706,7 +694,7 @@ fn collect_rows(
         };
         release_free_memory();
         let first = |c: &crate::compare::Comparison| {
-            spilled
+            parts
                 .first_position(ids[c.benchmark.0 as usize])
                 .unwrap_or(u64::MAX)
         };
@@ -728,7 +716,7 @@ fn collect_rows(
         }
         let assessed = decide::estimate_each(vrows, opts);
         if let (Some(spool), Some(names)) = (&mut spool, &names) {
-            spool.append(names, &assessed)?;
+            spool.append(&names.set, &assessed)?;
         }
         drop(names);
         if html {
@@ -916,15 +904,14 @@ impl Sections {
         benchmark_of: &[u32],
         plots: &crate::render::html::HtmlOptions,
         opts: &decide::Options,
-        mut spilled: crate::sample::Spilled,
-        mut set: SampleSet,
+        mut parts: SpilledPartitions,
     ) -> std::io::Result<Sections> {
         use crate::render::html;
         use rayon::prelude::*;
         let selected = html::selected(rows, plots);
         let full = html::full_plots(&selected);
         // The page's row of each shown benchmark, by its id in `set`.
-        let mut at = vec![u32::MAX; set.benchmarks().len()];
+        let mut at = vec![u32::MAX; parts.names().benchmarks().len()];
         for (i, &o) in spooled.iter().enumerate() {
             if selected[i] {
                 at[benchmark_of[o] as usize] = i as u32;
@@ -932,14 +919,14 @@ impl Sections {
         }
         let mut spool = Spool::new()?;
         let mut spot_of = vec![u32::MAX; rows.len()];
-        for k in 0..spilled.partitions() {
-            let (part, ids) = spilled.partition(k, &mut set)?;
-            let unit = part.metric(RATE).unit.clone();
+        for k in 0..parts.partitions() {
+            let mut part = parts.partition(k, RATE)?;
+            let unit = part.set.metric(RATE).unit.clone();
             let shown: Vec<(usize, crate::compare::Comparison)> =
-                crate::compare::group_metric(&part, RATE)
+                std::mem::take(&mut part.comparisons)
                     .into_iter()
                     .filter_map(|c| {
-                        let i = at[ids[c.benchmark.0 as usize].0 as usize];
+                        let i = at[part.global(&c).0 as usize];
                         (i != u32::MAX).then_some((i as usize, c))
                     })
                     .collect();

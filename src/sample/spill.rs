@@ -1,23 +1,23 @@
 //! Samples spilled to temporary files, partitioned by benchmark, so that an input larger than
-//! memory (a 2 GB compare.js CSV holds 24 million samples, 576 MB packed) is read in bounded
-//! memory and then analysed one partition at a time.
+//! memory is read in memory proportional to its benchmark names (not its samples) and then
+//! analysed one partition at a time.
 //!
-//! A [`SampleSet`] told to spill ([`SampleSet::spill_samples`]) keeps interning benchmark
-//! names and metrics in memory, but writes every sample it is given, packed (24 bytes, the
-//! form it keeps them in), to the partition file of its benchmark (`benchmark id % parts`);
-//! [`SampleSet::take_spilled`] then hands the files over as [`Spilled`], and
-//! [`Spilled::partition`] reads one partition back as a set of its own. Within a partition
-//! samples keep their arrival order, and every sample of a benchmark is in the same
-//! partition, so grouping a partition gives exactly the comparisons that grouping the whole
-//! set gives for those benchmarks. A set spilling with
-//! [`SampleSet::spill_samples_in_order`] also records the partition of every sample (a byte
-//! each), so that [`Spilled::in_arrival_order`] reads them back in arrival order too.
+//! A [`SpillingSet`] is a [`SampleSink`]: it interns benchmark names and metrics in a
+//! [`SampleSet`] in memory, but writes every sample it is given, packed (24 bytes, the form
+//! a set keeps them in), to the partition file of its benchmark (`benchmark id % parts`);
+//! [`SpillingSet::finish`] then hands the names over as a set without samples and the files
+//! as [`Spilled`], and [`Spilled::partition`] reads one partition back as a set of its own.
+//! Within a partition samples keep their arrival order, and every sample of a benchmark is in
+//! the same partition, so grouping a partition gives exactly the comparisons that grouping the
+//! whole set gives for those benchmarks. A [`SpillingSet::new_in_order`] also records the
+//! partition of every sample (a byte each), so that [`Spilled::in_arrival_order`] reads them
+//! back in arrival order too.
 //!
 //! The files are anonymous temporary files ([`tempfile::tempfile`]: on Linux unlinked from the
 //! start, elsewhere deleted when closed), so they disappear whatever happens to the process,
 //! a crash or a kill included.
 
-use super::{BenchmarkId, MetricId, Packed, SampleSet};
+use super::{BenchmarkId, MetricId, Packed, Sample, SampleSet, SampleSink};
 use std::io::{Read, Seek, Write};
 
 /// Bytes of one sample in a partition file: value, time (f64), benchmark id, tag (u32), little
@@ -27,9 +27,74 @@ const RECORD: usize = 24;
 /// Bytes of records buffered per partition before they are written to its file.
 const WRITE_BUFFER: usize = 1 << 16;
 
+/// A [`SampleSink`] that keeps the benchmark names and metrics in memory and writes the samples
+/// to temporary partition files (see the module doc).
+#[derive(Debug)]
+pub struct SpillingSet {
+    set: SampleSet,
+    spill: Spill,
+}
+
+impl SpillingSet {
+    /// A store writing every sample added to one of `parts` (at least one) new temporary
+    /// partition files, by benchmark, with the names in a new [`SampleSet`].
+    ///
+    /// # Errors
+    /// A temporary file cannot be created.
+    pub fn new(parts: usize) -> std::io::Result<SpillingSet> {
+        Ok(SpillingSet {
+            set: SampleSet::new(),
+            spill: Spill::new(parts)?,
+        })
+    }
+
+    /// [`SpillingSet::new`] (with at most 256 partitions) that also records the partition of
+    /// every sample (one byte a sample in memory), so that the spilled samples can be read
+    /// back in arrival order ([`Spilled::in_arrival_order`]) as well as partition by partition.
+    ///
+    /// # Errors
+    /// A temporary file cannot be created.
+    pub fn new_in_order(parts: usize) -> std::io::Result<SpillingSet> {
+        Ok(SpillingSet {
+            set: SampleSet::new(),
+            spill: Spill::new_in_order(parts)?,
+        })
+    }
+
+    /// Ends spilling: the set of names and metrics (holding only the samples pushed into
+    /// [`SampleSink::names_mut`] directly), and the spilled samples, to be read back partition
+    /// by partition ([`Spilled::partition`]), or the first error writing a partition file.
+    pub fn finish(self) -> (SampleSet, std::io::Result<Spilled>) {
+        (self.set, Spilled::finish(self.spill))
+    }
+}
+
+impl SampleSink for SpillingSet {
+    fn names(&self) -> &SampleSet {
+        &self.set
+    }
+
+    fn names_mut(&mut self) -> &mut SampleSet {
+        &mut self.set
+    }
+
+    fn add(&mut self, samples: impl IntoIterator<Item = Sample>) {
+        let n = self.set.benchmarks.len();
+        for s in samples {
+            debug_assert!((s.benchmark.0 as usize) < n);
+            let (p, wide) = Packed::of(&s);
+            self.spill.push(p, s.metric, wide.then_some(s.run));
+        }
+    }
+
+    fn count(&self) -> usize {
+        self.set.len() + self.spill.total() as usize
+    }
+}
+
 /// The spill of a set being read: one buffered file per partition.
 #[derive(Debug)]
-pub(super) struct Spill {
+struct Spill {
     files: Vec<std::fs::File>,
     /// Per partition, the records not written yet (up to [`WRITE_BUFFER`] bytes).
     buffers: Vec<Vec<u8>>,
@@ -48,16 +113,16 @@ pub(super) struct Spill {
     per_side: [u64; 2],
     /// Every metric some sample had, in order of first appearance.
     metrics: Vec<MetricId>,
-    /// The first write error; reported by [`SampleSet::take_spilled`].
+    /// The first write error; reported by [`SpillingSet::finish`].
     error: Option<std::io::Error>,
     /// Per sample in arrival order, its partition, when asked for
-    /// ([`SampleSet::spill_samples_in_order`]; one byte a sample, up to 256 partitions).
+    /// ([`SpillingSet::new_in_order`]; one byte a sample, up to 256 partitions).
     order: Option<Vec<u8>>,
 }
 
 impl Spill {
     /// A spill over `parts` new temporary files (at least one).
-    pub(super) fn new(parts: usize) -> std::io::Result<Spill> {
+    fn new(parts: usize) -> std::io::Result<Spill> {
         let parts = parts.max(1);
         let files = (0..parts)
             .map(|_| tempfile::tempfile())
@@ -82,7 +147,7 @@ impl Spill {
     /// [`Spill::new`] that also records which partition each sample goes to (at most 256
     /// partitions: `parts` is capped there), so that [`Spilled::in_arrival_order`] can read
     /// them back in arrival order.
-    pub(super) fn new_in_order(parts: usize) -> std::io::Result<Spill> {
+    fn new_in_order(parts: usize) -> std::io::Result<Spill> {
         let mut spill = Spill::new(parts.min(256))?;
         spill.order = Some(Vec::new());
         Ok(spill)
@@ -90,7 +155,7 @@ impl Spill {
 
     /// Writes one sample; `wide` its metric and run when they do not fit its tag.
     #[inline]
-    pub(super) fn push(&mut self, p: Packed, metric: MetricId, wide: Option<Option<u32>>) {
+    fn push(&mut self, p: Packed, metric: MetricId, wide: Option<Option<u32>>) {
         let b = p.benchmark as usize;
         let k = b % self.files.len();
         if let Some(run) = wide {
@@ -136,12 +201,12 @@ impl Spill {
     }
 
     /// Samples written in all.
-    pub(super) fn total(&self) -> u64 {
+    fn total(&self) -> u64 {
         self.total
     }
 }
 
-/// The samples of a set that spilled ([`SampleSet::take_spilled`]), in partition files,
+/// The samples of a set that spilled ([`SpillingSet::finish`]), in partition files,
 /// with what was learnt of them on the way.
 #[derive(Debug)]
 pub struct Spilled {
@@ -158,7 +223,7 @@ pub struct Spilled {
 
 impl Spilled {
     /// Flushes the files of `spill` for reading.
-    pub(super) fn finish(mut spill: Spill) -> std::io::Result<Spilled> {
+    fn finish(mut spill: Spill) -> std::io::Result<Spilled> {
         for k in 0..spill.files.len() {
             spill.flush(k);
         }
@@ -305,7 +370,7 @@ impl Spilled {
     /// on it, so that a writer of sample sets (`--format csv`, `go`) writes the samples as it
     /// writes those of a set read in memory. `whole`'s own samples are restored at the end.
     /// With several partitions, the set must have spilled with
-    /// [`SampleSet::spill_samples_in_order`]: the recorded partition of each sample says which
+    /// [`SpillingSet::new_in_order`]: the recorded partition of each sample says which
     /// file its record is next in.
     ///
     /// # Errors

@@ -588,8 +588,7 @@ const WEIGHT_MARGIN: f64 = 0.25;
 /// cheaper E step, for screening: one inlined polynomial exponential per point
 /// ([`exp_nonpositive`], relative error below `10⁻¹⁴`) instead of two `exp` and one `ln`
 /// library calls, the log-likelihood summed as `Σ max(ℓ₁ᵢ, ℓ₂ᵢ) + ln Π(1 + e^{−|ℓ₁ᵢ − ℓ₂ᵢ|})`
-/// (one `ln` per 256 points; the library's `ln`, which measured faster here than an inlined
-/// series), the component difference `ℓ₂ᵢ − ℓ₁ᵢ` taken as the linear
+/// (one `ln` per 256 points, the library's), the component difference `ℓ₂ᵢ − ℓ₁ᵢ` taken as the linear
 /// function of `zᵢ` it is, and the sums in four lanes (a different summation order).
 ///
 /// Why its verdict is the exact EM's away from the limits: both iterate the same smooth map from

@@ -57,13 +57,15 @@ pub const MIN_PAIRS: usize = 3;
 /// to resolve in practice.
 pub const MAX_RUNS_NEEDED: u64 = 100_000;
 
-/// Which family-wise or false-discovery correction is applied to the p-values of a report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// Which family-wise or false-discovery correction is applied to the p-values of a report
+/// (`--correction holm|bh|none`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Correction {
     /// Holm–Bonferroni step-down (controls the family-wise error rate; R `p.adjust("holm")`).
     #[default]
     Holm,
     /// Benjamini–Hochberg step-up (controls the false discovery rate; R `p.adjust("BH")`).
+    #[value(name = "bh")]
     BenjaminiHochberg,
     /// No correction: every comparison at level α on its own (compare.R's stars).
     None,

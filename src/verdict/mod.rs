@@ -11,6 +11,7 @@ pub mod calibrate;
 pub mod combine;
 pub mod control;
 pub mod decide;
+pub mod density;
 pub mod metrics;
 pub mod sequential;
 
