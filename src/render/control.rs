@@ -1,7 +1,8 @@
 //! What every report says about the A/A control (`compare --control`,
 //! [`crate::verdict::control`]): the suite's line ("control: k of m identical-build rows called
 //! changed …"), the table's `control` column and the qualified verdicts, the Markdown comment's
-//! lead line and section, and the JSON report's `control` object.
+//! lead line and section, the HTML page's line and column, and the JSON report's `control`
+//! object.
 
 use super::table::{Extra, signed_pct};
 use crate::verdict::control::{Control, ControlRow};
@@ -99,6 +100,41 @@ pub fn table_extra(c: Option<&Control>) -> Extra {
             })
             .collect(),
     }
+}
+
+/// The HTML page's control paragraph, `<p class="control">` with the suite's [`line`] (bold
+/// when the control is flagged); empty without a control.
+pub fn html_line(c: Option<&Control>) -> String {
+    match c {
+        None => String::new(),
+        Some(c) if c.flagged => format!(
+            "<p class=\"control flagged\"><strong>{}</strong></p>\n",
+            super::html::escape(&line(c))
+        ),
+        Some(c) => format!(
+            "<p class=\"control\">{}</p>\n",
+            super::html::escape(&line(c))
+        ),
+    }
+}
+
+/// The HTML summary table's header cells of `extra`'s columns ([`table_extra`]).
+pub fn html_headers(extra: &Extra) -> String {
+    (extra.columns.iter())
+        .map(|(h, _)| format!("<th>{}</th>", super::html::escape(h)))
+        .collect()
+}
+
+/// The HTML summary table's cells of row `i` in `extra`'s columns ([`table_extra`]).
+pub fn html_cells(extra: &Extra, i: usize) -> String {
+    (extra.columns.iter())
+        .map(|(_, cells)| {
+            format!(
+                "<td class=\"num\">{}</td>",
+                super::html::escape(cells.get(i).map_or("", String::as_str))
+            )
+        })
+        .collect()
 }
 
 /// The Markdown comment `body` led by the control's line, its qualified verdicts marked

@@ -130,6 +130,8 @@ pub struct Page<'a> {
     pub run: Option<&'a super::RunInfo>,
     /// What the input recorded, when benchdiff did not run the samples itself.
     pub input: Option<&'a str>,
+    /// The A/A control of the comparisons (`compare --control`), when the samples have one.
+    pub control: Option<&'a crate::verdict::control::Control>,
 }
 
 /// Writes the page to `w` as it is made: the head and summary table (written out every
@@ -159,6 +161,7 @@ pub fn write(
         one_sided: d.one_sided,
         run: d.run,
         input: d.input,
+        control: d.control,
     };
     let correction = d.opts.correction;
     let mut sections = |shown: &[usize], w: &mut dyn std::io::Write| -> std::io::Result<()> {
@@ -219,6 +222,8 @@ pub fn write_page(
             page.failures
         ))
     );
+    out.push_str(&super::control::html_line(page.control));
+    let extra = super::control::table_extra(page.control);
     if !page.failures.is_empty() {
         let _ = writeln!(
             out,
@@ -244,12 +249,13 @@ pub fn write_page(
     let two_p = page.opts.correction != crate::verdict::decide::Correction::None;
     let _ = write!(
         out,
-        "{}<th>verdict</th><th>runs</th><th>flags</th></tr></thead>\n<tbody>\n",
+        "{}{}<th>verdict</th><th>runs</th><th>flags</th></tr></thead>\n<tbody>\n",
         if two_p {
             format!("<th>p ({})</th>", escape(page.opts.correction.label()))
         } else {
             String::new()
-        }
+        },
+        super::control::html_headers(&extra),
     );
     for (i, x) in rows.iter().enumerate() {
         // A row with a section links to it; the others are table rows only.
@@ -261,7 +267,7 @@ pub fn write_page(
         let _ = writeln!(
             out,
             "<tr><td>{name}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-             <td class=\"num\">{}</td>{}<td class=\"{}\">{}</td>\
+             <td class=\"num\">{}</td>{}{}<td class=\"{}\">{}{}</td>\
              <td class=\"num\">{}/{}{}</td><td>{}</td></tr>",
             escape(&signed_pct(x.estimate.change_pct)),
             escape(&ci_text(x.estimate.change_ci_pct)),
@@ -274,8 +280,10 @@ pub fn write_page(
             } else {
                 String::new()
             },
+            super::control::html_cells(&extra, i),
             verdict_class(x.verdict),
             escape(&verdict_cell(x.verdict, x.regimes)),
+            escape(extra.verdict_suffix.get(i).copied().unwrap_or("")),
             x.estimate.n[0],
             x.estimate.n[1],
             if x.paired { " paired" } else { "" },
@@ -290,9 +298,10 @@ pub fn write_page(
         let _ = writeln!(
             out,
             "<tr class=\"geomean\"><td>geomean</td><td class=\"num\">{}</td><td></td><td></td>\
-             {}<td></td><td></td><td></td></tr>",
+             {}{}<td></td><td></td><td></td></tr>",
             escape(&g),
-            if two_p { "<td></td>" } else { "" }
+            if two_p { "<td></td>" } else { "" },
+            "<td></td>".repeat(extra.columns.len()),
         );
     }
     out.push_str("</tbody>\n</table>\n");

@@ -10,12 +10,16 @@ use crate::verdict::decide::{self, Assessment, Options};
 
 /// The control of the report's `real` assessments (in report order) of `metric`, when `set`
 /// has control samples and the report assessed its rows; `None` otherwise (with a warning when
-/// `--fail-on-control` was asked for samples without a control).
+/// `--fail-on-control` was asked for samples without a control). With `blocks` (the machines
+/// of a sharded run split by rounds, as the real rows) a control row estimated on two or more
+/// machines takes the per-machine combination of its blocks' control comparisons
+/// ([`decide::assess_combined`]), exactly as its real row does.
 pub(super) fn analyse(
     set: &SampleSet,
     metric: MetricId,
     opts: &Options,
     real: Option<&[Assessment]>,
+    blocks: Option<&[(String, SampleSet)]>,
     plan: &Plan,
     out: &mut Messages,
 ) -> Option<Control> {
@@ -33,7 +37,16 @@ pub(super) fn analyse(
     crate::compare::sort_by_name(&mut comparisons);
     let (both, _) = crate::compare::split_one_sided(comparisons);
     let rows = crate::verdict::rows_with(both, false);
-    let assessed = decide::assess(rows, opts);
+    let views: Vec<(String, SampleSet)> = (blocks.unwrap_or_default().iter())
+        .filter_map(|(label, b)| b.control_view().map(|v| (label.clone(), v)))
+        .collect();
+    let combined = super::combine(&views, &view.metric(metric).name, opts);
+    drop(views);
+    let assessed = if combined.is_empty() {
+        decide::assess(rows, opts)
+    } else {
+        decide::assess_combined(rows, &combined, opts)
+    };
     Some(control::summarise(real, &assessed, opts))
 }
 

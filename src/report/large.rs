@@ -607,6 +607,7 @@ fn table(
         one_sided: &listed,
         run: None,
         input: Some(input),
+        control: None,
     };
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
         if let Some(s) = &sections {

@@ -389,7 +389,15 @@ fn analyse_into(
     } else {
         rows
     };
-    let control = control::analyse(set, metric_id, &opts, assessed.as_deref(), plan, out);
+    let control = control::analyse(
+        set,
+        metric_id,
+        &opts,
+        assessed.as_deref(),
+        facts.blocks,
+        plan,
+        out,
+    );
     let assessments = assessed.as_deref();
     let shown = metrics::for_report(set, metric_id, assessments.unwrap_or(&[]), &opts, plan);
     let d = render::ReportData {

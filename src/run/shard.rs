@@ -5,7 +5,8 @@
 //! A shard is a slice of the plan's schedule ([`crate::run::schedule`]): the jobs it keeps
 //! have the same file (or configuration), side, round and position as in the unsharded
 //! schedule, in the same order, and the union of the N slices is the schedule, no job twice.
-//! Every shard runs old and new itself, interleaved as the unsharded run would.
+//! Every shard runs old and new (and the control, with `--control`) itself, interleaved as the
+//! unsharded run would.
 //!
 //! - [`Split::Benchmarks`]: each shard runs whole benchmarks (a Node file, or one command
 //!   configuration), every round. Benchmarks are assigned greedily, longest first, to the shard
@@ -371,8 +372,8 @@ pub fn derived_seed(fingerprint_without_seed: &str) -> u64 {
 }
 
 /// The fingerprint parts of a Node-file plan without the seed: binaries' and benchmark
-/// files' content hashes, files (relative), runs, `--set` values and order. Paths are not
-/// part of it (they may differ from machine to machine).
+/// files' content hashes, files (relative), runs, `--set` values, order and `--control`.
+/// Paths are not part of it (they may differ from machine to machine).
 ///
 /// # Errors
 /// A message when a binary or benchmark file cannot be read.
@@ -389,12 +390,15 @@ pub fn node_parts(plan: &crate::run::Plan) -> Result<Vec<String>, String> {
     parts.push(format!("runs={}", plan.runs));
     parts.push(format!("set={:?}", plan.set));
     parts.push(format!("order={:?}", plan.order));
+    if plan.control {
+        parts.push("control".to_owned());
+    }
     Ok(parts)
 }
 
 /// The fingerprint parts of a command plan without the seed: the command lines as given (and
 /// the commits of git-built targets), benchmarks with templates, parameters and exclusions,
-/// environment, helper commands, runs, warm-ups, order and shell mode.
+/// environment, helper commands, runs, warm-ups, order, shell mode and `--control`.
 pub fn command_parts(plan: &crate::run::plan::command::CommandPlan) -> Vec<String> {
     let mut parts = vec!["commands".to_owned()];
     for t in &plan.targets {
@@ -420,6 +424,9 @@ pub fn command_parts(plan: &crate::run::plan::command::CommandPlan) -> Vec<Strin
         plan.setup,
         plan.cleanup
     ));
+    if plan.control {
+        parts.push("control".to_owned());
+    }
     parts
 }
 

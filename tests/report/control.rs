@@ -204,3 +204,51 @@ fn the_csv_export_of_a_control_run_has_old_and_new_rows_only() {
     assert!(!csv.contains("\"control\""), "{csv}");
     assert_eq!(csv.lines().count(), 1 + 3 * 12 * 2, "old and new rows");
 }
+
+#[test]
+fn the_html_page_shows_the_control_line_column_and_qualified_verdicts() {
+    let dir = fixture(&ROWS);
+    let (code, html, err) = report(dir.path(), "r.jsonl", &["--format", "html"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        html.contains(
+            "<p class=\"control flagged\"><strong>control: 1 of 3 identical-build rows called \
+             changed"
+        ),
+        "{html}"
+    );
+    // The line comes before the summary table.
+    let line = html.find("<p class=\"control").expect("line");
+    let table = html.find("<table class=\"summary\">").expect("table");
+    assert!(line < table);
+    assert!(html.contains("<th>control</th><th>verdict</th>"), "{html}");
+    let drifted = (html.lines())
+        .find(|l| l.starts_with("<tr><td><a href=\"#cmp-") && l.contains(">drifted<"))
+        .expect("drifted row");
+    assert!(
+        drifted.contains("<td class=\"faster\">faster (within control)</td>"),
+        "{drifted}"
+    );
+    // Its control cell, just before the verdict: a change and an interval.
+    assert!(
+        drifted.contains("%]</td><td class=\"faster\">") && drifted.matches("%]</td>").count() == 2,
+        "{drifted}"
+    );
+    let clear = (html.lines())
+        .find(|l| l.starts_with("<tr><td><a href=\"#cmp-") && l.contains(">clear<"))
+        .expect("clear row");
+    assert!(!clear.contains("within control"), "{clear}");
+
+    let text = std::fs::read_to_string(dir.path().join("r.jsonl")).expect("read");
+    let without: String = (text.lines())
+        .filter(|l| !l.contains("\"side\":\"control\""))
+        .map(|l| l.replace(",\"control\":true", "") + "\n")
+        .collect();
+    std::fs::write(dir.path().join("plain.jsonl"), without).expect("written");
+    let (code, plain, err) = report(dir.path(), "plain.jsonl", &["--format", "html"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !plain.contains("control") && !plain.contains("<th>control</th>"),
+        "no control markup without a control side"
+    );
+}

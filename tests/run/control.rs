@@ -158,28 +158,206 @@ fn a_node_run_with_control_killed_midway_resumes_every_job_once() {
     assert!(text.contains("control: "), "{text}");
 }
 
+/// (configuration, side, run, position) of every command job of a results file.
+fn command_job_keys(path: &Path) -> BTreeSet<(String, String, u64, u64)> {
+    (std::fs::read_to_string(path).expect("results file").lines())
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON line"))
+        .filter(|r| r["type"] == "command-job")
+        .map(|r| {
+            (
+                r["combination"].to_string(),
+                r["side"].as_str().expect("side").to_owned(),
+                r["run"].as_u64().expect("run"),
+                r["position"].as_u64().expect("position"),
+            )
+        })
+        .collect()
+}
+
+fn json_of(out: &std::process::Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON report")
+}
+
+/// `--shard` with `--control`: each shard runs its slice of the plan's schedule with the
+/// control jobs in it, `merge` keeps them, and the merged report assesses the control as it
+/// assesses old against new: on a split by rounds each machine is a block and a control row
+/// is the per-machine combination, the very figures a report of old against the control jobs
+/// (relabelled new) gives.
 #[test]
-fn control_with_a_shard_or_without_two_sides_is_refused() {
+fn sharded_runs_with_a_control_merge_and_combine_the_control_per_machine() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let out = benchdiff(
-        dir.path(),
-        &[
+    let d = dir.path();
+    let plan = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = [
             "compare",
             "--control",
             "--old",
-            "true",
+            "sleep",
             "--new",
-            "true",
+            "sleep",
             "--bench",
-            "",
-            "--shard",
-            "1/2",
+            "{t}",
+            "-L",
+            "t=0.001,0.002",
             "--runs",
-            "2",
-        ],
+            "4",
+            "--seed",
+            "7",
+            "--no-progress",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let whole = d.join("whole.jsonl");
+    let args = plan(&["--results", whole.to_str().expect("path")]);
+    let out = benchdiff(d, &args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--shard with --control"));
+    let want = command_job_keys(&whole);
+    assert_eq!(want.len(), 2 * 4 * 3, "old, new and control jobs");
+    for split in ["runs", "benchmarks"] {
+        let shards: Vec<std::path::PathBuf> = (1..=2)
+            .map(|k| {
+                let f = d.join(format!("{split}-{k}.jsonl"));
+                let shard = format!("{k}/2");
+                let args = plan(&[
+                    "--shard",
+                    &shard,
+                    "--split",
+                    split,
+                    "--results",
+                    f.to_str().expect("path"),
+                ]);
+                let out = benchdiff(d, &args.iter().map(String::as_str).collect::<Vec<_>>());
+                assert!(
+                    out.status.success(),
+                    "shard {shard}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                f
+            })
+            .collect();
+        let merged = d.join(format!("{split}-merged.jsonl"));
+        let m = benchdiff(
+            d,
+            &[
+                "merge",
+                shards[0].to_str().expect("path"),
+                shards[1].to_str().expect("path"),
+                "-o",
+                merged.to_str().expect("path"),
+            ],
+        );
+        assert!(m.status.success(), "{}", String::from_utf8_lossy(&m.stderr));
+        // The same jobs, control ones included, as the unsharded run.
+        assert_eq!(command_job_keys(&merged), want, "split {split}");
+        let r = json_of(&benchdiff(
+            d,
+            &["report", "--format", "json", merged.to_str().expect("path")],
+        ));
+        let c = &r["control"];
+        assert_eq!(c["rows"], 2, "{c}");
+        let html = benchdiff(
+            d,
+            &["report", "--format", "html", merged.to_str().expect("path")],
+        );
+        assert!(String::from_utf8_lossy(&html.stdout).contains("<th>control</th>"));
+        if split != "runs" {
+            continue;
+        }
+        for row in r["comparisons"].as_array().expect("rows") {
+            assert_eq!(row["combined"]["machines"], 2, "{row}");
+        }
+        // Old against the control jobs as a plain comparison: the control's new side.
+        let text = std::fs::read_to_string(&merged).expect("merged");
+        let aa: String = (text.lines())
+            .filter(|l| !(l.contains("\"type\":\"command-job\"") && l.contains("\"side\":\"new\"")))
+            .map(|l| {
+                l.replace("\"side\":\"control\"", "\"side\":\"new\"")
+                    .replace(",\"control\":true", "")
+                    + "\n"
+            })
+            .collect();
+        let aa_path = d.join("aa.jsonl");
+        std::fs::write(&aa_path, aa).expect("written");
+        let plain = json_of(&benchdiff(
+            d,
+            &[
+                "report",
+                "--format",
+                "json",
+                aa_path.to_str().expect("path"),
+            ],
+        ));
+        assert!(plain.get("control").is_none());
+        let rows = plain["comparisons"].as_array().expect("rows");
+        let controls = c["comparisons"].as_array().expect("control rows");
+        assert_eq!(rows.len(), controls.len());
+        for (p, k) in rows.iter().zip(controls) {
+            assert_eq!(p["name"], k["name"]);
+            assert_eq!(p["combined"]["machines"], 2, "{p}");
+            assert_eq!(p["change_pct"], k["control"]["change_pct"], "{p}\n{k}");
+            let ci = &k["control"]["change_ci_pct"];
+            assert_eq!(p["change_ci_pct"]["lower"], ci[0], "{p}\n{k}");
+            assert_eq!(p["change_ci_pct"]["upper"], ci[1], "{p}\n{k}");
+        }
+        // Fake: shard 2 moved to another machine just before a control job whose round's old
+        // and new jobs ran: the report refuses the pair, naming the control.
+        let lines: Vec<String> = (std::fs::read_to_string(&shards[1]).expect("shard").lines())
+            .map(str::to_owned)
+            .collect();
+        let job = |l: &str| serde_json::from_str::<serde_json::Value>(l).expect("JSON line");
+        let at = (0..lines.len())
+            .find(|&i| {
+                let j = job(&lines[i]);
+                j["type"] == "command-job"
+                    && j["side"] == "control"
+                    && lines[..i]
+                        .iter()
+                        .filter(|l| {
+                            let p = job(l);
+                            p["type"] == "command-job"
+                                && p["combination"] == j["combination"]
+                                && p["run"] == j["run"]
+                        })
+                        .count()
+                        == 2
+            })
+            .expect("a control job after its round's old and new");
+        let mut machine = job(lines
+            .iter()
+            .find(|l| l.contains("\"type\":\"machine\""))
+            .expect("machine record"));
+        machine["host"] = "other-host".into();
+        let mut edited = lines.clone();
+        edited.insert(at, machine.to_string());
+        std::fs::write(&shards[1], edited.join("\n") + "\n").expect("written");
+        let out = benchdiff(
+            d,
+            &[
+                "report",
+                shards[0].to_str().expect("path"),
+                shards[1].to_str().expect("path"),
+            ],
+        );
+        assert_eq!(out.status.code(), Some(2));
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            e.contains("and control on other-host") && e.contains("same machine"),
+            "{e}"
+        );
+    }
 }
 
 /// `--runs auto` with a control: a control job runs in exactly the rounds its configuration's

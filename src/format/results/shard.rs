@@ -305,18 +305,22 @@ pub enum ShardError {
         /// N.
         of: u32,
     },
-    /// Old and new of a comparison ran on different machines.
+    /// Old and new (or control) of a comparison ran on different machines.
     #[error(
-        "{what}: old ran on {old_host} and new on {new_host} ({file}); a comparison needs old \
-         and new measured on the same machine (a machine's speed would count as the change), \
-         so benchdiff does not compare them"
+        "{what}: {side_a} ran on {old_host} and {side_b} on {new_host} ({file}); a comparison \
+         needs {side_a} and {side_b} measured on the same machine (a machine's speed would \
+         count as the change), so benchdiff does not compare them",
+        side_a = .sides[0],
+        side_b = .sides[1]
     )]
     DifferentMachines {
         /// The benchmark and round.
         what: String,
-        /// Host of the old job.
+        /// The two sides: `old` and `new`, or a side and `control`.
+        sides: &'static [&'static str; 2],
+        /// Host of the first side's job.
         old_host: String,
-        /// Host of the new job.
+        /// Host of the second side's job.
         new_host: String,
         /// Where.
         file: String,
@@ -393,15 +397,16 @@ struct JobKey {
     status: String,
 }
 
-/// Checks that old and new of every (benchmark, round) ran on one machine: each `ok` job is
-/// attributed to the host of the last `machine` record before it; a pair of jobs on two
-/// different known hosts is refused (a job without a known host is not checked).
+/// Checks that old, new and control (when there is one) of every (benchmark, round) ran on one
+/// machine: each `ok` job is attributed to the host of the last `machine` record before it; a
+/// pair of jobs on two different known hosts is refused (a job without a known host is not
+/// checked).
 ///
 /// # Errors
 /// [`ShardError::DifferentMachines`] for the first such pair.
 pub fn check_machines(segments: &[Segment]) -> Result<(), ShardError> {
-    // (unit, run) → (old host, new host, file)
-    let mut seen: BTreeMap<(String, u32), [Option<HostAt>; 2]> = BTreeMap::new();
+    // (unit, run) → the (host, file:line) of its old, new and control jobs
+    let mut seen: BTreeMap<(String, u32), [Option<HostAt>; 3]> = BTreeMap::new();
     for s in segments {
         let mut host = s.shard.host.clone();
         for (n, l) in &s.lines {
@@ -431,15 +436,31 @@ pub fn check_machines(segments: &[Segment]) -> Result<(), ShardError> {
                             .trim_end()
                             .to_owned()
                     };
-                    let i = usize::from(j.side == "new");
+                    let i = match j.side.as_str() {
+                        "new" => 1,
+                        "control" => 2,
+                        _ => 0,
+                    };
                     let key = (unit, j.run);
                     let entry = seen.entry(key.clone()).or_default();
                     entry[i].get_or_insert((h.clone(), format!("{}:{n}", s.file)));
-                    if let [Some((oh, of)), Some((nh, nf))] = &*entry
+                    // The control is the old build again: checked against old, or new
+                    // when old has no known host yet.
+                    let pair = match &*entry {
+                        [Some(o), Some(n), c] => match c {
+                            Some(c) if c.0 != o.0 => Some((&["old", "control"], o, c)),
+                            _ => Some((&["old", "new"], o, n)),
+                        },
+                        [Some(o), None, Some(c)] => Some((&["old", "control"], o, c)),
+                        [None, Some(n), Some(c)] => Some((&["new", "control"], n, c)),
+                        _ => None,
+                    };
+                    if let Some((sides, (oh, of), (nh, nf))) = pair
                         && oh != nh
                     {
                         return Err(ShardError::DifferentMachines {
                             what: format!("{}, run {}", key.0, key.1 + 1),
+                            sides,
                             old_host: oh.clone(),
                             new_host: nh.clone(),
                             file: if of == nf {
