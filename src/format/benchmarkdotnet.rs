@@ -39,14 +39,12 @@ pub fn read(
     let mut diags = Diagnostics::new(name);
     let mut warns = Diagnostics::new(name);
     let (root, mut warnings) = crate::format::json_document(text, name)?;
-    let Some(benches) = root.get("Benchmarks").and_then(Value::as_array) else {
-        diags.push(
-            1,
-            "no \"Benchmarks\" array: not a BenchmarkDotNet JSON export",
-        );
-        diags.finish()?;
-        return Ok(Imported::default());
-    };
+    let benches = crate::format::json_array(
+        &root,
+        "Benchmarks",
+        name,
+        "no \"Benchmarks\" array: not a BenchmarkDotNet JSON export",
+    )?;
     let metric = set.intern_metric("sec/op", "sec/op", Better::Lower);
     let mut from = 0;
     let mut records = 0u64;

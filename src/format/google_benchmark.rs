@@ -48,11 +48,12 @@ pub fn read(
     let mut diags = Diagnostics::new(name);
     let mut warns = Diagnostics::new(name);
     let (root, mut warnings) = crate::format::json_document(text, name)?;
-    let Some(benches) = root.get("benchmarks").and_then(Value::as_array) else {
-        diags.push(1, "no \"benchmarks\" array: not Google Benchmark JSON");
-        diags.finish()?;
-        return Ok(Imported::default());
-    };
+    let benches = crate::format::json_array(
+        &root,
+        "benchmarks",
+        name,
+        "no \"benchmarks\" array: not Google Benchmark JSON",
+    )?;
     let real = set.intern_metric("sec/op", "sec/op", Better::Lower);
     let cpu = set.intern_metric("cpu-sec/op", "cpu-sec/op", Better::Lower);
     let mut from = 0;

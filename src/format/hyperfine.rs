@@ -47,14 +47,12 @@ pub fn read(
     let mut diags = Diagnostics::new(name);
     let mut warns = Diagnostics::new(name);
     let (root, mut warnings) = crate::format::json_document(text, name)?;
-    let Some(results) = root.get("results").and_then(Value::as_array) else {
-        diags.push(
-            1,
-            "no \"results\" array: not hyperfine --export-json output",
-        );
-        diags.finish()?;
-        return Ok(Imported::default());
-    };
+    let results = crate::format::json_array(
+        &root,
+        "results",
+        name,
+        "no \"results\" array: not hyperfine --export-json output",
+    )?;
     let wall = set.intern_metric("wall", "s", Better::Lower);
     let rss = set.intern_metric("max_rss", "bytes", Better::Lower);
     let user = set.intern_metric("user", "s", Better::Lower);

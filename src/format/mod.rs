@@ -424,6 +424,26 @@ pub fn json_start(text: &str) -> Option<usize> {
     None
 }
 
+/// The array under `key` in the JSON document `root` of input `name`: the list of records a
+/// JSON importer reads.
+///
+/// # Errors
+/// [`ImportError::Invalid`] naming line 1 with the message `missing` when `root` has no array
+/// under `key` (the document is not the format the importer reads).
+pub fn json_array<'a>(
+    root: &'a serde_json::Value,
+    key: &str,
+    name: &str,
+    missing: &str,
+) -> Result<&'a [serde_json::Value], ImportError> {
+    if let Some(array) = root.get(key).and_then(serde_json::Value::as_array) {
+        return Ok(array);
+    }
+    let mut diags = crate::error::Diagnostics::new(name);
+    diags.push(1, missing);
+    diags.finish().map(|()| &[][..])
+}
+
 /// A JSON result document as harnesses really leave it, parsed leniently: text before the
 /// document (up to the first line starting with `{` or `[`) and after it is ignored with a
 /// warning; the bare tokens `NaN`, `Infinity` and `-Infinity` (not JSON, but written by

@@ -31,11 +31,12 @@ pub fn read(
     let mut diags = Diagnostics::new(name);
     let mut warns = Diagnostics::new(name);
     let (root, mut warnings) = crate::format::json_document(text, name)?;
-    let Some(benches) = root.get("benchmarks").and_then(Value::as_array) else {
-        diags.push(1, "no \"benchmarks\" array: not pytest-benchmark JSON");
-        diags.finish()?;
-        return Ok(Imported::default());
-    };
+    let benches = crate::format::json_array(
+        &root,
+        "benchmarks",
+        name,
+        "no \"benchmarks\" array: not pytest-benchmark JSON",
+    )?;
     let metric = set.intern_metric("sec/op", "sec/op", Better::Lower);
     let mut from = 0;
     let mut records = 0u64;
