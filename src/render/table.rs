@@ -696,9 +696,9 @@ pub struct TableRow<'a> {
     pub estimate: decide::Estimate,
     /// Raw two-sided p-value (NaN without a test).
     pub p_value: f64,
-    /// p-value after the report's correction (NaN before [`decide_rows`] and without a test).
+    /// p-value after the report's correction (NaN before [`decide::decide_all`] and without a test).
     pub p_adjusted: f64,
-    /// The verdict (inconclusive before [`decide_rows`]).
+    /// The verdict (inconclusive before [`decide::decide_all`]).
     pub verdict: Verdict,
     /// Estimated by the paired method.
     pub paired: bool,
@@ -767,14 +767,17 @@ impl<'a> TableRow<'a> {
     }
 }
 
-/// Applies the report's correction across `rows` (in report order: every comparison of the
-/// report) and decides each verdict, as [`decide::assess`] does for assessments.
-pub fn decide_rows(rows: &mut [TableRow<'_>], opts: &Options) {
-    let p: Vec<f64> = rows.iter().map(|r| r.p_value).collect();
-    let (adj, m) = decide::correct(&p, opts.correction);
-    for (r, pa) in rows.iter_mut().zip(adj) {
-        r.p_adjusted = pa;
-        r.verdict = decide::verdict(&r.estimate, pa, opts, m);
+/// A row is decided with the report's other comparisons ([`decide::decide_all`]).
+impl decide::Decidable for TableRow<'_> {
+    fn p_value(&self) -> f64 {
+        self.p_value
+    }
+    fn estimate(&self) -> decide::Estimate {
+        self.estimate
+    }
+    fn decided(&mut self, p_adjusted: f64, verdict: Verdict) {
+        self.p_adjusted = p_adjusted;
+        self.verdict = verdict;
     }
 }
 
@@ -855,7 +858,7 @@ fn geomean_row(rows: &[TableRow<'_>]) -> Option<[String; 8]> {
     Some(cells)
 }
 
-/// What a report adds to the table ([`render_with`]): columns inserted before `verdict`
+/// What a report adds to the table ([`render`]): columns inserted before `verdict`
 /// (header, one cell per row), and a text appended to each row's verdict.
 #[derive(Clone, Debug, Default)]
 pub struct Extra {
@@ -869,18 +872,8 @@ pub struct Extra {
 /// measured on one side only listed in a warning below it (they are not rows and not
 /// counted). `color` turns on ANSI styling; `width` is the terminal width in columns (None:
 /// no limit).
+/// `extra` adds the report's columns and verdict texts ([`Extra`]).
 pub fn render(
-    rows: &[TableRow<'_>],
-    one_sided: &OneSided,
-    opts: &Options,
-    color: bool,
-    width: Option<u16>,
-) -> String {
-    render_with(rows, one_sided, opts, color, width, &Extra::default())
-}
-
-/// [`render`] with the report's `extra` columns and verdict texts.
-pub fn render_with(
     rows: &[TableRow<'_>],
     one_sided: &OneSided,
     opts: &Options,

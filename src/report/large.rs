@@ -538,7 +538,7 @@ fn table(
         Vec::new()
     };
     let mut rows: Vec<TableRow<'static>> = rows.into_iter().map(|(_, r, _)| r).collect();
-    table::decide_rows(&mut rows, &opts);
+    decide::decide_all(&mut rows, &opts);
     let plots = crate::render::html::HtmlOptions {
         plot_rows: a.plot_rows.clone(),
     };
@@ -621,7 +621,7 @@ fn table(
         } else if markdown {
             crate::render::markdown::write_rows(&rows, &comment, w)
         } else if color || width.is_some() {
-            let t = table::render(&rows, &listed, &opts, color, width);
+            let t = table::render(&rows, &listed, &opts, color, width, &Default::default());
             w.write_all(t.as_bytes())
         } else {
             table::write_rows(&rows, &listed, &opts, w)

@@ -691,7 +691,7 @@ fn table_text(
         rows.iter_mut().for_each(|r| r.single_hint = hint);
     }
     let extra = render::control::table_extra(d.control);
-    let t = render::table::render_with(&rows, d.one_sided, d.opts, color, width, &extra);
+    let t = render::table::render(&rows, d.one_sided, d.opts, color, width, &extra);
     let mut t = render::table::with_failures(t, &rows, d.opts, d.failures);
     if let Some(c) = d.control {
         t.push_str(&format!("\n{}\n", render::control::line(c)));

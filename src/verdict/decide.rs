@@ -393,7 +393,7 @@ impl SideSummary {
 /// is the same as one by one.
 pub fn assess(rows: Vec<Row>, opts: &Options) -> Vec<Assessment> {
     let mut out = estimate_each(rows, opts);
-    correct_all(&mut out, opts);
+    decide_all(&mut out, opts);
     out
 }
 
@@ -406,13 +406,40 @@ pub fn estimate_each(rows: Vec<Row>, opts: &Options) -> Vec<Assessment> {
     rows.into_par_iter().map(|r| estimate(r, opts)).collect()
 }
 
-/// Applies the report's correction across all of `out` and decides each verdict.
-fn correct_all(out: &mut [Assessment], opts: &Options) {
-    let p: Vec<f64> = out.iter().map(|a| a.p_value).collect();
+/// A comparison's evidence as the report-wide decision reads it (its raw p-value and
+/// [`Estimate`]) and takes its outcome (the corrected p-value and the verdict): an
+/// [`Assessment`], or a compact record a report keeps instead of it.
+pub trait Decidable {
+    /// Raw two-sided p-value (NaN without a test).
+    fn p_value(&self) -> f64;
+    /// What the verdict rests on besides the corrected p-value.
+    fn estimate(&self) -> Estimate;
+    /// Records the decision: `p_adjusted` after the report's correction, and the verdict.
+    fn decided(&mut self, p_adjusted: f64, verdict: Verdict);
+}
+
+impl Decidable for Assessment {
+    fn p_value(&self) -> f64 {
+        self.p_value
+    }
+    fn estimate(&self) -> Estimate {
+        Estimate::of(self)
+    }
+    fn decided(&mut self, p_adjusted: f64, verdict: Verdict) {
+        self.p_adjusted = p_adjusted;
+        self.verdict = verdict;
+    }
+}
+
+/// The report-wide decision: applies the report's correction across all of `out` (every
+/// comparison of the report, in report order: one family) and decides each verdict
+/// ([`correct`], [`verdict`]).
+pub fn decide_all<T: Decidable>(out: &mut [T], opts: &Options) {
+    let p: Vec<f64> = out.iter().map(Decidable::p_value).collect();
     let (adj, m) = correct(&p, opts.correction);
-    for (a, pa) in out.iter_mut().zip(adj) {
-        a.p_adjusted = pa;
-        a.verdict = decide(a, opts, m);
+    for (x, pa) in out.iter_mut().zip(adj) {
+        let v = verdict(&x.estimate(), pa, opts, m);
+        x.decided(pa, v);
     }
 }
 
@@ -453,7 +480,7 @@ pub fn assess_combined(
             a
         })
         .collect();
-    correct_all(&mut out, opts);
+    decide_all(&mut out, opts);
     out
 }
 
@@ -654,10 +681,6 @@ impl Estimate {
             better: c.better,
         }
     }
-}
-
-fn decide(a: &Assessment, opts: &Options, m: usize) -> Verdict {
-    verdict(&Estimate::of(a), a.p_adjusted, opts, m)
 }
 
 /// The verdict (see the module doc) on the comparison estimated by `e`, with its p-value
