@@ -355,11 +355,9 @@ pub fn comparison_notes(x: &Assessment, out: &mut String) {
                 .iter()
                 .zip(si_distinct(&centres))
                 .map(|(md, centre)| {
-                    format!(
-                        "{centre} {} ({:.0}% of runs)",
-                        x.row.comparison.unit,
-                        md.share * 100.0
-                    )
+                    let unit = &x.row.comparison.unit;
+                    let sep = if unit.is_empty() { "" } else { " " };
+                    format!("{centre}{sep}{unit} ({:.0}% of runs)", md.share * 100.0)
                 })
                 .collect();
             let _ = writeln!(
@@ -1455,6 +1453,40 @@ mod tests {
         assert_eq!(si_distinct(&[15.46e-9, 15.54e-9]), ["15.46n", "15.54n"]);
         assert_eq!(si_distinct(&[1.0e-6, 2.0e-6]), ["1.00µ", "2.00µ"]);
         assert_eq!(si_distinct(&[3.0, 3.0]), ["3.00", "3.00"]);
+    }
+
+    /// A multimodal side of a metric without a unit names its regimes' centres alone, one
+    /// space before the share (with a unit: `3.29M ops/s (50% of runs)`).
+    #[test]
+    fn regimes_of_a_unitless_metric_have_no_empty_unit() {
+        let wave = |base: f64, i: usize| {
+            base * (1.0 + 0.03 * (((i as f64 * 0.618_033_988_75 + 0.1).fract() - 0.5) * 2.0))
+        };
+        let old: Vec<f64> = (0..10).map(|i| wave(3.1e6, i)).collect();
+        let new: Vec<f64> = (0..10)
+            .map(|i| wave(if i % 2 == 0 { 3.3e6 } else { 5.9e6 }, i + 20))
+            .collect();
+        let c = crate::compare::Comparison {
+            benchmark: crate::sample::BenchmarkId(0),
+            name: "count.js".into(),
+            metric: crate::sample::RATE,
+            better: crate::sample::Better::Lower,
+            metric_name: "instructions".into(),
+            unit: String::new(),
+            old_runs: (0..10).collect(),
+            new_runs: (0..10).collect(),
+            old,
+            new,
+            pairing: crate::compare::Pairing::Runs,
+            summary: None,
+        };
+        let a = decide::assess(vec![crate::verdict::Row::new(c)], &Options::default());
+        let mut notes = String::new();
+        comparison_notes(&a[0], &mut notes);
+        assert!(
+            notes.contains("2 regimes: 3.29M (50% of runs), 5.83M (50% of runs)"),
+            "{notes}"
+        );
     }
 
     /// The same columns drawn by comfy-table without colour, as `render` did before
