@@ -192,15 +192,22 @@ fn whole_process_timing_and_lower_is_better_signs() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     let row = out.lines().find(|l| l.contains("sleep")).unwrap();
     assert!(row.contains("slower"), "{out}");
+    // About -67% (1/0.15 against 1/0.05); a loaded machine stretches both sleeps by the
+    // same few milliseconds of spawn and reap, which moves the change towards 0.
+    let change: f64 = row
+        .split_whitespace()
+        .find_map(|c| c.strip_suffix('%')?.parse().ok())
+        .expect("a change in percent");
     assert!(
-        row.contains(" -6") || row.contains(" -7"),
+        (-75.0..=-45.0).contains(&change),
         "rate change about -67%: {out}"
     );
     // Whole-process samples: wall from spawn to reap, rate = 1 / wall.
     for j in jobs(&d.path().join("r.jsonl")) {
         let wall = j["wall_s"].as_f64().unwrap();
         let want = if j["side"] == "old" { 0.05 } else { 0.15 };
-        assert!(wall >= want && wall < want + 0.1, "{j}");
+        // Spawn and reap add milliseconds, more on a loaded machine.
+        assert!(wall >= want && wall < want + 0.5, "{j}");
         let s = &j["samples"][0];
         assert_eq!(s["source"], "whole-process");
         assert!((s["rate"].as_f64().unwrap() - 1.0 / wall).abs() < 1e-9);
