@@ -767,8 +767,14 @@ impl<'a> TableRow<'a> {
 
 /// A row is decided with the report's other comparisons ([`decide::decide_all`]).
 impl decide::Decidable for TableRow<'_> {
+    fn name(&self) -> &str {
+        &self.name
+    }
     fn p_value(&self) -> f64 {
         self.p_value
+    }
+    fn p_adjusted(&self) -> f64 {
+        self.p_adjusted
     }
     fn estimate(&self) -> decide::Estimate {
         self.estimate

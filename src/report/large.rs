@@ -80,22 +80,20 @@ struct Compact {
 }
 
 /// Whether the bounded path implements the format and options of `a` for `inputs`: a single
-/// input file, no `--plot`, `--max-regression`, `--metric`, `--cv`, `--label`, `--sides-by`,
-/// nor the table's `--details` (those take the in-memory path).
+/// input file, no `--plot`, `--metric`, `--cv`, `--label`, `--sides-by`, nor the table's
+/// `--details`; `--max-regression` with the formats that assess every comparison (those take
+/// the in-memory path).
 fn bounded_path_applies(inputs: &InputPlan, a: &Plan) -> bool {
     let format = match a.format {
         Format::Table => !a.details,
         Format::Json | Format::Html => cfg!(any(unix, windows)),
-        Format::R
-        | Format::Analyze
-        | Format::Markdown
-        | Format::Csv
-        | Format::Go
-        | Format::Benchstat => true,
+        Format::Markdown => true,
+        Format::R | Format::Analyze | Format::Csv | Format::Go | Format::Benchstat => {
+            a.max_regression.is_none()
+        }
     };
     format
         && a.plot.is_none()
-        && a.max_regression.is_none()
         && !a.fail_on_control
         && a.metric.is_none()
         && !a.cv
@@ -627,9 +625,14 @@ fn table(
             table::write_rows(&rows, &listed, &opts, w)
         }
     };
-    let code = output(a, write, io);
+    let code = output(a, write, io)?;
+    // The gate on the decided rows, as the in-memory report's on its assessments.
+    let code = match (code, a.max_regression) {
+        (Some(0), Some(max)) => Some(super::gate(&rows, max, &opts, &failures, io.out)),
+        _ => code,
+    };
     super::drop_in_background(rows);
-    code
+    Ok(code)
 }
 
 /// What [`table`] keeps of the spilled samples' comparisons, in the order of analysis.

@@ -799,11 +799,11 @@ pub fn plot_kind(p: &Path) -> Option<PlotKind> {
     }
 }
 
-/// The `--max-regression max` gate on the assessments `a`: adds the failed jobs (a benchmark
+/// The `--max-regression max` gate on the decided comparisons `a` (in report order): adds the failed jobs (a benchmark
 /// that failed cannot pass: it measured nothing) and the comparisons that regressed by more
 /// than `max` percent to `out`. Returns the exit code: [`EXIT_FAILED`] when either exists.
-fn gate(
-    a: &[Assessment],
+fn gate<T: decide::Decidable>(
+    a: &[T],
     max: f64,
     opts: &Options,
     failures: &Failures,
@@ -827,19 +827,20 @@ fn gate(
         a.len()
     ));
     for f in failing {
-        let (lo, hi) = f.change_ci_pct.unwrap_or((f64::NAN, f64::NAN));
+        let e = f.estimate();
+        let (lo, hi) = e.change_ci_pct.unwrap_or((f64::NAN, f64::NAN));
         // The end of the interval nearest to no change: for a higher-is-better metric the
         // upper end (the change is at most that), for a lower-is-better one the lower end.
-        let (end, bound) = match f.row.comparison.better {
+        let (end, bound) = match e.better {
             Better::Higher => ("up to", hi),
             Better::Lower => ("from", lo),
         };
         out.gate(format!(
             "  {}  {} (95% CI {end} {}, adjusted p={:.2e})",
-            f.row.comparison.name,
-            render::table::signed_pct(f.change_pct),
+            f.name(),
+            render::table::signed_pct(e.change_pct),
             render::table::signed_pct(bound),
-            f.p_adjusted
+            f.p_adjusted()
         ));
     }
     EXIT_FAILED

@@ -410,8 +410,12 @@ pub fn estimate_each(rows: Vec<Row>, opts: &Options) -> Vec<Assessment> {
 /// [`Estimate`]) and takes its outcome (the corrected p-value and the verdict): an
 /// [`Assessment`], or a compact record a report keeps instead of it.
 pub trait Decidable {
+    /// The comparison's name.
+    fn name(&self) -> &str;
     /// Raw two-sided p-value (NaN without a test).
     fn p_value(&self) -> f64;
+    /// p-value after the report's correction (NaN before [`decide_all`] and without a test).
+    fn p_adjusted(&self) -> f64;
     /// What the verdict rests on besides the corrected p-value.
     fn estimate(&self) -> Estimate;
     /// Records the decision: `p_adjusted` after the report's correction, and the verdict.
@@ -419,8 +423,14 @@ pub trait Decidable {
 }
 
 impl Decidable for Assessment {
+    fn name(&self) -> &str {
+        &self.row.comparison.name
+    }
     fn p_value(&self) -> f64 {
         self.p_value
+    }
+    fn p_adjusted(&self) -> f64 {
+        self.p_adjusted
     }
     fn estimate(&self) -> Estimate {
         Estimate::of(self)
@@ -843,21 +853,17 @@ pub fn runs_needed(
 /// (below `−PCT` for a higher-is-better metric such as the rate, above `+PCT` for a
 /// lower-is-better one such as wall time or memory). A comparison with too few samples for any
 /// verdict ([`Assessment::too_few_samples`]) never fails the gate, as it is never *slower*.
-pub fn regressions(
-    assessments: &[Assessment],
-    max_regression_pct: f64,
-    alpha: f64,
-) -> Vec<&Assessment> {
-    assessments
+pub fn regressions<T: Decidable>(decided: &[T], max_regression_pct: f64, alpha: f64) -> Vec<&T> {
+    decided
         .iter()
         .filter(|a| {
-            !a.too_few_samples
-                && a.p_adjusted < alpha
-                && a.change_ci_pct
-                    .is_some_and(|(lo, hi)| match a.row.comparison.better {
-                        Better::Higher => hi < -max_regression_pct,
-                        Better::Lower => lo > max_regression_pct,
-                    })
+            let e = a.estimate();
+            !e.too_few_samples
+                && a.p_adjusted() < alpha
+                && e.change_ci_pct.is_some_and(|(lo, hi)| match e.better {
+                    Better::Higher => hi < -max_regression_pct,
+                    Better::Lower => lo > max_regression_pct,
+                })
         })
         .collect()
 }
