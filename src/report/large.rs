@@ -77,20 +77,24 @@ struct Compact {
     n: [u32; 2],
     /// The p-value of the analyze layout's corrected count ([`analyze::count_p`]).
     count_p: f64,
+    /// With `--max-regression`: what the gate reads of the row, estimated before the
+    /// correction.
+    gate: Option<Box<decide::Decided>>,
 }
 
 /// Whether the bounded path implements the format and options of `a` for `inputs`: a single
 /// input file, no `--plot`, `--metric`, `--cv`, `--label`, `--sides-by`, nor the table's
-/// `--details`; `--max-regression` with the formats that assess every comparison (those take
-/// the in-memory path).
+/// `--details` (those take the in-memory path).
 fn bounded_path_applies(inputs: &InputPlan, a: &Plan) -> bool {
     let format = match a.format {
         Format::Table => !a.details,
         Format::Json | Format::Html => cfg!(any(unix, windows)),
-        Format::Markdown => true,
-        Format::R | Format::Analyze | Format::Csv | Format::Go | Format::Benchstat => {
-            a.max_regression.is_none()
-        }
+        Format::R
+        | Format::Analyze
+        | Format::Markdown
+        | Format::Csv
+        | Format::Go
+        | Format::Benchstat => true,
     };
     format
         && a.plot.is_none()
@@ -235,6 +239,11 @@ fn compare_r(
     // them: (first position, name, only old).
     let analyze_layout = a.format == Format::Analyze;
     let mut one_sided: Vec<(u64, String, bool)> = Vec::new();
+    // The gate's assessment of compare.R's rows, as the in-memory report's.
+    let gate_opts = decide::Options {
+        distribution_checks: false,
+        ..super::options(a)
+    };
     for k in 0..parts.partitions() {
         let mut part = match parts.partition(k, RATE) {
             Ok(p) => p,
@@ -246,6 +255,7 @@ fn compare_r(
         }
         drop(part);
         release_free_memory();
+        let mut kept = Vec::with_capacity(comparisons.len());
         for mut r in verdict::rows_with(comparisons, true) {
             let c = &mut r.comparison;
             let first = parts.first_position(c.benchmark).unwrap_or(u64::MAX);
@@ -253,6 +263,9 @@ fn compare_r(
                 one_sided.push((first, std::mem::take(&mut c.name), c.new.is_empty()));
                 continue;
             }
+            kept.push((first, r));
+        }
+        for (first, gate, mut r) in gated_rows(kept, a, &gate_opts) {
             let count_p = analyze::count_p(&r);
             let c = &mut r.comparison;
             let n = [c.old.len() as u32, c.new.len() as u32];
@@ -270,6 +283,7 @@ fn compare_r(
                 accuracy_pct: r.accuracy_pct,
                 n,
                 count_p,
+                gate,
             });
             if noted_row {
                 noted.push((first, r));
@@ -333,19 +347,58 @@ fn compare_r(
             count_p: r.count_p,
         }
     };
-    let opts = decide::Options {
-        distribution_checks: false,
-        ..super::options(a)
-    };
     let failures = crate::compare::failures::Failures::default();
+    let max = a.max_regression;
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
         if analyze_layout {
-            analyze::write_rows(rows.len(), arow, &opts, &failures, None, w)
+            analyze::write_rows(rows.len(), arow, &gate_opts, &failures, max, w)
         } else {
             crate::render::compare_r::write_rows(rows.len(), row, width, w)
         }
     };
-    output(a, write, io)
+    let code = output(a, write, io)?;
+    let decided = rows
+        .into_iter()
+        .filter_map(|r| r.gate.map(|g| *g))
+        .collect();
+    gate(code, decided, a, &gate_opts, io)
+}
+
+/// The rows `kept` (first position, row), each with what the gate reads of it when `a` has
+/// `--max-regression` (estimated by `opts`, without the correction; None otherwise).
+fn gated_rows(
+    kept: Vec<(u64, verdict::Row)>,
+    a: &Plan,
+    opts: &decide::Options,
+) -> Vec<(u64, Option<Box<decide::Decided>>, verdict::Row)> {
+    if a.max_regression.is_none() {
+        return kept.into_iter().map(|(f, r)| (f, None, r)).collect();
+    }
+    let (firsts, rows): (Vec<u64>, Vec<verdict::Row>) = kept.into_iter().unzip();
+    let assessed = decide::estimate_each(rows, opts);
+    firsts
+        .into_iter()
+        .zip(assessed)
+        .map(|(f, x)| (f, Some(Box::new(decide::Decided::of(&x))), x.row))
+        .collect()
+}
+
+/// After the report was written with exit code `code`: with `--max-regression`, the gate on
+/// the comparisons `decided` (in report order, estimated), decided together as the in-memory
+/// report decides its assessments ([`super::gate`]).
+fn gate(
+    code: Option<i32>,
+    mut decided: Vec<decide::Decided>,
+    a: &Plan,
+    opts: &decide::Options,
+    io: &mut Io<'_>,
+) -> anyhow::Result<Option<i32>> {
+    let (Some(0), Some(max)) = (code, a.max_regression) else {
+        return Ok(code);
+    };
+    decide::decide_all(&mut decided, opts);
+    let failures = crate::compare::failures::Failures::default();
+    Ok(Some(super::gate(&decided, max, opts, &failures, io.out)))
 }
 
 /// Writes the report by `write` to the `-o` file of `a`, else to stdout
@@ -378,12 +431,28 @@ fn csv(
     }
     // (first position, comparison) of the comparisons with a note.
     let mut noted: Vec<(u64, crate::compare::Comparison)> = Vec::new();
+    // With `--max-regression`, the gate's assessment of the comparisons on both sides:
+    // (first position, what the gate reads).
+    let opts = super::options(a);
+    let mut decided: Vec<(u64, decide::Decided)> = Vec::new();
     for k in 0..parts.partitions() {
         let mut part = match parts.partition(k, RATE) {
             Ok(p) => p,
             Err(e) => return in_memory(f, &e, io),
         };
         let comparisons = std::mem::take(&mut part.comparisons);
+        if a.max_regression.is_some() {
+            let both: Vec<(u64, verdict::Row)> = comparisons
+                .iter()
+                .filter(|c| !c.old.is_empty() && !c.new.is_empty())
+                .map(|c| {
+                    let first = parts.first_position(part.global(c)).unwrap_or(u64::MAX);
+                    (first, verdict::Row::with_accuracy(c.clone(), false))
+                })
+                .collect();
+            let gated = gated_rows(both, a, &opts).into_iter();
+            decided.extend(gated.filter_map(|(f, g, _)| Some((f, *g?))));
+        }
         let ids = part.ids.clone();
         // The names go back to the whole set, which names the samples of the CSV rows.
         parts.give_back(part);
@@ -409,7 +478,16 @@ fn csv(
         w.write_all(crate::format::node_csv::write::HEADER.as_bytes())?;
         parts.in_arrival_order(|window| crate::render::csv::write_rows(window, RATE, w))
     };
-    output(a, write, io)
+    let code = output(a, write, io)?;
+    // The in-memory report's order of its comparisons: by name, then first appearance.
+    decided.sort_unstable_by(|x, y| coll.compare(&x.1.name, &y.1.name).then(x.0.cmp(&y.0)));
+    gate(
+        code,
+        decided.into_iter().map(|d| d.1).collect(),
+        a,
+        &opts,
+        io,
+    )
 }
 
 /// `--format go` of the spilled samples (spilled to one file, in arrival order): the `Unit`

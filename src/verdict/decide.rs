@@ -441,6 +441,54 @@ impl Decidable for Assessment {
     }
 }
 
+/// The least a report keeps of an assessed comparison to decide and gate it with the
+/// report's other comparisons ([`decide_all`], [`regressions`]), without its samples.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decided {
+    /// The comparison's name.
+    pub name: Box<str>,
+    /// What the verdict rests on besides the corrected p-value.
+    pub estimate: Estimate,
+    /// Raw two-sided p-value (NaN without a test).
+    pub p_value: f64,
+    /// p-value after the report's correction (NaN before [`decide_all`] and without a test).
+    pub p_adjusted: f64,
+    /// The verdict (inconclusive before [`decide_all`]).
+    pub verdict: Verdict,
+}
+
+impl Decided {
+    /// What `a` brings to the report's decision, as assessed.
+    pub fn of(a: &Assessment) -> Decided {
+        Decided {
+            name: a.row.comparison.name.as_str().into(),
+            estimate: Estimate::of(a),
+            p_value: a.p_value,
+            p_adjusted: a.p_adjusted,
+            verdict: a.verdict,
+        }
+    }
+}
+
+impl Decidable for Decided {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn p_value(&self) -> f64 {
+        self.p_value
+    }
+    fn p_adjusted(&self) -> f64 {
+        self.p_adjusted
+    }
+    fn estimate(&self) -> Estimate {
+        self.estimate
+    }
+    fn decided(&mut self, p_adjusted: f64, verdict: Verdict) {
+        self.p_adjusted = p_adjusted;
+        self.verdict = verdict;
+    }
+}
+
 /// The report-wide decision: applies the report's correction across all of `out` (every
 /// comparison of the report, in report order: one family) and decides each verdict
 /// ([`correct`], [`verdict`]).
