@@ -15,6 +15,7 @@
 //! [`Side::Old`]: crate::sample::Side::Old
 //! [`Side::New`]: crate::sample::Side::New
 
+use super::inputs::read_columns;
 use super::{EXIT_FAILED, EXIT_USAGE, Format, InputPlan, Inputs, Messages, Plan, read_inputs};
 use crate::compare::OneSided;
 use crate::compare::failures::Failures;
@@ -42,20 +43,24 @@ pub(crate) fn try_report(
     stdout: &mut dyn Write,
     out: &mut Messages,
 ) -> anyhow::Result<Option<i32>> {
-    let Some(plans) = column_plans(inputs) else {
+    let Some(columns) = columns_of(inputs) else {
         return Ok(None);
     };
     if let Err(e) = check_plan(plan) {
         out.error(e);
         return Ok(Some(EXIT_USAGE));
     }
-    let mut reads = Vec::with_capacity(plans.len());
-    for p in &plans {
-        let Some(read) = read_quietly(p, plan, out) else {
-            return Ok(Some(EXIT_USAGE));
-        };
-        reads.push(read);
-    }
+    let one_side_ok = plan.format == Format::Benchstat;
+    let reads = match columns {
+        Given::Files(files) => once(out, |m| read_columns(files, inputs, one_side_ok, m)),
+        Given::Values(plans) => plans
+            .iter()
+            .map(|p| once(out, |m| read_inputs(p, one_side_ok, m)))
+            .collect(),
+    };
+    let Some(reads) = reads else {
+        return Ok(Some(EXIT_USAGE));
+    };
     report_reads(reads, &inputs.files, plan, stdout, out).map(Some)
 }
 
@@ -100,7 +105,9 @@ pub(crate) fn report_sides(
             sides_by: Some(spec),
             ..inputs.clone()
         };
-        let Some(read) = read_quietly(&p, plan, out) else {
+        let Some(read) = once(out, |m| {
+            read_inputs(&p, plan.format == Format::Benchstat, m)
+        }) else {
             return Ok(EXIT_USAGE);
         };
         reads.push(read);
@@ -108,9 +115,16 @@ pub(crate) fn report_sides(
     report_reads(reads, &inputs.files, plan, stdout, out)
 }
 
-/// The input plans of the columns of `inputs` (baseline and column each), when it has more
-/// than two sides given up front; `None` otherwise.
-fn column_plans(inputs: &InputPlan) -> Option<Vec<InputPlan>> {
+/// More than two sides given up front.
+enum Given {
+    /// More than two result files that are one side each, opened (the baseline first).
+    Files(Vec<(String, crate::format::Input)>),
+    /// `--sides-by KEY=A,B,C…`: the input plan of each column (`KEY=A,B`, `KEY=A,C`, …).
+    Values(Vec<InputPlan>),
+}
+
+/// The sides of `inputs` when it has more than two given up front; `None` otherwise.
+fn columns_of(inputs: &InputPlan) -> Option<Given> {
     if let Some((key, values)) = inputs.sides_by.as_deref().and_then(|s| s.split_once('=')) {
         let values: Vec<&str> = values.split(',').map(str::trim).collect();
         if values.len() < 3 {
@@ -123,30 +137,30 @@ fn column_plans(inputs: &InputPlan) -> Option<Vec<InputPlan>> {
                 ..inputs.clone()
             })
             .collect();
-        return Some(plans);
+        return Some(Given::Values(plans));
     }
     let files = &inputs.files;
     if files.len() < 3 || !inputs.label.is_empty() || files.iter().any(|f| f == "-") {
         return None;
     }
-    // Every file one side: formats that name each sample's side are pooled as before.
-    let one_side = files.iter().all(|f| {
-        crate::format::Input::open(f)
-            .ok()
-            .and_then(|i| inputs.input_format.or_else(|| i.sniff()))
+    // Every file one side: formats that name each sample's side are pooled as before. Each
+    // file is opened once, and read from what was opened.
+    let one_side = |i: &crate::format::Input| {
+        inputs
+            .input_format
+            .or_else(|| i.sniff())
             .is_some_and(|x| !(x.has_sides() || x == InputFormat::Go && inputs.sides_by.is_some()))
-    });
-    if !one_side {
-        return None;
-    }
-    let plans = files[1..]
+    };
+    let opened = files
         .iter()
-        .map(|f| InputPlan {
-            files: vec![files[0].clone(), f.clone()],
-            ..inputs.clone()
+        .map(|f| {
+            crate::format::Input::open(f)
+                .ok()
+                .filter(one_side)
+                .map(|i| (f.clone(), i))
         })
-        .collect();
-    Some(plans)
+        .collect::<Option<Vec<_>>>()?;
+    Some(Given::Files(opened))
 }
 
 /// Why `plan` cannot be reported as columns, if it cannot: the layouts of two sides only.
@@ -169,11 +183,11 @@ fn check_plan(plan: &Plan) -> Result<(), String> {
     }
 }
 
-/// [`read_inputs`] of `p` (a baseline and one column), its messages added to `out` unless
-/// `out` has them already (the baseline is read once per column).
-fn read_quietly(p: &InputPlan, plan: &Plan, out: &mut Messages) -> Option<Inputs> {
+/// What `read` returns, its messages added to `out` but those `out` has already (a file
+/// given twice as a column, the baseline read again with each column).
+fn once<T>(out: &mut Messages, read: impl FnOnce(&mut Messages) -> T) -> T {
     let mut m = Messages::default();
-    let read = read_inputs(p, plan.format == Format::Benchstat, &mut m);
+    let read = read(&mut m);
     for x in m.take() {
         if !out.0.contains(&x) {
             out.0.push(x);

@@ -88,17 +88,51 @@ pub fn read_inputs(plan: &InputPlan, one_side_ok: bool, out: &mut Messages) -> O
         out.0.push(e);
         return None;
     }
-    let bench = g.benchstat_options(plan);
-    let names: Vec<String> = sided.iter().map(|(f, _)| input_name(f)).collect();
-    Some(Inputs {
-        set: g.set,
-        bench,
-        failures: g.failures,
-        run: g.run,
-        input: render::describe_input(g.input_format, &names),
-        format: g.input_format,
-        side_values: g.side_values,
-    })
+    Some(g.into_inputs(&sided, plan))
+}
+
+/// Reads more than two result files that are one side each, `files` (opened, each with its
+/// name; the first the baseline), once each: per further file, the [`Inputs`] that
+/// [`read_inputs`] gives for the baseline (old) and that file (new), built from the baseline's
+/// samples read once. Each file's messages are added to `out` once, in the order of the files;
+/// returns `None` at the first file that cannot be read or view that fails
+/// [`read_inputs`]'s checks (the reason in `out`).
+pub(crate) fn read_columns(
+    files: Vec<(String, format::Input)>,
+    plan: &InputPlan,
+    one_side_ok: bool,
+    out: &mut Messages,
+) -> Option<Vec<Inputs>> {
+    let mut files = files.into_iter();
+    let (first, input) = files.next()?;
+    let mut base = Gathered {
+        inputs: 2,
+        ..Gathered::default()
+    };
+    let read = |g: &mut Gathered, f: &str, input, out: &mut Messages| {
+        if let Err(usage) = g.read_opened(f, input, None, plan, out) {
+            out.error(usage);
+            return false;
+        }
+        !g.failed
+    };
+    if !read(&mut base, &first, input, out) {
+        return None;
+    }
+    let mut views = Vec::with_capacity(files.len());
+    for (f, input) in files {
+        let mut g = base.clone();
+        if !read(&mut g, &f, input, out) {
+            return None;
+        }
+        let sided = [(first.clone(), None), (f, None)];
+        if let Err(e) = g.check(&sided, plan, one_side_ok) {
+            out.0.push(e);
+            return None;
+        }
+        views.push(g.into_inputs(&sided, plan));
+    }
+    Some(views)
 }
 
 /// The inputs of `plan` with the side `--label` gave each (positional files have none):
@@ -152,7 +186,7 @@ fn sides(plan: &InputPlan) -> Result<Vec<(String, Option<Side>)>, String> {
 }
 
 /// What the inputs read so far gave.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Gathered {
     set: SampleSet,
     labels: Vec<String>,
@@ -189,45 +223,61 @@ impl Gathered {
         plan: &InputPlan,
         out: &mut Messages,
     ) -> Result<(), String> {
-        let res = format::Input::open(f).and_then(|input| {
-            let format = plan.input_format.or_else(|| input.sniff());
-            if let Some(e) = format.and_then(|x| input_side_misuse(f, x, side, plan)) {
-                return Ok(Err(e));
+        match format::Input::open(f) {
+            Ok(input) => self.read_opened(f, input, side, plan, out),
+            Err(e) => {
+                out.error(e.to_string());
+                self.failed = true;
+                Ok(())
             }
-            if format
-                .is_some_and(|x| x.has_sides() || (x == InputFormat::Go && plan.sides_by.is_some()))
-            {
-                self.self_sided.push(f.to_owned());
+        }
+    }
+
+    /// [`Gathered::read`] of the input `f` opened as `input`.
+    ///
+    /// # Errors
+    /// The message when `f`'s format does not take the side options of `plan`.
+    fn read_opened(
+        &mut self,
+        f: &str,
+        input: format::Input,
+        side: Option<Side>,
+        plan: &InputPlan,
+        out: &mut Messages,
+    ) -> Result<(), String> {
+        let format = plan.input_format.or_else(|| input.sniff());
+        if let Some(e) = format.and_then(|x| input_side_misuse(f, x, side, plan)) {
+            return Err(e);
+        }
+        if format
+            .is_some_and(|x| x.has_sides() || (x == InputFormat::Go && plan.sides_by.is_some()))
+        {
+            self.self_sided.push(f.to_owned());
+        } else {
+            self.one_side.push(f.to_owned());
+        }
+        let side = side.unwrap_or_else(|| {
+            if format.is_some_and(InputFormat::has_sides) {
+                Side::Old
             } else {
-                self.one_side.push(f.to_owned());
-            }
-            let side = side.unwrap_or_else(|| {
-                if format.is_some_and(InputFormat::has_sides) {
+                self.unsided += 1;
+                if self.unsided == 1 {
                     Side::Old
                 } else {
-                    self.unsided += 1;
-                    if self.unsided == 1 {
-                        Side::Old
-                    } else {
-                        Side::New
-                    }
+                    Side::New
                 }
-            });
-            let alone = self.inputs == 1 && format == Some(InputFormat::Hyperfine);
-            let ro = ReadOptions {
-                side,
-                sides_by: plan
-                    .sides_by
-                    .clone()
-                    .or_else(|| alone.then(|| "command".to_owned())),
-            };
-            input
-                .read(format, &ro, &mut self.set)
-                .map(|i| Ok((i, side)))
+            }
         });
-        match res {
-            Ok(Err(usage)) => return Err(usage),
-            Ok(Ok((imported, side))) => self.add(f, imported, side, out),
+        let alone = self.inputs == 1 && format == Some(InputFormat::Hyperfine);
+        let ro = ReadOptions {
+            side,
+            sides_by: plan
+                .sides_by
+                .clone()
+                .or_else(|| alone.then(|| "command".to_owned())),
+        };
+        match input.read(format, &ro, &mut self.set) {
+            Ok(imported) => self.add(f, imported, side, out),
             Err(e) => {
                 out.error(e.to_string());
                 self.failed = true;
@@ -313,6 +363,21 @@ impl Gathered {
             ));
         }
         Ok(())
+    }
+
+    /// What the inputs `sided` of `plan` gave, as [`read_inputs`] returns it.
+    fn into_inputs(self, sided: &[(String, Option<Side>)], plan: &InputPlan) -> Inputs {
+        let bench = self.benchstat_options(plan);
+        let names: Vec<String> = sided.iter().map(|(f, _)| input_name(f)).collect();
+        Inputs {
+            set: self.set,
+            bench,
+            failures: self.failures,
+            run: self.run,
+            input: render::describe_input(self.input_format, &names),
+            format: self.input_format,
+            side_values: self.side_values,
+        }
     }
 
     /// benchstat's column labels, exact units and the configuration lines with one value
