@@ -53,10 +53,7 @@ pub(crate) fn try_report(
     let one_side_ok = plan.format == Format::Benchstat;
     let reads = match columns {
         Given::Files(files) => once(out, |m| read_columns(files, inputs, one_side_ok, m)),
-        Given::Values(plans) => plans
-            .iter()
-            .map(|p| once(out, |m| read_inputs(p, one_side_ok, m)))
-            .collect(),
+        Given::Values => read_inputs(inputs, one_side_ok, out).map(value_reads),
     };
     let Some(reads) = reads else {
         return Ok(Some(EXIT_USAGE));
@@ -64,15 +61,15 @@ pub(crate) fn try_report(
     report_reads(reads, &inputs.files, plan, stdout, out).map(Some)
 }
 
-/// Reports as columns the inputs whose first reading `first` found more than two values of
-/// the sides key ([`Inputs::side_values`]): `first` is the first column; each further value
-/// is read as a view of its own. Returns the exit code.
+/// Reports as columns the inputs whose reading `read` found more than two values of the
+/// sides key ([`Inputs::side_values`], each column in [`Inputs::columns`]). Returns the exit
+/// code.
 ///
 /// # Errors
 /// Writing to `stdout` failed.
 pub(crate) fn report_sides(
     inputs: &InputPlan,
-    first: Inputs,
+    read: Inputs,
     plan: &Plan,
     stdout: &mut dyn Write,
     out: &mut Messages,
@@ -81,63 +78,51 @@ pub(crate) fn report_sides(
         out.error(e);
         return Ok(EXIT_USAGE);
     }
-    let values = first.side_values.clone();
-    let hyperfine = inputs.sides_by.is_none() || first.format == Some(InputFormat::Hyperfine);
-    let key = inputs.sides_by.as_deref().unwrap_or("command");
-    let key = key.split_once('=').map_or(key, |(k, _)| k);
-    if !hyperfine && values.iter().any(|v| v.contains(',')) {
-        out.error(format!(
-            "--sides-by {key}: a value holds a comma ({}): the columns cannot be named; \
-             report two values at a time with --sides-by {key}=OLD,NEW",
-            values.join(" | ")
-        ));
-        return Ok(EXIT_USAGE);
-    }
-    let mut reads = vec![first];
-    for k in 2..values.len() {
-        // A hyperfine export's commands by number: their text may hold commas.
-        let spec = if hyperfine {
-            format!("{key}=1,{}", k + 1)
-        } else {
-            format!("{key}={},{}", values[0], values[k])
-        };
-        let p = InputPlan {
-            sides_by: Some(spec),
-            ..inputs.clone()
-        };
-        let Some(read) = once(out, |m| {
-            read_inputs(&p, plan.format == Format::Benchstat, m)
-        }) else {
-            return Ok(EXIT_USAGE);
-        };
-        reads.push(read);
-    }
-    report_reads(reads, &inputs.files, plan, stdout, out)
+    report_reads(value_reads(read), &inputs.files, plan, stdout, out)
+}
+
+/// The columns of `read` (its [`Inputs::columns`]) as reads of their own, each headed by its
+/// value of the sides key.
+fn value_reads(read: Inputs) -> Vec<Inputs> {
+    let Inputs {
+        columns,
+        side_values,
+        bench,
+        failures,
+        run,
+        input,
+        format,
+        ..
+    } = read;
+    (columns.into_iter().zip(side_values.into_iter().skip(1)))
+        .map(|(set, v)| Inputs {
+            set,
+            bench: render::benchstat::Options {
+                new_label: v,
+                ..bench.clone()
+            },
+            failures: failures.clone(),
+            run: run.clone(),
+            input: input.clone(),
+            format,
+            side_values: Vec::new(),
+            columns: Vec::new(),
+        })
+        .collect()
 }
 
 /// More than two sides given up front.
 enum Given {
     /// More than two result files that are one side each, opened (the baseline first).
     Files(Vec<(String, crate::format::Input)>),
-    /// `--sides-by KEY=A,B,C…`: the input plan of each column (`KEY=A,B`, `KEY=A,C`, …).
-    Values(Vec<InputPlan>),
+    /// `--sides-by KEY=A,B,C…`.
+    Values,
 }
 
 /// The sides of `inputs` when it has more than two given up front; `None` otherwise.
 fn columns_of(inputs: &InputPlan) -> Option<Given> {
-    if let Some((key, values)) = inputs.sides_by.as_deref().and_then(|s| s.split_once('=')) {
-        let values: Vec<&str> = values.split(',').map(str::trim).collect();
-        if values.len() < 3 {
-            return None;
-        }
-        let plans = values[1..]
-            .iter()
-            .map(|v| InputPlan {
-                sides_by: Some(format!("{key}={},{v}", values[0])),
-                ..inputs.clone()
-            })
-            .collect();
-        return Some(Given::Values(plans));
+    if let Some((_, values)) = inputs.sides_by.as_deref().and_then(|s| s.split_once('=')) {
+        return (values.split(',').count() > 2).then_some(Given::Values);
     }
     let files = &inputs.files;
     if files.len() < 3 || !inputs.label.is_empty() || files.iter().any(|f| f == "-") {
@@ -239,6 +224,11 @@ fn report_reads(
         .first()
         .map(|r| r.bench.old_label.clone())
         .unwrap_or_default();
+    // A hyperfine export compared command against command names its one benchmark
+    // `<first> vs <second>`: the rows of every column take the first command's name.
+    let pair = (reads.first())
+        .map(|r| format!("{} vs {}", r.bench.old_label, r.bench.new_label))
+        .unwrap_or_default();
     let mut failures = Failures::default();
     let mut bench = None;
     let mut input = String::new();
@@ -246,10 +236,7 @@ fn report_reads(
     let mut views = Vec::with_capacity(reads.len());
     for mut r in reads {
         if r.format == Some(InputFormat::Hyperfine) {
-            // A hyperfine export compared command against command names its one benchmark
-            // `<first> vs <column>`: the rows of every column take the first command's name.
-            let (old, new) = (&r.bench.old_label, &r.bench.new_label);
-            r.set = renamed(&r.set, &format!("{old} vs {new}"), old);
+            r.set = renamed(&r.set, &pair, &baseline);
         }
         if bench.is_none() {
             bench = Some(r.bench.clone());

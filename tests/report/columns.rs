@@ -361,3 +361,51 @@ fn the_baselines_warnings_are_printed_once() {
     }
     assert_eq!(err.lines().count(), 2, "{err}");
 }
+
+/// A sides key of more than two values is read once: the one input given on standard input
+/// (which can be read only once) prints the columns the file prints, whether the values are
+/// found by reading (`/poly`, a hyperfine export's commands) or named (`KEY=A,B,C`).
+#[test]
+fn a_sides_key_of_more_values_reads_its_input_once() {
+    for (dir, file, extra) in [
+        (
+            "oracle/benchstat",
+            "crc-new.txt",
+            vec!["--sides-by", "/poly"],
+        ),
+        (
+            "oracle/benchstat",
+            "crc-new.txt",
+            vec![
+                "--sides-by",
+                "/poly=IEEE,Castagnoli,Koopman",
+                "--format",
+                "benchstat",
+            ],
+        ),
+        ("columns", "hyperfine-3-commands-10-runs.json", vec![]),
+        (
+            "columns",
+            "hyperfine-3-commands-10-runs.json",
+            vec!["--sides-by", "command=3,1,2"],
+        ),
+    ] {
+        let mut args = extra.clone();
+        args.push(file);
+        let (code, want, err) = report(dir, &args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        let mut args = extra.clone();
+        args.push("-");
+        let out = Command::cargo_bin("benchdiff")
+            .expect("binary built")
+            .current_dir(data(dir))
+            .arg("report")
+            .args(&args)
+            .write_stdin(std::fs::read(data(dir).join(file)).expect("read"))
+            .output()
+            .expect("benchdiff runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{args:?}");
+    }
+}
