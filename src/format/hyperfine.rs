@@ -18,7 +18,8 @@
 //! and they are one benchmark named `<old> vs <new>` (per parameter combination, for
 //! `--parameter-scan`/`-L` exports). `command=OLD,NEW` names the two commands (their text or
 //! their 1-based positions). `command` alone on an export of more than two commands, or
-//! `command=A,B,C…`, reads every further command as new too, and
+//! `command=A,B,C…`, reads every further command as new too, in one benchmark named by the
+//! first command, and
 //! [`crate::format::Imported::side_values`] lists the commands
 //! ([`crate::format::Imported::side_of_sample`] tells the samples apart): the report compares
 //! each further one with the first as a column of its own.
@@ -170,7 +171,8 @@ pub fn read(
 
 /// Which results of a several-command export are old and new.
 struct CommandSides {
-    /// The benchmark both are compared as: `<old> vs <new>`.
+    /// The benchmark they are compared as: `<old> vs <new>`, or the first command when
+    /// there are more than two.
     benchmark: String,
     /// Old, new, then the further commands of an export compared as columns.
     values: Vec<String>,
@@ -305,7 +307,10 @@ fn command_sides(results: &[Value], spec: &str, name: &str) -> Result<CommandSid
         })
         .collect();
     Ok(CommandSides {
-        benchmark: format!("{} vs {}", values[0], values[1]),
+        benchmark: match values.len() {
+            2 => format!("{} vs {}", values[0], values[1]),
+            _ => values[0].clone(),
+        },
         values,
         sides,
     })

@@ -21,7 +21,7 @@ use crate::compare::OneSided;
 use crate::compare::failures::Failures;
 use crate::format::InputFormat;
 use crate::render;
-use crate::sample::{Sample, SampleSet};
+use crate::sample::SampleSet;
 use crate::verdict::decide::{self, Assessment};
 use std::io::Write;
 
@@ -181,33 +181,6 @@ fn once<T>(out: &mut Messages, read: impl FnOnce(&mut Messages) -> T) -> T {
     read
 }
 
-/// `set` with the benchmark file `from` named `to` (configurations, metrics and samples as
-/// they are).
-fn renamed(set: &SampleSet, from: &str, to: &str) -> SampleSet {
-    let mut out = SampleSet::new();
-    for m in set.metrics() {
-        out.intern_metric(&m.name, &m.unit, m.better);
-    }
-    let ids: Vec<_> = set
-        .benchmarks()
-        .iter()
-        .map(|b| {
-            let file = if b.file == from { to } else { &b.file };
-            out.intern(file, &b.configuration.text)
-        })
-        .collect();
-    for s in set.iter() {
-        out.push(Sample {
-            benchmark: ids[s.benchmark.0 as usize],
-            ..s
-        });
-    }
-    if set.rounds_recorded() {
-        out.mark_rounds_recorded();
-    }
-    out
-}
-
 /// Reports the views `reads` (one per column, the baseline old in each) of the input files
 /// `files` by `plan`.
 ///
@@ -224,20 +197,12 @@ fn report_reads(
         .first()
         .map(|r| r.bench.old_label.clone())
         .unwrap_or_default();
-    // A hyperfine export compared command against command names its one benchmark
-    // `<first> vs <second>`: the rows of every column take the first command's name.
-    let pair = (reads.first())
-        .map(|r| format!("{} vs {}", r.bench.old_label, r.bench.new_label))
-        .unwrap_or_default();
     let mut failures = Failures::default();
     let mut bench = None;
     let mut input = String::new();
     let mut format = None;
     let mut views = Vec::with_capacity(reads.len());
-    for mut r in reads {
-        if r.format == Some(InputFormat::Hyperfine) {
-            r.set = renamed(&r.set, &pair, &baseline);
-        }
+    for r in reads {
         if bench.is_none() {
             bench = Some(r.bench.clone());
             format = r.format;
