@@ -3,14 +3,15 @@
 //!
 //! The sides come from more than two positional result files of formats that are one side
 //! each, from a `--sides-by KEY` (Go) or a hyperfine export alone whose key has more than two
-//! values (commands), or from `--sides-by KEY=A,B,C…`. Each column is read as a two-sided view
-//! of the samples (the baseline on [`Side::Old`], the column on [`Side::New`]) through the
-//! inputs' one reading path ([`read_inputs`]), so every check and warning of a two-side report
-//! applies; every view is compared as a two-side report compares, and the comparisons of all
-//! columns are corrected together (one Holm or Benjamini–Hochberg family). The table,
-//! Markdown, JSON and benchstat views show them as columns ([`crate::render::columns`],
-//! [`crate::render::benchstat::render_columns`]); the layouts of two sides only (compare.R,
-//! compare.js, CSV, Go, HTML, `--plot`) are refused with a message naming the option.
+//! values (commands), or from `--sides-by KEY=A,B,C…`. Every input is read once, through the
+//! inputs' reading path ([`read_inputs`], [`read_columns`]), and each column is a two-sided
+//! view of the samples read (the baseline on [`Side::Old`], the column on [`Side::New`]),
+//! checked as a two-side read is; every view is compared as a two-side report compares, and
+//! the comparisons of all columns are corrected together (one Holm or Benjamini–Hochberg
+//! family). The table, Markdown, JSON and benchstat views show them as columns
+//! ([`crate::render::columns`], [`crate::render::benchstat::render_columns`]); the layouts of
+//! two sides only (compare.R, compare.js, CSV, Go, HTML, `--plot`) are refused with a message
+//! naming the option.
 //!
 //! [`Side::Old`]: crate::sample::Side::Old
 //! [`Side::New`]: crate::sample::Side::New
