@@ -167,7 +167,7 @@ enum SidesBy {
 /// `opts.sides_by`.
 ///
 /// Malformed result or unit lines (odd field count, non-numeric value, bad or conflicting
-/// metadata, an incomplete record, a third value of the sides key) are skipped and summed up
+/// metadata, an incomplete record) are skipped and summed up
 /// in one warning (see [`Diagnostics::finish_lenient`]).
 ///
 /// # Errors
@@ -203,17 +203,20 @@ fn read_go<R: std::io::BufRead>(
     // Benchmark name (after `--sides-by` stripping) → its identity; the last one seen.
     let mut bench_ids = GoNames::default();
     let mut last_bid: Option<(String, crate::sample::BenchmarkId)> = None;
-    let (sides_by, wanted): (Option<SidesBy>, Option<(String, String)>) = match &opts.sides_by {
+    let (sides_by, wanted): (Option<SidesBy>, Option<Vec<String>>) = match &opts.sides_by {
         None => (None, None),
         Some(spec) => {
             let (key, vals) = match spec.split_once('=') {
                 Some((k, v)) => (k, Some(v)),
                 None => (spec.as_str(), None),
             };
-            let wanted = vals.and_then(|v| {
-                v.split_once(',')
-                    .map(|(a, b)| (a.trim().to_owned(), b.trim().to_owned()))
-            });
+            let wanted = vals
+                .map(|v| {
+                    v.split(',')
+                        .map(|x| x.trim().to_owned())
+                        .collect::<Vec<_>>()
+                })
+                .filter(|v| v.len() >= 2);
             let sb = match key.strip_prefix('/') {
                 Some(k) => SidesBy::Name(k.to_owned()),
                 None => SidesBy::Config(key.to_owned()),
@@ -224,10 +227,7 @@ fn read_go<R: std::io::BufRead>(
     // Whether any result line carried the sides key (none: an error, not all-old rows).
     let mut key_seen = false;
     let mut results = 0u64;
-    let mut side_values: Vec<String> = wanted
-        .as_ref()
-        .map(|(a, b)| vec![a.clone(), b.clone()])
-        .unwrap_or_default();
+    let mut side_values: Vec<String> = wanted.clone().unwrap_or_default();
     // Unit metadata applies to the whole input; a metric's direction is fixed when it is first
     // interned, so `better=` must come before the unit's first result (as benchfmt requires).
     let mut lines = Lines::new(input, name, parallel && opts.sides_by.is_none());
@@ -406,31 +406,26 @@ fn read_go<R: std::io::BufRead>(
                 }
             };
             results += 1;
-            let side = match side_value {
+            // The index of the record's value of the sides key: the first is old, every other
+            // new ([`Imported::side_of_sample`] tells them apart).
+            let value_index = match side_value {
+                None => None,
+                Some(v) => match side_values.iter().position(|x| *x == v) {
+                    Some(i) => Some(i),
+                    None if wanted.is_some() => continue,
+                    None => {
+                        side_values.push(v);
+                        Some(side_values.len() - 1)
+                    }
+                },
+            };
+            let side = match value_index {
                 None => match config.iter().find(|(k, _)| k == "binary") {
                     Some((_, v)) => Side::from_label(v).unwrap_or(opts.side),
                     None => opts.side,
                 },
-                Some(v) => match side_values.iter().position(|x| *x == v) {
-                    Some(0) => Side::Old,
-                    Some(1) => Side::New,
-                    Some(_) => continue,
-                    None if wanted.is_some() => continue,
-                    None if side_values.len() < 2 => {
-                        side_values.push(v);
-                        if side_values.len() == 1 {
-                            Side::Old
-                        } else {
-                            Side::New
-                        }
-                    }
-                    // A third value and on: a column the report compares with the first
-                    // value ([`Imported::side_values`] lists them all).
-                    None => {
-                        side_values.push(v);
-                        continue;
-                    }
-                },
+                Some(0) => Side::Old,
+                Some(_) => Side::New,
             };
             // The identity of a name is decoded once: later records of it are a hash look-up
             // (or none, when the previous record had the same name).
@@ -491,6 +486,11 @@ fn read_go<R: std::io::BufRead>(
                     time_s,
                     run: None,
                 });
+                if let Some(i) = value_index {
+                    imported
+                        .side_of_sample
+                        .push(u32::try_from(i).unwrap_or(u32::MAX));
+                }
             }
             continue;
         }

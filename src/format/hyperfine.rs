@@ -17,9 +17,12 @@
 //! asks for it when the export is its only input): the first command is old, the second new,
 //! and they are one benchmark named `<old> vs <new>` (per parameter combination, for
 //! `--parameter-scan`/`-L` exports). `command=OLD,NEW` names the two commands (their text or
-//! their 1-based positions). With `command` alone, an export of more than two commands is read
-//! as its first two, and [`crate::format::Imported::side_values`] lists every command: the
-//! report compares each further one with the first as a column of its own.
+//! their 1-based positions). `command` alone on an export of more than two commands, or
+//! `command=A,B,C…`, reads every further command as new too, in one benchmark named by the
+//! first command, and
+//! [`crate::format::Imported::side_values`] lists the commands
+//! ([`crate::format::Imported::side_of_sample`] tells the samples apart): the report compares
+//! each further one with the first as a column of its own.
 
 use crate::error::ImportError;
 use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string};
@@ -63,6 +66,7 @@ pub fn read(
     };
     let mut search_from = 0;
     let mut records = 0u64;
+    let mut side_of_sample: Vec<u32> = Vec::new();
     for (index, r) in results.iter().enumerate() {
         let command = r.get("command").and_then(Value::as_str).unwrap_or("");
         let line = line_of_next_json_string(text, command, &mut search_from);
@@ -75,13 +79,17 @@ pub fn read(
             diags.push(line, format!("command {command:?} has no \"times\" array"));
             continue;
         };
-        let (bid, side) = match &sides {
-            None => (set.intern(command, &conf), opts.side),
-            Some(s) => match s.side_of(index) {
-                Some(side) => (set.intern(&s.benchmark, &conf), side),
+        let (bid, side, value) = match &sides {
+            None => (set.intern(command, &conf), opts.side, None),
+            Some(s) => match s.value_of(index) {
+                Some(v) => {
+                    let side = if v == 0 { Side::Old } else { Side::New };
+                    (set.intern(&s.benchmark, &conf), side, Some(v))
+                }
                 None => continue,
             },
         };
+        let before = set.len();
         // Exit codes: absent (hyperfine before 1.11) means every run counted as successful.
         let codes: Option<&Vec<Value>> = r.get("exit_codes").and_then(Value::as_array);
         let mem = r.get("memory_usage_byte").and_then(Value::as_array);
@@ -142,6 +150,9 @@ pub fn read(
             }
         }
 
+        if let Some(v) = value {
+            side_of_sample.resize(side_of_sample.len() + set.len() - before, v);
+        }
         if !failed.is_empty() {
             warns.push(line, failed_runs(command, times.len(), &failed));
         }
@@ -153,33 +164,37 @@ pub fn read(
     Ok(Imported {
         warnings,
         side_values: sides.map(|s| s.values).unwrap_or_default(),
+        side_of_sample,
         ..Imported::default()
     })
 }
 
 /// Which results of a several-command export are old and new.
 struct CommandSides {
-    /// The benchmark both are compared as: `<old> vs <new>`.
+    /// The benchmark they are compared as: `<old> vs <new>`, or the first command when
+    /// there are more than two.
     benchmark: String,
     /// Old, new, then the further commands of an export compared as columns.
     values: Vec<String>,
-    /// The side of each result (by index), `None` for the commands not compared.
-    sides: Vec<Option<Side>>,
+    /// The index in `values` of each result's command (by result index), `None` for the
+    /// commands not compared.
+    sides: Vec<Option<u32>>,
 }
 
 impl CommandSides {
-    fn side_of(&self, index: usize) -> Option<Side> {
+    fn value_of(&self, index: usize) -> Option<u32> {
         self.sides.get(index).copied().flatten()
     }
 }
 
-/// The sides of the results of one export by `spec`: `command` (first command old, second
-/// new) or `command=OLD,NEW` (commands named by their text or 1-based position). Results that
+/// The sides of the results of one export by `spec`: `command` (first command old, every
+/// other new) or `command=OLD,NEW,…` (commands named by their text or 1-based position; a
+/// third and on are new as well, the columns of a report). Results that
 /// differ only by parameters (`--parameter-scan`, `-L`) keep them as their configuration:
 /// the commands are told apart by their text once the parameter values are taken out.
 ///
 /// # Errors
-/// [`ImportError::Invalid`] when `spec` is not `command[=OLD,NEW]`, when the export has
+/// [`ImportError::Invalid`] when `spec` is not `command[=OLD,NEW,…]`, when the export has
 /// fewer than two commands (the message lists them), or when a named command is not in the
 /// export.
 fn command_sides(results: &[Value], spec: &str, name: &str) -> Result<CommandSides, ImportError> {
@@ -227,7 +242,7 @@ fn command_sides(results: &[Value], spec: &str, name: &str) -> Result<CommandSid
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let (old, new) = match spec.split_once('=') {
+    let values: Vec<String> = match spec.split_once('=') {
         None if spec == "command" => {
             if distinct.len() < 2 {
                 return Err(invalid(format!(
@@ -237,9 +252,11 @@ fn command_sides(results: &[Value], spec: &str, name: &str) -> Result<CommandSid
                     list()
                 )));
             }
-            (distinct[0].to_owned(), distinct[1].to_owned())
+            // Old and new, then the commands after the second: the report compares each
+            // with the first as a column of its own.
+            distinct.iter().map(|c| (*c).to_owned()).collect()
         }
-        Some(("command", pair)) => {
+        Some(("command", names)) => {
             let pick = |s: &str| -> Option<String> {
                 if distinct.contains(&s) {
                     return Some(s.to_owned());
@@ -247,16 +264,33 @@ fn command_sides(results: &[Value], spec: &str, name: &str) -> Result<CommandSid
                 let i: usize = s.trim().parse().ok()?;
                 distinct.get(i.checked_sub(1)?).map(|c| (*c).to_owned())
             };
-            let named = pair
-                .split_once(',')
-                .and_then(|(a, b)| Some((pick(a)?, pick(b)?)));
-            named.ok_or_else(|| {
-                invalid(format!(
-                    "--sides-by {spec}: name two of the export's commands by text or number \
-                     ({})",
-                    list()
-                ))
-            })?
+            let names: Vec<&str> = names.split(',').collect();
+            let picked: Option<Vec<String>> = names.iter().map(|n| pick(n)).collect();
+            match picked {
+                Some(p) if p.len() >= 2 => p,
+                _ => {
+                    // The first command and the first further one not found, as the pair
+                    // of a column.
+                    let k = match pick(names[0]) {
+                        None => 1,
+                        Some(_) => names
+                            .iter()
+                            .skip(1)
+                            .position(|n| pick(n).is_none())
+                            .map_or(1, |k| k + 1),
+                    };
+                    let shown = if names.len() > 2 {
+                        format!("command={},{}", names[0].trim(), names[k].trim())
+                    } else {
+                        spec.to_owned()
+                    };
+                    return Err(invalid(format!(
+                        "--sides-by {shown}: name two of the export's commands by text or \
+                         number ({})",
+                        list()
+                    )));
+                }
+            }
         }
         _ => {
             return Err(invalid(format!(
@@ -268,23 +302,15 @@ fn command_sides(results: &[Value], spec: &str, name: &str) -> Result<CommandSid
     let sides = templates
         .iter()
         .map(|t| {
-            if *t == old {
-                Some(Side::Old)
-            } else if *t == new {
-                Some(Side::New)
-            } else {
-                None
-            }
+            let i = values.iter().position(|v| v == t)?;
+            u32::try_from(i).ok()
         })
         .collect();
-    // Old and new, then (for `command` alone) the commands after the second: the report
-    // compares each with the first as a column of its own.
-    let mut values = vec![old.clone(), new.clone()];
-    if spec == "command" {
-        values.extend(distinct.iter().skip(2).map(|c| (*c).to_owned()));
-    }
     Ok(CommandSides {
-        benchmark: format!("{old} vs {new}"),
+        benchmark: match values.len() {
+            2 => format!("{} vs {}", values[0], values[1]),
+            _ => values[0].clone(),
+        },
         values,
         sides,
     })

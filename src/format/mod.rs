@@ -225,8 +225,9 @@ pub struct ReadOptions {
     pub side: Side,
     /// Go format only: a configuration key (`note`) or a benchmark-name key (`/poly`) whose
     /// values make the sides, as benchstat's `-col`: the first value seen (or `OLD` of
-    /// `KEY=OLD,NEW`) is old, the second (or `NEW`) is new; samples with other values are
-    /// left out. A name key is removed from the benchmark name.
+    /// `KEY=OLD,NEW,…`) is old, every other one (or those named after `OLD`) new, each told
+    /// apart by [`Imported::side_of_sample`]; samples with values not named are left out. A
+    /// name key is removed from the benchmark name. hyperfine: `command[=OLD,NEW,…]`.
     pub sides_by: Option<String>,
 }
 
@@ -255,10 +256,13 @@ pub struct Imported {
     /// Go configuration lines (`key: value`): every distinct pair, in first-seen order.
     pub config: Vec<(String, String)>,
     /// Go format or a hyperfine export with [`ReadOptions::sides_by`]: the values that became
-    /// old and new, then (when `sides_by` named no two values and the input has more) every
-    /// further value in first-seen order, whose samples were left out: the report compares
-    /// each with the first as a column of its own.
+    /// old and new, then every further value (named in `sides_by`, or in first-seen order
+    /// when it named none), whose samples are new as well: the report compares each with the
+    /// first as a column of its own.
     pub side_values: Vec<String>,
+    /// With [`ReadOptions::sides_by`] (Go, hyperfine): per sample the read added, in order,
+    /// the index of its value in `side_values` (0 is old, any other new); empty otherwise.
+    pub side_of_sample: Vec<u32>,
     /// Results files: what the loader read besides the samples (plan record, failed job
     /// records with their status, error and stderr tail, unused samples), as
     /// [`results::load_streamed`] keeps it (the `ok` records' samples are in the set, not

@@ -310,12 +310,13 @@ pub fn write_config(opts: &Options, out: &mut dyn std::io::Write) -> std::io::Re
     Ok(())
 }
 
-/// The columns of a view: its options ([`escaped`]) and which sides the samples have.
-#[derive(Clone, Copy, Debug)]
+/// The columns of a view: its options ([`escaped`]) and each column's header, the base first;
+/// every further column is compared with the base (its `vs base` cell).
+#[derive(Clone, Debug)]
 pub struct View<'a> {
     opts: &'a Options,
-    /// Both sides have samples: a column each and `vs base`.
-    two: bool,
+    /// The headers ([`escaped`]).
+    labels: Vec<String>,
     /// Only the new side has samples: its one column.
     only_new: bool,
 }
@@ -326,27 +327,63 @@ pub struct View<'a> {
 pub struct Row {
     /// The benchmark's name, control characters escaped, without trailing white space.
     name: Box<str>,
-    /// The summaries of the sides of the columns (old, new; the new side first when only it
-    /// has samples).
-    sums: [Option<Summary>; 2],
-    /// When the row is compared: the samples per side (NaN included), the U test's p-value
-    /// (NaN when it gave none) and whether it found every sample equal.
-    test: Option<([usize; 2], f64, bool)>,
+    /// The summary of each column's samples, the base first (none where it has none).
+    sums: Box<[Option<Summary>]>,
+    /// Per compared column (every one but the base): its U test against the base, when both
+    /// have samples.
+    tests: Box<[Option<Test>]>,
     /// The benchmark is a harness's aggregate (its configuration starts with `aggregate=`).
     aggregate: bool,
+}
+
+/// A compared column's U test against the base in one row.
+#[derive(Clone, Copy, Debug)]
+struct Test {
+    /// The samples of the base and of the column (NaN included).
+    n: [usize; 2],
+    /// The two-sided p-value (NaN when the test gave none).
+    p: f64,
+    /// Every sample is equal.
+    all_equal: bool,
     /// When the row shows a change (p < α): the note of a change that may come of two regimes
     /// ([`benchstat::regimes_note`]).
     regimes: Option<&'static str>,
 }
 
+/// What a table's geomean row needs of one compared column, gathered row by row.
+#[derive(Clone, Default)]
+struct Ratios {
+    /// Per row with both sides: column centre / base centre (0/0 is 1, x/0 none).
+    ratios: Vec<Option<f64>>,
+    /// A row lacks the base or this column.
+    differs: bool,
+    /// A row compared is a harness's aggregate (Google Benchmark files with aggregates only),
+    /// not samples: the geomean then says it includes them.
+    aggregate: bool,
+}
+
 impl<'a> View<'a> {
     /// The view of samples with old ones (`any_old`) and new ones (`any_new`), with `opts`
-    /// ([`escaped`]).
+    /// ([`escaped`]): a column per side that has samples.
     pub fn new(opts: &'a Options, any_old: bool, any_new: bool) -> View<'a> {
+        let labels = match (any_old, any_new) {
+            (true, true) => vec![opts.old_label.clone(), opts.new_label.clone()],
+            (true, false) => vec![opts.old_label.clone()],
+            (false, _) => vec![opts.new_label.clone()],
+        };
         View {
             opts,
-            two: any_old && any_new,
+            labels,
             only_new: !any_old,
+        }
+    }
+
+    /// The view of columns headed `labels` (the base first, [`escaped`]), with `opts`.
+    fn columns(opts: &'a Options, labels: Vec<String>) -> View<'a> {
+        View {
+            opts,
+            labels,
+            only_new: false,
         }
     }
 
@@ -354,36 +391,51 @@ impl<'a> View<'a> {
     /// `aggregate=`; `exact`: its unit is declared exact): the summaries of its sides and,
     /// with both sides, the U test.
     pub fn row(&self, c: &crate::compare::Comparison, aggregate: bool, exact: bool) -> Row {
-        let opts = self.opts;
-        let sides: [&[f64]; 2] = if self.only_new {
-            [&c.new, &[]]
+        let sides: Vec<&[f64]> = if self.labels.len() == 2 {
+            vec![&c.old, &c.new]
+        } else if self.only_new {
+            vec![&c.new]
         } else {
-            [&c.old, &c.new]
+            vec![&c.old]
         };
-        let sums = sides.map(|v| (!v.is_empty()).then(|| summarize(v, exact, opts.confidence)));
-        let test = (self.two && sums[0].is_some() && sums[1].is_some()).then(|| {
-            let t = benchstat::rank_test(sides[0], sides[1], exact);
-            ([sides[0].len(), sides[1].len()], t.p_value, t.all_equal)
-        });
-        // Only a change shown (p < α) can mislead: `~` claims none.
-        let regimes = match test {
-            Some((_, p, _)) if !exact && p < opts.alpha => {
-                benchstat::regimes_note(sides[0], sides[1])
-            }
-            _ => None,
-        };
+        let name = super::escape_control(c.name.trim_end()).into();
+        self.row_of(name, &sides, aggregate, exact)
+    }
+
+    /// The row `name` ([`Row::name`]) of the samples `sides` of each column (the base first).
+    fn row_of(&self, name: Box<str>, sides: &[&[f64]], aggregate: bool, exact: bool) -> Row {
+        let opts = self.opts;
+        let sums: Box<[Option<Summary>]> = sides
+            .iter()
+            .map(|v| (!v.is_empty()).then(|| summarize(v, exact, opts.confidence)))
+            .collect();
+        let tests = (1..sides.len())
+            .map(|k| {
+                (sums[0].is_some() && sums[k].is_some()).then(|| {
+                    let t = benchstat::rank_test(sides[0], sides[k], exact);
+                    // Only a change shown (p < α) can mislead: `~` claims none.
+                    let regimes = (!exact && t.p_value < opts.alpha)
+                        .then(|| benchstat::regimes_note(sides[0], sides[k]))
+                        .flatten();
+                    Test {
+                        n: [sides[0].len(), sides[k].len()],
+                        p: t.p_value,
+                        all_equal: t.all_equal,
+                        regimes,
+                    }
+                })
+            })
+            .collect();
         Row {
-            name: super::escape_control(c.name.trim_end()).into(),
+            name,
             sums,
-            test,
+            tests,
             aggregate,
-            regimes,
         }
     }
 
     /// The cells of `r` (values in `unit`, `exact` or not), its notes marked in `notes`.
     fn cells(&self, r: &Row, unit: &str, exact: bool, notes: &mut Notes) -> RowCells {
-        let ncols = if self.two { 2 } else { 1 };
         let min = r
             .sums
             .iter()
@@ -392,11 +444,8 @@ impl<'a> View<'a> {
             .filter(|x| *x > 0.0)
             .fold(f64::INFINITY, f64::min);
         let sc = scale_for(unit, if min.is_finite() { min } else { 0.0 });
-        let mut row = RowCells {
-            name: r.name.to_string(),
-            ..RowCells::default()
-        };
-        for (j, s) in r.sums.iter().take(ncols).enumerate() {
+        let mut row = RowCells::new(&r.name, r.sums.len());
+        for (j, s) in r.sums.iter().enumerate() {
             if let Some(s) = s {
                 row.cols[j][0] = fmt_value(s.center, &sc);
                 row.cols[j][1] = match s.range {
@@ -408,24 +457,25 @@ impl<'a> View<'a> {
                 }
             }
         }
-        if let (Some((n, p, all_equal)), Some(so), Some(sn)) = (r.test, &r.sums[0], &r.sums[1]) {
-            let d = delta(n, so, sn, exact, self.opts.alpha, p, all_equal);
-            row.delta[0] = d.text;
-            row.delta[1] = d.detail;
-            let regimes = r.regimes;
-            for n in d.notes.iter().map(String::as_str).chain(regimes) {
-                let m = notes.mark(n);
-                add_mark(&mut row.delta[2], m);
+        for (k, t) in r.tests.iter().enumerate() {
+            if let (Some(t), Some(so), Some(sn)) = (t, &r.sums[0], &r.sums[k + 1]) {
+                let d = delta(t.n, so, sn, exact, self.opts.alpha, t.p, t.all_equal);
+                let cell = &mut row.deltas[k];
+                cell[0] = d.text;
+                cell[1] = d.detail;
+                for n in d.notes.iter().map(String::as_str).chain(t.regimes) {
+                    add_mark(&mut cell[2], notes.mark(n));
+                }
             }
         }
         row
     }
 
-    /// Writes the table of the rows `get` finds in `rows` (in their order; values in `unit`, declared `exact` or
-    /// not): its two header lines, a line per row, the geomean line when there are several
-    /// rows, and the notes. The cells of each row are made twice, for the column widths and
-    /// for its line, so that only the rows are kept (the bounded-memory report of a large
-    /// compare.js CSV keeps 480,000 of them).
+    /// Writes the table of the rows `get` finds in `rows` (in their order; values in `unit`,
+    /// declared `exact` or not): its two header lines, a line per row, the geomean line when
+    /// there are several rows, and the notes. The cells of each row are made twice, for the
+    /// column widths and for its line, so that only the rows are kept (the bounded-memory
+    /// report of a large compare.js CSV keeps 480,000 of them).
     ///
     /// # Errors
     /// Write errors of `out`.
@@ -437,77 +487,38 @@ impl<'a> View<'a> {
         exact: bool,
         out: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
-        let ncols = if self.two { 2 } else { 1 };
+        let ncols = self.labels.len();
         let mut notes = Notes(Vec::new());
-        let mut widths = Widths::default();
-        let mut ratios: Vec<Option<f64>> = Vec::new();
-        let mut sets_differ = false;
-        // Whether a row compared is a harness's aggregate (Google Benchmark files with
-        // aggregates only), not samples: the geomean then says it includes them.
-        let mut aggregate_rows = false;
-        let mut col_centers: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+        let mut widths = Widths::new(ncols);
+        let mut centers: Vec<Vec<f64>> = vec![Vec::new(); ncols];
+        let mut compared: Vec<Ratios> = vec![Ratios::default(); ncols - 1];
         for r in rows.iter().map(&get) {
             widths.add(&self.cells(r, unit, exact, &mut notes));
-            for (j, s) in r.sums.iter().take(ncols).enumerate() {
-                match s {
-                    Some(s) => col_centers[j].push(s.center),
-                    None => sets_differ = true,
+            for (j, s) in r.sums.iter().enumerate() {
+                if let Some(s) = s {
+                    centers[j].push(s.center);
                 }
             }
-            if let (Some(_), Some(so), Some(sn)) = (r.test, &r.sums[0], &r.sums[1]) {
-                aggregate_rows |= r.aggregate;
-                ratios.push(if so.center == 0.0 {
-                    (sn.center == 0.0).then_some(1.0)
-                } else {
-                    Some(sn.center / so.center)
-                });
+            for (k, c) in compared.iter_mut().enumerate() {
+                match (r.tests[k], &r.sums[0], &r.sums[k + 1]) {
+                    (Some(_), Some(so), Some(sn)) => {
+                        c.aggregate |= r.aggregate;
+                        c.ratios.push(if so.center == 0.0 {
+                            (sn.center == 0.0).then_some(1.0)
+                        } else {
+                            Some(sn.center / so.center)
+                        });
+                    }
+                    _ => c.differs = true,
+                }
             }
         }
         let geomean = (rows.len() > 1).then(|| {
-            let mut row = RowCells {
-                name: "geomean".to_owned(),
-                ..RowCells::default()
-            };
-            for (j, centers) in col_centers.iter().take(ncols).enumerate() {
-                if centers.iter().any(|&c| c.is_nan() || c <= 0.0) {
-                    let m = notes.mark("summaries must be >0 to compute geomean");
-                    // benchstat puts the new column's note at the end of its group.
-                    if j == 1 {
-                        add_mark(&mut row.delta[2], m);
-                    } else {
-                        row.cols[j][2] = m;
-                    }
-                } else {
-                    let g =
-                        (centers.iter().map(|c| c.ln()).sum::<f64>() / centers.len() as f64).exp();
-                    row.cols[j][0] = fmt_value(g, &scale_for(unit, g));
-                }
-            }
-            if self.two {
-                row.delta[0] = if ratios.is_empty() || ratios.iter().any(Option::is_none) {
-                    "?".to_owned()
-                } else {
-                    let r: Vec<f64> = ratios.iter().flatten().copied().collect();
-                    let g = (r.iter().map(|x| x.ln()).sum::<f64>() / r.len() as f64).exp();
-                    format!("{:+.2}%", (g - 1.0) * 100.0)
-                };
-                if sets_differ {
-                    let m = notes.mark(
-                        "benchmark set differs from baseline; geomeans may not be comparable",
-                    );
-                    add_mark(&mut row.delta[2], m);
-                }
-                if aggregate_rows {
-                    let m = notes.mark(
-                        "includes rows marked aggregate= (a harness's summary value, not samples)",
-                    );
-                    add_mark(&mut row.delta[2], m);
-                }
-            }
+            let row = geomean(&centers, &compared, unit, &mut notes);
             widths.add(&row);
             row
         });
-        drop((col_centers, ratios));
+        drop((centers, compared));
         // The cells again, with the notes all marked: the same marks.
         let mut again = Notes(notes.0.clone());
         let mut each = |line: &mut dyn FnMut(&RowCells) -> std::io::Result<()>| {
@@ -519,46 +530,178 @@ impl<'a> View<'a> {
             }
             Ok(())
         };
-        layout(
-            &widths,
-            &mut each,
-            unit,
-            self.opts,
-            self.two,
-            self.only_new,
-            &notes.0,
-            out,
-        )
+        self.layout(&widths, &mut each, unit, &notes.0, out)
+    }
+
+    /// Writes the lines of a table whose columns are `widths` wide: the header, the line of
+    /// each row `each` gives (in order), the notes.
+    #[allow(clippy::type_complexity)]
+    fn layout(
+        &self,
+        widths: &Widths,
+        each: &mut dyn FnMut(
+            &mut dyn FnMut(&RowCells) -> std::io::Result<()>,
+        ) -> std::io::Result<()>,
+        unit: &str,
+        notes: &[String],
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        let labels = &self.labels;
+        let sub = |cells: &[String; 3], w: &[usize; 3]| {
+            join(&[
+                (&cells[0], w[0], true),
+                (&cells[1], w[1], false),
+                (&cells[2], w[2], false),
+            ])
+        };
+        let group = |r: &RowCells, j: usize| sub(&r.cols[j], &widths.cols[j]);
+        let empty = RowCells::new("", labels.len());
+        let vc: Vec<usize> = (0..labels.len())
+            .map(|j| width(&group(&empty, j)).max(width(unit)))
+            .collect();
+        let compared = |r: &RowCells, j: usize| {
+            let d = sub(&r.deltas[j - 1], &widths.deltas[j - 1]);
+            format!("{}  {d}", pad_right(&group(r, j), vc[j]))
+        };
+        let gw: Vec<usize> = (0..labels.len())
+            .map(|j| {
+                if j == 0 {
+                    vc[0].max(width(&labels[0]))
+                } else {
+                    width(&compared(&empty, j))
+                        .max(vc[j] + 2 + width("vs base"))
+                        .max(width(&labels[j]))
+                }
+            })
+            .collect();
+        // Names, units and labels come from the input: no terminal control characters.
+        let line = |out: &mut dyn std::io::Write, s: String| {
+            let mut s = s.trim_end().to_owned();
+            s.push('\n');
+            out.write_all(super::escape_control_lines(&s).as_bytes())
+        };
+        let blank = " ".repeat(widths.name);
+        let mut h1 = format!("{blank} │");
+        let mut h2 = format!("{blank} │");
+        for (j, w) in gw.iter().enumerate() {
+            h1.push_str(&format!(" {} │", center(&labels[j], *w)));
+            let sub = if j == 0 {
+                center(unit, *w)
+            } else {
+                pad_right(&format!("{}  vs base", center(unit, vc[j])), *w)
+            };
+            h2.push_str(&format!(" {sub} │"));
+        }
+        line(out, h1)?;
+        line(out, h2)?;
+        each(&mut |r| {
+            let mut s = pad_right(&r.name, widths.name);
+            for (j, w) in gw.iter().enumerate() {
+                let g = if j == 0 { group(r, 0) } else { compared(r, j) };
+                s.push_str("   ");
+                s.push_str(&pad_right(&g, *w));
+            }
+            line(out, s)
+        })?;
+        for (i, n) in notes.iter().enumerate() {
+            let mark = SUPERSCRIPTS
+                .get(i)
+                .map_or_else(|| format!("({})", i + 1), |s| (*s).to_owned());
+            let text = format!("{mark} {n}\n");
+            out.write_all(super::escape_control_lines(&text).as_bytes())?;
+        }
+        Ok(())
     }
 }
 
-/// Cells of one row: name; per column value, interval, note; delta, detail, note.
-#[derive(Default)]
+/// The geomean row of a table: per column the geometric mean of its rows' `centers` (blank
+/// with a note when one is ≤ 0 or NaN), per compared column the geometric mean of its rows'
+/// ratios to the base (`?` when one is x/0), with a note when the benchmark sets differ or
+/// aggregates are included; its notes marked in `notes`.
+fn geomean(centers: &[Vec<f64>], compared: &[Ratios], unit: &str, notes: &mut Notes) -> RowCells {
+    let mean =
+        |x: &mut dyn Iterator<Item = f64>, n: usize| (x.map(f64::ln).sum::<f64>() / n as f64).exp();
+    let mut row = RowCells::new("geomean", centers.len());
+    for (j, cs) in centers.iter().enumerate() {
+        if cs.iter().any(|&c| c.is_nan() || c <= 0.0) {
+            let m = notes.mark("summaries must be >0 to compute geomean");
+            // benchstat puts a compared column's note at the end of its group.
+            match j {
+                0 => row.cols[0][2] = m,
+                _ => add_mark(&mut row.deltas[j - 1][2], m),
+            }
+        } else if !cs.is_empty() {
+            let g = mean(&mut cs.iter().copied(), cs.len());
+            row.cols[j][0] = fmt_value(g, &scale_for(unit, g));
+        }
+        let Some(c) = j.checked_sub(1).map(|k| &compared[k]) else {
+            continue;
+        };
+        let cell = &mut row.deltas[j - 1];
+        cell[0] = if c.ratios.is_empty() || c.ratios.iter().any(Option::is_none) {
+            "?".to_owned()
+        } else {
+            let g = mean(&mut c.ratios.iter().flatten().copied(), c.ratios.len());
+            format!("{:+.2}%", (g - 1.0) * 100.0)
+        };
+        if c.differs {
+            let m =
+                notes.mark("benchmark set differs from baseline; geomeans may not be comparable");
+            add_mark(&mut cell[2], m);
+        }
+        if c.aggregate {
+            let m = notes
+                .mark("includes rows marked aggregate= (a harness's summary value, not samples)");
+            add_mark(&mut cell[2], m);
+        }
+    }
+    row
+}
+
+/// Cells of one row: name; per column value, interval, note; per compared column delta,
+/// detail, note.
 struct RowCells {
     name: String,
-    cols: [[String; 3]; 2],
-    delta: [String; 3],
+    cols: Vec<[String; 3]>,
+    deltas: Vec<[String; 3]>,
+}
+
+impl RowCells {
+    /// The empty cells of a row `name` of `ncols` columns.
+    fn new(name: &str, ncols: usize) -> RowCells {
+        RowCells {
+            name: name.to_owned(),
+            cols: vec![Default::default(); ncols],
+            deltas: vec![Default::default(); ncols.saturating_sub(1)],
+        }
+    }
 }
 
 /// The widest cell of each column of a table's rows (terminal columns).
-#[derive(Default)]
 struct Widths {
     name: usize,
-    cols: [[usize; 3]; 2],
-    delta: [usize; 3],
+    cols: Vec<[usize; 3]>,
+    deltas: Vec<[usize; 3]>,
 }
 
 impl Widths {
+    /// No width yet, for `ncols` columns.
+    fn new(ncols: usize) -> Widths {
+        Widths {
+            name: 0,
+            cols: vec![[0; 3]; ncols],
+            deltas: vec![[0; 3]; ncols.saturating_sub(1)],
+        }
+    }
+
     /// Widens the columns to the cells of `r`.
     fn add(&mut self, r: &RowCells) {
         self.name = self.name.max(width(&r.name));
-        for j in 0..2 {
+        let pairs = self.cols.iter_mut().zip(&r.cols);
+        for (w, c) in pairs.chain(self.deltas.iter_mut().zip(&r.deltas)) {
             for k in 0..3 {
-                self.cols[j][k] = self.cols[j][k].max(width(&r.cols[j][k]));
+                w[k] = w[k].max(width(&c[k]));
             }
-        }
-        for k in 0..3 {
-            self.delta[k] = self.delta[k].max(width(&r.delta[k]));
         }
     }
 }
@@ -608,116 +751,6 @@ fn join(parts: &[(&str, usize, bool)]) -> String {
         });
     }
     out
-}
-
-/// Writes the lines of a table whose columns are `widths` wide: the header, the line of each
-/// row `each` gives (in order), the notes.
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
-fn layout(
-    widths: &Widths,
-    each: &mut dyn FnMut(&mut dyn FnMut(&RowCells) -> std::io::Result<()>) -> std::io::Result<()>,
-    unit: &str,
-    opts: &Options,
-    two: bool,
-    only_new: bool,
-    notes: &[String],
-    out: &mut dyn std::io::Write,
-) -> std::io::Result<()> {
-    let name_w = widths.name;
-    let cw = widths.cols;
-    let dw = widths.delta;
-    let group = |r: &RowCells, j: usize| {
-        join(&[
-            (&r.cols[j][0], cw[j][0], true),
-            (&r.cols[j][1], cw[j][1], false),
-            (&r.cols[j][2], cw[j][2], false),
-        ])
-    };
-    let label0 = if only_new {
-        &opts.new_label
-    } else {
-        &opts.old_label
-    };
-    let empty = RowCells::default();
-    let g1 = width(&group(&empty, 0)).max(width(unit)).max(width(label0));
-    // Names, units and labels come from the input: no terminal control characters.
-    let line = |out: &mut dyn std::io::Write, s: String| {
-        let mut s = s.trim_end().to_owned();
-        s.push('\n');
-        out.write_all(super::escape_control_lines(&s).as_bytes())
-    };
-    let blank = " ".repeat(name_w);
-    if two {
-        let vc = width(&join(&[
-            ("", cw[1][0], true),
-            ("", cw[1][1], false),
-            ("", cw[1][2], false),
-        ]))
-        .max(width(unit));
-        let dgroup = |r: &RowCells| {
-            join(&[
-                (&r.delta[0], dw[0], true),
-                (&r.delta[1], dw[1], false),
-                (&r.delta[2], dw[2], false),
-            ])
-        };
-        let g2_of = |r: &RowCells| {
-            let v = join(&[
-                (&r.cols[1][0], cw[1][0], true),
-                (&r.cols[1][1], cw[1][1], false),
-                (&r.cols[1][2], cw[1][2], false),
-            ]);
-            format!("{}  {}", pad_right(&v, vc), dgroup(r))
-        };
-        let g2 = width(&g2_of(&empty))
-            .max(vc + 2 + width("vs base"))
-            .max(width(&opts.new_label));
-        line(
-            out,
-            format!(
-                "{blank} │ {} │ {} │",
-                center(label0, g1),
-                center(&opts.new_label, g2)
-            ),
-        )?;
-        let sub = format!("{}  vs base", center(unit, vc));
-        line(
-            out,
-            format!("{blank} │ {} │ {} │", center(unit, g1), pad_right(&sub, g2)),
-        )?;
-        each(&mut |r| {
-            line(
-                out,
-                format!(
-                    "{}   {}   {}",
-                    pad_right(&r.name, name_w),
-                    pad_right(&group(r, 0), g1),
-                    g2_of(r)
-                ),
-            )
-        })?;
-    } else {
-        line(out, format!("{blank} │ {} │", center(label0, g1)))?;
-        line(out, format!("{blank} │ {} │", center(unit, g1)))?;
-        each(&mut |r| {
-            line(
-                out,
-                format!(
-                    "{}   {}",
-                    pad_right(&r.name, name_w),
-                    pad_right(&group(r, 0), g1)
-                ),
-            )
-        })?;
-    }
-    for (i, n) in notes.iter().enumerate() {
-        let mark = SUPERSCRIPTS
-            .get(i)
-            .map_or_else(|| format!("({})", i + 1), |s| (*s).to_owned());
-        let text = format!("{mark} {n}\n");
-        out.write_all(super::escape_control_lines(&text).as_bytes())?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -3,24 +3,26 @@
 //!
 //! The sides come from more than two positional result files of formats that are one side
 //! each, from a `--sides-by KEY` (Go) or a hyperfine export alone whose key has more than two
-//! values (commands), or from `--sides-by KEY=A,B,C…`. Each column is read as a two-sided view
-//! of the samples (the baseline on [`Side::Old`], the column on [`Side::New`]) through the
-//! inputs' one reading path ([`read_inputs`]), so every check and warning of a two-side report
-//! applies; every view is compared as a two-side report compares, and the comparisons of all
-//! columns are corrected together (one Holm or Benjamini–Hochberg family). The table,
-//! Markdown, JSON and benchstat views show them as columns ([`crate::render::columns`],
-//! [`crate::render::benchstat::render_columns`]); the layouts of two sides only (compare.R,
-//! compare.js, CSV, Go, HTML, `--plot`) are refused with a message naming the option.
+//! values (commands), or from `--sides-by KEY=A,B,C…`. Every input is read once, through the
+//! inputs' reading path ([`read_inputs`], [`read_columns`]), and each column is a two-sided
+//! view of the samples read (the baseline on [`Side::Old`], the column on [`Side::New`]),
+//! checked as a two-side read is; every view is compared as a two-side report compares, and
+//! the comparisons of all columns are corrected together (one Holm or Benjamini–Hochberg
+//! family). The table, Markdown, JSON and benchstat views show them as columns
+//! ([`crate::render::columns`], [`crate::render::benchstat::render_columns`]); the layouts of
+//! two sides only (compare.R, compare.js, CSV, Go, HTML, `--plot`) are refused with a message
+//! naming the option.
 //!
 //! [`Side::Old`]: crate::sample::Side::Old
 //! [`Side::New`]: crate::sample::Side::New
 
+use super::inputs::read_columns;
 use super::{EXIT_FAILED, EXIT_USAGE, Format, InputPlan, Inputs, Messages, Plan, read_inputs};
 use crate::compare::OneSided;
 use crate::compare::failures::Failures;
 use crate::format::InputFormat;
 use crate::render;
-use crate::sample::{Sample, SampleSet};
+use crate::sample::SampleSet;
 use crate::verdict::decide::{self, Assessment};
 use std::io::Write;
 
@@ -42,32 +44,33 @@ pub(crate) fn try_report(
     stdout: &mut dyn Write,
     out: &mut Messages,
 ) -> anyhow::Result<Option<i32>> {
-    let Some(plans) = column_plans(inputs) else {
+    let Some(columns) = columns_of(inputs) else {
         return Ok(None);
     };
     if let Err(e) = check_plan(plan) {
         out.error(e);
         return Ok(Some(EXIT_USAGE));
     }
-    let mut reads = Vec::with_capacity(plans.len());
-    for p in &plans {
-        let Some(read) = read_quietly(p, plan, out) else {
-            return Ok(Some(EXIT_USAGE));
-        };
-        reads.push(read);
-    }
+    let one_side_ok = plan.format == Format::Benchstat;
+    let reads = match columns {
+        Given::Files(files) => once(out, |m| read_columns(files, inputs, one_side_ok, m)),
+        Given::Values => read_inputs(inputs, one_side_ok, out).map(value_reads),
+    };
+    let Some(reads) = reads else {
+        return Ok(Some(EXIT_USAGE));
+    };
     report_reads(reads, &inputs.files, plan, stdout, out).map(Some)
 }
 
-/// Reports as columns the inputs whose first reading `first` found more than two values of
-/// the sides key ([`Inputs::side_values`]): `first` is the first column; each further value
-/// is read as a view of its own. Returns the exit code.
+/// Reports as columns the inputs whose reading `read` found more than two values of the
+/// sides key ([`Inputs::side_values`], each column in [`Inputs::columns`]). Returns the exit
+/// code.
 ///
 /// # Errors
 /// Writing to `stdout` failed.
 pub(crate) fn report_sides(
     inputs: &InputPlan,
-    first: Inputs,
+    read: Inputs,
     plan: &Plan,
     stdout: &mut dyn Write,
     out: &mut Messages,
@@ -76,77 +79,74 @@ pub(crate) fn report_sides(
         out.error(e);
         return Ok(EXIT_USAGE);
     }
-    let values = first.side_values.clone();
-    let hyperfine = inputs.sides_by.is_none() || first.format == Some(InputFormat::Hyperfine);
-    let key = inputs.sides_by.as_deref().unwrap_or("command");
-    let key = key.split_once('=').map_or(key, |(k, _)| k);
-    if !hyperfine && values.iter().any(|v| v.contains(',')) {
-        out.error(format!(
-            "--sides-by {key}: a value holds a comma ({}): the columns cannot be named; \
-             report two values at a time with --sides-by {key}=OLD,NEW",
-            values.join(" | ")
-        ));
-        return Ok(EXIT_USAGE);
-    }
-    let mut reads = vec![first];
-    for k in 2..values.len() {
-        // A hyperfine export's commands by number: their text may hold commas.
-        let spec = if hyperfine {
-            format!("{key}=1,{}", k + 1)
-        } else {
-            format!("{key}={},{}", values[0], values[k])
-        };
-        let p = InputPlan {
-            sides_by: Some(spec),
-            ..inputs.clone()
-        };
-        let Some(read) = read_quietly(&p, plan, out) else {
-            return Ok(EXIT_USAGE);
-        };
-        reads.push(read);
-    }
-    report_reads(reads, &inputs.files, plan, stdout, out)
+    report_reads(value_reads(read), &inputs.files, plan, stdout, out)
 }
 
-/// The input plans of the columns of `inputs` (baseline and column each), when it has more
-/// than two sides given up front; `None` otherwise.
-fn column_plans(inputs: &InputPlan) -> Option<Vec<InputPlan>> {
-    if let Some((key, values)) = inputs.sides_by.as_deref().and_then(|s| s.split_once('=')) {
-        let values: Vec<&str> = values.split(',').map(str::trim).collect();
-        if values.len() < 3 {
-            return None;
-        }
-        let plans = values[1..]
-            .iter()
-            .map(|v| InputPlan {
-                sides_by: Some(format!("{key}={},{v}", values[0])),
-                ..inputs.clone()
-            })
-            .collect();
-        return Some(plans);
+/// The columns of `read` (its [`Inputs::columns`]) as reads of their own, each headed by its
+/// value of the sides key.
+fn value_reads(read: Inputs) -> Vec<Inputs> {
+    let Inputs {
+        columns,
+        side_values,
+        bench,
+        failures,
+        run,
+        input,
+        format,
+        ..
+    } = read;
+    (columns.into_iter().zip(side_values.into_iter().skip(1)))
+        .map(|(set, v)| Inputs {
+            set,
+            bench: render::benchstat::Options {
+                new_label: v,
+                ..bench.clone()
+            },
+            failures: failures.clone(),
+            run: run.clone(),
+            input: input.clone(),
+            format,
+            side_values: Vec::new(),
+            columns: Vec::new(),
+        })
+        .collect()
+}
+
+/// More than two sides given up front.
+enum Given {
+    /// More than two result files that are one side each, opened (the baseline first).
+    Files(Vec<(String, crate::format::Input)>),
+    /// `--sides-by KEY=A,B,C…`.
+    Values,
+}
+
+/// The sides of `inputs` when it has more than two given up front; `None` otherwise.
+fn columns_of(inputs: &InputPlan) -> Option<Given> {
+    if let Some((_, values)) = inputs.sides_by.as_deref().and_then(|s| s.split_once('=')) {
+        return (values.split(',').count() > 2).then_some(Given::Values);
     }
     let files = &inputs.files;
     if files.len() < 3 || !inputs.label.is_empty() || files.iter().any(|f| f == "-") {
         return None;
     }
-    // Every file one side: formats that name each sample's side are pooled as before.
-    let one_side = files.iter().all(|f| {
-        crate::format::Input::open(f)
-            .ok()
-            .and_then(|i| inputs.input_format.or_else(|| i.sniff()))
+    // Every file one side: formats that name each sample's side are pooled as before. Each
+    // file is opened once, and read from what was opened.
+    let one_side = |i: &crate::format::Input| {
+        inputs
+            .input_format
+            .or_else(|| i.sniff())
             .is_some_and(|x| !(x.has_sides() || x == InputFormat::Go && inputs.sides_by.is_some()))
-    });
-    if !one_side {
-        return None;
-    }
-    let plans = files[1..]
+    };
+    let opened = files
         .iter()
-        .map(|f| InputPlan {
-            files: vec![files[0].clone(), f.clone()],
-            ..inputs.clone()
+        .map(|f| {
+            crate::format::Input::open(f)
+                .ok()
+                .filter(one_side)
+                .map(|i| (f.clone(), i))
         })
-        .collect();
-    Some(plans)
+        .collect::<Option<Vec<_>>>()?;
+    Some(Given::Files(opened))
 }
 
 /// Why `plan` cannot be reported as columns, if it cannot: the layouts of two sides only.
@@ -169,44 +169,17 @@ fn check_plan(plan: &Plan) -> Result<(), String> {
     }
 }
 
-/// [`read_inputs`] of `p` (a baseline and one column), its messages added to `out` unless
-/// `out` has them already (the baseline is read once per column).
-fn read_quietly(p: &InputPlan, plan: &Plan, out: &mut Messages) -> Option<Inputs> {
+/// What `read` returns, its messages added to `out` but those `out` has already (a file
+/// given twice as a column, the baseline read again with each column).
+fn once<T>(out: &mut Messages, read: impl FnOnce(&mut Messages) -> T) -> T {
     let mut m = Messages::default();
-    let read = read_inputs(p, plan.format == Format::Benchstat, &mut m);
+    let read = read(&mut m);
     for x in m.take() {
         if !out.0.contains(&x) {
             out.0.push(x);
         }
     }
     read
-}
-
-/// `set` with the benchmark file `from` named `to` (configurations, metrics and samples as
-/// they are).
-fn renamed(set: &SampleSet, from: &str, to: &str) -> SampleSet {
-    let mut out = SampleSet::new();
-    for m in set.metrics() {
-        out.intern_metric(&m.name, &m.unit, m.better);
-    }
-    let ids: Vec<_> = set
-        .benchmarks()
-        .iter()
-        .map(|b| {
-            let file = if b.file == from { to } else { &b.file };
-            out.intern(file, &b.configuration.text)
-        })
-        .collect();
-    for s in set.iter() {
-        out.push(Sample {
-            benchmark: ids[s.benchmark.0 as usize],
-            ..s
-        });
-    }
-    if set.rounds_recorded() {
-        out.mark_rounds_recorded();
-    }
-    out
 }
 
 /// Reports the views `reads` (one per column, the baseline old in each) of the input files
@@ -230,13 +203,7 @@ fn report_reads(
     let mut input = String::new();
     let mut format = None;
     let mut views = Vec::with_capacity(reads.len());
-    for mut r in reads {
-        if r.format == Some(InputFormat::Hyperfine) {
-            // A hyperfine export compared command against command names its one benchmark
-            // `<first> vs <column>`: the rows of every column take the first command's name.
-            let (old, new) = (&r.bench.old_label, &r.bench.new_label);
-            r.set = renamed(&r.set, &format!("{old} vs {new}"), old);
-        }
+    for r in reads {
         if bench.is_none() {
             bench = Some(r.bench.clone());
             format = r.format;

@@ -37,10 +37,13 @@ pub struct Inputs {
     /// The format of the first input read (None when it was not recognised).
     pub format: Option<InputFormat>,
     /// Every value of the sides key when an input had more than two (a Go `--sides-by` key,
-    /// a hyperfine export's commands; [`format::Imported::side_values`]): the samples hold the
-    /// first two, and the report compares every further one with the first as a column;
-    /// empty otherwise.
+    /// a hyperfine export's commands; [`format::Imported::side_values`]): the report compares
+    /// every further one with the first as a column; empty otherwise.
     pub side_values: Vec<String>,
+    /// With more than two `side_values`: per value after the first, the samples of the first
+    /// value (old) and of that value (new), each checked as a report of two sides is; empty
+    /// otherwise.
+    pub columns: Vec<SampleSet>,
 }
 
 /// How the reports that name their inputs (Markdown, JSON, HTML) name the input `f`: its file
@@ -84,21 +87,62 @@ pub fn read_inputs(plan: &InputPlan, one_side_ok: bool, out: &mut Messages) -> O
     if g.failed {
         return None;
     }
-    if let Err(e) = g.check(&sided, plan, one_side_ok) {
+    let columns = g.columns();
+    let checked = match columns.is_empty() {
+        true => g.check(&g.set, &sided, plan, one_side_ok),
+        false => (columns.iter()).try_for_each(|c| g.check(c, &sided, plan, one_side_ok)),
+    };
+    if let Err(e) = checked {
         out.0.push(e);
         return None;
     }
-    let bench = g.benchstat_options(plan);
-    let names: Vec<String> = sided.iter().map(|(f, _)| input_name(f)).collect();
-    Some(Inputs {
-        set: g.set,
-        bench,
-        failures: g.failures,
-        run: g.run,
-        input: render::describe_input(g.input_format, &names),
-        format: g.input_format,
-        side_values: g.side_values,
-    })
+    let mut read = g.into_inputs(&sided, plan);
+    read.columns = columns;
+    Some(read)
+}
+
+/// Reads more than two result files that are one side each, `files` (opened, each with its
+/// name; the first the baseline), once each: per further file, the [`Inputs`] that
+/// [`read_inputs`] gives for the baseline (old) and that file (new), built from the baseline's
+/// samples read once. Each file's messages are added to `out` once, in the order of the files;
+/// returns `None` at the first file that cannot be read or view that fails
+/// [`read_inputs`]'s checks (the reason in `out`).
+pub(crate) fn read_columns(
+    files: Vec<(String, format::Input)>,
+    plan: &InputPlan,
+    one_side_ok: bool,
+    out: &mut Messages,
+) -> Option<Vec<Inputs>> {
+    let mut files = files.into_iter();
+    let (first, input) = files.next()?;
+    let mut base = Gathered {
+        inputs: 2,
+        ..Gathered::default()
+    };
+    let read = |g: &mut Gathered, f: &str, input, out: &mut Messages| {
+        if let Err(usage) = g.read_opened(f, input, None, plan, out) {
+            out.error(usage);
+            return false;
+        }
+        !g.failed
+    };
+    if !read(&mut base, &first, input, out) {
+        return None;
+    }
+    let mut views = Vec::with_capacity(files.len());
+    for (f, input) in files {
+        let mut g = base.clone();
+        if !read(&mut g, &f, input, out) {
+            return None;
+        }
+        let sided = [(first.clone(), None), (f, None)];
+        if let Err(e) = g.check(&g.set, &sided, plan, one_side_ok) {
+            out.0.push(e);
+            return None;
+        }
+        views.push(g.into_inputs(&sided, plan));
+    }
+    Some(views)
 }
 
 /// The inputs of `plan` with the side `--label` gave each (positional files have none):
@@ -152,7 +196,7 @@ fn sides(plan: &InputPlan) -> Result<Vec<(String, Option<Side>)>, String> {
 }
 
 /// What the inputs read so far gave.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Gathered {
     set: SampleSet,
     labels: Vec<String>,
@@ -164,6 +208,10 @@ struct Gathered {
     input_format: Option<InputFormat>,
     /// Every value of the sides key, when an input had more than two.
     side_values: Vec<String>,
+    /// Every value of the sides key the inputs had, in first-seen order, and per sample of
+    /// `set` the index of its value among them (`u32::MAX`: none).
+    values: Vec<String>,
+    value_of: Vec<u32>,
     /// Inputs read without a side of their own so far.
     unsided: usize,
     /// How many inputs the report has (a hyperfine export alone compares its commands).
@@ -189,45 +237,62 @@ impl Gathered {
         plan: &InputPlan,
         out: &mut Messages,
     ) -> Result<(), String> {
-        let res = format::Input::open(f).and_then(|input| {
-            let format = plan.input_format.or_else(|| input.sniff());
-            if let Some(e) = format.and_then(|x| input_side_misuse(f, x, side, plan)) {
-                return Ok(Err(e));
+        match format::Input::open(f) {
+            Ok(input) => self.read_opened(f, input, side, plan, out),
+            Err(e) => {
+                out.error(e.to_string());
+                self.failed = true;
+                Ok(())
             }
-            if format
-                .is_some_and(|x| x.has_sides() || (x == InputFormat::Go && plan.sides_by.is_some()))
-            {
-                self.self_sided.push(f.to_owned());
+        }
+    }
+
+    /// [`Gathered::read`] of the input `f` opened as `input`.
+    ///
+    /// # Errors
+    /// The message when `f`'s format does not take the side options of `plan`.
+    fn read_opened(
+        &mut self,
+        f: &str,
+        input: format::Input,
+        side: Option<Side>,
+        plan: &InputPlan,
+        out: &mut Messages,
+    ) -> Result<(), String> {
+        let format = plan.input_format.or_else(|| input.sniff());
+        if let Some(e) = format.and_then(|x| input_side_misuse(f, x, side, plan)) {
+            return Err(e);
+        }
+        if format
+            .is_some_and(|x| x.has_sides() || (x == InputFormat::Go && plan.sides_by.is_some()))
+        {
+            self.self_sided.push(f.to_owned());
+        } else {
+            self.one_side.push(f.to_owned());
+        }
+        let side = side.unwrap_or_else(|| {
+            if format.is_some_and(InputFormat::has_sides) {
+                Side::Old
             } else {
-                self.one_side.push(f.to_owned());
-            }
-            let side = side.unwrap_or_else(|| {
-                if format.is_some_and(InputFormat::has_sides) {
+                self.unsided += 1;
+                if self.unsided == 1 {
                     Side::Old
                 } else {
-                    self.unsided += 1;
-                    if self.unsided == 1 {
-                        Side::Old
-                    } else {
-                        Side::New
-                    }
+                    Side::New
                 }
-            });
-            let alone = self.inputs == 1 && format == Some(InputFormat::Hyperfine);
-            let ro = ReadOptions {
-                side,
-                sides_by: plan
-                    .sides_by
-                    .clone()
-                    .or_else(|| alone.then(|| "command".to_owned())),
-            };
-            input
-                .read(format, &ro, &mut self.set)
-                .map(|i| Ok((i, side)))
+            }
         });
-        match res {
-            Ok(Err(usage)) => return Err(usage),
-            Ok(Ok((imported, side))) => self.add(f, imported, side, out),
+        let alone = self.inputs == 1 && format == Some(InputFormat::Hyperfine);
+        let ro = ReadOptions {
+            side,
+            sides_by: plan
+                .sides_by
+                .clone()
+                .or_else(|| alone.then(|| "command".to_owned())),
+        };
+        let start = self.set.len();
+        match input.read(format, &ro, &mut self.set) {
+            Ok(imported) => self.add(f, imported, side, start, out),
             Err(e) => {
                 out.error(e.to_string());
                 self.failed = true;
@@ -236,8 +301,30 @@ impl Gathered {
         Ok(())
     }
 
-    /// Takes in what the input `f`, read on `side`, gave besides its samples.
-    fn add(&mut self, f: &str, imported: format::Imported, side: Side, out: &mut Messages) {
+    /// Takes in what the input `f`, read on `side` into `set` from sample `start` on, gave
+    /// besides its samples.
+    fn add(
+        &mut self,
+        f: &str,
+        imported: format::Imported,
+        side: Side,
+        start: usize,
+        out: &mut Messages,
+    ) {
+        if !imported.side_of_sample.is_empty() {
+            let index: Vec<u32> = (imported.side_values.iter())
+                .map(|v| {
+                    let i = self.values.iter().position(|x| x == v).unwrap_or_else(|| {
+                        self.values.push(v.clone());
+                        self.values.len() - 1
+                    });
+                    u32::try_from(i).unwrap_or(u32::MAX)
+                })
+                .collect();
+            self.value_of.resize(start, u32::MAX);
+            let of = |&i: &u32| index.get(i as usize).copied().unwrap_or(u32::MAX);
+            self.value_of.extend(imported.side_of_sample.iter().map(of));
+        }
         for w in &imported.warnings {
             out.warning(w.to_string());
         }
@@ -279,13 +366,15 @@ impl Gathered {
         self.configs.push(imported.config.clone());
     }
 
-    /// Checks that the inputs `sided` are not mixed and gave something to report.
+    /// Checks that the inputs `sided` are not mixed and gave something to report in `set`
+    /// (what they read, or a column of it).
     ///
     /// # Errors
     /// The message when self-sided and one-side inputs are mixed, when there is no sample
     /// (nor failure), or (unless `one_side_ok`) when no benchmark has both sides.
     fn check(
         &self,
+        set: &SampleSet,
         sided: &[(String, Option<Side>)],
         plan: &InputPlan,
         one_side_ok: bool,
@@ -298,7 +387,6 @@ impl Gathered {
                 self.one_side.join(", ")
             )));
         }
-        let set = &self.set;
         if set.is_empty() && self.failures.is_empty() {
             return Err(diagnostics::no_samples_read_as(self.input_format));
         }
@@ -313,6 +401,35 @@ impl Gathered {
             ));
         }
         Ok(())
+    }
+
+    /// What the inputs `sided` of `plan` gave, as [`read_inputs`] returns it.
+    fn into_inputs(self, sided: &[(String, Option<Side>)], plan: &InputPlan) -> Inputs {
+        let bench = self.benchstat_options(plan);
+        let names: Vec<String> = sided.iter().map(|(f, _)| input_name(f)).collect();
+        Inputs {
+            set: self.set,
+            bench,
+            failures: self.failures,
+            run: self.run,
+            input: render::describe_input(self.input_format, &names),
+            format: self.input_format,
+            side_values: self.side_values,
+            columns: Vec::new(),
+        }
+    }
+
+    /// With more than two values of the sides key: per value after the first, the view of
+    /// the samples of the first value (old) and of that value (new); empty otherwise.
+    fn columns(&self) -> Vec<SampleSet> {
+        let index = |v: &String| self.values.iter().position(|x| x == v);
+        let (Some(base), true) = (self.side_values.first(), self.side_values.len() > 2) else {
+            return Vec::new();
+        };
+        let base = index(base);
+        (self.side_values[1..].iter())
+            .map(|v| value_view(&self.set, &self.value_of, base, index(v)))
+            .collect()
     }
 
     /// benchstat's column labels, exact units and the configuration lines with one value
@@ -344,6 +461,46 @@ impl Gathered {
         }
         bench
     }
+}
+
+/// The samples of `set` whose value of the sides key (`value_of`, by sample) is `base` (on
+/// old) or `column` (on new), in their order, with the benchmarks and metrics they use
+/// interned in that order.
+fn value_view(
+    set: &SampleSet,
+    value_of: &[u32],
+    base: Option<usize>,
+    column: Option<usize>,
+) -> SampleSet {
+    let mut view = SampleSet::new();
+    let mut benchmarks = vec![None; set.benchmarks().len()];
+    let mut metrics = vec![None; set.metrics().len()];
+    let is = |v: u32, i: Option<usize>| i.is_some_and(|i| v as usize == i);
+    for (s, &v) in set.iter().zip(value_of) {
+        let side = match (is(v, base), is(v, column)) {
+            (true, _) => Side::Old,
+            (false, true) => Side::New,
+            (false, false) => continue,
+        };
+        let benchmark = *benchmarks[s.benchmark.0 as usize].get_or_insert_with(|| {
+            let b = set.benchmark(s.benchmark);
+            view.intern_configuration(&b.file, &b.configuration)
+        });
+        let metric = *metrics[s.metric.0 as usize].get_or_insert_with(|| {
+            let m = set.metric(s.metric);
+            view.intern_metric(&m.name, &m.unit, m.better)
+        });
+        view.push(crate::sample::Sample {
+            benchmark,
+            metric,
+            side,
+            ..s
+        });
+    }
+    if set.rounds_recorded() {
+        view.mark_rounds_recorded();
+    }
+    view
 }
 
 /// Why input `f` of `format` cannot be read with the given side options, if it cannot:

@@ -219,3 +219,43 @@ fn lower_is_better_sign_in_the_verdict_table() {
     assert!(line.contains("faster"), "{line}");
     assert!(!line.contains("slower"), "{line}");
 }
+
+/// A column with no sample of a metric has a blank geomean cell (with `?` and the note that
+/// the benchmark sets differ), in the two-column view as in the view of more columns; never
+/// `NaN`.
+#[test]
+fn a_column_without_the_metric_has_a_blank_geomean() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let old = tmp.path().join("o.txt");
+    let new = tmp.path().join("n.txt");
+    let mut o = String::new();
+    let mut n = String::new();
+    for (b, t) in [("A", 10), ("B", 20)] {
+        for i in 0..6 {
+            o.push_str(&format!("Benchmark{b}-8 100 {} ns/op 5 X/op\n", t + i));
+            n.push_str(&format!("Benchmark{b}-8 100 {} ns/op\n", t + i));
+        }
+    }
+    std::fs::write(&old, o).expect("write");
+    std::fs::write(&new, n).expect("write");
+    let (old, new) = (old.to_str().expect("path"), new.to_str().expect("path"));
+    for args in [vec![old, new], vec![old, new, new]] {
+        let out = run(&args);
+        let table = &out[out.find("X/op").expect("the X/op table")..];
+        let geomean: Vec<&str> = table
+            .lines()
+            .find(|l| l.starts_with("geomean"))
+            .expect("geomean row")
+            .split_whitespace()
+            .collect();
+        let mut want = vec!["geomean", "5.000"];
+        for _ in 2..=args.len() {
+            want.extend(["?", "¹"]);
+        }
+        assert_eq!(geomean, want, "{out}");
+        assert!(
+            table.contains("¹ benchmark set differs from baseline"),
+            "{out}"
+        );
+    }
+}

@@ -287,3 +287,125 @@ fn standard_input_among_columns_is_an_error_that_says_why() {
         "{err}"
     );
 }
+
+/// A named pipe in `dir` called `name` that gives `bytes` to the first reader that opens it,
+/// and nothing after: an input that can be read only once (a second open waits for a writer
+/// that never comes).
+#[cfg(unix)]
+fn read_once_input(dir: &std::path::Path, name: &str, bytes: Vec<u8>) {
+    let path = dir.join(name);
+    let made = std::process::Command::new("mkfifo")
+        .arg(&path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success(), "mkfifo {}", path.display());
+    std::thread::spawn(move || {
+        use std::io::Write as _;
+        // Opening for writing waits for the reader; a reader that stops early is its business.
+        if let Ok(mut w) = std::fs::OpenOptions::new().write(true).open(&path) {
+            let _ = w.write_all(&bytes);
+        }
+    });
+}
+
+/// Every input of a report of columns is read once: the baseline given as a named pipe, which
+/// can be read only once, is compared with every column, as the same file is.
+#[cfg(unix)]
+#[test]
+fn every_input_of_columns_is_read_once() {
+    let (code, want, err) = four(&[]);
+    assert_eq!(code, 0, "{err}");
+    let dir = tempfile::tempdir().expect("temp dir");
+    for f in &FOUR[1..] {
+        std::fs::copy(data("columns").join(f), dir.path().join(f)).expect("copy");
+    }
+    let base = std::fs::read(data("columns").join(FOUR[0])).expect("read");
+    read_once_input(dir.path(), FOUR[0], base);
+    let out = Command::cargo_bin("benchdiff")
+        .expect("binary built")
+        .current_dir(dir.path())
+        .arg("report")
+        .args(FOUR)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .expect("benchdiff runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+}
+
+/// A warning of the baseline's reader is printed once, not once per column it is compared
+/// with, and a column's once.
+#[test]
+fn the_baselines_warnings_are_printed_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for f in FOUR {
+        let mut text = std::fs::read_to_string(data("columns").join(f)).expect("read");
+        if f == FOUR[0] || f == FOUR[2] {
+            text.push_str("BenchmarkBroken-8 notanumber 12 ns/op\n");
+        }
+        std::fs::write(dir.path().join(f), text).expect("write");
+    }
+    let out = Command::cargo_bin("benchdiff")
+        .expect("binary built")
+        .current_dir(dir.path())
+        .arg("report")
+        .args(FOUR)
+        .output()
+        .expect("benchdiff runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    for f in [FOUR[0], FOUR[2]] {
+        let at = format!("warning: {f}:31: incomplete record BenchmarkBroken-8");
+        assert_eq!(err.matches(&at).count(), 1, "{err}");
+    }
+    assert_eq!(err.lines().count(), 2, "{err}");
+}
+
+/// A sides key of more than two values is read once: the one input given on standard input
+/// (which can be read only once) prints the columns the file prints, whether the values are
+/// found by reading (`/poly`, a hyperfine export's commands) or named (`KEY=A,B,C`).
+#[test]
+fn a_sides_key_of_more_values_reads_its_input_once() {
+    for (dir, file, extra) in [
+        (
+            "oracle/benchstat",
+            "crc-new.txt",
+            vec!["--sides-by", "/poly"],
+        ),
+        (
+            "oracle/benchstat",
+            "crc-new.txt",
+            vec![
+                "--sides-by",
+                "/poly=IEEE,Castagnoli,Koopman",
+                "--format",
+                "benchstat",
+            ],
+        ),
+        ("columns", "hyperfine-3-commands-10-runs.json", vec![]),
+        (
+            "columns",
+            "hyperfine-3-commands-10-runs.json",
+            vec!["--sides-by", "command=3,1,2"],
+        ),
+    ] {
+        let mut args = extra.clone();
+        args.push(file);
+        let (code, want, err) = report(dir, &args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        let mut args = extra.clone();
+        args.push("-");
+        let out = Command::cargo_bin("benchdiff")
+            .expect("binary built")
+            .current_dir(data(dir))
+            .arg("report")
+            .args(&args)
+            .write_stdin(std::fs::read(data(dir).join(file)).expect("read"))
+            .output()
+            .expect("benchdiff runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{args:?}");
+    }
+}
