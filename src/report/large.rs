@@ -16,10 +16,10 @@
 //! A JSON comparison's record ([`crate::render::json::Comparison`]) is made as its partition
 //! is assessed and kept as a line of compact JSON in one more temporary file ([`Spool`]); once
 //! the rows are decided each is read back in report order, given the values the correction
-//! decides ([`crate::render::json::Comparison::correct`]) and written. The HTML page reads the partitions a
-//! second time for the sections of the comparisons it plots ([`Sections`]). `csv` and `go`
-//! write the samples again in arrival order, read back from the spill files a window at a
-//! time ([`crate::sample::Spilled::in_arrival_order`]).
+//! decides ([`crate::render::json::Comparison::correct`]) and written. The HTML page reads
+//! the partitions a second time for the sections of the comparisons it plots ([`Sections`]).
+//! `csv` and `go` write the samples again in arrival order, read back from the spill files a
+//! window at a time ([`crate::sample::Spilled::in_arrival_order`]).
 //!
 //! Partitions hold about a sixteenth of the limit of input each (between 2 and 256). What
 //! memory holds is the benchmark names, a compact row per comparison, and one partition's
