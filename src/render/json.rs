@@ -776,8 +776,13 @@ pub fn write_document<C: Serialize, I: Iterator<Item = std::io::Result<C>>>(
             version: env!("CARGO_PKG_VERSION"),
         },
     };
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
-    out.write_all(b"\n")
+    // serde_json writes a token at a time: a buffer of a known type takes them without a
+    // call through `dyn Write` each.
+    use std::io::Write;
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
+    serde_json::to_writer_pretty(&mut w, &doc)?;
+    w.write_all(b"\n")?;
+    w.flush()
 }
 
 /// Writes the report of [`render`] to `out`, each comparison serialized as it is made.
