@@ -349,27 +349,7 @@ pub fn markdown(d: &Columns<'_>) -> String {
 /// # Errors
 /// Returns the error of writing to `out`.
 pub fn write_json(d: &Columns<'_>, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    use serde_json::{Value, json};
-    let family = d.family();
-    let mut text = Vec::new();
-    super::json::write_head(family, &mut text)?;
-    let mut i = 0;
-    for c in &d.columns {
-        for a in c.assessments {
-            text.extend_from_slice(super::json::separator(i));
-            i += 1;
-            let mut pending = Vec::new();
-            let holes = super::json::write_pending(c.set, a, &mut pending);
-            super::json::write_completed(
-                &pending,
-                holes,
-                a.p_adjusted,
-                a.verdict,
-                d.opts.alpha,
-                &mut text,
-            );
-        }
-    }
+    use serde_json::json;
     let mut one_sided = OneSided::default();
     for c in &d.columns {
         for (all, these) in [
@@ -383,34 +363,7 @@ pub fn write_json(d: &Columns<'_>, out: &mut dyn std::io::Write) -> std::io::Res
             }
         }
     }
-    let rest = super::json::Rest {
-        opts: d.opts,
-        run: None,
-        counts: verdict_counts(
-            d.columns
-                .iter()
-                .flat_map(|c| c.assessments.iter().map(|a| a.verdict)),
-        ),
-        geomean: None,
-        failures: d.failures,
-        one_sided: &one_sided,
-        notes: "",
-        control: None,
-    };
-    super::json::write_rest(family, &rest, &mut text)?;
-    let mut doc: Value = serde_json::from_slice(&text).map_err(std::io::Error::other)?;
-    let labels = d
-        .columns
-        .iter()
-        .flat_map(|c| std::iter::repeat_n(c.label, c.assessments.len()));
-    if let Some(Value::Array(items)) = doc.get_mut("comparisons") {
-        for (item, label) in items.iter_mut().zip(labels) {
-            if let Value::Object(o) = item {
-                o.insert("column".into(), json!(label));
-            }
-        }
-    }
-    let columns: Vec<Value> = d
+    let columns = d
         .columns
         .iter()
         .map(|c| {
@@ -430,12 +383,30 @@ pub fn write_json(d: &Columns<'_>, out: &mut dyn std::io::Write) -> std::io::Res
             })
         })
         .collect();
-    if let Value::Object(o) = &mut doc {
-        o.insert("baseline".into(), json!(d.baseline));
-        o.insert("columns".into(), Value::Array(columns));
-    }
-    serde_json::to_writer_pretty(&mut *out, &doc).map_err(std::io::Error::other)?;
-    out.write_all(b"\n")
+    let rest = super::json::Rest {
+        opts: d.opts,
+        run: None,
+        counts: verdict_counts(
+            d.columns
+                .iter()
+                .flat_map(|c| c.assessments.iter().map(|a| a.verdict)),
+        ),
+        geomean: None,
+        failures: d.failures,
+        one_sided: &one_sided,
+        notes: "",
+        control: None,
+        metrics: None,
+        columns: Some((d.baseline, serde_json::Value::Array(columns))),
+    };
+    let alpha = d.opts.alpha;
+    let comparisons = || {
+        d.columns.iter().flat_map(move |c| {
+            (c.assessments.iter())
+                .map(move |a| Ok(super::json::Comparison::new(c.set, a, alpha).in_column(c.label)))
+        })
+    };
+    super::json::write_document(&rest, comparisons, out)
 }
 
 fn width(s: &str) -> usize {

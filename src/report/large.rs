@@ -13,13 +13,13 @@
 //! the in-memory renderers. Rows that a note on stderr speaks of (values below 0, no Welch
 //! test) are rare and kept whole.
 //!
-//! A JSON comparison is rendered as its partition is assessed, without the four values the
-//! correction decides ([`crate::render::json::write_pending`]), into one more temporary file
-//! ([`Spool`]); once the rows are decided each is read back in report order with those values
-//! filled in ([`crate::render::json::write_completed`]). The HTML page reads the partitions a
-//! second time for the sections of the comparisons it plots ([`Sections`]). `csv` and `go`
-//! write the samples again in arrival order, read back from the spill files a window at a
-//! time ([`crate::sample::Spilled::in_arrival_order`]).
+//! A JSON comparison's record ([`crate::render::json::Comparison`]) is made as its partition
+//! is assessed and kept as a line of compact JSON in one more temporary file ([`Spool`]); once
+//! the rows are decided each is read back in report order, given the values the correction
+//! decides ([`crate::render::json::Comparison::correct`]) and written. The HTML page reads
+//! the partitions a second time for the sections of the comparisons it plots ([`Sections`]).
+//! `csv` and `go` write the samples again in arrival order, read back from the spill files a
+//! window at a time ([`crate::sample::Spilled::in_arrival_order`]).
 //!
 //! Partitions hold about a sixteenth of the limit of input each (between 2 and 256). What
 //! memory holds is the benchmark names, a compact row per comparison, and one partition's
@@ -676,6 +676,8 @@ fn table(
         one_sided: &listed,
         notes: &report_notes,
         control: None,
+        metrics: None,
+        columns: None,
     };
     let page = crate::render::html::Page {
         opts: &opts,
@@ -690,10 +692,8 @@ fn table(
             let mut write_sections = |shown: &[usize], w: &mut dyn Write| s.write(shown, w);
             crate::render::html::write_page(&rows, &page, &s.selected, &mut write_sections, w)
         } else if let Some(spool) = &spool {
-            use crate::render::json;
-            json::write_head(rows.len(), w)?;
-            spool.write_rows(&rows, &spooled, opts.alpha, w)?;
-            json::write_rest(rows.len(), &rest, w)
+            let comparisons = || spool.comparisons(&rows, &spooled, opts.alpha);
+            crate::render::json::write_document(&rest, comparisons, w)
         } else if markdown {
             crate::render::markdown::write_rows(&rows, &comment, w)
         } else if color || width.is_some() {
@@ -827,27 +827,25 @@ fn collect_rows(
     })
 }
 
-/// The JSON objects of a report's comparisons, rendered partition by partition before the
-/// correction across the report ([`crate::render::json::write_pending`]) and kept in an
-/// anonymous temporary file (as the spilled samples: [`tempfile::tempfile`]), to be written
-/// in the report's order with their corrected values filled in ([`Spool::write_rows`]).
+/// The JSON records of a report's comparisons ([`crate::render::json::Comparison`]), made
+/// partition by partition before the correction across the report and kept as lines of
+/// compact JSON in an anonymous temporary file (as the spilled samples: [`tempfile::tempfile`]),
+/// to be read back in the report's order with their corrected values ([`Spool::comparisons`]).
 struct Spool {
     file: std::fs::File,
     /// Bytes written so far.
     len: u64,
-    /// Per comparison, in the order appended: where its text is and its holes.
+    /// Per text, in the order appended: where it is.
     spots: Vec<Spot>,
 }
 
-/// Texts for a [`Spool`]: runs of texts, each with the length and holes of its texts in
-/// order.
-type Texts = Vec<(Vec<u8>, Vec<(u32, crate::render::json::Holes)>)>;
+/// Texts for a [`Spool`]: runs of texts, each with the lengths of its texts in order.
+type Texts = Vec<(Vec<u8>, Vec<u32>)>;
 
-/// Where a comparison's text is in a [`Spool`]'s file.
+/// Where a text is in a [`Spool`]'s file.
 struct Spot {
     offset: u64,
     len: u32,
-    holes: crate::render::json::Holes,
 }
 
 impl Spool {
@@ -863,8 +861,8 @@ impl Spool {
         })
     }
 
-    /// Renders the comparisons `a` (in parallel; their names and metric in `set`) and appends
-    /// their texts in order.
+    /// Appends the records of the comparisons `a` (made in parallel; their names and metric
+    /// in `set`), in order.
     ///
     /// # Errors
     /// Returns the error of writing the file (the disk is full).
@@ -874,35 +872,35 @@ impl Spool {
         let texts: Texts = a
             .par_chunks(CHUNK)
             .map(|chunk| {
-                let mut text = Vec::with_capacity(CHUNK * 4096);
-                let mut spans = Vec::with_capacity(chunk.len());
+                let mut text = Vec::with_capacity(CHUNK * 2048);
+                let mut lens = Vec::with_capacity(chunk.len());
                 for x in chunk {
                     let start = text.len();
-                    let holes = crate::render::json::write_pending(set, x, &mut text);
-                    let len = u32::try_from(text.len() - start).map_err(|_| {
+                    // The level only decides `significant`, set again when read back.
+                    let record = crate::render::json::Comparison::new(set, x, f64::NAN);
+                    serde_json::to_writer(&mut text, &record)?;
+                    text.push(b'\n');
+                    lens.push(u32::try_from(text.len() - start).map_err(|_| {
                         std::io::Error::other("a comparison's JSON text over 4 GiB")
-                    })?;
-                    spans.push((len, holes));
+                    })?);
                 }
-                Ok((text, spans))
+                Ok((text, lens))
             })
             .collect::<std::io::Result<_>>()?;
         self.append_texts(texts)
     }
 
-    /// Appends the texts `texts` in order: each a run of texts, with the length and holes of
-    /// each.
+    /// Appends the texts `texts` in order: each a run of texts, with the length of each.
     ///
     /// # Errors
     /// Returns the error of writing the file (the disk is full).
     fn append_texts(&mut self, texts: Texts) -> std::io::Result<()> {
-        for (text, spans) in texts {
+        for (text, lens) in texts {
             self.file.write_all(&text)?;
-            for (len, holes) in spans {
+            for len in lens {
                 self.spots.push(Spot {
                     offset: self.len,
                     len,
-                    holes,
                 });
                 self.len += u64::from(len);
             }
@@ -910,55 +908,33 @@ impl Spool {
         Ok(())
     }
 
-    /// Writes the comparisons of `rows` (in report order, corrected and decided; the `i`-th
-    /// appended as `spooled[i]`) as [`crate::render::json::write`] prints them in its array:
-    /// each one's text read back and completed by its corrected p-value and verdict
-    /// (significance at `alpha`). A window of rows at a time is read (in parallel: the texts
-    /// are in partition order, so reading them in report order jumps about the file) and
-    /// written in order.
-    ///
-    /// # Errors
-    /// Returns the error of reading the file or of writing to `w`.
-    fn write_rows(
-        &self,
-        rows: &[TableRow<'_>],
-        spooled: &[usize],
+    /// The records of the comparisons of `rows` (in report order, corrected and decided; the
+    /// `i`-th appended as `spooled[i]`), each read back and given its corrected p-value and
+    /// verdict (significance at `alpha`). A window of rows is read at a time, in parallel
+    /// (the records are in partition order, so reading them in report order jumps about the
+    /// file).
+    fn comparisons<'s>(
+        &'s self,
+        rows: &'s [TableRow<'_>],
+        spooled: &'s [usize],
         alpha: f64,
-        w: &mut dyn Write,
-    ) -> std::io::Result<()> {
+    ) -> impl Iterator<Item = std::io::Result<crate::render::json::Comparison<'static>>> + 's {
         use rayon::prelude::*;
         const WINDOW: usize = 4096;
-        const CHUNK: usize = 64;
-        for (k, window) in rows.chunks(WINDOW).enumerate() {
-            let texts: Vec<Vec<u8>> = window
-                .par_chunks(CHUNK)
-                .enumerate()
-                .map(|(j, chunk)| {
-                    let mut out = Vec::with_capacity(CHUNK * 4096);
-                    let mut text = Vec::new();
-                    for (i, r) in chunk.iter().enumerate() {
-                        let at = k * WINDOW + j * CHUNK + i;
-                        let spot = &self.spots[spooled[at]];
-                        text.resize(spot.len as usize, 0);
-                        read_at(&self.file, &mut text, spot.offset)?;
-                        out.extend_from_slice(crate::render::json::separator(at));
-                        crate::render::json::write_completed(
-                            &text,
-                            spot.holes,
-                            r.p_adjusted,
-                            r.verdict,
-                            alpha,
-                            &mut out,
-                        );
-                    }
-                    Ok(out)
-                })
-                .collect::<std::io::Result<_>>()?;
-            for t in texts {
-                w.write_all(&t)?;
-            }
-        }
-        Ok(())
+        rows.chunks(WINDOW)
+            .enumerate()
+            .flat_map(move |(k, window)| {
+                let read = |(i, r): (usize, &TableRow<'_>)| {
+                    let spot = &self.spots[spooled[k * WINDOW + i]];
+                    let mut text = vec![0; spot.len as usize];
+                    read_at(&self.file, &mut text, spot.offset)?;
+                    let mut c: crate::render::json::Comparison = serde_json::from_slice(&text)?;
+                    c.correct(r.p_adjusted, r.verdict, alpha);
+                    Ok(c)
+                };
+                let records: Vec<_> = window.par_iter().enumerate().map(read).collect();
+                records
+            })
     }
 }
 
@@ -1019,7 +995,7 @@ impl Sections {
                     let text = html::section(&rows[*i], c, &unit, *i, opts.correction, full);
                     let len = u32::try_from(text.len())
                         .map_err(|_| std::io::Error::other("an HTML section over 4 GiB"))?;
-                    Ok((text.into_bytes(), vec![(len, [0; 4])]))
+                    Ok((text.into_bytes(), vec![len]))
                 })
                 .collect::<std::io::Result<_>>()?;
             // One text each, appended in order.
