@@ -565,7 +565,7 @@ fn benchstat(
 /// The default table, the Markdown comment or the JSON document of the spilled samples of
 /// `f` (see the module doc; `input` says what the file records): partition by partition, each
 /// comparison is estimated (without the correction) and kept as its [`TableRow`] (with the
-/// notes of the format; for JSON its object's text goes to a [`Spool`]); the rows are put in
+/// notes of the format; for JSON its record goes to a [`Spool`]); the rows are put in
 /// the in-memory order (first appearance, then a stable sort by name), corrected and decided
 /// together, and written by the in-memory report's renderer.
 fn table(
@@ -729,7 +729,7 @@ struct Collected {
 
 /// Reads the partitions of `spilled` one at a time, groups and estimates each comparison
 /// (without the correction) and keeps its [`TableRow`] with the notes of `a`'s format (for
-/// JSON its object's text goes to a [`Spool`]).
+/// JSON its record goes to a [`Spool`]).
 ///
 /// # Errors
 /// A partition or the spool could not be read or written.
@@ -812,7 +812,7 @@ fn collect_rows(
         rows.par_extend(assessed.par_iter().enumerate().map(|(i, x)| {
             let mut row = TableRow::with_notes(x, notes).into_owned();
             if json {
-                // Not shown: the object's text holds the flags.
+                // Not shown: the spooled record holds the flags.
                 row.flags = Box::default();
             }
             (first(&x.row.comparison), row, base + i)
