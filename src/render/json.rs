@@ -823,14 +823,12 @@ fn write_rest_with(
 pub fn write(d: &ReportData<'_>, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let a = d.assessments;
     write_head(a.len(), out)?;
-    // Windows of comparisons are rendered in parallel (each comparison on its own, so the
-    // bytes are those of one by one) and written in order: memory stays that of a window.
-    use rayon::prelude::*;
+    // Windows of comparisons are rendered and written in order: memory stays that of a window.
     const WINDOW: usize = 2048;
     const CHUNK: usize = 64;
     for (k, window) in a.chunks(WINDOW).enumerate() {
         let texts: Vec<Vec<u8>> = window
-            .par_chunks(CHUNK)
+            .chunks(CHUNK)
             .enumerate()
             .map(|(j, chunk)| {
                 let mut text = Vec::with_capacity(CHUNK * 4096);
@@ -846,16 +844,12 @@ pub fn write(d: &ReportData<'_>, out: &mut dyn std::io::Write) -> std::io::Resul
             out.write_all(&text)?;
         }
     }
-    // Each comparison's log ratio in parallel: the means read every sample; the geomean's
-    // sum stays in row order.
+    // Each comparison's log ratio (the means read every sample); the geomean's sum is in row
+    // order.
     let geomean = if a.len() < 2 {
         None
     } else {
-        let logs: Vec<Option<f64>> = a
-            .par_iter()
-            .with_min_len(256)
-            .map(crate::verdict::decide::log_ratio)
-            .collect();
+        let logs: Vec<Option<f64>> = a.iter().map(crate::verdict::decide::log_ratio).collect();
         crate::verdict::decide::geomean(logs)
     };
     let unpaired = a
