@@ -267,9 +267,8 @@ fn write_view(
         let exact = opts.exact_units.contains(&unit);
         let comps = group_metric(set, m);
         let rows: Vec<Row> = {
-            use rayon::prelude::*;
             comps
-                .par_iter()
+                .iter()
                 .map(|c| {
                     let aggregate = set
                         .benchmark(c.benchmark)
