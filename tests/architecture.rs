@@ -357,6 +357,47 @@ fn render_imports_no_stats() {
     );
 }
 
+/// Whether `code` (a line without its comment) uses rayon: names the crate or calls one of its
+/// parallel iterator adaptors (`par_iter`, `into_par_iter`, `par_chunks`, `par_sort`, ...).
+fn uses_rayon(code: &str) -> bool {
+    let names_crate = code
+        .match_indices("rayon")
+        .any(|(i, _)| code[..i].chars().next_back().is_none_or(|c| !is_ident(c)));
+    names_crate || code.contains(".par_") || code.contains("into_par_iter")
+}
+
+/// Parallel work belongs to the per-comparison phase of the report; a renderer writes the rows
+/// it is given, in order, on the caller's thread: nothing in `render` uses rayon.
+#[test]
+fn render_uses_no_rayon() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src/render"), &mut files);
+    files.sort();
+    assert!(
+        !files.is_empty(),
+        "no file under src/render: the scan is broken"
+    );
+    let mut bad = Vec::new();
+    for f in &files {
+        let rel = f
+            .strip_prefix(root)
+            .expect("under the crate")
+            .to_string_lossy();
+        let text = std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        for (i, line) in text.lines().enumerate() {
+            if uses_rayon(code_part(line)) {
+                bad.push(format!("{rel}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "renderers write rows in order; parallel work goes in the per-comparison phase:\n{}",
+        bad.join("\n")
+    );
+}
+
 #[test]
 fn no_cycles_between_top_level_modules() {
     let refs = references();
@@ -402,6 +443,12 @@ fn the_scanner_reads_groups_and_ignores_comments() {
     assert_eq!(code_part("let a = 1; // see crate::cli"), "let a = 1; ");
     assert_eq!(module_of(Path::new("format/results/mod.rs")), "format");
     assert_eq!(module_of(Path::new("sample.rs")), "sample");
+    assert!(uses_rayon("use rayon::prelude::*;"));
+    assert!(uses_rayon("rows.par_iter().map(f)"));
+    assert!(uses_rayon("(0..n).into_par_iter()"));
+    assert!(uses_rayon("x.par_chunks(64)"));
+    assert!(!uses_rayon("let crayon = s.parse::<f64>();"));
+    assert!(!uses_rayon(code_part("x.iter(); // was rayon's par_iter")));
 }
 
 #[test]
