@@ -627,9 +627,7 @@ fn table(
             table::write_rows(&rows, &listed, &opts, w)
         }
     };
-    let code = output(a, write, io);
-    super::drop_in_background(rows);
-    code
+    output(a, write, io)
 }
 
 /// What [`table`] keeps of the spilled samples' comparisons, in the order of analysis.
