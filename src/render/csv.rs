@@ -68,7 +68,8 @@ pub fn write_rows(
     metric: MetricId,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    // Windows of samples are formatted chunk by chunk and written in order.
+    use rayon::prelude::*;
+    // Windows of samples are formatted in parallel, chunk by chunk, and written in order.
     const WINDOW: usize = 1 << 16;
     const CHUNK: usize = 4096;
     // The samples are read in their packed form (`iter_range`), not unpacked into a copy.
@@ -76,6 +77,7 @@ pub fn write_rows(
     for window in (0..n).step_by(WINDOW) {
         let end = (window + WINDOW).min(n);
         let texts: Vec<String> = (window..end)
+            .into_par_iter()
             .step_by(CHUNK)
             .map(|from| {
                 let to = (from + CHUNK).min(end);
