@@ -267,8 +267,9 @@ fn write_view(
         let exact = opts.exact_units.contains(&unit);
         let comps = group_metric(set, m);
         let rows: Vec<Row> = {
+            use rayon::prelude::*;
             comps
-                .iter()
+                .par_iter()
                 .map(|c| {
                     let aggregate = set
                         .benchmark(c.benchmark)
