@@ -366,8 +366,19 @@ fn uses_rayon(code: &str) -> bool {
     names_crate || code.contains(".par_") || code.contains("into_par_iter")
 }
 
+/// The renderers that may use rayon, each with the reason: its parallel loop gains at least 10%
+/// of the wall time of its format on the 1M-row compare.js CSV (`benches/report_large.rs`).
+const RAYON_IN_RENDER: &[(&str, &str)] = &[
+    (
+        "src/render/benchstat.rs",
+        "each row's statistics (U test, summaries, regimes) are computed here",
+    ),
+    ("src/render/csv.rs", "a million samples formatted as text"),
+];
+
 /// Parallel work belongs to the per-comparison phase of the report; a renderer writes the rows
-/// it is given, in order, on the caller's thread: nothing in `render` uses rayon.
+/// it is given, in order, on the caller's thread: nothing in `render` uses rayon but the files
+/// of [`RAYON_IN_RENDER`].
 #[test]
 fn render_uses_no_rayon() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -383,12 +394,21 @@ fn render_uses_no_rayon() {
         let rel = f
             .strip_prefix(root)
             .expect("under the crate")
-            .to_string_lossy();
+            .to_string_lossy()
+            .replace('\\', "/");
         let text = std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{rel}: {e}"));
-        for (i, line) in text.lines().enumerate() {
-            if uses_rayon(code_part(line)) {
-                bad.push(format!("{rel}:{}: {}", i + 1, line.trim()));
-            }
+        let uses: Vec<String> = text
+            .lines()
+            .enumerate()
+            .filter(|(_, line)| uses_rayon(code_part(line)))
+            .map(|(i, line)| format!("{rel}:{}: {}", i + 1, line.trim()))
+            .collect();
+        match RAYON_IN_RENDER.iter().find(|(file, _)| *file == rel) {
+            None => bad.extend(uses),
+            Some((_, why)) if uses.is_empty() => bad.push(format!(
+                "{rel} no longer uses rayon: take it out of RAYON_IN_RENDER (\"{why}\")"
+            )),
+            Some(_) => {}
         }
     }
     assert!(
