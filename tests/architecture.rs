@@ -357,6 +357,67 @@ fn render_imports_no_stats() {
     );
 }
 
+/// Whether `code` (a line without its comment) uses rayon: names the crate or calls one of its
+/// parallel iterator adaptors (`par_iter`, `into_par_iter`, `par_chunks`, `par_sort`, ...).
+fn uses_rayon(code: &str) -> bool {
+    let names_crate = code
+        .match_indices("rayon")
+        .any(|(i, _)| code[..i].chars().next_back().is_none_or(|c| !is_ident(c)));
+    names_crate || code.contains(".par_") || code.contains("into_par_iter")
+}
+
+/// The renderers that may use rayon, each with the reason: its parallel loop gains at least 10%
+/// of the wall time of its format on the 1M-row compare.js CSV (`benches/report_large.rs`).
+const RAYON_IN_RENDER: &[(&str, &str)] = &[
+    (
+        "src/render/benchstat.rs",
+        "each row's statistics (U test, summaries, regimes) are computed here",
+    ),
+    ("src/render/csv.rs", "a million samples formatted as text"),
+];
+
+/// Parallel work belongs to the per-comparison phase of the report; a renderer writes the rows
+/// it is given, in order, on the caller's thread: nothing in `render` uses rayon but the files
+/// of [`RAYON_IN_RENDER`].
+#[test]
+fn render_uses_no_rayon() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src/render"), &mut files);
+    files.sort();
+    assert!(
+        !files.is_empty(),
+        "no file under src/render: the scan is broken"
+    );
+    let mut bad = Vec::new();
+    for f in &files {
+        let rel = f
+            .strip_prefix(root)
+            .expect("under the crate")
+            .to_string_lossy()
+            .replace('\\', "/");
+        let text = std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let uses: Vec<String> = text
+            .lines()
+            .enumerate()
+            .filter(|(_, line)| uses_rayon(code_part(line)))
+            .map(|(i, line)| format!("{rel}:{}: {}", i + 1, line.trim()))
+            .collect();
+        match RAYON_IN_RENDER.iter().find(|(file, _)| *file == rel) {
+            None => bad.extend(uses),
+            Some((_, why)) if uses.is_empty() => bad.push(format!(
+                "{rel} no longer uses rayon: take it out of RAYON_IN_RENDER (\"{why}\")"
+            )),
+            Some(_) => {}
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "renderers write rows in order; parallel work goes in the per-comparison phase:\n{}",
+        bad.join("\n")
+    );
+}
+
 #[test]
 fn no_cycles_between_top_level_modules() {
     let refs = references();
@@ -402,6 +463,12 @@ fn the_scanner_reads_groups_and_ignores_comments() {
     assert_eq!(code_part("let a = 1; // see crate::cli"), "let a = 1; ");
     assert_eq!(module_of(Path::new("format/results/mod.rs")), "format");
     assert_eq!(module_of(Path::new("sample.rs")), "sample");
+    assert!(uses_rayon("use rayon::prelude::*;"));
+    assert!(uses_rayon("rows.par_iter().map(f)"));
+    assert!(uses_rayon("(0..n).into_par_iter()"));
+    assert!(uses_rayon("x.par_chunks(64)"));
+    assert!(!uses_rayon("let crayon = s.parse::<f64>();"));
+    assert!(!uses_rayon(code_part("x.iter(); // was rayon's par_iter")));
 }
 
 #[test]

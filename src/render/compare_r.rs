@@ -137,8 +137,8 @@ pub fn render(rows: &[Row], width: usize) -> String {
 
 /// Writes [`render`]'s text for the `n` rows `row(0)`, …, `row(n - 1)` (in report order) to
 /// `out`, without holding the text or the cells of every row: a first pass finds the column
-/// widths, then each block of columns is formatted again, a window of rows at a time, in
-/// parallel, and written in order (the report of a 2 GB input in bounded memory).
+/// widths, then each block of columns is formatted again, a window of rows at a time, and
+/// written in order (the report of a 2 GB input in bounded memory).
 ///
 /// # Errors
 /// Write errors of `out`.
@@ -149,14 +149,12 @@ pub fn write_rows<'a, F>(
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()>
 where
-    F: Fn(usize) -> RRow<'a> + Sync,
+    F: Fn(usize) -> RRow<'a>,
 {
-    use rayon::prelude::*;
     const CHUNK: usize = 2048;
     const WINDOW: usize = 1 << 15;
     // Widths: the row labels' (display characters) and each column's (header or cells).
     let widths = (0..n.div_ceil(CHUNK))
-        .into_par_iter()
         .map(|c| {
             let mut w = [0usize; 6];
             for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
@@ -168,10 +166,7 @@ where
             }
             w
         })
-        .reduce(
-            || [0usize; 6],
-            |a, b| std::array::from_fn(|j| a[j].max(b[j])),
-        );
+        .fold([0usize; 6], |a, b| std::array::from_fn(|j| a[j].max(b[j])));
     let rlabw = widths[0];
     let mut w = HEADERS.map(|h| h.width());
     for j in 0..5 {
@@ -200,7 +195,6 @@ where
         for window in (0..n).step_by(WINDOW) {
             let end = (window + WINDOW).min(n);
             let texts: Vec<String> = (0..(end - window).div_ceil(CHUNK))
-                .into_par_iter()
                 .map(|c| {
                     let from = window + c * CHUNK;
                     let mut text = String::with_capacity((end - from).min(CHUNK) * (rlabw + 60));

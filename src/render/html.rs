@@ -104,11 +104,10 @@ pub fn plotted(x: &TableRow<'_>, opts: &HtmlOptions) -> bool {
 /// Which comparisons of the page of `rows` get a section with plots: every one on a page of
 /// at most [`FULL_PLOTS_MAX`] comparisons, else those [`plotted`] selects.
 pub fn selected(rows: &[TableRow<'_>], opts: &HtmlOptions) -> Vec<bool> {
-    use rayon::prelude::*;
     if rows.len() <= FULL_PLOTS_MAX {
         vec![true; rows.len()]
     } else {
-        rows.par_iter().map(|x| plotted(x, opts)).collect()
+        rows.iter().map(|x| plotted(x, opts)).collect()
     }
 }
 
@@ -136,8 +135,8 @@ pub struct Page<'a> {
 
 /// Writes the page to `w` as it is made: the head and summary table (written out every
 /// 64 KiB), the run facts, then a section for each comparison (on a page of more than
-/// [`FULL_PLOTS_MAX`] comparisons, for each one [`plotted`] selects), built in
-/// parallel a chunk at a time and written in order, so memory holds one chunk of sections
+/// [`FULL_PLOTS_MAX`] comparisons, for each one [`plotted`] selects), built a
+/// chunk at a time and written in order, so memory holds one chunk of sections
 /// instead of the whole page. The other comparisons are rows of the summary table only, and a
 /// note says how many and how to ask for their plots (`--plot-rows`). Up to
 /// [`FULL_PLOTS_MAX`] plotted comparisons get three plots each (box plot with every sample,
@@ -150,9 +149,8 @@ pub fn write(
     opts: &HtmlOptions,
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    use rayon::prelude::*;
     let a = d.assessments;
-    let rows: Vec<TableRow<'_>> = a.par_iter().with_min_len(64).map(TableRow::of).collect();
+    let rows: Vec<TableRow<'_>> = a.iter().map(TableRow::of).collect();
     let selected = selected(&rows, opts);
     let full = full_plots(&selected);
     let page = Page {
@@ -166,7 +164,7 @@ pub fn write(
     let correction = d.opts.correction;
     let mut sections = |shown: &[usize], w: &mut dyn std::io::Write| -> std::io::Result<()> {
         let parts: Vec<String> = shown
-            .par_iter()
+            .iter()
             .map(|&i| {
                 let c = &a[i].row.comparison;
                 section(

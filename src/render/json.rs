@@ -791,17 +791,12 @@ pub fn write_document<C: Serialize, I: Iterator<Item = std::io::Result<C>>>(
 /// Returns the error of writing to `out`.
 pub fn write(d: &ReportData<'_>, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let a = d.assessments;
-    // Each comparison's log ratio in parallel: the means read every sample; the geomean's
-    // sum stays in row order.
+    // Each comparison's log ratio (the means read every sample); the geomean's sum is in row
+    // order.
     let geomean = if a.len() < 2 {
         None
     } else {
-        use rayon::prelude::*;
-        let logs: Vec<Option<f64>> = a
-            .par_iter()
-            .with_min_len(256)
-            .map(crate::verdict::decide::log_ratio)
-            .collect();
+        let logs: Vec<Option<f64>> = a.iter().map(crate::verdict::decide::log_ratio).collect();
         crate::verdict::decide::geomean(logs)
     };
     let unpaired = a

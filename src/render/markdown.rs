@@ -83,8 +83,7 @@ pub fn failures(f: &crate::compare::failures::Failures) -> String {
 }
 
 /// Writes the table of `rows` under the correction `c` to `out`, a few thousand rows at a
-/// time (formatted in parallel, 512 at a time, joined in order: a large report has half a
-/// million rows).
+/// time (formatted 512 at a time, joined in order: a large report has half a million rows).
 fn write_table(
     rows: &[&TableRow<'_>],
     c: decide::Correction,
@@ -96,10 +95,9 @@ fn write_table(
          |:--|--:|--:|--:|:--|--:|:--|\n",
         c.label()
     )?;
-    use rayon::prelude::*;
     for batch in rows.chunks(512 * 32) {
         let chunks: Vec<String> = batch
-            .par_chunks(512)
+            .chunks(512)
             .map(|chunk| {
                 let mut text = String::with_capacity(chunk.len() * 160);
                 for x in chunk {
@@ -252,10 +250,9 @@ pub fn run_facts(run: Option<&RunInfo>, input: Option<&str>) -> Vec<(&'static st
 
 /// Renders the pull-request comment.
 pub fn render(d: &ReportData<'_>) -> String {
-    use rayon::prelude::*;
     let rows: Vec<TableRow<'_>> = d
         .assessments
-        .par_iter()
+        .iter()
         .map(|a| TableRow::with_notes(a, comparison_notes))
         .collect();
     let mut out = Vec::new();

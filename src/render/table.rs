@@ -901,9 +901,8 @@ pub fn render(
     // The columns as text first, so that a width limit can drop or wrap them before drawing.
     let one_p = opts.correction == decide::Correction::None;
     let mut cols = columns(opts);
-    // The cells of each row on their own, in parallel (a million-row report has 20,000 rows).
-    use rayon::prelude::*;
-    let cells: Vec<(Option<Color>, [String; 8])> = rows.par_iter().map(cells).collect();
+    // The cells of each row on their own.
+    let cells: Vec<(Option<Color>, [String; 8])> = rows.iter().map(cells).collect();
     let mut colors: Vec<Option<Color>> = Vec::with_capacity(cells.len() + 1);
     for c in cols.iter_mut() {
         c.cells.reserve(cells.len() + 1);
@@ -1039,7 +1038,6 @@ pub fn write_rows(
     opts: &Options,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    use rayon::prelude::*;
     let cols = columns(opts);
     let shown: Vec<usize> = (0..cols.len())
         .filter(|&i| !(i == P_RAW && opts.correction == decide::Correction::None))
@@ -1052,12 +1050,7 @@ pub fn write_rows(
         }
         w
     };
-    let max = |a: [usize; 8], b: [usize; 8]| std::array::from_fn(|i| a[i].max(b[i]));
-    let mut all = rows
-        .par_iter()
-        .with_min_len(1024)
-        .fold(|| [0usize; 8], |w, x| widest(w, &cells(x).1))
-        .reduce(|| [0usize; 8], max);
+    let mut all = rows.iter().fold([0usize; 8], |w, x| widest(w, &cells(x).1));
     if let Some(g) = &geomean {
         all = widest(all, g);
     }
@@ -1078,7 +1071,7 @@ pub fn write_rows(
     const CHUNK: usize = 512;
     for batch in rows.chunks(CHUNK * 32) {
         let parts: Vec<String> = batch
-            .par_chunks(CHUNK)
+            .chunks(CHUNK)
             .map(|chunk| {
                 let mut text = String::with_capacity(chunk.len() * rule.len() / 3);
                 for x in chunk {
@@ -1157,13 +1150,11 @@ fn table_row<'a>(out: &mut String, widths: &[usize], cells: impl Iterator<Item =
 /// other cells filled with spaces), without its per-cell structures (a million-row report
 /// has 20,000 rows).
 fn plain_table(cols: &[Col], rows: usize) -> String {
-    use rayon::prelude::*;
-    // The cells' widths and the rows' lines in parallel (a million-row report has 20,000 rows).
     let widths: Vec<usize> = cols
         .iter()
         .map(|c| {
             cell_width(&c.header)
-                .max(c.cells.par_iter().map(|s| cell_width(s)).max().unwrap_or(0))
+                .max(c.cells.iter().map(|s| cell_width(s)).max().unwrap_or(0))
                 .max(1)
         })
         .collect();
@@ -1179,7 +1170,6 @@ fn plain_table(cols: &[Col], rows: usize) -> String {
     out.push('\n');
     const CHUNK: usize = 512;
     let chunks: Vec<String> = (0..rows.div_ceil(CHUNK))
-        .into_par_iter()
         .map(|k| {
             let range = k * CHUNK..((k + 1) * CHUNK).min(rows);
             let mut text = String::with_capacity(range.len() * line_len);

@@ -705,12 +705,10 @@ fn table(
     };
     let code = output(a, write, io)?;
     // The gate on the decided rows, as the in-memory report's on its assessments.
-    let code = match (code, a.max_regression) {
+    Ok(match (code, a.max_regression) {
         (Some(0), Some(max)) => Some(super::gate(&rows, max, &opts, &failures, io.out)),
         _ => code,
-    };
-    super::drop_in_background(rows);
-    Ok(code)
+    })
 }
 
 /// What [`table`] keeps of the spilled samples' comparisons, in the order of analysis.

@@ -251,9 +251,7 @@ pub fn report(
                 failures: &read.failures,
                 format: read.format,
             };
-            let code = analyse(&read.set, &facts, plan, stdout, out);
-            drop_in_background(read);
-            code
+            analyse(&read.set, &facts, plan, stdout, out)
         }
     }
 }
@@ -293,16 +291,6 @@ pub fn failures_of(path: Option<&Path>) -> Failures {
         .unwrap_or_default()
 }
 
-/// Drops `x` on a thread of its own: freeing the assessments of a large report (tens of
-/// thousands of small allocations) takes longer than writing it, and the process may end
-/// before that thread is done.
-pub(crate) fn drop_in_background<T: Send + 'static>(x: T) {
-    // Without a thread (none can be started), it is dropped here.
-    let _ = std::thread::Builder::new()
-        .name("drop".to_owned())
-        .spawn(move || drop(x));
-}
-
 /// Runs the analysis on `set` and writes the report by `plan` to the `-o` file or `stdout`;
 /// notes on rows without a test, and the gate's verdict, go to `out`. Returns the exit code:
 /// [`EXIT_USAGE`] when an option does not apply to these samples or the output could not be
@@ -317,10 +305,7 @@ pub fn analyse(
     stdout: &mut dyn Write,
     out: &mut Messages,
 ) -> anyhow::Result<i32> {
-    let mut assessed = None;
-    let code = analyse_into(set, facts, plan, stdout, out, &mut assessed);
-    drop_in_background(assessed);
-    code
+    analyse_into(set, facts, plan, stdout, out, &mut None)
 }
 
 /// [`analyse`], leaving the assessments in `assessed` for the caller to drop.

@@ -478,38 +478,15 @@ fn statistics_in(
 }
 
 /// `(k·ln(k/n), (n−k)·ln((n−k)/n))` for `k = 0..=n`: the weight terms of the classification
-/// log-likelihood of [`regime_statistics`], which depend on `n` only. Each thread keeps them for
-/// the sizes it has seen up to 4096 (a report asks for the same few sizes thousands of times),
-/// computed by the same expression, so the values are the same as computed afresh.
-fn share_terms(n: usize) -> std::rc::Rc<Vec<(f64, f64)>> {
-    use std::cell::RefCell;
-    use std::rc::Rc;
-    const CACHED: usize = 4096;
-    type Terms = Rc<Vec<(f64, f64)>>;
-    thread_local! {
-        static TERMS: RefCell<Vec<Option<Terms>>> = const { RefCell::new(Vec::new()) };
-    }
-    let make = || {
-        let nf = n as f64;
-        Rc::new(
-            (0..=n)
-                .map(|k| {
-                    let (n1, n2) = (k as f64, (n - k) as f64);
-                    (n1 * (n1 / nf).ln(), n2 * (n2 / nf).ln())
-                })
-                .collect::<Vec<_>>(),
-        )
-    };
-    if n > CACHED {
-        return make();
-    }
-    TERMS.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        if cache.len() <= n {
-            cache.resize(n + 1, None);
-        }
-        Rc::clone(cache[n].get_or_insert_with(make))
-    })
+/// log-likelihood of [`regime_statistics`], which depend on `n` only.
+fn share_terms(n: usize) -> Vec<(f64, f64)> {
+    let nf = n as f64;
+    (0..=n)
+        .map(|k| {
+            let (n1, n2) = (k as f64, (n - k) as f64);
+            (n1 * (n1 / nf).ln(), n2 * (n2 / nf).ln())
+        })
+        .collect()
 }
 
 /// The EM's starting parameters from the hard split of sorted `z` after `k` values: the two

@@ -36,31 +36,7 @@ pub fn two_sided_p(t: f64, df: f64) -> f64 {
 
 /// Quantile `q` with `P(T_df <= q) = p`, as R's `qt(p, df)`. NaN outside `0 < p < 1` or for
 /// `df <= 0`.
-///
-/// A report asks for the same few quantiles over and over (`qt(0.975, n − 1)` of every paired
-/// comparison with n rounds), and each costs a Newton search over the incomplete beta: each
-/// thread remembers the last few, keyed by the exact bits of `(p, df)`, so the value is the
-/// same as computed afresh.
 pub fn qt(p: f64, df: f64) -> f64 {
-    use std::cell::Cell;
-    const SLOTS: usize = 16;
-    thread_local! {
-        static MEMO: Cell<[(u64, u64, f64); SLOTS]> = const { Cell::new([(0, 0, f64::NAN); SLOTS]) };
-    }
-    let key = (p.to_bits(), df.to_bits());
-    let slot = (key.0 ^ key.1.rotate_left(17)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60;
-    let slot = slot as usize % SLOTS;
-    let mut memo = MEMO.get();
-    if (memo[slot].0, memo[slot].1) == key && key != (0, 0) {
-        return memo[slot].2;
-    }
-    let q = qt_uncached(p, df);
-    memo[slot] = (key.0, key.1, q);
-    MEMO.set(memo);
-    q
-}
-
-fn qt_uncached(p: f64, df: f64) -> f64 {
     if !(p > 0.0 && p < 1.0) || df.is_nan() || df <= 0.0 {
         return f64::NAN;
     }
