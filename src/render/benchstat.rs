@@ -414,8 +414,10 @@ impl<'a> View<'a> {
                 (sums[0].is_some() && sums[k].is_some()).then(|| {
                     let t = benchstat::rank_test(sides[0], sides[k], exact);
                     // Only a change shown (p < α) can mislead: `~` claims none.
+                    let medians =
+                        [&sums[0], &sums[k]].map(|s| s.as_ref().map_or(f64::NAN, |s| s.center));
                     let regimes = (!exact && t.p_value < opts.alpha)
-                        .then(|| benchstat::regimes_note(sides[0], sides[k]))
+                        .then(|| benchstat::regimes_note(sides[0], sides[k], medians))
                         .flatten();
                     Test {
                         n: [sides[0].len(), sides[k].len()],

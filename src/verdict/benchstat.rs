@@ -109,14 +109,17 @@ fn regime_span(side: &[f64]) -> Option<(f64, f64)> {
 /// lies within their span, so either median could have landed in either regime and the change
 /// is no reliable verdict (an A/A comparison of such samples shows tens of percent). None
 /// otherwise: a change far beyond both regimes is real whatever regime a median took.
-pub fn regimes_note(old: &[f64], new: &[f64]) -> Option<&'static str> {
-    let within = |side: &[f64], other: &[f64]| {
-        regime_span(side).is_some_and(|(lo, hi)| {
-            let m = summarize(other, false, 0.95).center;
-            lo <= m && m <= hi
-        })
+/// `medians` are the sides' medians (old, new: [`summarize`]'s centres).
+pub fn regimes_note(old: &[f64], new: &[f64], medians: [f64; 2]) -> Option<&'static str> {
+    let within = |side: &[f64], m: f64| {
+        // The regimes' span lies within the side's range: a median outside it needs no test.
+        let finite = side.iter().copied().filter(|v| v.is_finite());
+        let (min, max) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+        min <= m && m <= max && regime_span(side).is_some_and(|(lo, hi)| lo <= m && m <= hi)
     };
-    match (within(old, new), within(new, old)) {
+    match (within(old, medians[1]), within(new, medians[0])) {
         (false, false) => None,
         (true, false) => Some(
             "the base's samples fall into 2 regimes around the other median: a median sits in \
