@@ -20,6 +20,17 @@ pub struct Partition {
 }
 
 impl Partition {
+    /// The partition of the samples `set` (whose benchmark ids map to the whole set's by
+    /// `ids`), its samples of `metric` grouped.
+    fn new(set: SampleSet, ids: Vec<BenchmarkId>, metric: MetricId) -> Partition {
+        let comparisons = group_metric(&set, metric);
+        Partition {
+            set,
+            ids,
+            comparisons,
+        }
+    }
+
     /// The id in the whole set of the benchmark of `c`, a comparison of this partition.
     pub fn global(&self, c: &Comparison) -> BenchmarkId {
         self.ids[c.benchmark.0 as usize]
@@ -83,12 +94,7 @@ impl Partitions for InMemory {
         let ids = (0..set.benchmarks().len() as u32)
             .map(BenchmarkId)
             .collect();
-        let comparisons = group_metric(&set, metric);
-        Ok(Partition {
-            set,
-            ids,
-            comparisons,
-        })
+        Ok(Partition::new(set, ids, metric))
     }
 
     fn give_back(&mut self, part: Partition) {
@@ -146,12 +152,7 @@ impl Partitions for SpilledPartitions {
 
     fn partition(&mut self, k: usize, metric: MetricId) -> std::io::Result<Partition> {
         let (set, ids) = self.spilled.partition(k, &mut self.set)?;
-        let comparisons = group_metric(&set, metric);
-        Ok(Partition {
-            set,
-            ids,
-            comparisons,
-        })
+        Ok(Partition::new(set, ids, metric))
     }
 
     fn give_back(&mut self, part: Partition) {
