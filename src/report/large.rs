@@ -440,18 +440,24 @@ fn csv(
             Ok(p) => p,
             Err(e) => return in_memory(f, &e, io),
         };
-        let comparisons = std::mem::take(&mut part.comparisons);
+        // Only the comparisons on both sides are noted or gated.
+        let mut comparisons = std::mem::take(&mut part.comparisons);
+        comparisons.retain(|c| !c.old.is_empty() && !c.new.is_empty());
         if a.max_regression.is_some() {
-            let both: Vec<(u64, verdict::Row)> = comparisons
-                .iter()
-                .filter(|c| !c.old.is_empty() && !c.new.is_empty())
+            let rows: Vec<(u64, verdict::Row)> = comparisons
+                .into_iter()
                 .map(|c| {
-                    let first = parts.first_position(part.global(c)).unwrap_or(u64::MAX);
-                    (first, verdict::Row::with_accuracy(c.clone(), false))
+                    let first = parts.first_position(part.global(&c)).unwrap_or(u64::MAX);
+                    (first, verdict::Row::with_accuracy(c, false))
                 })
                 .collect();
-            let gated = gated_rows(both, a, &opts).into_iter();
-            decided.extend(gated.filter_map(|(f, g, _)| Some((f, *g?))));
+            comparisons = gated_rows(rows, a, &opts)
+                .into_iter()
+                .map(|(f, g, r)| {
+                    decided.extend(g.map(|g| (f, *g)));
+                    r.comparison
+                })
+                .collect();
         }
         let ids = part.ids.clone();
         // The names go back to the whole set, which names the samples of the CSV rows.
@@ -464,7 +470,7 @@ fn csv(
         noted.par_extend(
             comparisons
                 .into_par_iter()
-                .filter(|c| !c.old.is_empty() && !c.new.is_empty() && note(c).is_some())
+                .filter(|c| note(c).is_some())
                 .map(|c| (first(&c), c)),
         );
         release_free_memory();
