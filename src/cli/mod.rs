@@ -335,6 +335,7 @@ fn ended(ended: Ended, analysis: Option<&AnalysisArgs>, io: &mut Io<'_>) -> anyh
                     settled: &run.sequential,
                     failures: &r.failures,
                     format: None,
+                    benchstat: None,
                 };
                 emit_analysis(&r.set, &facts, a, io)?
             }
@@ -346,6 +347,7 @@ fn ended(ended: Ended, analysis: Option<&AnalysisArgs>, io: &mut Io<'_>) -> anyh
                     settled: &r.settled,
                     failures: &r.failures,
                     format: None,
+                    benchstat: None,
                 };
                 emit_analysis(&r.set, &facts, a, io)?
             }

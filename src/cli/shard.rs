@@ -137,6 +137,7 @@ pub(crate) fn report(
         settled: &[],
         failures: &shards.failures,
         format: None,
+        benchstat: None,
     };
     super::emit_analysis(&shards.pooled, &facts, analysis, io)
 }

@@ -5,24 +5,25 @@
 //! partition's samples at a time, wherever they come from.
 
 use super::{Comparison, group_metric};
-use crate::sample::{BenchmarkId, MetricId, SampleSet, Spilled};
+use crate::sample::{BenchmarkId, MetricId, SampleSet, Side, Spilled};
+use std::borrow::Cow;
 
 /// One partition: its samples, grouped.
 #[derive(Debug)]
-pub struct Partition {
+pub struct Partition<'a> {
     /// The partition's benchmarks (ids local to it, first-seen order), the metrics and the
-    /// samples.
-    pub set: SampleSet,
+    /// samples: borrowed from a set held in memory, owned when read from a spill file.
+    pub set: Cow<'a, SampleSet>,
     /// Per benchmark id of `set`, its id in the whole set ([`Partitions::names`]).
     pub ids: Vec<BenchmarkId>,
     /// The comparisons of the metric asked for ([`group_metric`] of `set`: ids of `set`).
     pub comparisons: Vec<Comparison>,
 }
 
-impl Partition {
+impl<'a> Partition<'a> {
     /// The partition of the samples `set` (whose benchmark ids map to the whole set's by
     /// `ids`), its samples of `metric` grouped.
-    fn new(set: SampleSet, ids: Vec<BenchmarkId>, metric: MetricId) -> Partition {
+    fn new(set: Cow<'a, SampleSet>, ids: Vec<BenchmarkId>, metric: MetricId) -> Partition<'a> {
         let comparisons = group_metric(&set, metric);
         Partition {
             set,
@@ -37,8 +38,18 @@ impl Partition {
     }
 }
 
-/// The comparisons of a whole set of samples, partition by partition.
-pub trait Partitions {
+/// What a whole set of samples holds ([`Partitions::contents`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Contents {
+    /// The metrics some sample has, in order of first appearance.
+    pub metrics: Vec<MetricId>,
+    /// Samples of the old and of the new side.
+    pub per_side: [u64; 2],
+}
+
+/// The comparisons of a whole set of samples, partition by partition (`'a`: how long the
+/// partitions of a set held in memory borrow it).
+pub trait Partitions<'a> {
     /// Number of partitions (at least one).
     fn partitions(&self) -> usize;
 
@@ -48,57 +59,98 @@ pub trait Partitions {
     ///
     /// # Errors
     /// Reading the partition's samples failed (a spill file).
-    fn partition(&mut self, k: usize, metric: MetricId) -> std::io::Result<Partition>;
+    fn partition(&mut self, k: usize, metric: MetricId) -> std::io::Result<Partition<'a>>;
 
     /// Gives the names of `part`'s benchmarks back to [`Partitions::names`].
-    fn give_back(&mut self, part: Partition);
+    fn give_back(&mut self, part: Partition<'a>);
 
     /// Arrival position (0-based, over every sample) of the first sample of benchmark `id`
-    /// (an id of the whole set); `None` when it has none.
+    /// (an id of the whole set) of the metric last partitioned, or (spilled samples) of any
+    /// metric; `None` when it has none. Sorting comparisons by it gives the whole set's
+    /// first-seen order ([`group_metric`]).
     fn first_position(&self, id: BenchmarkId) -> Option<u64>;
 
     /// The whole set's benchmarks and metrics (those of a partition being read are empty).
     fn names(&self) -> &SampleSet;
+
+    /// What the samples are: their metrics in order of first appearance, and how many there
+    /// are of the old and of the new side.
+    fn contents(&self) -> Contents;
+
+    /// Calls `f` on every sample in arrival order, a window of samples at a time (every
+    /// partition read must have been given back), named by [`Partitions::names`]'s ids.
+    ///
+    /// # Errors
+    /// The error of `f`, or of reading the samples back (a spill file).
+    fn in_arrival_order(
+        &mut self,
+        f: &mut dyn FnMut(&SampleSet) -> std::io::Result<()>,
+    ) -> std::io::Result<()>;
 }
 
-/// A set held in memory, as one partition.
+/// A set held in memory, as one partition that borrows it.
 #[derive(Debug)]
-pub struct InMemory {
-    set: SampleSet,
-    /// Per benchmark id: the arrival position of its first sample (`u64::MAX`: none).
+pub struct InMemory<'a> {
+    set: &'a SampleSet,
+    /// Per benchmark id: the arrival position of its first sample of the metric last
+    /// partitioned, control samples aside (`u64::MAX`: none).
     first: Vec<u64>,
 }
 
-impl InMemory {
+impl<'a> InMemory<'a> {
     /// The partitions of `set`: one, all of it.
-    pub fn new(set: SampleSet) -> InMemory {
-        let mut first = vec![u64::MAX; set.benchmarks().len()];
-        for (i, s) in set.iter().enumerate() {
-            let f = &mut first[s.benchmark.0 as usize];
-            if *f == u64::MAX {
-                *f = i as u64;
-            }
+    pub fn new(set: &'a SampleSet) -> InMemory<'a> {
+        InMemory {
+            set,
+            first: Vec::new(),
         }
-        InMemory { set, first }
     }
 }
 
-impl Partitions for InMemory {
+impl<'a> Partitions<'a> for InMemory<'a> {
     fn partitions(&self) -> usize {
         1
     }
 
-    fn partition(&mut self, k: usize, metric: MetricId) -> std::io::Result<Partition> {
-        assert_eq!(k, 0, "one partition");
-        let set = std::mem::take(&mut self.set);
+    fn partition(&mut self, k: usize, metric: MetricId) -> std::io::Result<Partition<'a>> {
+        debug_assert_eq!(k, 0, "one partition");
+        let set = self.set;
+        self.first.clear();
+        self.first.resize(set.benchmarks().len(), u64::MAX);
+        for (i, s) in set.iter().enumerate() {
+            let f = &mut self.first[s.benchmark.0 as usize];
+            if *f == u64::MAX && s.metric == metric && s.side != Side::Control {
+                *f = i as u64;
+            }
+        }
         let ids = (0..set.benchmarks().len() as u32)
             .map(BenchmarkId)
             .collect();
-        Ok(Partition::new(set, ids, metric))
+        Ok(Partition::new(Cow::Borrowed(set), ids, metric))
     }
 
-    fn give_back(&mut self, part: Partition) {
-        self.set = part.set;
+    fn give_back(&mut self, _part: Partition<'a>) {}
+
+    fn contents(&self) -> Contents {
+        let mut c = Contents::default();
+        for s in self.set.iter() {
+            if !c.metrics.contains(&s.metric) {
+                c.metrics.push(s.metric);
+            }
+            match s.side {
+                Side::Old => c.per_side[0] += 1,
+                Side::New => c.per_side[1] += 1,
+                Side::Control => {}
+            }
+        }
+        c
+    }
+
+    fn in_arrival_order(
+        &mut self,
+        f: &mut dyn FnMut(&SampleSet) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        f(self.set)
     }
 
     fn first_position(&self, id: BenchmarkId) -> Option<u64> {
@@ -131,32 +183,20 @@ impl SpilledPartitions {
     pub fn spilled(&self) -> &Spilled {
         &self.spilled
     }
-
-    /// Every spilled sample in arrival order, a window at a time
-    /// ([`Spilled::in_arrival_order`]; every partition read must have been given back).
-    ///
-    /// # Errors
-    /// As [`Spilled::in_arrival_order`].
-    pub fn in_arrival_order(
-        &mut self,
-        f: impl FnMut(&SampleSet) -> std::io::Result<()>,
-    ) -> std::io::Result<()> {
-        self.spilled.in_arrival_order(&mut self.set, f)
-    }
 }
 
-impl Partitions for SpilledPartitions {
+impl Partitions<'static> for SpilledPartitions {
     fn partitions(&self) -> usize {
         self.spilled.partitions()
     }
 
-    fn partition(&mut self, k: usize, metric: MetricId) -> std::io::Result<Partition> {
+    fn partition(&mut self, k: usize, metric: MetricId) -> std::io::Result<Partition<'static>> {
         let (set, ids) = self.spilled.partition(k, &mut self.set)?;
-        Ok(Partition::new(set, ids, metric))
+        Ok(Partition::new(Cow::Owned(set), ids, metric))
     }
 
-    fn give_back(&mut self, part: Partition) {
-        Spilled::give_back(part.set, &part.ids, &mut self.set);
+    fn give_back(&mut self, part: Partition<'static>) {
+        Spilled::give_back(part.set.into_owned(), &part.ids, &mut self.set);
     }
 
     fn first_position(&self, id: BenchmarkId) -> Option<u64> {
@@ -165,6 +205,20 @@ impl Partitions for SpilledPartitions {
 
     fn names(&self) -> &SampleSet {
         &self.set
+    }
+
+    fn contents(&self) -> Contents {
+        Contents {
+            metrics: self.spilled.metrics().to_vec(),
+            per_side: self.spilled.per_side(),
+        }
+    }
+
+    fn in_arrival_order(
+        &mut self,
+        f: &mut dyn FnMut(&SampleSet) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        self.spilled.in_arrival_order(&mut self.set, f)
     }
 }
 
@@ -198,16 +252,18 @@ mod tests {
         wall
     }
 
-    /// Every comparison, in whole-set ids, with the first position of its benchmark, sorted.
-    fn all(parts: &mut impl Partitions, metric: MetricId) -> Vec<String> {
+    /// Every comparison, in whole-set ids, sorted; and the benchmarks in the order of their
+    /// first positions.
+    fn all<'a>(parts: &mut impl Partitions<'a>, metric: MetricId) -> (Vec<String>, Vec<u32>) {
         let mut out = Vec::new();
+        let mut firsts = Vec::new();
         for k in 0..parts.partitions() {
             let part = parts.partition(k, metric).expect("partition");
             for c in &part.comparisons {
                 let id = part.global(c);
-                let first = parts.first_position(id);
+                firsts.push((parts.first_position(id), id.0));
                 out.push(format!(
-                    "{first:?} {id:?} {:?}",
+                    "{id:?} {:?}",
                     Comparison {
                         benchmark: id,
                         ..c.clone()
@@ -217,18 +273,27 @@ mod tests {
             parts.give_back(part);
         }
         out.sort();
-        out
+        firsts.sort();
+        (out, firsts.into_iter().map(|f| f.1).collect())
     }
 
     /// In memory and spilled to 1, 3 or 8 files, the partitions give the same comparisons
-    /// (values, runs, pairing, names, whole-set ids) and first positions, for each metric, and
-    /// the names are all back afterwards.
+    /// (values, runs, pairing, names, whole-set ids) for each metric, and the names are all
+    /// back afterwards; in memory, the first positions order the comparisons as grouping
+    /// the whole set does.
     #[test]
     fn spilled_partitions_give_the_comparisons_in_memory_gives() {
         let mut whole = SampleSet::new();
         let wall = fill(&mut whole);
         let names = whole.benchmarks().to_vec();
-        let mut memory = InMemory::new(whole);
+        let mut memory = InMemory::new(&whole);
+        for metric in [RATE, wall] {
+            let grouped: Vec<u32> = group_metric(&whole, metric)
+                .iter()
+                .map(|c| c.benchmark.0)
+                .collect();
+            assert_eq!(all(&mut memory, metric).1, grouped);
+        }
         for parts in [1, 3, 8] {
             let mut spilling = SpillingSet::new(parts).expect("temporary files");
             fill(&mut spilling);
@@ -236,10 +301,10 @@ mod tests {
             let mut spilled = SpilledPartitions::new(set, spilled.expect("flushed"));
             assert_eq!(spilled.partitions(), parts);
             for metric in [RATE, wall] {
-                let want = all(&mut memory, metric);
+                let want = all(&mut memory, metric).0;
                 // The wall samples (odd arrival indices) are all of n=1.
                 assert_eq!(want.len(), if metric == RATE { 82 } else { 41 });
-                assert_eq!(all(&mut spilled, metric), want, "{parts} partitions");
+                assert_eq!(all(&mut spilled, metric).0, want, "{parts} partitions");
             }
             assert_eq!(spilled.names().benchmarks(), &names[..]);
         }

@@ -765,25 +765,8 @@ impl<'a> TableRow<'a> {
     }
 }
 
-/// A row is decided with the report's other comparisons ([`decide::decide_all`]).
-impl decide::Decidable for TableRow<'_> {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn p_value(&self) -> f64 {
-        self.p_value
-    }
-    fn p_adjusted(&self) -> f64 {
-        self.p_adjusted
-    }
-    fn estimate(&self) -> decide::Estimate {
-        self.estimate
-    }
-    fn decided(&mut self, p_adjusted: f64, verdict: Verdict) {
-        self.p_adjusted = p_adjusted;
-        self.verdict = verdict;
-    }
-}
+// A row is decided with the report's other comparisons ([`decide::decide_all`]).
+decide::decidable_record!(TableRow<'_>);
 
 /// The columns of the table: header, kind, right-aligned. With no correction the adjusted p
 /// equals the raw p: the fourth column ([`P_RAW`]) is then left out.

@@ -244,7 +244,7 @@ fn report_reads(
         let mut comps = crate::compare::group_metric(&v.set, id);
         crate::compare::sort_by_name(&mut comps);
         let (both, one) = crate::compare::split_one_sided(comps);
-        let r = super::verdict_rows(both, plan.format, false, out);
+        let r = super::verdict_rows(both, plan.format, out);
         parts.push((r.len(), one.without_failures(&failures)));
         rows.extend(r);
     }

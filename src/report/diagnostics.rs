@@ -166,11 +166,6 @@ impl<'a> RowNote<'a> {
             improvement_pct,
         })
     }
-
-    /// The name of the comparison the note is on.
-    pub(crate) fn name(&self) -> &str {
-        &self.comparison.name
-    }
 }
 
 /// The notes of `rows` (in report order) for a report in `format`: one warning for values

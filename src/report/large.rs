@@ -28,13 +28,12 @@
 //! this path does not implement ([`try_report`]'s list) take the in-memory path.
 
 use super::diagnostics::{self, RowNote, row_notes};
-use super::{EXIT_USAGE, Format, InputPlan, Messages, Plan};
+use super::{EXIT_USAGE, Format, InputPlan, Messages, Plan, samples};
 use crate::compare::partitions::{Partitions, SpilledPartitions};
 use crate::format::{self, InputFormat};
-use crate::render::analyze;
 use crate::render::table::{self, TableRow};
 use crate::sample::{RATE, SampleSet, Side, SpillingSet};
-use crate::verdict::{self, Stars, decide};
+use crate::verdict::{self, decide};
 use std::io::Write;
 
 /// After a temporary file could not be created or written (`e`: `TMPDIR` names no folder or
@@ -54,32 +53,6 @@ fn in_memory(f: &str, e: &std::io::Error, io: &mut Io<'_>) -> anyhow::Result<Opt
 struct Io<'a> {
     stdout: &'a mut dyn Write,
     out: &'a mut Messages,
-}
-
-/// Returns the heap's free pages to the system (glibc keeps what was freed — the reader's
-/// blocks, a partition's samples — and the peak RSS would count it again and again).
-fn release_free_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only releases free memory of the allocator; no pointer is involved.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
-/// What the report keeps of a row: what compare.R prints of it, the arrival position of its
-/// first sample (the in-memory order before sorting) and its sample counts.
-struct Compact {
-    first: u64,
-    name: Box<str>,
-    stars: Option<Stars>,
-    improvement_pct: f64,
-    accuracy_pct: Option<[f64; 3]>,
-    n: [u32; 2],
-    /// The p-value of the analyze layout's corrected count ([`analyze::count_p`]).
-    count_p: f64,
-    /// With `--max-regression`: what the gate reads of the row, estimated before the
-    /// correction.
-    gate: Option<Box<decide::Decided>>,
 }
 
 /// Whether the bounded path implements the format and options of `a` for `inputs`: a single
@@ -182,7 +155,7 @@ pub(super) fn try_report(
         Err(e) => return in_memory(f, &e, io),
     };
     let spilled = parts.spilled();
-    release_free_memory();
+    super::release_free_memory();
     for w in &imported.warnings {
         io.out.warning(w.to_string());
     }
@@ -204,11 +177,31 @@ pub(super) fn try_report(
     if spilled.metrics() != [RATE] {
         anyhow::bail!("{f}: a compare.js CSV with samples of another metric than the rate");
     }
-    match a.format {
-        Format::Csv => return csv(a, f, parts, io),
-        Format::Go => return go(a, parts, io),
-        Format::Benchstat => return benchstat(a, f, parts, io),
-        _ => {}
+    let failures = crate::compare::failures::Failures::default();
+    let facts = super::Facts {
+        blocks: None,
+        run: None,
+        input: None,
+        settled: &[],
+        failures: &failures,
+        format: None,
+        benchstat: None,
+    };
+    let defaults = crate::render::benchstat::Options::default();
+    let shown = match a.format {
+        Format::Csv => Some(samples::Shown::Csv),
+        Format::Go => Some(samples::Shown::Go { config: &[] }),
+        Format::Benchstat => Some(samples::Shown::Benchstat { options: &defaults }),
+        _ => None,
+    };
+    let mut parts = parts;
+    if let Some(shown) = shown {
+        let kept = match samples::keep(&mut parts, RATE, a, &shown, io.out) {
+            Ok(k) => k,
+            Err(e) => return in_memory(f, &e, io),
+        };
+        let context = (a, &facts, &shown);
+        return samples::write(kept, &mut parts, RATE, context, io.stdout, io.out).map(Some);
     }
     if matches!(
         a.format,
@@ -218,354 +211,11 @@ pub(super) fn try_report(
         return table(a, f, &input, parts, io);
     }
 
-    compare_r(a, f, parts, io)
-}
-
-/// `--format r` and `analyze` of the spilled samples of `f`: compare.R's rows (or compare.js's
-/// layout) kept compact partition by partition, in the in-memory order, with its messages.
-///
-/// # Errors
-/// Writing to stdout failed.
-fn compare_r(
-    a: &Plan,
-    f: &str,
-    mut parts: SpilledPartitions,
-    io: &mut Io<'_>,
-) -> anyhow::Result<Option<i32>> {
-    // Partition by partition: group, compute compare.R's row, keep it compact.
-    let mut rows: Vec<Compact> = Vec::with_capacity(parts.names().benchmarks().len());
-    let mut noted: Vec<(u64, verdict::Row)> = Vec::new();
-    // The analyze layout lists the benchmarks measured on one side only instead of comparing
-    // them: (first position, name, only old).
-    let analyze_layout = a.format == Format::Analyze;
-    let mut one_sided: Vec<(u64, String, bool)> = Vec::new();
-    // The gate's assessment of compare.R's rows, as the in-memory report's.
-    let gate_opts = decide::Options {
-        distribution_checks: false,
-        ..super::options(a)
+    let rows = match super::compare_r::rows(&mut parts, RATE, a, &failures, io.out) {
+        Ok(r) => r,
+        Err(e) => return in_memory(f, &e, io),
     };
-    for k in 0..parts.partitions() {
-        let mut part = match parts.partition(k, RATE) {
-            Ok(p) => p,
-            Err(e) => return in_memory(f, &e, io),
-        };
-        let mut comparisons = std::mem::take(&mut part.comparisons);
-        for c in &mut comparisons {
-            c.benchmark = part.global(c);
-        }
-        drop(part);
-        release_free_memory();
-        let mut kept = Vec::with_capacity(comparisons.len());
-        for mut r in verdict::rows_with(comparisons, true) {
-            let c = &mut r.comparison;
-            let first = parts.first_position(c.benchmark).unwrap_or(u64::MAX);
-            if analyze_layout && (c.old.is_empty() || c.new.is_empty()) {
-                one_sided.push((first, std::mem::take(&mut c.name), c.new.is_empty()));
-                continue;
-            }
-            kept.push((first, r));
-        }
-        for (first, gate, mut r) in gated_rows(kept, a, &gate_opts) {
-            let count_p = analyze::count_p(&r);
-            let c = &mut r.comparison;
-            let n = [c.old.len() as u32, c.new.len() as u32];
-            let noted_row = RowNote::of(c, r.welch.err(), || r.improvement_pct).is_some();
-            let name: Box<str> = if noted_row {
-                c.name.as_str().into()
-            } else {
-                std::mem::take(&mut c.name).into_boxed_str()
-            };
-            rows.push(Compact {
-                first,
-                name,
-                stars: r.stars,
-                improvement_pct: r.improvement_pct,
-                accuracy_pct: r.accuracy_pct,
-                n,
-                count_p,
-                gate,
-            });
-            if noted_row {
-                noted.push((first, r));
-            }
-        }
-    }
-    drop(parts);
-    // The in-memory order: first appearance, then (but for the analyze layout, which keeps
-    // compare.js's order) a stable sort by name.
-    {
-        use rayon::slice::ParallelSliceMut;
-        rows.par_sort_unstable_by_key(|r| r.first);
-        noted.sort_unstable_by_key(|n| n.0);
-        one_sided.sort_unstable_by_key(|n| n.0);
-        if !analyze_layout {
-            let coll = crate::compare::RootCollation::new();
-            rows.par_sort_by(|a, b| coll.compare(&a.name, &b.name));
-            noted.sort_by(|a, b| coll.compare(&a.1.comparison.name, &b.1.comparison.name));
-        }
-    }
-    // The messages of the in-memory report ([`super::analyse`]) for compare.R's and
-    // compare.js's layouts.
-    let mut listed = crate::compare::OneSided::default();
-    for (_, name, only_old) in one_sided {
-        if only_old {
-            listed.only_old.push(name);
-        } else {
-            listed.only_new.push(name);
-        }
-    }
-    if let Some(w) = listed.without_failures(&Default::default()).warning() {
-        io.out.warning(w);
-    }
-    let counts = rows
-        .iter()
-        .map(|r| (&*r.name, r.n[0] as usize, r.n[1] as usize));
-    io.out.0.extend(diagnostics::too_few(counts));
-    let flagged: Vec<RowNote<'_>> = noted
-        .iter()
-        .filter_map(|(_, r)| RowNote::of(&r.comparison, r.welch.err(), || r.improvement_pct))
-        .collect();
-    row_notes(&flagged, a.format, io.out);
-    let row = |i: usize| {
-        let r = &rows[i];
-        crate::render::compare_r::RRow {
-            name: &r.name,
-            stars: r.stars,
-            improvement_pct: r.improvement_pct,
-            accuracy_pct: r.accuracy_pct,
-        }
-    };
-    let width = crate::render::compare_r::R_PRINT_WIDTH;
-    let arow = |i: usize| {
-        let r = &rows[i];
-        analyze::ARow {
-            name: &r.name,
-            stars: r.stars,
-            improvement_pct: r.improvement_pct,
-            accuracy_pct: r.accuracy_pct,
-            shown: r.n[0] >= 2 && r.n[1] >= 2,
-            count_p: r.count_p,
-        }
-    };
-    let failures = crate::compare::failures::Failures::default();
-    let max = a.max_regression;
-    let write = |w: &mut dyn Write| -> std::io::Result<()> {
-        if analyze_layout {
-            analyze::write_rows(rows.len(), arow, &gate_opts, &failures, max, w)
-        } else {
-            crate::render::compare_r::write_rows(rows.len(), row, width, w)
-        }
-    };
-    let code = output(a, write, io)?;
-    let decided = rows
-        .into_iter()
-        .filter_map(|r| r.gate.map(|g| *g))
-        .collect();
-    gate(code, decided, a, &gate_opts, io)
-}
-
-/// The rows `kept` (first position, row), each with what the gate reads of it when `a` has
-/// `--max-regression` (estimated by `opts`, without the correction; None otherwise).
-fn gated_rows(
-    kept: Vec<(u64, verdict::Row)>,
-    a: &Plan,
-    opts: &decide::Options,
-) -> Vec<(u64, Option<Box<decide::Decided>>, verdict::Row)> {
-    if a.max_regression.is_none() {
-        return kept.into_iter().map(|(f, r)| (f, None, r)).collect();
-    }
-    let (firsts, rows): (Vec<u64>, Vec<verdict::Row>) = kept.into_iter().unzip();
-    let assessed = decide::estimate_each(rows, opts);
-    firsts
-        .into_iter()
-        .zip(assessed)
-        .map(|(f, x)| (f, Some(Box::new(decide::Decided::of(&x))), x.row))
-        .collect()
-}
-
-/// After the report was written with exit code `code`: with `--max-regression`, the gate on
-/// the comparisons `decided` (in report order, estimated), decided together as the in-memory
-/// report decides its assessments ([`super::gate`]).
-fn gate(
-    code: Option<i32>,
-    mut decided: Vec<decide::Decided>,
-    a: &Plan,
-    opts: &decide::Options,
-    io: &mut Io<'_>,
-) -> anyhow::Result<Option<i32>> {
-    let (Some(0), Some(max)) = (code, a.max_regression) else {
-        return Ok(code);
-    };
-    decide::decide_all(&mut decided, opts);
-    let failures = crate::compare::failures::Failures::default();
-    Ok(Some(super::gate(&decided, max, opts, &failures, io.out)))
-}
-
-/// Writes the report by `write` to the `-o` file of `a`, else to stdout
-/// ([`super::write_output`]); returns the exit code.
-fn output(
-    a: &Plan,
-    write: impl FnMut(&mut dyn Write) -> std::io::Result<()>,
-    io: &mut Io<'_>,
-) -> anyhow::Result<Option<i32>> {
-    super::write_output(a.output.as_deref(), write, io.stdout, io.out).map(Some)
-}
-
-/// `--format csv` of the spilled samples of `f` (spilled with their arrival order): the notes
-/// of the in-memory report on stderr (values below 0, no Welch test: the comparisons are
-/// grouped partition by partition, the noted ones kept and put in name order), then the
-/// header and the rows of the samples read back in arrival order, by the in-memory writer
-/// ([`crate::render::csv::write_rows`]).
-fn csv(
-    a: &Plan,
-    f: &str,
-    mut parts: SpilledPartitions,
-    io: &mut Io<'_>,
-) -> anyhow::Result<Option<i32>> {
-    use crate::stats::welch::{improvement_pct, welch_t};
-    use rayon::prelude::*;
-    fn note(c: &crate::compare::Comparison) -> Option<RowNote<'_>> {
-        RowNote::of(c, welch_t(&c.old, &c.new).err(), || {
-            improvement_pct(&c.old, &c.new)
-        })
-    }
-    // (first position, comparison) of the comparisons with a note.
-    let mut noted: Vec<(u64, crate::compare::Comparison)> = Vec::new();
-    // With `--max-regression`, the gate's assessment of the comparisons on both sides:
-    // (first position, what the gate reads).
-    let opts = super::options(a);
-    let mut decided: Vec<(u64, decide::Decided)> = Vec::new();
-    for k in 0..parts.partitions() {
-        let mut part = match parts.partition(k, RATE) {
-            Ok(p) => p,
-            Err(e) => return in_memory(f, &e, io),
-        };
-        // Only the comparisons on both sides are noted or gated.
-        let mut comparisons = std::mem::take(&mut part.comparisons);
-        comparisons.retain(|c| !c.old.is_empty() && !c.new.is_empty());
-        if a.max_regression.is_some() {
-            let rows: Vec<(u64, verdict::Row)> = comparisons
-                .into_iter()
-                .map(|c| {
-                    let first = parts.first_position(part.global(&c)).unwrap_or(u64::MAX);
-                    (first, verdict::Row::with_accuracy(c, false))
-                })
-                .collect();
-            comparisons = gated_rows(rows, a, &opts)
-                .into_iter()
-                .map(|(f, g, r)| {
-                    decided.extend(g.map(|g| (f, *g)));
-                    r.comparison
-                })
-                .collect();
-        }
-        let ids = part.ids.clone();
-        // The names go back to the whole set, which names the samples of the CSV rows.
-        parts.give_back(part);
-        let first = |c: &crate::compare::Comparison| {
-            parts
-                .first_position(ids[c.benchmark.0 as usize])
-                .unwrap_or(u64::MAX)
-        };
-        noted.par_extend(
-            comparisons
-                .into_par_iter()
-                .filter(|c| note(c).is_some())
-                .map(|c| (first(&c), c)),
-        );
-        release_free_memory();
-    }
-    // The in-memory order of the notes: first appearance, then a stable sort by name.
-    let coll = crate::compare::RootCollation::new();
-    noted.sort_unstable_by(|x, y| coll.compare(&x.1.name, &y.1.name).then(x.0.cmp(&y.0)));
-    let flagged: Vec<RowNote<'_>> = noted.iter().filter_map(|(_, c)| note(c)).collect();
-    row_notes(&flagged, Format::Csv, io.out);
-    let write = |w: &mut dyn Write| -> std::io::Result<()> {
-        w.write_all(crate::format::node_csv::write::HEADER.as_bytes())?;
-        parts.in_arrival_order(|window| crate::render::csv::write_rows(window, RATE, w))
-    };
-    let code = output(a, write, io)?;
-    // The in-memory report's order of its comparisons: by name, then first appearance.
-    decided.sort_unstable_by(|x, y| coll.compare(&x.1.name, &y.1.name).then(x.0.cmp(&y.0)));
-    gate(
-        code,
-        decided.into_iter().map(|d| d.1).collect(),
-        a,
-        &opts,
-        io,
-    )
-}
-
-/// `--format go` of the spilled samples (spilled to one file, in arrival order): the `Unit`
-/// line, then per side its `binary:` line and its samples' lines, by the in-memory writer
-/// ([`crate::format::go::GoLines`]) on the samples read back a window at a time. A
-/// compare.js CSV has no configuration lines.
-fn go(a: &Plan, mut parts: SpilledPartitions, io: &mut Io<'_>) -> anyhow::Result<Option<i32>> {
-    use crate::format::go::GoLines;
-    let lines = GoLines::new(parts.names());
-    let mut metrics = parts.spilled().metrics().to_vec();
-    metrics.sort_unstable_by_key(|m| m.0);
-    let per_side = parts.spilled().per_side();
-    let write = |w: &mut dyn Write| -> std::io::Result<()> {
-        lines.write_units(parts.names(), metrics.iter().copied(), w)?;
-        for (side, n) in [(Side::Old, per_side[0]), (Side::New, per_side[1])] {
-            if n == 0 {
-                continue;
-            }
-            GoLines::write_side_header(side, w)?;
-            parts.in_arrival_order(|window| lines.write_samples(window, side, w))?;
-        }
-        Ok(())
-    };
-    output(a, write, io)
-}
-
-/// `--format benchstat` of the spilled samples: partition by partition, each benchmark's
-/// row ([`crate::render::benchstat::Row`]: its sides' summaries and U test) is made and kept;
-/// the rows are put in the in-memory order (first appearance) and written by the in-memory
-/// writer ([`crate::render::benchstat::View::write_table`]), to the `-o` file or stdout as in
-/// memory. A compare.js CSV has no configuration lines, no exact units and no failures.
-fn benchstat(
-    a: &Plan,
-    f: &str,
-    mut parts: SpilledPartitions,
-    io: &mut Io<'_>,
-) -> anyhow::Result<Option<i32>> {
-    use crate::render::benchstat::{self as bs, Options, View};
-    use rayon::prelude::*;
-    let opts = bs::escaped(&Options::default());
-    let [old, new] = parts.spilled().per_side();
-    let view = View::new(&opts, old > 0, new > 0);
-    let unit = parts.names().metric(RATE).unit.clone();
-    let exact = opts.exact_units.contains(&unit);
-    // (first position, row).
-    let mut rows: Vec<(u64, bs::Row)> = Vec::with_capacity(parts.names().benchmarks().len());
-    for k in 0..parts.partitions() {
-        let part = match parts.partition(k, RATE) {
-            Ok(p) => p,
-            Err(e) => return in_memory(f, &e, io),
-        };
-        rows.par_extend(part.comparisons.par_iter().map(|c| {
-            let aggregate = part
-                .set
-                .benchmark(c.benchmark)
-                .configuration
-                .text
-                .starts_with("aggregate=");
-            let first = parts.first_position(part.global(c)).unwrap_or(u64::MAX);
-            (first, view.row(c, aggregate, exact))
-        }));
-        drop(part);
-        release_free_memory();
-    }
-    drop(parts);
-    release_free_memory();
-    rows.par_sort_unstable_by_key(|r| r.0);
-    let write = |w: &mut dyn Write| -> std::io::Result<()> {
-        bs::write_config(&opts, w)?;
-        view.write_table(&rows, |r| &r.1, &unit, exact, w)
-    };
-    output(a, write, io)
+    super::compare_r::write(rows, &mut parts, RATE, a, &facts, io.stdout, io.out).map(Some)
 }
 
 /// The default table, the Markdown comment or the JSON document of the spilled samples of
@@ -603,7 +253,7 @@ fn table(
         drop(parts);
         None
     };
-    release_free_memory();
+    super::release_free_memory();
     // The in-memory order: first appearance, then a stable sort by name, that is by name and
     // then first appearance.
     let coll = crate::compare::RootCollation::new();
@@ -709,7 +359,7 @@ fn table(
             table::write_rows(&rows, &listed, &opts, w)
         }
     };
-    let code = output(a, write, io)?;
+    let code = super::write_output(a.output.as_deref(), write, io.stdout, io.out).map(Some)?;
     // The gate on the decided rows, as the in-memory report's on its assessments.
     Ok(match (code, a.max_regression) {
         (Some(0), Some(max)) => Some(super::gate(&rows, max, &opts, &failures, io.out)),
@@ -778,7 +428,7 @@ fn collect_rows(
             drop(part);
             None
         };
-        release_free_memory();
+        super::release_free_memory();
         let first = |c: &crate::compare::Comparison| {
             parts
                 .first_position(ids[c.benchmark.0 as usize])
@@ -1009,7 +659,7 @@ impl Sections {
             }
             spool.append_texts(texts)?;
             drop(shown);
-            release_free_memory();
+            super::release_free_memory();
         }
         Ok(Sections {
             selected,

@@ -8,11 +8,13 @@
 //! prints them.
 
 mod columns;
+mod compare_r;
 mod control;
 pub mod diagnostics;
 pub mod inputs;
 pub(crate) mod large;
 mod metrics;
+mod samples;
 
 pub use diagnostics::{Message, Messages};
 pub use inputs::{InputPlan, Inputs, input_name, read_inputs};
@@ -190,6 +192,9 @@ pub struct Facts<'a> {
     pub failures: &'a Failures,
     /// The format of the inputs the samples were read from (None: benchdiff ran them).
     pub format: Option<format::InputFormat>,
+    /// What the inputs give benchstat's and the Go format's views (column labels, units
+    /// declared exact, the configuration lines every input shared); None: the defaults.
+    pub benchstat: Option<&'a render::benchstat::Options>,
 }
 
 /// Reads the inputs of `inputs` and reports them by `plan` to the `-o` file or `stdout`.
@@ -221,39 +226,19 @@ pub fn report(
     if read.side_values.len() > 2 {
         return columns::report_sides(inputs, read, plan, stdout, out);
     }
-    let path = plan.output.as_deref();
-    match plan.format {
-        Format::Benchstat => {
-            let mut text = render::benchstat::render(&read.set, &read.bench);
-            text.push_str(&render::table::failures_section(&read.failures));
-            write_output(path, |w| w.write_all(text.as_bytes()), stdout, out)
-        }
-        Format::Go => {
-            // The configuration lines every input shared (goos, goarch, pkg, cpu) on top, as
-            // benchstat prints them.
-            let go = |w: &mut dyn Write| -> std::io::Result<()> {
-                for (k, v) in &read.bench.config {
-                    writeln!(w, "{k}: {v}")?;
-                }
-                format::go::write_to(&read.set, w)
-            };
-            write_output(path, go, stdout, out)
-        }
-        _ => {
-            let facts = Facts {
-                blocks: None,
-                run: read.run.as_ref(),
-                input: Some(&read.input),
-                settled: read
-                    .run
-                    .as_ref()
-                    .map_or(&[][..], |r| r.sequential.as_slice()),
-                failures: &read.failures,
-                format: read.format,
-            };
-            analyse(&read.set, &facts, plan, stdout, out)
-        }
-    }
+    let facts = Facts {
+        blocks: None,
+        run: read.run.as_ref(),
+        input: Some(&read.input),
+        settled: read
+            .run
+            .as_ref()
+            .map_or(&[][..], |r| r.sequential.as_slice()),
+        failures: &read.failures,
+        format: read.format,
+        benchstat: Some(&read.bench),
+    };
+    analyse(&read.set, &facts, plan, stdout, out)
 }
 
 /// Writes a report by `write` to the `-o` file `path` (created or truncated), else to
@@ -339,55 +324,67 @@ fn analyse_into(
             return Ok(EXIT_USAGE);
         }
     };
-    // csv, go and benchstat show no comparison (without --plot or a gate): only the notes
-    // look at them, so they are neither sorted nor tested; the notes still come in name order.
-    let samples_only = matches!(plan.format, Format::Csv | Format::Go | Format::Benchstat)
-        && plan.plot.is_none()
-        && plan.max_regression.is_none();
-    let (comparisons, one_sided) =
-        comparisons(set, metric_id, plan, facts.failures, samples_only, out);
-    let rows = verdict_rows(comparisons, plan.format, samples_only, out);
+    if matches!(plan.format, Format::R | Format::Analyze) {
+        let mut parts = crate::compare::partitions::InMemory::new(set);
+        let rows = compare_r::rows(&mut parts, metric_id, plan, facts.failures, out)?;
+        // Without a control side, `--fail-on-control` has nothing to gate: its warning.
+        control::analyse(set, metric_id, &options(plan), None, None, plan, out);
+        return compare_r::write(rows, &mut parts, metric_id, plan, facts, stdout, out);
+    }
+    if matches!(plan.format, Format::Csv | Format::Go | Format::Benchstat) {
+        let defaults = render::benchstat::Options::default();
+        let bench = facts.benchstat.unwrap_or(&defaults);
+        let shown = match plan.format {
+            Format::Csv => samples::Shown::Csv,
+            Format::Go => samples::Shown::Go {
+                config: &bench.config,
+            },
+            _ => samples::Shown::Benchstat { options: bench },
+        };
+        let mut parts = crate::compare::partitions::InMemory::new(set);
+        let kept = samples::keep(&mut parts, metric_id, plan, &shown, out)?;
+        // Without a control side, `--fail-on-control` has nothing to gate: its warning.
+        control::analyse(set, metric_id, &options(plan), None, None, plan, out);
+        let context = (plan, facts, &shown);
+        return samples::write(kept, &mut parts, metric_id, context, stdout, out);
+    }
+    let (comparisons, one_sided) = comparisons(set, metric_id, facts.failures);
+    let rows = verdict_rows(comparisons, plan.format, out);
     let opts = options(plan);
     let combined = match facts.blocks {
         Some(b) => combine(b, &set.metric(metric_id).name, &opts),
         None => Default::default(),
     };
-    // Assessed once, for the report and the gate; compare.R's and compare.js's layouts need
-    // no assessment (their gate assesses below).
-    let needs_assessment = !matches!(plan.format, Format::R | Format::Analyze) && !samples_only;
-    let rows = if needs_assessment {
-        // The gate takes the pooled estimates, never the per-machine combination.
-        let kept = if plan.max_regression.is_some() && !combined.is_empty() {
-            rows.clone()
-        } else {
-            Vec::new()
-        };
-        let mut a = if combined.is_empty() {
-            decide::assess(rows, &opts)
-        } else {
-            decide::assess_combined(rows, &combined, &opts)
-        };
-        // Rows a sequential rule stopped take the verdict of how they stopped.
-        verdict::sequential::apply(&mut a, facts.settled);
-        *assessed = Some(a);
-        kept
+    // Assessed once, for the report and the gate; the gate takes the pooled estimates, never
+    // the per-machine combination.
+    let pooled = if plan.max_regression.is_some() && !combined.is_empty() {
+        rows.clone()
     } else {
-        rows
+        Vec::new()
     };
+    let mut a = if combined.is_empty() {
+        decide::assess(rows, &opts)
+    } else {
+        decide::assess_combined(rows, &combined, &opts)
+    };
+    // Rows a sequential rule stopped take the verdict of how they stopped.
+    if metric_id == crate::sample::RATE {
+        verdict::sequential::apply(&mut a, facts.settled);
+    }
+    let assessments = &*assessed.insert(a);
     let control = control::analyse(
         set,
         metric_id,
         &opts,
-        assessed.as_deref(),
+        Some(assessments),
         facts.blocks,
         plan,
         out,
     );
-    let assessments = assessed.as_deref();
-    let shown = metrics::for_report(set, metric_id, assessments.unwrap_or(&[]), &opts, plan);
+    let shown = metrics::for_report(set, metric_id, assessments, &opts, plan);
     let d = render::ReportData {
         set,
-        assessments: assessments.unwrap_or(&[]),
+        assessments,
         opts: &opts,
         run: facts.run,
         input: facts.input,
@@ -397,15 +394,12 @@ fn analyse_into(
         input_format: facts.format,
         control: control.as_ref(),
     };
-    let code = write_report(&d, metric_id, &rows, facts.settled, plan, stdout, out)?;
+    let code = write_report(&d, metric_id, facts.settled, plan, stdout, out)?;
     if code != 0 {
         return Ok(code);
     }
     if let Some(path) = &plan.plot {
-        let cs: Vec<&Comparison> = match assessments {
-            Some(a) => a.iter().map(|x| &x.row.comparison).collect(),
-            None => rows.iter().map(|r| &r.comparison).collect(),
-        };
+        let cs: Vec<&Comparison> = assessments.iter().map(|x| &x.row.comparison).collect();
         let code = write_plot(path, &cs, set, metric_id, out)?;
         if code != 0 {
             return Ok(code);
@@ -418,20 +412,31 @@ fn analyse_into(
     // The report's own assessment when it has one of the pooled samples; else the verdicts
     // only (the gate reads no distribution check).
     let gate_assessed;
-    let a: &[Assessment] = match assessments {
-        Some(a) if combined.is_empty() => a,
-        _ => {
-            let o = Options {
-                distribution_checks: false,
-                ..opts
-            };
-            let mut g = decide::assess(rows, &o);
+    let a: &[Assessment] = if combined.is_empty() {
+        assessments
+    } else {
+        let o = Options {
+            distribution_checks: false,
+            ..opts
+        };
+        let mut g = decide::assess(pooled, &o);
+        if metric_id == crate::sample::RATE {
             verdict::sequential::apply(&mut g, facts.settled);
-            gate_assessed = g;
-            &gate_assessed
         }
+        gate_assessed = g;
+        &gate_assessed
     };
     Ok(gate(a, max, &opts, facts.failures, out).max(control_code))
+}
+
+/// Returns the heap's free pages to the system (glibc keeps what was freed — the reader's
+/// blocks, a partition's samples — and the peak RSS would count it again and again).
+fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory of the allocator; no pointer is involved.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 /// The metric `name` asks for (default: [`crate::compare::primary_metric`]) when some
@@ -488,76 +493,29 @@ fn rate_view(
     render::csv::rate_view(set, metric, name)
 }
 
-/// The comparisons of `metric` in report order (by name; compare.js --analyze keeps
-/// first-seen order; unsorted when only the samples are shown), without the benchmarks on
-/// one side only, which are returned apart (compare.R keeps them as rows). Adds the warnings
-/// of the layouts that have no place for them: one-sided benchmarks (analyze), failures
-/// (R), too few samples for a rank test (R, analyze).
+/// The comparisons of `metric` in report order (by name), without the benchmarks on one side
+/// only, which are returned apart.
 fn comparisons(
     set: &SampleSet,
     metric: MetricId,
-    plan: &Plan,
     failures: &Failures,
-    samples_only: bool,
-    out: &mut Messages,
 ) -> (Vec<Comparison>, OneSided) {
-    let format = plan.format;
     let mut comparisons = crate::compare::group_metric(set, metric);
-    if format != Format::Analyze && !samples_only {
-        crate::compare::sort_by_name(&mut comparisons);
-    }
-    let one_sided = if format == Format::R {
-        OneSided::default()
-    } else {
-        let (both, one) = crate::compare::split_one_sided(comparisons);
-        comparisons = both;
-        one.without_failures(failures)
-    };
-    if let (Format::Analyze, Some(w)) = (format, one_sided.warning()) {
-        out.warning(render::escape_control(&w));
-    }
-    if format == Format::R {
-        let word = failures.heading().to_ascii_lowercase();
-        for l in failures.lines() {
-            out.warning(format!("{word}: {}", render::escape_control(&l)));
-        }
-    }
-    if matches!(format, Format::R | Format::Analyze) {
-        let counts = comparisons
-            .iter()
-            .map(|c| (c.name.as_str(), c.old.len(), c.new.len()));
-        out.0.extend(diagnostics::too_few(counts));
-    }
-    (comparisons, one_sided)
+    crate::compare::sort_by_name(&mut comparisons);
+    let (both, one) = crate::compare::split_one_sided(comparisons);
+    (both, one.without_failures(failures))
 }
 
-/// The verdict rows of `comparisons` (none when only the samples are shown), with the notes
-/// on rows without a Welch test or with values below 0 added to `out` in name order.
+/// The verdict rows of `comparisons`, with the notes on rows without a Welch test or with
+/// values below 0 added to `out` in name order.
 fn verdict_rows(
     comparisons: Vec<Comparison>,
     format: Format,
-    samples_only: bool,
     out: &mut Messages,
 ) -> Vec<verdict::Row> {
-    if samples_only {
-        let mut flagged: Vec<RowNote<'_>> = comparisons
-            .iter()
-            .filter_map(|c| {
-                let error = crate::stats::welch::welch_t(&c.old, &c.new).err();
-                RowNote::of(c, error, || {
-                    crate::stats::welch::improvement_pct(&c.old, &c.new)
-                })
-            })
-            .collect();
-        // The same order as sorting every comparison first: the sort is stable and total.
-        let coll = crate::compare::RootCollation::new();
-        flagged.sort_by(|a, b| coll.compare(a.name(), b.name()));
-        diagnostics::row_notes(&flagged, format, out);
-        return Vec::new();
-    }
     // Only the formats that print them get the accuracy half-widths (three t quantiles a
     // row; the HTML report shows none).
-    let accuracy = matches!(format, Format::R | Format::Analyze | Format::Json);
+    let accuracy = format == Format::Json;
     let rows = verdict::rows_with(comparisons, accuracy);
     let flagged: Vec<RowNote<'_>> = rows
         .iter()
@@ -601,39 +559,34 @@ fn combine(
     verdict::combine::combine_blocks(&per, opts.confidence)
 }
 
-/// Writes the report of `d` in `plan`'s format to the `-o` file or `stdout`; `rows` are the
-/// verdict rows of the layouts without assessments (R, analyze). Returns the exit code of
-/// [`write_output`].
+/// Writes the report of `d` in `plan`'s format to the `-o` file or `stdout`. Returns the exit
+/// code of [`write_output`].
 fn write_report(
     d: &render::ReportData<'_>,
     metric: MetricId,
-    rows: &[verdict::Row],
     settled: &[Settled],
     plan: &Plan,
     stdout: &mut dyn Write,
     out: &mut Messages,
 ) -> anyhow::Result<i32> {
     let text = match plan.format {
-        Format::R => render::compare_r::render(rows, render::compare_r::R_PRINT_WIDTH),
         Format::Table => table_text(d, metric, settled, plan),
-        Format::Benchstat => {
-            let mut t = render::benchstat::render(d.set, &render::benchstat::Options::default());
-            t.push_str(&render::table::failures_section(d.failures));
-            t
-        }
-        Format::Analyze => {
-            let shown: Vec<&verdict::Row> = rows.iter().collect();
-            render::analyze::render(&shown, d.opts, d.failures, plan.max_regression)
-        }
         Format::Markdown => {
             let mut t = render::markdown::render(d);
             let at = t.rfind("**Run**\n").unwrap_or(t.len());
             t.insert_str(at, &render::metrics::markdown(d.metrics));
             render::control::markdown(d.control, d.assessments, t)
         }
-        // Streamed: a million rows are over 100 MB of JSON, over 1 GB of HTML and about
-        // 90 MB of CSV or Go text.
-        Format::Json | Format::Html | Format::Csv | Format::Go => String::new(),
+        // Streamed: a million rows are over 100 MB of JSON and over 1 GB of HTML. compare.R's
+        // and compare.js's layouts (`compare_r`) and the samples' formats (`samples`) are
+        // written before this.
+        Format::Json
+        | Format::Html
+        | Format::Csv
+        | Format::Go
+        | Format::Benchstat
+        | Format::R
+        | Format::Analyze => String::new(),
     };
     let html = render::html::HtmlOptions {
         plot_rows: plan.plot_rows.clone(),
@@ -641,8 +594,6 @@ fn write_report(
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
         match plan.format {
             Format::Html => render::html::write(d, &html, w),
-            Format::Csv => render::csv::write_metric(d.set, metric, w),
-            Format::Go => format::go::write_to(d.set, w),
             Format::Json => render::json::write(d, w),
             _ => w.write_all(text.as_bytes()),
         }

@@ -420,6 +420,12 @@ pub trait Decidable {
     fn estimate(&self) -> Estimate;
     /// Records the decision: `p_adjusted` after the report's correction, and the verdict.
     fn decided(&mut self, p_adjusted: f64, verdict: Verdict);
+    /// The verdict (inconclusive before [`decide_all`]).
+    fn verdict(&self) -> Verdict;
+    /// Records how a sequential rule settled the comparison
+    /// ([`crate::verdict::sequential::apply`]): its verdict and, when given, the interval
+    /// of the change it settled on (percent).
+    fn settle(&mut self, verdict: Verdict, change_ci_pct: Option<(f64, f64)>);
 }
 
 impl Decidable for Assessment {
@@ -438,6 +444,15 @@ impl Decidable for Assessment {
     fn decided(&mut self, p_adjusted: f64, verdict: Verdict) {
         self.p_adjusted = p_adjusted;
         self.verdict = verdict;
+    }
+    fn verdict(&self) -> Verdict {
+        self.verdict
+    }
+    fn settle(&mut self, verdict: Verdict, change_ci_pct: Option<(f64, f64)>) {
+        self.verdict = verdict;
+        if change_ci_pct.is_some() {
+            self.change_ci_pct = change_ci_pct;
+        }
     }
 }
 
@@ -470,24 +485,46 @@ impl Decided {
     }
 }
 
-impl Decidable for Decided {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn p_value(&self) -> f64 {
-        self.p_value
-    }
-    fn p_adjusted(&self) -> f64 {
-        self.p_adjusted
-    }
-    fn estimate(&self) -> Estimate {
-        self.estimate
-    }
-    fn decided(&mut self, p_adjusted: f64, verdict: Verdict) {
-        self.p_adjusted = p_adjusted;
-        self.verdict = verdict;
-    }
+/// Implements [`Decidable`] for a compact record with the fields `name` (dereferencing to
+/// `str`), `estimate`, `p_value`, `p_adjusted` and `verdict`.
+macro_rules! decidable_record {
+    ($t:ty) => {
+        impl $crate::verdict::decide::Decidable for $t {
+            fn name(&self) -> &str {
+                &self.name
+            }
+            fn p_value(&self) -> f64 {
+                self.p_value
+            }
+            fn p_adjusted(&self) -> f64 {
+                self.p_adjusted
+            }
+            fn estimate(&self) -> $crate::verdict::decide::Estimate {
+                self.estimate
+            }
+            fn decided(&mut self, p_adjusted: f64, verdict: $crate::verdict::decide::Verdict) {
+                self.p_adjusted = p_adjusted;
+                self.verdict = verdict;
+            }
+            fn verdict(&self) -> $crate::verdict::decide::Verdict {
+                self.verdict
+            }
+            fn settle(
+                &mut self,
+                verdict: $crate::verdict::decide::Verdict,
+                change_ci_pct: Option<(f64, f64)>,
+            ) {
+                self.verdict = verdict;
+                if change_ci_pct.is_some() {
+                    self.estimate.change_ci_pct = change_ci_pct;
+                }
+            }
+        }
+    };
 }
+pub(crate) use decidable_record;
+
+decidable_record!(Decided);
 
 /// The report-wide decision: applies the report's correction across all of `out` (every
 /// comparison of the report, in report order: one family) and decides each verdict

@@ -13,15 +13,15 @@
 //! metrics than the rate keep theirs (the rule looked at the rate only).
 
 use crate::format::results::plan::{Settled, Status};
-use crate::sample::RATE;
 /// What a sequential rule decided about a comparison.
 pub use crate::stats::sequential::Decision;
-use crate::verdict::decide::{Assessment, Verdict};
+use crate::verdict::decide::{Decidable, Verdict};
 
-/// Marks `assessments` with the rows a sequential rule settled (`settled`, matched by
-/// `file + ' ' + configuration` to the comparison's name): see the module docs. Returns how
-/// many rows changed verdict or interval.
-pub fn apply(assessments: &mut [Assessment], settled: &[Settled]) -> usize {
+/// Marks the decided comparisons `rows` of the rate with the rows a sequential rule settled
+/// (`settled`, matched by `file + ' ' + configuration` to the comparison's name): see the
+/// module docs. Returns how many rows changed verdict or interval. Comparisons of another
+/// metric keep their analysis: the caller applies this to the rate's only.
+pub fn apply<T: Decidable>(rows: &mut [T], settled: &[Settled]) -> usize {
     if settled.is_empty() {
         return 0;
     }
@@ -37,11 +37,8 @@ pub fn apply(assessments: &mut [Assessment], settled: &[Settled]) -> usize {
         })
         .collect();
     let mut changed = 0;
-    for a in assessments.iter_mut() {
-        if a.row.comparison.metric != RATE {
-            continue;
-        }
-        let Some(status) = by_name.get(a.row.comparison.name.trim_end()) else {
+    for a in rows.iter_mut() {
+        let Some(status) = by_name.get(a.name().trim_end()) else {
             continue;
         };
         match **status {
@@ -51,16 +48,16 @@ pub fn apply(assessments: &mut [Assessment], settled: &[Settled]) -> usize {
                 hi_pct,
                 ..
             } => {
-                a.verdict = match decision {
+                let verdict = match decision {
                     Decision::Faster => Verdict::Faster,
                     Decision::Slower => Verdict::Slower,
                     Decision::NoChange => Verdict::NoChange,
                 };
-                a.change_ci_pct = Some((lo_pct, hi_pct));
+                a.settle(verdict, Some((lo_pct, hi_pct)));
                 changed += 1;
             }
-            Status::Futile { .. } if !matches!(a.verdict, Verdict::Inconclusive { .. }) => {
-                a.verdict = Verdict::Inconclusive { runs_needed: None };
+            Status::Futile { .. } if !matches!(a.verdict(), Verdict::Inconclusive { .. }) => {
+                a.settle(Verdict::Inconclusive { runs_needed: None }, None);
                 changed += 1;
             }
             _ => {}
