@@ -161,7 +161,7 @@ impl<'a> Partitions<'a> for InMemory<'a> {
     }
 
     fn names(&self) -> &SampleSet {
-        &self.set
+        self.set
     }
 }
 

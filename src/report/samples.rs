@@ -39,8 +39,11 @@ pub(super) struct Kept {
     /// With `--plot`: each comparison on both sides, by name and benchmark.
     plotted: Vec<(u64, Box<str>, BenchmarkId)>,
     /// benchstat's rows of each metric (in order of first appearance).
-    benchstat: Vec<(MetricId, Vec<(u64, bs::Row)>)>,
+    benchstat: Vec<Table>,
 }
+
+/// benchstat's table of a metric: its rows in report order, each with its first position.
+type Table = (MetricId, Vec<(u64, bs::Row)>);
 
 /// The note of `c` ([`RowNote`]): no Welch test, or values below 0.
 fn note(c: &Comparison) -> Option<RowNote<'_>> {
@@ -137,7 +140,7 @@ pub(super) fn keep<'a>(
 fn benchstat_rows<'a>(
     parts: &mut dyn Partitions<'a>,
     options: &bs::Options,
-) -> std::io::Result<Vec<(MetricId, Vec<(u64, bs::Row)>)>> {
+) -> std::io::Result<Vec<Table>> {
     use rayon::prelude::*;
     let opts = bs::escaped(options);
     let contents = parts.contents();
@@ -204,7 +207,7 @@ pub(super) fn write<'a>(
                 let lines = GoLines::new(parts.names());
                 let mut used = contents.metrics.clone();
                 used.sort_unstable_by_key(|m| m.0);
-                lines.write_units(parts.names(), used.into_iter(), w)?;
+                lines.write_units(parts.names(), used, w)?;
                 for (side, n) in [
                     (Side::Old, contents.per_side[0]),
                     (Side::New, contents.per_side[1]),
