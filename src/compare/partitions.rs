@@ -73,6 +73,9 @@ pub trait Partitions<'a> {
     /// The whole set's benchmarks and metrics (those of a partition being read are empty).
     fn names(&self) -> &SampleSet;
 
+    /// Whether the samples are in files (spilled) rather than in memory.
+    fn spills(&self) -> bool;
+
     /// What the samples are: their metrics in order of first appearance, and how many there
     /// are of the old and of the new side.
     fn contents(&self) -> Contents;
@@ -130,6 +133,10 @@ impl<'a> Partitions<'a> for InMemory<'a> {
     }
 
     fn give_back(&mut self, _part: Partition<'a>) {}
+
+    fn spills(&self) -> bool {
+        false
+    }
 
     fn contents(&self) -> Contents {
         let mut c = Contents::default();
@@ -205,6 +212,10 @@ impl Partitions<'static> for SpilledPartitions {
 
     fn names(&self) -> &SampleSet {
         &self.set
+    }
+
+    fn spills(&self) -> bool {
+        true
     }
 
     fn contents(&self) -> Contents {

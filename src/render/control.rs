@@ -4,9 +4,8 @@
 //! lead line and section, the HTML page's line and column, and the JSON report's `control`
 //! object.
 
-use super::table::{Extra, signed_pct};
+use super::table::{Extra, TableRow, signed_pct};
 use crate::verdict::control::{Control, ControlRow};
-use crate::verdict::decide::Assessment;
 use serde_json::{Value, json};
 
 /// Appended to the verdict of a row called faster or slower that does not stand clear of its
@@ -140,14 +139,14 @@ pub fn html_cells(extra: &Extra, i: usize) -> String {
 /// The Markdown comment `body` led by the control's line, its qualified verdicts marked
 /// [`WITHIN_CONTROL`] in its tables, with a section listing each row's control after it;
 /// `body` as it is without a control.
-pub fn markdown(c: Option<&Control>, assessments: &[Assessment], body: String) -> String {
+pub fn markdown(c: Option<&Control>, rows: &[TableRow<'_>], body: String) -> String {
     let Some(c) = c else {
         return body;
     };
     let mut out = format!("**{}**\n\n", super::markdown::escape(&line(c)));
-    let qualified: Vec<String> = (assessments.iter().zip(&c.rows))
+    let qualified: Vec<String> = (rows.iter().zip(&c.rows))
         .filter(|(_, r)| r.as_ref().is_some_and(ControlRow::qualifies))
-        .map(|(a, _)| format!("| {} | ", super::markdown::escape(&a.row.comparison.name)))
+        .map(|(a, _)| format!("| {} | ", super::markdown::escape(&a.name)))
         .collect();
     for l in body.split_inclusive('\n') {
         match qualified.iter().find(|p| l.starts_with(p.as_str())) {
@@ -171,7 +170,7 @@ pub fn markdown(c: Option<&Control>, assessments: &[Assessment], body: String) -
         "\n<details><summary>A/A control per row (old against the old build run again)\
          </summary>\n\n| benchmark | change | control | verdict |\n|---|---:|---:|---|\n",
     );
-    for (a, r) in assessments.iter().zip(&c.rows) {
+    for (a, r) in rows.iter().zip(&c.rows) {
         let verdict = super::table::verdict_text(a.verdict);
         let suffix = if r.as_ref().is_some_and(ControlRow::qualifies) {
             WITHIN_CONTROL
@@ -180,8 +179,8 @@ pub fn markdown(c: Option<&Control>, assessments: &[Assessment], body: String) -
         };
         out.push_str(&format!(
             "| {} | {} | {} | {verdict}{suffix} |\n",
-            super::markdown::escape(&a.row.comparison.name),
-            signed_pct(a.change_pct),
+            super::markdown::escape(&a.name),
+            signed_pct(a.estimate.change_pct),
             cell(r.as_ref()),
         ));
     }
@@ -196,12 +195,12 @@ fn num(x: f64) -> Value {
 
 /// The JSON report's `control` object: the suite's figures and one entry per comparison, in
 /// the order of `comparisons` (`null` for a comparison without a control).
-pub fn json_value(c: &Control, assessments: &[Assessment]) -> Value {
-    let rows: Vec<Value> = (assessments.iter().zip(&c.rows))
+pub fn json_value(c: &Control, rows: &[TableRow<'_>]) -> Value {
+    let rows: Vec<Value> = (rows.iter().zip(&c.rows))
         .map(|(a, r)| match r {
-            None => json!({ "name": a.row.comparison.name, "control": Value::Null }),
+            None => json!({ "name": a.name, "control": Value::Null }),
             Some(r) => json!({
-                "name": a.row.comparison.name,
+                "name": a.name,
                 "control": {
                     "change_pct": num(r.change_pct),
                     "change_ci_pct": r.change_ci_pct.map_or(Value::Null, |(lo, hi)| json!([num(lo), num(hi)])),

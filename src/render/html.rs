@@ -9,8 +9,8 @@
 //! benchmark named `<script>` stays text.
 
 use super::markdown::run_facts;
+use super::plot;
 use super::table::{TableRow, notes, p_cell, signed_pct, verdict_cell};
-use super::{ReportData, plot};
 use crate::verdict::decide::Verdict;
 use std::fmt::Write as _;
 
@@ -131,58 +131,6 @@ pub struct Page<'a> {
     pub input: Option<&'a str>,
     /// The A/A control of the comparisons (`compare --control`), when the samples have one.
     pub control: Option<&'a crate::verdict::control::Control>,
-}
-
-/// Writes the page to `w` as it is made: the head and summary table (written out every
-/// 64 KiB), the run facts, then a section for each comparison (on a page of more than
-/// [`FULL_PLOTS_MAX`] comparisons, for each one [`plotted`] selects), built a
-/// chunk at a time and written in order, so memory holds one chunk of sections
-/// instead of the whole page. The other comparisons are rows of the summary table only, and a
-/// note says how many and how to ask for their plots (`--plot-rows`). Up to
-/// [`FULL_PLOTS_MAX`] plotted comparisons get three plots each (box plot with every sample,
-/// density, value by run order); more get one compact strip plot each.
-///
-/// # Errors
-/// Returns the error of writing to `w`.
-pub fn write(
-    d: &ReportData<'_>,
-    opts: &HtmlOptions,
-    w: &mut dyn std::io::Write,
-) -> std::io::Result<()> {
-    let a = d.assessments;
-    let rows: Vec<TableRow<'_>> = a.iter().map(TableRow::of).collect();
-    let selected = selected(&rows, opts);
-    let full = full_plots(&selected);
-    let page = Page {
-        opts: d.opts,
-        failures: d.failures,
-        one_sided: d.one_sided,
-        run: d.run,
-        input: d.input,
-        control: d.control,
-    };
-    let correction = d.opts.correction;
-    let mut sections = |shown: &[usize], w: &mut dyn std::io::Write| -> std::io::Result<()> {
-        let parts: Vec<String> = shown
-            .iter()
-            .map(|&i| {
-                let c = &a[i].row.comparison;
-                section(
-                    &rows[i],
-                    c,
-                    &d.set.metric(c.metric).unit,
-                    i,
-                    correction,
-                    full,
-                )
-            })
-            .collect();
-        for p in parts {
-            w.write_all(p.as_bytes())?;
-        }
-        Ok(())
-    };
-    write_page(&rows, &page, &selected, &mut sections, w)
 }
 
 /// Writes the sections of the comparisons with the given indices (in order) to the writer

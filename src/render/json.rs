@@ -15,7 +15,7 @@
 //! objects sort their keys. The comparisons are serialized one at a time as they are made
 //! ([`write_document`]): memory holds one comparison's record, not the document.
 
-use super::{ReportData, RunInfo};
+use super::RunInfo;
 use crate::sample::{Better, SampleSet};
 use crate::verdict::decide::{Assessment, Correction, Method, SideSummary, Verdict, WelchError};
 use serde::{Deserialize, Serialize};
@@ -454,13 +454,21 @@ impl<'a> Comparison<'a> {
             }),
             verdict: "".into(),
         };
-        x.correct(a.p_adjusted, a.verdict, alpha);
+        x.correct(a.p_adjusted, a.verdict, a.change_ci_pct, alpha);
         x
     }
 
     /// Sets what the correction across the whole report decides: the corrected p-value
-    /// `p_adjusted`, the verdict `verdict` (with `runs_needed`) and significance at `alpha`.
-    pub fn correct(&mut self, p_adjusted: f64, verdict: Verdict, alpha: f64) {
+    /// `p_adjusted`, the verdict `verdict` (with `runs_needed`) and significance at `alpha`;
+    /// and the interval of the change, percent (which a sequential rule may have settled).
+    pub fn correct(
+        &mut self,
+        p_adjusted: f64,
+        verdict: Verdict,
+        change_ci_pct: Option<(f64, f64)>,
+        alpha: f64,
+    ) {
+        self.change_ci_pct = interval(change_ci_pct);
         self.p_adjusted = Num(p_adjusted);
         self.runs_needed = match verdict {
             Verdict::Inconclusive { runs_needed } => runs_needed,
@@ -783,44 +791,6 @@ pub fn write_document<C: Serialize, I: Iterator<Item = std::io::Result<C>>>(
     serde_json::to_writer_pretty(&mut w, &doc)?;
     w.write_all(b"\n")?;
     w.flush()
-}
-
-/// Writes the report of [`render`] to `out`, each comparison serialized as it is made.
-///
-/// # Errors
-/// Returns the error of writing to `out`.
-pub fn write(d: &ReportData<'_>, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let a = d.assessments;
-    // Each comparison's log ratio (the means read every sample); the geomean's sum is in row
-    // order.
-    let geomean = if a.len() < 2 {
-        None
-    } else {
-        let logs: Vec<Option<f64>> = a.iter().map(crate::verdict::decide::log_ratio).collect();
-        crate::verdict::decide::geomean(logs)
-    };
-    let unpaired = a
-        .iter()
-        .any(|x| x.row.comparison.pairing == crate::compare::Pairing::None);
-    let notes = super::table::report_notes(unpaired, d.one_sided, geomean);
-    let rest = Rest {
-        opts: d.opts,
-        run: d.run,
-        counts: super::table::verdict_counts(a.iter().map(|x| x.verdict)),
-        geomean,
-        failures: d.failures,
-        one_sided: d.one_sided,
-        notes: &notes,
-        control: d.control.map(|c| super::control::json_value(c, a)),
-        metrics: super::metrics::json(d.metrics),
-        columns: None,
-    };
-    let alpha = d.opts.alpha;
-    write_document(
-        &rest,
-        || a.iter().map(|x| Ok(Comparison::new(d.set, x, alpha))),
-        out,
-    )
 }
 
 #[cfg(test)]

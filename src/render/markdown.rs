@@ -6,8 +6,8 @@
 //! (binaries, runs, order, seed). Every string from the input is escaped, so a benchmark name
 //! cannot break the table or inject HTML.
 
+use super::RunInfo;
 use super::table::{TableRow, p_cell, si_distinct, signed_pct, verdict_cell};
-use super::{ReportData, RunInfo};
 use crate::compare::OneSided;
 use crate::compare::failures::Failures;
 use crate::verdict::decide::{self, Assessment, Options, Verdict};
@@ -246,26 +246,6 @@ pub fn run_facts(run: Option<&RunInfo>, input: Option<&str>) -> Vec<(&'static st
     }
     f.push(("tool", format!("benchdiff {}", env!("CARGO_PKG_VERSION"))));
     f
-}
-
-/// Renders the pull-request comment.
-pub fn render(d: &ReportData<'_>) -> String {
-    let rows: Vec<TableRow<'_>> = d
-        .assessments
-        .iter()
-        .map(|a| TableRow::with_notes(a, comparison_notes))
-        .collect();
-    let mut out = Vec::new();
-    let c = Comment {
-        one_sided: d.one_sided,
-        opts: d.opts,
-        failures: d.failures,
-        run: d.run,
-        input: d.input,
-    };
-    // Writing to memory does not fail, and every piece written is text.
-    let _ = write_rows(&rows, &c, &mut out);
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// What a comment says besides its rows: the benchmarks on one side only, the verdict

@@ -26,8 +26,6 @@ pub mod metrics;
 pub mod plot;
 pub mod sweep;
 
-use crate::sample::SampleSet;
-use crate::verdict::decide::{Assessment, Options};
 use std::borrow::Cow;
 
 /// True for a character a terminal may act on instead of printing: C0 controls (U+0000–U+001F),
@@ -194,34 +192,4 @@ pub fn describe_input(format: Option<crate::format::InputFormat>, files: &[Strin
     } else {
         format!("{} — {what}", files.join(", "))
     }
-}
-
-/// Everything a renderer may show: the samples, their assessed comparisons (report order), the
-/// verdict options and the run facts. Renderers only read it; none computes statistics of its
-/// own beyond what is needed to draw (density curves, quartiles of a box).
-#[derive(Clone, Copy, Debug)]
-pub struct ReportData<'a> {
-    /// The samples the report is about (names, metrics and per-sample times).
-    pub set: &'a SampleSet,
-    /// One assessment per comparison, in report order.
-    pub assessments: &'a [Assessment],
-    /// The verdict rules used (correction, α, threshold).
-    pub opts: &'a Options,
-    /// How the samples were measured, when benchdiff ran them.
-    pub run: Option<&'a RunInfo>,
-    /// Benchmarks measured on one side only: listed with a warning, not assessed.
-    pub one_sided: &'a crate::compare::OneSided,
-    /// What the input recorded, when benchdiff did not run the samples itself (`run` is None),
-    /// e.g. `Go benchmark text (old.txt, new.txt): …; binaries, run order and seed not
-    /// recorded`. Shown in the run section of Markdown and HTML.
-    pub input: Option<&'a str>,
-    /// Jobs that failed, timed out, were interrupted or never ran: every format lists them.
-    pub failures: &'a crate::compare::failures::Failures,
-    /// Each side's CV and the other metrics' summaries, when shown ([`metrics`]).
-    pub metrics: &'a crate::verdict::metrics::Metrics,
-    /// The format of the inputs the samples were read from (None: benchdiff ran them), for
-    /// the hints that depend on the harness ([`table::single_hint_for`]).
-    pub input_format: Option<crate::format::InputFormat>,
-    /// The A/A control of the assessments (`compare --control`), when the samples have one.
-    pub control: Option<&'a crate::verdict::control::Control>,
 }

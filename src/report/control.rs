@@ -6,7 +6,7 @@
 use super::{EXIT_FAILED, Messages, Plan};
 use crate::sample::{MetricId, SampleSet};
 use crate::verdict::control::{self, Control};
-use crate::verdict::decide::{self, Assessment, Options};
+use crate::verdict::decide::{self, Decidable, Options};
 
 /// The control of the report's `real` assessments (in report order) of `metric`, when `set`
 /// has control samples and the report assessed its rows; `None` otherwise (with a warning when
@@ -14,11 +14,11 @@ use crate::verdict::decide::{self, Assessment, Options};
 /// of a sharded run split by rounds, as the real rows) a control row estimated on two or more
 /// machines takes the per-machine combination of its blocks' control comparisons
 /// ([`decide::assess_combined`]), exactly as its real row does.
-pub(super) fn analyse(
+pub(super) fn analyse<T: Decidable>(
     set: &SampleSet,
     metric: MetricId,
     opts: &Options,
-    real: Option<&[Assessment]>,
+    real: Option<&[T]>,
     blocks: Option<&[(String, SampleSet)]>,
     plan: &Plan,
     out: &mut Messages,

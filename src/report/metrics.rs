@@ -8,9 +8,10 @@
 //! or a harness's figures stays as it was.
 
 use super::{Format, Plan};
+use crate::render::table::TableRow;
 use crate::sample::{COUNTER_METRICS, MetricId, SampleSet};
-use crate::verdict::decide::{self, Assessment, Options};
-use crate::verdict::metrics::{MetricSummary, Metrics};
+use crate::verdict::decide::{self, Options};
+use crate::verdict::metrics::{Figures, MetricSummary, Metrics};
 
 /// True when some sample of `set` is of a counter metric ([`COUNTER_METRICS`]).
 pub(crate) fn carries_counters(set: &SampleSet) -> bool {
@@ -19,14 +20,23 @@ pub(crate) fn carries_counters(set: &SampleSet) -> bool {
     })
 }
 
-/// What the report of `set` by `plan`, deciding on `chosen` with the assessments `a`, shows
-/// of its metrics: the CV column when the samples carry counters or `--cv` asked for it; with
-/// counters, also the summary of `chosen` and of every other metric the samples have, each
-/// compared with the same options `opts` (formats that show it: table, Markdown, JSON).
+/// Whether the rows of the report of `set` by `plan` carry each side's CV
+/// ([`TableRow::cv_pct`]): in the formats that show the metrics (table, Markdown, JSON), when
+/// the samples carry counters or `--cv` asked for the column.
+pub(crate) fn rows_carry_cv(set: &SampleSet, plan: &Plan) -> bool {
+    matches!(plan.format, Format::Table | Format::Markdown | Format::Json)
+        && (plan.cv || carries_counters(set))
+}
+
+/// What the report of `set` by `plan`, deciding on `chosen` with the decided rows `rows`
+/// (carrying their CV when [`rows_carry_cv`]), shows of its metrics: the CV column when the
+/// samples carry counters or `--cv` asked for it; with counters, also the summary of `chosen`
+/// and of every other metric the samples have, each compared with the same options `opts`
+/// (formats that show it: table, Markdown, JSON).
 pub(crate) fn for_report(
     set: &SampleSet,
     chosen: MetricId,
-    a: &[Assessment],
+    rows: &[TableRow<'_>],
     opts: &Options,
     plan: &Plan,
 ) -> Metrics {
@@ -39,6 +49,15 @@ pub(crate) fn for_report(
             ..Metrics::default()
         };
     }
+    let figures: Vec<Figures> = rows
+        .iter()
+        .map(|r| Figures {
+            verdict: r.verdict,
+            change_pct: r.estimate.change_pct,
+            log_ratio: r.log_ratio,
+            cv_pct: r.cv_pct.unwrap_or([f64::NAN; 2]),
+        })
+        .collect();
     let others = (0..set.metrics().len() as u32)
         .map(MetricId)
         .filter(|&id| id != chosen && set.has_metric(id))
@@ -46,7 +65,7 @@ pub(crate) fn for_report(
         .collect();
     Metrics {
         cv: true,
-        chosen: Some(MetricSummary::of(set.metric(chosen), a)),
+        chosen: Some(MetricSummary::of(set.metric(chosen), &figures)),
         others,
     }
 }
@@ -64,5 +83,6 @@ fn summary(set: &SampleSet, id: MetricId, opts: &Options) -> MetricSummary {
         ..*opts
     };
     let a = decide::assess(crate::verdict::rows_with(both, false), &o);
-    MetricSummary::of(set.metric(id), &a)
+    let figures: Vec<Figures> = a.iter().map(Figures::of).collect();
+    MetricSummary::of(set.metric(id), &figures)
 }

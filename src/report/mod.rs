@@ -15,15 +15,17 @@ pub mod inputs;
 pub(crate) mod large;
 mod metrics;
 mod samples;
+mod spool;
+mod verdicts;
 
 pub use diagnostics::{Message, Messages};
 pub use inputs::{InputPlan, Inputs, input_name, read_inputs};
 
+use crate::compare::Comparison;
 use crate::compare::failures::Failures;
-use crate::compare::{Comparison, OneSided};
 use crate::format::results::plan::Settled;
 use crate::sample::{Better, MetricId, SampleSet};
-use crate::verdict::decide::{self, Assessment, Correction, Options};
+use crate::verdict::decide::{self, Correction, Options};
 use crate::{format, render, verdict};
 use diagnostics::RowNote;
 use std::io::Write;
@@ -290,18 +292,6 @@ pub fn analyse(
     stdout: &mut dyn Write,
     out: &mut Messages,
 ) -> anyhow::Result<i32> {
-    analyse_into(set, facts, plan, stdout, out, &mut None)
-}
-
-/// [`analyse`], leaving the assessments in `assessed` for the caller to drop.
-fn analyse_into(
-    set: &SampleSet,
-    facts: &Facts<'_>,
-    plan: &Plan,
-    stdout: &mut dyn Write,
-    out: &mut Messages,
-    assessed: &mut Option<Vec<Assessment>>,
-) -> anyhow::Result<i32> {
     let metric_id = match choose_metric(set, plan.metric.as_deref()) {
         Ok(id) => id,
         Err(e) => {
@@ -328,7 +318,7 @@ fn analyse_into(
         let mut parts = crate::compare::partitions::InMemory::new(set);
         let rows = compare_r::rows(&mut parts, metric_id, plan, facts.failures, out)?;
         // Without a control side, `--fail-on-control` has nothing to gate: its warning.
-        control::analyse(set, metric_id, &options(plan), None, None, plan, out);
+        control::analyse::<decide::Decided>(set, metric_id, &options(plan), None, None, plan, out);
         return compare_r::write(rows, &mut parts, metric_id, plan, facts, stdout, out);
     }
     if matches!(plan.format, Format::Csv | Format::Go | Format::Benchstat) {
@@ -344,89 +334,23 @@ fn analyse_into(
         let mut parts = crate::compare::partitions::InMemory::new(set);
         let kept = samples::keep(&mut parts, metric_id, plan, &shown, out)?;
         // Without a control side, `--fail-on-control` has nothing to gate: its warning.
-        control::analyse(set, metric_id, &options(plan), None, None, plan, out);
+        control::analyse::<decide::Decided>(set, metric_id, &options(plan), None, None, plan, out);
         let context = (plan, facts, &shown);
         return samples::write(kept, &mut parts, metric_id, context, stdout, out);
     }
-    let (comparisons, one_sided) = comparisons(set, metric_id, facts.failures);
-    let rows = verdict_rows(comparisons, plan.format, out);
     let opts = options(plan);
-    let combined = match facts.blocks {
-        Some(b) => combine(b, &set.metric(metric_id).name, &opts),
-        None => Default::default(),
+    let setting = verdicts::Setting {
+        combined: match facts.blocks {
+            Some(b) => combine(b, &set.metric(metric_id).name, &opts),
+            None => Default::default(),
+        },
+        cv: metrics::rows_carry_cv(set, plan),
+        single_hint: facts.format.map(render::table::single_hint_for),
     };
-    // Assessed once, for the report and the gate; the gate takes the pooled estimates, never
-    // the per-machine combination.
-    let pooled = if plan.max_regression.is_some() && !combined.is_empty() {
-        rows.clone()
-    } else {
-        Vec::new()
-    };
-    let mut a = if combined.is_empty() {
-        decide::assess(rows, &opts)
-    } else {
-        decide::assess_combined(rows, &combined, &opts)
-    };
-    // Rows a sequential rule stopped take the verdict of how they stopped.
-    if metric_id == crate::sample::RATE {
-        verdict::sequential::apply(&mut a, facts.settled);
-    }
-    let assessments = &*assessed.insert(a);
-    let control = control::analyse(
-        set,
-        metric_id,
-        &opts,
-        Some(assessments),
-        facts.blocks,
-        plan,
-        out,
-    );
-    let shown = metrics::for_report(set, metric_id, assessments, &opts, plan);
-    let d = render::ReportData {
-        set,
-        assessments,
-        opts: &opts,
-        run: facts.run,
-        input: facts.input,
-        one_sided: &one_sided,
-        failures: facts.failures,
-        metrics: &shown,
-        input_format: facts.format,
-        control: control.as_ref(),
-    };
-    let code = write_report(&d, metric_id, facts.settled, plan, stdout, out)?;
-    if code != 0 {
-        return Ok(code);
-    }
-    if let Some(path) = &plan.plot {
-        let cs: Vec<&Comparison> = assessments.iter().map(|x| &x.row.comparison).collect();
-        let code = write_plot(path, &cs, set, metric_id, out)?;
-        if code != 0 {
-            return Ok(code);
-        }
-    }
-    let control_code = control::gate(control.as_ref(), plan, out);
-    let Some(max) = plan.max_regression else {
-        return Ok(control_code);
-    };
-    // The report's own assessment when it has one of the pooled samples; else the verdicts
-    // only (the gate reads no distribution check).
-    let gate_assessed;
-    let a: &[Assessment] = if combined.is_empty() {
-        assessments
-    } else {
-        let o = Options {
-            distribution_checks: false,
-            ..opts
-        };
-        let mut g = decide::assess(pooled, &o);
-        if metric_id == crate::sample::RATE {
-            verdict::sequential::apply(&mut g, facts.settled);
-        }
-        gate_assessed = g;
-        &gate_assessed
-    };
-    Ok(gate(a, max, &opts, facts.failures, out).max(control_code))
+    let mut parts = crate::compare::partitions::InMemory::new(set);
+    let kept = verdicts::collect(&mut parts, metric_id, plan, &setting)?;
+    drop(setting);
+    verdicts::write(kept, &mut parts, metric_id, (plan, facts), stdout, out)
 }
 
 /// Returns the heap's free pages to the system (glibc keeps what was freed — the reader's
@@ -493,19 +417,6 @@ fn rate_view(
     render::csv::rate_view(set, metric, name)
 }
 
-/// The comparisons of `metric` in report order (by name), without the benchmarks on one side
-/// only, which are returned apart.
-fn comparisons(
-    set: &SampleSet,
-    metric: MetricId,
-    failures: &Failures,
-) -> (Vec<Comparison>, OneSided) {
-    let mut comparisons = crate::compare::group_metric(set, metric);
-    crate::compare::sort_by_name(&mut comparisons);
-    let (both, one) = crate::compare::split_one_sided(comparisons);
-    (both, one.without_failures(failures))
-}
-
 /// The verdict rows of `comparisons`, with the notes on rows without a Welch test or with
 /// values below 0 added to `out` in name order.
 fn verdict_rows(
@@ -557,118 +468,6 @@ fn combine(
         })
         .collect();
     verdict::combine::combine_blocks(&per, opts.confidence)
-}
-
-/// Writes the report of `d` in `plan`'s format to the `-o` file or `stdout`. Returns the exit
-/// code of [`write_output`].
-fn write_report(
-    d: &render::ReportData<'_>,
-    metric: MetricId,
-    settled: &[Settled],
-    plan: &Plan,
-    stdout: &mut dyn Write,
-    out: &mut Messages,
-) -> anyhow::Result<i32> {
-    let text = match plan.format {
-        Format::Table => table_text(d, metric, settled, plan),
-        Format::Markdown => {
-            let mut t = render::markdown::render(d);
-            let at = t.rfind("**Run**\n").unwrap_or(t.len());
-            t.insert_str(at, &render::metrics::markdown(d.metrics));
-            render::control::markdown(d.control, d.assessments, t)
-        }
-        // Streamed: a million rows are over 100 MB of JSON and over 1 GB of HTML. compare.R's
-        // and compare.js's layouts (`compare_r`) and the samples' formats (`samples`) are
-        // written before this.
-        Format::Json
-        | Format::Html
-        | Format::Csv
-        | Format::Go
-        | Format::Benchstat
-        | Format::R
-        | Format::Analyze => String::new(),
-    };
-    let html = render::html::HtmlOptions {
-        plot_rows: plan.plot_rows.clone(),
-    };
-    let write = |w: &mut dyn Write| -> std::io::Result<()> {
-        match plan.format {
-            Format::Html => render::html::write(d, &html, w),
-            Format::Json => render::json::write(d, w),
-            _ => w.write_all(text.as_bytes()),
-        }
-    };
-    write_output(plan.output.as_deref(), write, stdout, out)
-}
-
-/// The default table of `d`: the metric's line when it is not the rate, the table (coloured
-/// and fitted to the terminal unless written to a file), the failures, `--details`, and the
-/// rows the sequential rule settled.
-fn table_text(
-    d: &render::ReportData<'_>,
-    metric: MetricId,
-    settled: &[Settled],
-    plan: &Plan,
-) -> String {
-    let (color, width) = if plan.output.is_some() {
-        (false, None)
-    } else {
-        (plan.color, plan.width)
-    };
-    let a = d.assessments;
-    // Each row on its own, in parallel.
-    use rayon::prelude::*;
-    let mut rows: Vec<render::table::TableRow<'_>> = a
-        .par_iter()
-        .map(|x| render::metrics::row(x, d.metrics.cv))
-        .collect();
-    if let Some(f) = d.input_format {
-        let hint = render::table::single_hint_for(f);
-        rows.iter_mut().for_each(|r| r.single_hint = hint);
-    }
-    let extra = render::control::table_extra(d.control);
-    let t = render::table::render(&rows, d.one_sided, d.opts, color, width, &extra);
-    let mut t = render::table::with_failures(t, &rows, d.opts, d.failures);
-    if let Some(c) = d.control {
-        t.push_str(&format!("\n{}\n", render::control::line(c)));
-    }
-    let m = d.set.metric(metric);
-    if m.name != "rate" {
-        // Which figure the changes are of, and which way is better.
-        t.insert_str(
-            0,
-            &format!(
-                "metric: {} ({}), {}\n\n",
-                m.name,
-                if m.unit.is_empty() { "count" } else { &m.unit },
-                match m.better {
-                    Better::Lower => {
-                        "lower is better: a negative change is an improvement (\"faster\")"
-                    }
-                    Better::Higher => "higher is better",
-                }
-            ),
-        );
-    }
-    t.push_str(&render::metrics::section(d.metrics));
-    if plan.details {
-        t.push('\n');
-        t.push_str(&render::table::details(a));
-    }
-    let marked: Vec<(String, u32, format::results::plan::Status)> = settled
-        .iter()
-        .map(|s| {
-            (
-                format!("{} {}", s.file, s.configuration)
-                    .trim_end()
-                    .to_owned(),
-                s.runs[0].min(s.runs[1]) as u32,
-                s.status,
-            )
-        })
-        .collect();
-    t.push_str(&render::table::sequential_section(&marked));
-    t
 }
 
 /// Draws compare.R's box plot of `comparisons` to `path` (`*.svg` or `*.png`). Returns the

@@ -19,7 +19,7 @@
 //!   ([`crate::stats::proportion::wilson`]; Wilson 1927) lies entirely above that rate: the
 //!   machine called identical builds changed more often than the report's α allows.
 
-use super::decide::{Assessment, Correction, Options, Verdict};
+use super::decide::{Assessment, Correction, Decidable, Options, Verdict};
 use crate::stats::proportion::{Z95, wilson};
 
 /// The control of one real row: the control comparison with the same name and metric.
@@ -73,11 +73,11 @@ pub fn called_changed(v: Verdict) -> bool {
 /// Whether a real assessment stands clear of its control's change (see the module notes):
 /// `None` unless the real verdict is `faster`/`slower`; `Some(false)` when its interval is
 /// unknown or holds the control's change.
-pub fn stands_clear(real: &Assessment, control_change_pct: f64) -> Option<bool> {
-    if !called_changed(real.verdict) {
+pub fn stands_clear<T: Decidable>(real: &T, control_change_pct: f64) -> Option<bool> {
+    if !called_changed(real.verdict()) {
         return None;
     }
-    Some(match real.change_ci_pct {
+    Some(match real.estimate().change_ci_pct {
         Some((lo, hi)) => !(lo..=hi).contains(&control_change_pct),
         None => false,
     })
@@ -95,28 +95,23 @@ pub fn suite(called: usize, compared: usize, opts: &Options) -> (f64, (f64, f64)
     (promised, ci, flagged)
 }
 
-/// The control of `real` from the control family's assessments `control` (assessed with the
-/// same `opts`), matched by comparison name and metric.
-pub fn summarise(real: &[Assessment], control: &[Assessment], opts: &Options) -> Control {
-    let index: std::collections::HashMap<(&str, u32), &Assessment> = control
+/// The control of `real` (the report's decided comparisons of one metric, in report order)
+/// from the control family's assessments `control` of the same metric (assessed with the
+/// same `opts`), matched by comparison name.
+pub fn summarise<T: Decidable>(real: &[T], control: &[Assessment], opts: &Options) -> Control {
+    let index: std::collections::HashMap<&str, &Assessment> = control
         .iter()
-        .map(|a| {
-            let c = &a.row.comparison;
-            ((c.name.as_str(), c.metric.0), a)
-        })
+        .map(|a| (a.row.comparison.name.as_str(), a))
         .collect();
     let rows = real
         .iter()
         .map(|a| {
-            let c = &a.row.comparison;
-            index
-                .get(&(c.name.as_str(), c.metric.0))
-                .map(|k| ControlRow {
-                    change_pct: k.change_pct,
-                    change_ci_pct: k.change_ci_pct,
-                    verdict: k.verdict,
-                    clear: stands_clear(a, k.change_pct),
-                })
+            index.get(a.name()).map(|k| ControlRow {
+                change_pct: k.change_pct,
+                change_ci_pct: k.change_ci_pct,
+                verdict: k.verdict,
+                clear: stands_clear(a, k.change_pct),
+            })
         })
         .collect();
     let called = control.iter().filter(|a| called_changed(a.verdict)).count();

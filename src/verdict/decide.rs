@@ -555,9 +555,21 @@ pub fn assess_combined(
     combined: &std::collections::HashMap<String, crate::verdict::combine::Combined>,
     opts: &Options,
 ) -> Vec<Assessment> {
+    let mut out = estimate_each_combined(rows, combined, opts);
+    decide_all(&mut out, opts);
+    out
+}
+
+/// [`assess_combined`] before the correction across the report: each row estimated on its
+/// own ([`estimate_each`]), its change, interval and p-value taken from its combination
+/// over machines in `combined` when it has one.
+pub fn estimate_each_combined(
+    rows: Vec<Row>,
+    combined: &std::collections::HashMap<String, crate::verdict::combine::Combined>,
+    opts: &Options,
+) -> Vec<Assessment> {
     use rayon::prelude::*;
-    let mut out: Vec<Assessment> = rows
-        .into_par_iter()
+    rows.into_par_iter()
         .map(|r| {
             let mut a = estimate(r, opts);
             if let Some(c) = combined.get(&a.row.comparison.name) {
@@ -574,9 +586,7 @@ pub fn assess_combined(
             }
             a
         })
-        .collect();
-    decide_all(&mut out, opts);
-    out
+        .collect()
 }
 
 fn estimate(row: Row, opts: &Options) -> Assessment {

@@ -30,10 +30,36 @@ pub struct MetricSummary {
     pub cv_pct: [f64; 2],
 }
 
+/// What a metric's summary reads of one decided comparison.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Figures {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The change, percent ([`Assessment::change_pct`]).
+    pub change_pct: f64,
+    /// Its term of the geometric mean ([`decide::log_ratio`]).
+    pub log_ratio: Option<f64>,
+    /// Each side's coefficient of variation, percent (old, new;
+    /// [`decide::SideSummary::cv_pct`]).
+    pub cv_pct: [f64; 2],
+}
+
+impl Figures {
+    /// The figures of the assessment `a` (with the distribution checks that give each side's
+    /// CV).
+    pub fn of(a: &Assessment) -> Figures {
+        Figures {
+            verdict: a.verdict,
+            change_pct: a.change_pct,
+            log_ratio: decide::log_ratio(a),
+            cv_pct: [a.old_side.cv_pct, a.new_side.cv_pct],
+        }
+    }
+}
+
 impl MetricSummary {
-    /// The summary of `metric` from the assessments `a` of its comparisons (decided, with the
-    /// distribution checks that give each side's CV).
-    pub fn of(metric: &Metric, a: &[Assessment]) -> MetricSummary {
+    /// The summary of `metric` from the figures `a` of its decided comparisons.
+    pub fn of(metric: &Metric, a: &[Figures]) -> MetricSummary {
         let mut counts = [0usize; 5];
         for x in a {
             counts[0] += 1;
@@ -52,11 +78,11 @@ impl MetricSummary {
             change_pct: match a {
                 [] => None,
                 [one] => Some(one.change_pct).filter(|c| c.is_finite()),
-                _ => decide::geomean(a.iter().map(decide::log_ratio)).and_then(|g| g.change_pct()),
+                _ => decide::geomean(a.iter().map(|x| x.log_ratio)).and_then(|g| g.change_pct()),
             },
             cv_pct: [
-                median_cv(a.iter().map(|x| x.old_side.cv_pct)),
-                median_cv(a.iter().map(|x| x.new_side.cv_pct)),
+                median_cv(a.iter().map(|x| x.cv_pct[0])),
+                median_cv(a.iter().map(|x| x.cv_pct[1])),
             ],
         }
     }

@@ -1,0 +1,481 @@
+//! The formats that give a verdict on each comparison — the table, the Markdown comment,
+//! JSON and the HTML page — of a partition store ([`Partitions`]), whether it holds the
+//! samples in memory or reads them back from spill files.
+//!
+//! Phase 1 ([`collect`]) reads one partition at a time, assesses each comparison on its own
+//! and keeps its [`TableRow`] (every figure and text the table, the comment and the page show
+//! of it), and what else the format asks for: its JSON record before the correction, kept in
+//! a [`Spool`]; its `--details` text; with per-machine combinations and a gate, the pooled
+//! estimate the gate reads. Phase 2 ([`write`]) puts the rows in report order (by name, then
+//! first appearance), corrects and decides them together, applies a sequential rule's
+//! verdicts, computes the A/A control and the metrics' summary from the decided rows, writes
+//! the format (the HTML page reads the partitions again for the sections it plots), draws the
+//! `--plot` and gates.
+
+use super::diagnostics::{RowNote, row_notes};
+use super::spool::{Sections, Spool};
+use super::{Facts, Format, Messages, Plan};
+use crate::compare::partitions::Partitions;
+use crate::compare::{Comparison, OneSided};
+use crate::render::table::{self, TableRow};
+use crate::render::{self, html, json, markdown};
+use crate::sample::{BenchmarkId, Better, MetricId, RATE};
+use crate::verdict::combine::Combined;
+use crate::verdict::{self, decide};
+use std::collections::HashMap;
+use std::io::Write;
+
+/// What phase 1 needs to know besides the partitions and the plan.
+pub(super) struct Setting {
+    /// The per-machine combinations of a sharded run's comparisons, by name (empty
+    /// otherwise).
+    pub combined: HashMap<String, Combined>,
+    /// Whether the rows carry each side's CV ([`super::metrics::rows_carry_cv`]).
+    pub cv: bool,
+    /// The hint a row of a single sample gets, when the input format has its own
+    /// ([`table::single_hint_for`]).
+    pub single_hint: Option<&'static str>,
+}
+
+/// What phase 1 keeps of the comparisons, in the order they were analysed.
+pub(super) struct Collected {
+    /// (first position, row).
+    rows: Vec<(u64, TableRow<'static>)>,
+    /// Per row, its benchmark's id in the whole set.
+    benchmark_of: Vec<BenchmarkId>,
+    /// With `--details`: per row, its text.
+    details: Vec<String>,
+    /// With per-machine combinations and `--max-regression`: per row, the pooled estimate
+    /// the gate reads (the report's rows take the combination).
+    pooled: Vec<decide::Decided>,
+    /// The rows a note on stderr speaks of, whole: (first position, row).
+    noted: Vec<(u64, verdict::Row)>,
+    /// The benchmarks measured on one side only: (first position, name, only old).
+    one_sided: Vec<(u64, String, bool)>,
+    /// For JSON, the comparisons' records before the correction.
+    spool: Option<Spool>,
+}
+
+/// Phase 1: reads the partitions of `parts` one at a time, groups the comparisons of
+/// `metric`, estimates each (without the correction, with `setting`'s combinations) and
+/// keeps its [`TableRow`] with the notes of `plan`'s format, and what else the format needs
+/// (see the module doc).
+///
+/// # Errors
+/// A partition could not be read, or the spool not written.
+pub(super) fn collect<'a>(
+    parts: &mut dyn Partitions<'a>,
+    metric: MetricId,
+    plan: &Plan,
+    setting: &Setting,
+) -> std::io::Result<Collected> {
+    use rayon::prelude::*;
+    let opts = super::options(plan);
+    let json = plan.format == Format::Json;
+    let notes = match plan.format {
+        Format::Markdown => markdown::comparison_notes,
+        // JSON has no note per comparison.
+        Format::Json => |_: &decide::Assessment, _: &mut String| {},
+        _ => table::comparison_notes,
+    };
+    let gate_pooled = plan.max_regression.is_some() && !setting.combined.is_empty();
+    let pooled_opts = decide::Options {
+        distribution_checks: false,
+        ..opts
+    };
+    let mut kept = Collected {
+        rows: Vec::with_capacity(parts.names().benchmarks().len()),
+        benchmark_of: Vec::new(),
+        details: Vec::new(),
+        pooled: Vec::new(),
+        noted: Vec::new(),
+        one_sided: Vec::new(),
+        spool: if json {
+            Some(Spool::new(parts.spills())?)
+        } else {
+            None
+        },
+    };
+    for k in 0..parts.partitions() {
+        let mut part = parts.partition(k, metric)?;
+        let comparisons = std::mem::take(&mut part.comparisons);
+        let ids = std::mem::take(&mut part.ids);
+        // The JSON records name their benchmarks and metric by the partition's set.
+        let names = if json {
+            Some(part)
+        } else {
+            drop(part);
+            None
+        };
+        super::release_free_memory();
+        let first = |c: &Comparison| {
+            parts
+                .first_position(ids[c.benchmark.0 as usize])
+                .unwrap_or(u64::MAX)
+        };
+        let mut both = Vec::with_capacity(comparisons.len());
+        for mut c in comparisons {
+            if c.old.is_empty() || c.new.is_empty() {
+                let f = first(&c);
+                kept.one_sided
+                    .push((f, std::mem::take(&mut c.name), c.new.is_empty()));
+            } else {
+                both.push(c);
+            }
+        }
+        // JSON shows compare.R's accuracy half-widths too.
+        let vrows = verdict::rows_with(both, json);
+        for r in &vrows {
+            let c = &r.comparison;
+            if RowNote::of(c, r.welch.err(), || r.improvement_pct).is_some() {
+                kept.noted.push((first(c), r.clone()));
+            }
+        }
+        if gate_pooled {
+            let pooled = decide::estimate_each(vrows.clone(), &pooled_opts);
+            kept.pooled.extend(pooled.iter().map(decide::Decided::of));
+        }
+        let assessed = if setting.combined.is_empty() {
+            decide::estimate_each(vrows, &opts)
+        } else {
+            decide::estimate_each_combined(vrows, &setting.combined, &opts)
+        };
+        if let (Some(spool), Some(names)) = (&mut kept.spool, &names) {
+            spool.append(&names.set, &assessed)?;
+        }
+        drop(names);
+        if plan.details {
+            kept.details.par_extend(
+                assessed
+                    .par_iter()
+                    .map(|x| table::details(std::slice::from_ref(x))),
+            );
+        }
+        kept.benchmark_of.extend(
+            assessed
+                .iter()
+                .map(|x| ids[x.row.comparison.benchmark.0 as usize]),
+        );
+        let firsts: Vec<u64> = assessed.iter().map(|x| first(&x.row.comparison)).collect();
+        kept.rows
+            .par_extend(assessed.par_iter().zip(firsts).map(|(x, f)| {
+                let mut row = TableRow::with_notes(x, notes).into_owned();
+                if setting.cv {
+                    row.cv_pct = Some([x.old_side.cv_pct, x.new_side.cv_pct]);
+                }
+                if let Some(hint) = setting.single_hint {
+                    row.single_hint = hint;
+                }
+                if json {
+                    // Not shown: the spooled record holds the flags.
+                    row.flags = Box::default();
+                }
+                (f, row)
+            }));
+    }
+    Ok(kept)
+}
+
+/// Phase 2: the rows of `kept` in report order, decided, written in `plan`'s format to the
+/// `-o` file or `stdout` with the facts of `facts`; then the `--plot`, the control's gate and
+/// the `--max-regression` gate (see the module doc). Returns the exit code.
+///
+/// # Errors
+/// Writing to `stdout` failed, a partition or the spool could not be read again, or the plot
+/// could not be drawn.
+pub(super) fn write<'a>(
+    kept: Collected,
+    parts: &mut dyn Partitions<'a>,
+    metric: MetricId,
+    (plan, facts): (&Plan, &Facts<'_>),
+    stdout: &mut dyn Write,
+    out: &mut Messages,
+) -> anyhow::Result<i32> {
+    let opts = super::options(plan);
+    let Collected {
+        rows,
+        benchmark_of,
+        mut details,
+        mut pooled,
+        mut noted,
+        mut one_sided,
+        spool,
+    } = kept;
+    // Report order: by name, then first appearance; per row, its index in the order of
+    // analysis.
+    let coll = crate::compare::RootCollation::new();
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    {
+        use rayon::slice::ParallelSliceMut;
+        order.par_sort_unstable_by(|&x, &y| {
+            coll.compare(&rows[x].1.name, &rows[y].1.name)
+                .then(rows[x].0.cmp(&rows[y].0))
+        });
+    }
+    noted.sort_unstable_by(|x, y| {
+        coll.compare(&x.1.comparison.name, &y.1.comparison.name)
+            .then(x.0.cmp(&y.0))
+    });
+    one_sided.sort_unstable_by(|x, y| coll.compare(&x.1, &y.1).then(x.0.cmp(&y.0)));
+    let mut slots: Vec<Option<TableRow<'static>>> = rows.into_iter().map(|r| Some(r.1)).collect();
+    let mut rows: Vec<TableRow<'static>> =
+        (order.iter()).filter_map(|&i| slots[i].take()).collect();
+    drop(slots);
+    let benchmarks: Vec<BenchmarkId> = order.iter().map(|&i| benchmark_of[i]).collect();
+    drop(benchmark_of);
+    details = reorder(details, &order);
+    pooled = reorder(pooled, &order);
+    decide::decide_all(&mut rows, &opts);
+    if metric == RATE {
+        verdict::sequential::apply(&mut rows, facts.settled);
+    }
+    let flagged: Vec<RowNote<'_>> = noted
+        .iter()
+        .filter_map(|(_, r)| RowNote::of(&r.comparison, r.welch.err(), || r.improvement_pct))
+        .collect();
+    row_notes(&flagged, plan.format, out);
+    drop(flagged);
+    drop(noted);
+    let mut listed = OneSided::default();
+    for (_, name, only_old) in one_sided {
+        if only_old {
+            listed.only_old.push(name);
+        } else {
+            listed.only_new.push(name);
+        }
+    }
+    let listed = listed.without_failures(facts.failures);
+    let control = super::control::analyse(
+        parts.names(),
+        metric,
+        &opts,
+        Some(&rows),
+        facts.blocks,
+        plan,
+        out,
+    );
+    let shown = super::metrics::for_report(parts.names(), metric, &rows, &opts, plan);
+    let sections = if plan.format == Format::Html {
+        let plots = html::HtmlOptions {
+            plot_rows: plan.plot_rows.clone(),
+        };
+        Some(Sections::render(
+            &rows,
+            &benchmarks,
+            &plots,
+            &opts,
+            metric,
+            parts,
+        )?)
+    } else {
+        None
+    };
+    let doc = Document {
+        rows: &rows,
+        order: &order,
+        listed: &listed,
+        opts: &opts,
+        facts,
+        control: control.as_ref(),
+        metrics: &shown,
+        details: &details,
+        plan,
+    };
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        match plan.format {
+            Format::Html => {
+                let Some(s) = &sections else {
+                    return Ok(());
+                };
+                let page = html::Page {
+                    opts: &opts,
+                    failures: facts.failures,
+                    one_sided: &listed,
+                    run: facts.run,
+                    input: facts.input,
+                    control: control.as_ref(),
+                };
+                let mut write_sections = |shown: &[usize], w: &mut dyn Write| s.write(shown, w);
+                html::write_page(&rows, &page, &s.selected, &mut write_sections, w)
+            }
+            Format::Json => doc.json(spool.as_ref(), w),
+            Format::Markdown => doc.markdown(w),
+            _ => doc.table(parts.names().metric(metric), w),
+        }
+    };
+    let code = super::write_output(plan.output.as_deref(), write, stdout, out)?;
+    if code != 0 {
+        return Ok(code);
+    }
+    drop(sections);
+    drop(spool);
+    if let Some(path) = &plan.plot {
+        let comparisons = super::compare_r::comparisons_of(parts, metric, &benchmarks)?;
+        let shown: Vec<&Comparison> = comparisons.iter().collect();
+        let code = super::write_plot(path, &shown, parts.names(), metric, out)?;
+        if code != 0 {
+            return Ok(code);
+        }
+    }
+    let control_code = super::control::gate(control.as_ref(), plan, out);
+    let Some(max) = plan.max_regression else {
+        return Ok(control_code);
+    };
+    // The gate takes the pooled estimates, never the per-machine combination.
+    let code = if pooled.is_empty() {
+        super::gate(&rows, max, &opts, facts.failures, out)
+    } else {
+        let pooled_opts = decide::Options {
+            distribution_checks: false,
+            ..opts
+        };
+        decide::decide_all(&mut pooled, &pooled_opts);
+        if metric == RATE {
+            verdict::sequential::apply(&mut pooled, facts.settled);
+        }
+        super::gate(&pooled, max, &opts, facts.failures, out)
+    };
+    Ok(code.max(control_code))
+}
+
+/// `v` (in the order of analysis; empty when not kept) in report order: the `order[i]`-th
+/// first.
+fn reorder<T>(v: Vec<T>, order: &[usize]) -> Vec<T> {
+    if v.is_empty() {
+        return v;
+    }
+    let mut slots: Vec<Option<T>> = v.into_iter().map(Some).collect();
+    order.iter().filter_map(|&i| slots[i].take()).collect()
+}
+
+/// What a verdict format writes: the decided rows in report order and the rest of the
+/// report.
+struct Document<'d> {
+    rows: &'d [TableRow<'static>],
+    /// Per row, its index in the order of analysis (its JSON record's in the spool).
+    order: &'d [usize],
+    listed: &'d OneSided,
+    opts: &'d decide::Options,
+    facts: &'d Facts<'d>,
+    control: Option<&'d verdict::control::Control>,
+    metrics: &'d verdict::metrics::Metrics,
+    /// With `--details`: per row, its text.
+    details: &'d [String],
+    plan: &'d Plan,
+}
+
+impl Document<'_> {
+    /// The default table: the metric's line when it is not the rate, the table (coloured and
+    /// fitted to the terminal unless written to a file, with the control's column), the
+    /// failures, the control's line, the metrics' summary, `--details`, and the rows a
+    /// sequential rule settled. Without colour, width, CV column, control or failures it is
+    /// written a few thousand rows at a time.
+    fn table(&self, m: &crate::sample::Metric, w: &mut dyn Write) -> std::io::Result<()> {
+        let (plan, rows) = (self.plan, self.rows);
+        let (color, width) = if plan.output.is_some() {
+            (false, None)
+        } else {
+            (plan.color, plan.width)
+        };
+        if m.name != "rate" {
+            // Which figure the changes are of, and which way is better.
+            write!(
+                w,
+                "metric: {} ({}), {}\n\n",
+                m.name,
+                if m.unit.is_empty() { "count" } else { &m.unit },
+                match m.better {
+                    Better::Lower => {
+                        "lower is better: a negative change is an improvement (\"faster\")"
+                    }
+                    Better::Higher => "higher is better",
+                }
+            )?;
+        }
+        let extra = render::control::table_extra(self.control);
+        let failures = self.facts.failures;
+        let cv = rows.iter().any(|r| r.cv_pct.is_some());
+        if color || width.is_some() || cv || self.control.is_some() || !failures.is_empty() {
+            let t = table::render(rows, self.listed, self.opts, color, width, &extra);
+            let t = table::with_failures(t, rows, self.opts, failures);
+            w.write_all(t.as_bytes())?;
+        } else {
+            table::write_rows(rows, self.listed, self.opts, w)?;
+        }
+        if let Some(c) = self.control {
+            write!(w, "\n{}\n", render::control::line(c))?;
+        }
+        w.write_all(render::metrics::section(self.metrics).as_bytes())?;
+        if plan.details {
+            w.write_all(b"\n")?;
+            for d in self.details {
+                w.write_all(d.as_bytes())?;
+            }
+        }
+        let marked: Vec<(String, u32, crate::format::results::plan::Status)> = (self.facts)
+            .settled
+            .iter()
+            .map(|s| {
+                (
+                    format!("{} {}", s.file, s.configuration)
+                        .trim_end()
+                        .to_owned(),
+                    s.runs[0].min(s.runs[1]) as u32,
+                    s.status,
+                )
+            })
+            .collect();
+        w.write_all(table::sequential_section(&marked).as_bytes())
+    }
+
+    /// The Markdown comment, with the metrics' summary before its run section and the
+    /// control's marks when there are some; else written a few thousand rows at a time.
+    fn markdown(&self, w: &mut dyn Write) -> std::io::Result<()> {
+        let comment = markdown::Comment {
+            one_sided: self.listed,
+            opts: self.opts,
+            failures: self.facts.failures,
+            run: self.facts.run,
+            input: self.facts.input,
+        };
+        let metrics = render::metrics::markdown(self.metrics);
+        if self.control.is_none() && metrics.is_empty() {
+            return markdown::write_rows(self.rows, &comment, w);
+        }
+        let mut text = Vec::new();
+        markdown::write_rows(self.rows, &comment, &mut text)?;
+        let mut t = String::from_utf8_lossy(&text).into_owned();
+        let at = t.rfind("**Run**\n").unwrap_or(t.len());
+        t.insert_str(at, &metrics);
+        let t = render::control::markdown(self.control, self.rows, t);
+        w.write_all(t.as_bytes())
+    }
+
+    /// The JSON document: the comparisons' records read back from `spool` in report order,
+    /// each given its decided values.
+    fn json(&self, spool: Option<&Spool>, w: &mut dyn Write) -> std::io::Result<()> {
+        let Some(spool) = spool else {
+            return Ok(());
+        };
+        let rows = self.rows;
+        let report_notes = table::report_notes(
+            rows.iter().any(|x| x.unpaired_input),
+            self.listed,
+            decide::geomean(rows.iter().map(|x| x.log_ratio)),
+        );
+        let rest = json::Rest {
+            opts: self.opts,
+            run: self.facts.run,
+            counts: table::verdict_counts(rows.iter().map(|r| r.verdict)),
+            geomean: decide::geomean(rows.iter().map(|r| r.log_ratio)),
+            failures: self.facts.failures,
+            one_sided: self.listed,
+            notes: &report_notes,
+            control: self.control.map(|c| render::control::json_value(c, rows)),
+            metrics: render::metrics::json(self.metrics),
+            columns: None,
+        };
+        let alpha = self.opts.alpha;
+        json::write_document(&rest, || spool.comparisons(rows, self.order, alpha), w)
+    }
+}
