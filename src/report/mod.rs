@@ -12,9 +12,9 @@ mod compare_r;
 mod control;
 pub mod diagnostics;
 pub mod inputs;
-pub(crate) mod large;
 mod metrics;
 mod samples;
+mod spill;
 mod spool;
 mod verdicts;
 
@@ -23,6 +23,7 @@ pub use inputs::{InputPlan, Inputs, input_name, read_inputs};
 
 use crate::compare::Comparison;
 use crate::compare::failures::Failures;
+use crate::compare::partitions::Partitions;
 use crate::format::results::plan::Settled;
 use crate::sample::{Better, MetricId, SampleSet};
 use crate::verdict::decide::{self, Correction, Options};
@@ -212,7 +213,7 @@ pub fn report(
     out: &mut Messages,
 ) -> anyhow::Result<i32> {
     // Every format of a large compare.js CSV but for a few options: in bounded memory.
-    if let Some(code) = large::try_report(inputs, plan, stdout, out)? {
+    if let Some(code) = spill::try_report(inputs, plan, stdout, out)? {
         return Ok(code);
     }
     // More than two sides given up front (files, `--sides-by KEY=A,B,C`): as columns.
@@ -292,7 +293,8 @@ pub fn analyse(
     stdout: &mut dyn Write,
     out: &mut Messages,
 ) -> anyhow::Result<i32> {
-    let metric_id = match choose_metric(set, plan.metric.as_deref()) {
+    let present = |id: MetricId| set.has_metric(id);
+    let metric_id = match choose_metric(set, present, plan.metric.as_deref()) {
         Ok(id) => id,
         Err(e) => {
             out.error(e);
@@ -314,43 +316,78 @@ pub fn analyse(
             return Ok(EXIT_USAGE);
         }
     };
-    if matches!(plan.format, Format::R | Format::Analyze) {
-        let mut parts = crate::compare::partitions::InMemory::new(set);
-        let rows = compare_r::rows(&mut parts, metric_id, plan, facts.failures, out)?;
-        // Without a control side, `--fail-on-control` has nothing to gate: its warning.
-        control::analyse::<decide::Decided>(set, metric_id, &options(plan), None, None, plan, out);
-        return compare_r::write(rows, &mut parts, metric_id, plan, facts, stdout, out);
-    }
-    if matches!(plan.format, Format::Csv | Format::Go | Format::Benchstat) {
-        let defaults = render::benchstat::Options::default();
-        let bench = facts.benchstat.unwrap_or(&defaults);
-        let shown = match plan.format {
-            Format::Csv => samples::Shown::Csv,
-            Format::Go => samples::Shown::Go {
-                config: &bench.config,
-            },
-            _ => samples::Shown::Benchstat { options: bench },
-        };
-        let mut parts = crate::compare::partitions::InMemory::new(set);
-        let kept = samples::keep(&mut parts, metric_id, plan, &shown, out)?;
-        // Without a control side, `--fail-on-control` has nothing to gate: its warning.
-        control::analyse::<decide::Decided>(set, metric_id, &options(plan), None, None, plan, out);
-        let context = (plan, facts, &shown);
-        return samples::write(kept, &mut parts, metric_id, context, stdout, out);
-    }
-    let opts = options(plan);
-    let setting = verdicts::Setting {
-        combined: match facts.blocks {
-            Some(b) => combine(b, &set.metric(metric_id).name, &opts),
-            None => Default::default(),
-        },
-        cv: metrics::rows_carry_cv(set, plan),
-        single_hint: facts.format.map(render::table::single_hint_for),
-    };
     let mut parts = crate::compare::partitions::InMemory::new(set);
-    let kept = verdicts::collect(&mut parts, metric_id, plan, &setting)?;
-    drop(setting);
-    verdicts::write(kept, &mut parts, metric_id, (plan, facts), stdout, out)
+    let reported = report_partitions(&mut parts, metric_id, facts, plan, stdout, out)?;
+    // Samples in memory are always read.
+    reported.map_err(anyhow::Error::from)
+}
+
+/// The report of the comparisons of `metric` in the partition store `parts` by `plan`, written
+/// to the `-o` file or `stdout`, its messages in `out`: every format, whether the store holds
+/// the samples in memory or reads them back from spill files. Returns the exit code, or the
+/// error of reading the store before anything was written or added to `out`.
+///
+/// # Errors
+/// Writing to `stdout` failed, the store could not be read again after the report was
+/// written, or the plot could not be drawn.
+fn report_partitions<'a>(
+    parts: &mut dyn Partitions<'a>,
+    metric: MetricId,
+    facts: &Facts<'_>,
+    plan: &Plan,
+    stdout: &mut dyn Write,
+    out: &mut Messages,
+) -> anyhow::Result<std::io::Result<i32>> {
+    let opts = options(plan);
+    match plan.format {
+        Format::R | Format::Analyze => {
+            let rows = match compare_r::rows(parts, metric, plan, facts.failures, out) {
+                Ok(r) => r,
+                Err(e) => return Ok(Err(e)),
+            };
+            // Without a control side, `--fail-on-control` has nothing to gate: its warning.
+            let set = parts.names();
+            control::analyse::<decide::Decided>(set, metric, &opts, None, None, plan, out);
+            compare_r::write(rows, parts, metric, plan, facts, stdout, out).map(Ok)
+        }
+        Format::Csv | Format::Go | Format::Benchstat => {
+            let defaults = render::benchstat::Options::default();
+            let bench = facts.benchstat.unwrap_or(&defaults);
+            let shown = match plan.format {
+                Format::Csv => samples::Shown::Csv,
+                Format::Go => samples::Shown::Go {
+                    config: &bench.config,
+                },
+                _ => samples::Shown::Benchstat { options: bench },
+            };
+            let kept = match samples::keep(parts, metric, plan, &shown, out) {
+                Ok(k) => k,
+                Err(e) => return Ok(Err(e)),
+            };
+            // Without a control side, `--fail-on-control` has nothing to gate: its warning.
+            let set = parts.names();
+            control::analyse::<decide::Decided>(set, metric, &opts, None, None, plan, out);
+            let context = (plan, facts, &shown);
+            samples::write(kept, parts, metric, context, stdout, out).map(Ok)
+        }
+        Format::Table | Format::Markdown | Format::Json | Format::Html => {
+            let set = parts.names();
+            let setting = verdicts::Setting {
+                combined: match facts.blocks {
+                    Some(b) => combine(b, &set.metric(metric).name, &opts),
+                    None => Default::default(),
+                },
+                cv: metrics::rows_carry_cv(set, plan),
+                single_hint: facts.format.map(render::table::single_hint_for),
+            };
+            let kept = match verdicts::collect(parts, metric, plan, &setting) {
+                Ok(k) => k,
+                Err(e) => return Ok(Err(e)),
+            };
+            drop(setting);
+            verdicts::write(kept, parts, metric, (plan, facts), stdout, out).map(Ok)
+        }
+    }
 }
 
 /// Returns the heap's free pages to the system (glibc keeps what was freed — the reader's
@@ -364,12 +401,16 @@ fn release_free_memory() {
 }
 
 /// The metric `name` asks for (default: [`crate::compare::primary_metric`]) when some
-/// sample of `set` has it. Units the Go format converts are found by the name the input
+/// sample has it (`present`; `set` names the metrics). Units the Go format converts are found by the name the input
 /// used: `MB/s` is `B/s`, `ns/op` is `sec/op`.
 ///
 /// # Errors
 /// The message naming the metrics the samples have.
-fn choose_metric(set: &SampleSet, name: Option<&str>) -> Result<MetricId, String> {
+fn choose_metric(
+    set: &SampleSet,
+    present: impl Fn(MetricId) -> bool,
+    name: Option<&str>,
+) -> Result<MetricId, String> {
     let Some(name) = name else {
         return Ok(crate::compare::primary_metric(set));
     };
@@ -381,14 +422,14 @@ fn choose_metric(set: &SampleSet, name: Option<&str>) -> Result<MetricId, String
     let found = [name, alias]
         .into_iter()
         .filter_map(|n| set.find_metric(n))
-        .find(|&id| set.has_metric(id));
+        .find(|&id| present(id));
     found.ok_or_else(|| {
         // Offer exactly the metrics some sample has.
         let names: Vec<&str> = set
             .metrics()
             .iter()
             .enumerate()
-            .filter(|(i, _)| set.has_metric(MetricId(*i as u32)))
+            .filter(|(i, _)| present(MetricId(*i as u32)))
             .map(|(_, m)| m.name.as_str())
             .collect();
         format!(

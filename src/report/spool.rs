@@ -1,6 +1,6 @@
 //! Temporary files of a report's texts made partition by partition and written in report
-//! order: the JSON records of its comparisons ([`Spool`]) and the sections of an HTML page
-//! ([`Sections`]). Each text is appended once and read back by its position, so the report
+//! order: the JSON records of its comparisons and their `--details` ([`Spool`]), and the
+//! sections of an HTML page ([`Sections`]). Each text is appended once and read back by its position, so the report
 //! holds the positions, not the texts.
 
 use crate::compare::partitions::Partitions;
@@ -79,6 +79,33 @@ impl Spool {
             })
             .collect::<std::io::Result<_>>()?;
         self.append_texts(texts)
+    }
+
+    /// Appends the texts `texts`, in order.
+    ///
+    /// # Errors
+    /// Returns the error of writing the file (the disk is full), or a text over 4 GiB.
+    pub(super) fn append_each(&mut self, texts: Vec<String>) -> std::io::Result<()> {
+        let runs: Texts = texts
+            .into_iter()
+            .map(|t| {
+                let len = u32::try_from(t.len())
+                    .map_err(|_| std::io::Error::other("a text over 4 GiB"))?;
+                Ok((t.into_bytes(), vec![len]))
+            })
+            .collect::<std::io::Result<_>>()?;
+        self.append_texts(runs)
+    }
+
+    /// The `i`-th text appended.
+    ///
+    /// # Errors
+    /// Returns the error of reading the file, or `i` is not a text's index.
+    pub(super) fn text(&self, i: usize) -> std::io::Result<Vec<u8>> {
+        let spot = self.spots.get(i).ok_or(std::io::ErrorKind::NotFound)?;
+        let mut text = vec![0; spot.len as usize];
+        self.store.read_at(&mut text, spot.offset)?;
+        Ok(text)
     }
 
     /// Appends the texts `texts` in order: each a run of texts, with the length of each.

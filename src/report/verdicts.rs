@@ -44,7 +44,7 @@ pub(super) struct Collected {
     /// Per row, its benchmark's id in the whole set.
     benchmark_of: Vec<BenchmarkId>,
     /// With `--details`: per row, its text.
-    details: Vec<String>,
+    details: Option<Spool>,
     /// With per-machine combinations and `--max-regression`: per row, the pooled estimate
     /// the gate reads (the report's rows take the combination).
     pooled: Vec<decide::Decided>,
@@ -86,7 +86,11 @@ pub(super) fn collect<'a>(
     let mut kept = Collected {
         rows: Vec::with_capacity(parts.names().benchmarks().len()),
         benchmark_of: Vec::new(),
-        details: Vec::new(),
+        details: if plan.details {
+            Some(Spool::new(parts.spills())?)
+        } else {
+            None
+        },
         pooled: Vec::new(),
         noted: Vec::new(),
         one_sided: Vec::new(),
@@ -101,7 +105,8 @@ pub(super) fn collect<'a>(
         let comparisons = std::mem::take(&mut part.comparisons);
         let ids = std::mem::take(&mut part.ids);
         // The JSON records name their benchmarks and metric by the partition's set.
-        let names = if json {
+        // The `--plot` reads the comparisons again: their names go back to the store then.
+        let names = if json || plan.plot.is_some() {
             Some(part)
         } else {
             drop(part);
@@ -143,13 +148,12 @@ pub(super) fn collect<'a>(
         if let (Some(spool), Some(names)) = (&mut kept.spool, &names) {
             spool.append(&names.set, &assessed)?;
         }
-        drop(names);
-        if plan.details {
-            kept.details.par_extend(
-                assessed
-                    .par_iter()
-                    .map(|x| table::details(std::slice::from_ref(x))),
-            );
+        let names = names.filter(|_| plan.plot.is_some());
+        if let Some(spool) = &mut kept.details {
+            let texts = (assessed.par_iter())
+                .map(|x| table::details(std::slice::from_ref(x)))
+                .collect();
+            spool.append_each(texts)?;
         }
         kept.benchmark_of.extend(
             assessed
@@ -172,6 +176,10 @@ pub(super) fn collect<'a>(
                 }
                 (f, row)
             }));
+        if let Some(mut part) = names {
+            part.ids = ids;
+            parts.give_back(part);
+        }
     }
     Ok(kept)
 }
@@ -184,7 +192,7 @@ pub(super) fn collect<'a>(
 /// Writing to `stdout` failed, a partition or the spool could not be read again, or the plot
 /// could not be drawn.
 pub(super) fn write<'a>(
-    kept: Collected,
+    mut kept: Collected,
     parts: &mut dyn Partitions<'a>,
     metric: MetricId,
     (plan, facts): (&Plan, &Facts<'_>),
@@ -192,59 +200,18 @@ pub(super) fn write<'a>(
     out: &mut Messages,
 ) -> anyhow::Result<i32> {
     let opts = super::options(plan);
-    let Collected {
-        rows,
-        benchmark_of,
-        mut details,
+    let (details, spool) = (kept.details.take(), kept.spool.take());
+    let Ordered {
+        mut rows,
+        order,
+        benchmarks,
         mut pooled,
-        mut noted,
-        mut one_sided,
-        spool,
-    } = kept;
-    // Report order: by name, then first appearance; per row, its index in the order of
-    // analysis.
-    let coll = crate::compare::RootCollation::new();
-    let mut order: Vec<usize> = (0..rows.len()).collect();
-    {
-        use rayon::slice::ParallelSliceMut;
-        order.par_sort_unstable_by(|&x, &y| {
-            coll.compare(&rows[x].1.name, &rows[y].1.name)
-                .then(rows[x].0.cmp(&rows[y].0))
-        });
-    }
-    noted.sort_unstable_by(|x, y| {
-        coll.compare(&x.1.comparison.name, &y.1.comparison.name)
-            .then(x.0.cmp(&y.0))
-    });
-    one_sided.sort_unstable_by(|x, y| coll.compare(&x.1, &y.1).then(x.0.cmp(&y.0)));
-    let mut slots: Vec<Option<TableRow<'static>>> = rows.into_iter().map(|r| Some(r.1)).collect();
-    let mut rows: Vec<TableRow<'static>> =
-        (order.iter()).filter_map(|&i| slots[i].take()).collect();
-    drop(slots);
-    let benchmarks: Vec<BenchmarkId> = order.iter().map(|&i| benchmark_of[i]).collect();
-    drop(benchmark_of);
-    details = reorder(details, &order);
-    pooled = reorder(pooled, &order);
+        listed,
+    } = in_report_order(kept, plan.format, facts.failures, out);
     decide::decide_all(&mut rows, &opts);
     if metric == RATE {
         verdict::sequential::apply(&mut rows, facts.settled);
     }
-    let flagged: Vec<RowNote<'_>> = noted
-        .iter()
-        .filter_map(|(_, r)| RowNote::of(&r.comparison, r.welch.err(), || r.improvement_pct))
-        .collect();
-    row_notes(&flagged, plan.format, out);
-    drop(flagged);
-    drop(noted);
-    let mut listed = OneSided::default();
-    for (_, name, only_old) in one_sided {
-        if only_old {
-            listed.only_old.push(name);
-        } else {
-            listed.only_new.push(name);
-        }
-    }
-    let listed = listed.without_failures(facts.failures);
     let control = super::control::analyse(
         parts.names(),
         metric,
@@ -278,7 +245,7 @@ pub(super) fn write<'a>(
         facts,
         control: control.as_ref(),
         metrics: &shown,
-        details: &details,
+        details: details.as_ref(),
         plan,
     };
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
@@ -338,6 +305,76 @@ pub(super) fn write<'a>(
     Ok(code.max(control_code))
 }
 
+/// The rows of a report in report order (by name, then first appearance), before the
+/// correction.
+struct Ordered {
+    rows: Vec<TableRow<'static>>,
+    /// Per row, its index in the order of analysis.
+    order: Vec<usize>,
+    /// Per row, its benchmark's id in the whole set.
+    benchmarks: Vec<BenchmarkId>,
+    /// Per row, the pooled estimate the gate reads (empty when the rows are it).
+    pooled: Vec<decide::Decided>,
+    /// The benchmarks measured on one side only, but for the failed ones (`failures`).
+    listed: OneSided,
+}
+
+/// The rows of `kept` in report order; adds the notes on rows without a Welch test or with
+/// values below 0 (in `format`'s words) to `out`.
+fn in_report_order(
+    kept: Collected,
+    format: Format,
+    failures: &crate::compare::failures::Failures,
+    out: &mut Messages,
+) -> Ordered {
+    let Collected {
+        rows,
+        benchmark_of,
+        pooled,
+        mut noted,
+        mut one_sided,
+        ..
+    } = kept;
+    // Per row in report order, its index in the order of analysis.
+    let coll = crate::compare::RootCollation::new();
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    {
+        use rayon::slice::ParallelSliceMut;
+        order.par_sort_unstable_by(|&x, &y| {
+            coll.compare(&rows[x].1.name, &rows[y].1.name)
+                .then(rows[x].0.cmp(&rows[y].0))
+        });
+    }
+    noted.sort_unstable_by(|x, y| {
+        coll.compare(&x.1.comparison.name, &y.1.comparison.name)
+            .then(x.0.cmp(&y.0))
+    });
+    one_sided.sort_unstable_by(|x, y| coll.compare(&x.1, &y.1).then(x.0.cmp(&y.0)));
+    let rows = reorder(rows.into_iter().map(|r| r.1).collect(), &order);
+    let benchmarks: Vec<BenchmarkId> = order.iter().map(|&i| benchmark_of[i]).collect();
+    let pooled = reorder(pooled, &order);
+    let flagged: Vec<RowNote<'_>> = noted
+        .iter()
+        .filter_map(|(_, r)| RowNote::of(&r.comparison, r.welch.err(), || r.improvement_pct))
+        .collect();
+    row_notes(&flagged, format, out);
+    let mut listed = OneSided::default();
+    for (_, name, only_old) in one_sided {
+        if only_old {
+            listed.only_old.push(name);
+        } else {
+            listed.only_new.push(name);
+        }
+    }
+    Ordered {
+        rows,
+        order,
+        benchmarks,
+        pooled,
+        listed: listed.without_failures(failures),
+    }
+}
+
 /// `v` (in the order of analysis; empty when not kept) in report order: the `order[i]`-th
 /// first.
 fn reorder<T>(v: Vec<T>, order: &[usize]) -> Vec<T> {
@@ -359,8 +396,8 @@ struct Document<'d> {
     facts: &'d Facts<'d>,
     control: Option<&'d verdict::control::Control>,
     metrics: &'d verdict::metrics::Metrics,
-    /// With `--details`: per row, its text.
-    details: &'d [String],
+    /// With `--details`: per row in the order of analysis, its text.
+    details: Option<&'d Spool>,
     plan: &'d Plan,
 }
 
@@ -406,10 +443,10 @@ impl Document<'_> {
             write!(w, "\n{}\n", render::control::line(c))?;
         }
         w.write_all(render::metrics::section(self.metrics).as_bytes())?;
-        if plan.details {
+        if let Some(details) = self.details {
             w.write_all(b"\n")?;
-            for d in self.details {
-                w.write_all(d.as_bytes())?;
+            for &i in self.order {
+                w.write_all(&details.text(i)?)?;
             }
         }
         let marked: Vec<(String, u32, crate::format::results::plan::Status)> = (self.facts)

@@ -1,37 +1,23 @@
-//! The report of a large compare.js CSV in bounded memory: every format, the same bytes on
-//! stdout and stderr and the same exit code as the in-memory report.
-//!
-//! From [`Plan::memory_limit`] bytes of input on (`report --memory-limit BYTES`, 256 MiB by
-//! default), a single compare.js CSV file (not standard input) is read with its samples spilled
-//! to temporary partition files by benchmark ([`crate::sample::SpillingSet`], under `TMPDIR`;
-//! where that folder is in memory, point `TMPDIR` at a disk). Each partition is then read
-//! back and grouped ([`SpilledPartitions`], a [`Partitions`]), assessed on its own, and only a compact form of each row is kept: what
-//! compare.R and compare.js print of it for `r` and `analyze` ([`Compact`]), its [`TableRow`]
-//! for the table, the Markdown comment, JSON and HTML, a [`crate::render::benchstat::Row`]
-//! for benchstat. The rows are put in the in-memory report's order (first appearance, then
-//! but for `analyze` a stable sort by name), corrected and decided together, and printed by
-//! the in-memory renderers. Rows that a note on stderr speaks of (values below 0, no Welch
-//! test) are rare and kept whole.
-//!
-//! A JSON comparison's record ([`crate::render::json::Comparison`]) is made as its partition
-//! is assessed and kept as a line of compact JSON in one more temporary file ([`Spool`]); once
-//! the rows are decided each is read back in report order, given the values the correction
-//! decides ([`crate::render::json::Comparison::correct`]) and written. The HTML page reads
-//! the partitions a second time for the sections of the comparisons it plots ([`Sections`]).
-//! `csv` and `go` write the samples again in arrival order, read back from the spill files a
-//! window at a time ([`crate::sample::Spilled::in_arrival_order`]).
+//! The partition store of a large compare.js CSV: from [`Plan::memory_limit`] bytes of input
+//! on (`report --memory-limit BYTES`, 256 MiB by default), a single compare.js CSV file (not
+//! standard input) is read with its samples spilled to temporary partition files by benchmark
+//! ([`crate::sample::SpillingSet`], under `TMPDIR`; where that folder is in memory, point
+//! `TMPDIR` at a disk) and reported from them ([`SpilledPartitions`]) by the same code as
+//! samples held in memory ([`super::report_partitions`]): every format and option, the same
+//! bytes on stdout and stderr and the same exit code.
 //!
 //! Partitions hold about a sixteenth of the limit of input each (between 2 and 256). What
 //! memory holds is the benchmark names, a compact row per comparison, and one partition's
 //! samples and assessments at a time: a file whose samples belong to a few huge comparisons
-//! is bounded by its largest comparison, which the statistics need whole. The options that
-//! this path does not implement ([`try_report`]'s list) take the in-memory path.
+//! is bounded by its largest comparison, which the statistics need whole. A `--plot` draws
+//! every comparison at once, so it reads them all back. Several inputs, `--label` and
+//! `--sides-by` gather the samples in memory.
 
 use super::diagnostics::{self};
-use super::{EXIT_USAGE, Format, InputPlan, Messages, Plan, samples, verdicts};
-use crate::compare::partitions::SpilledPartitions;
+use super::{EXIT_USAGE, Format, InputPlan, Messages, Plan};
+use crate::compare::partitions::{Partitions, SpilledPartitions};
 use crate::format::{self, InputFormat};
-use crate::sample::{RATE, Side, SpillingSet};
+use crate::sample::{MetricId, RATE, Side, SpillingSet};
 use std::io::Write;
 
 /// After a temporary file could not be created or written (`e`: `TMPDIR` names no folder or
@@ -53,13 +39,12 @@ struct Io<'a> {
     out: &'a mut Messages,
 }
 
-/// Whether the bounded path implements the format and options of `a` for `inputs`: a single
-/// input file, no `--plot`, `--metric`, `--cv`, `--label`, `--sides-by`, nor the table's
-/// `--details` (those take the in-memory path).
-fn bounded_path_applies(inputs: &InputPlan, a: &Plan) -> bool {
+/// Whether the inputs of `inputs` can be spilled: a single input file, without `--label` or
+/// `--sides-by` (several files, labels and sides are gathered in memory), and the temporary
+/// texts of JSON and HTML can be read back where they are written.
+fn spillable(inputs: &InputPlan, a: &Plan) -> bool {
     let format = match a.format {
-        Format::Table => !a.details,
-        Format::Json | Format::Html => cfg!(any(unix, windows)),
+        Format::Json | Format::Html | Format::Table => cfg!(any(unix, windows)),
         Format::R
         | Format::Analyze
         | Format::Markdown
@@ -68,20 +53,16 @@ fn bounded_path_applies(inputs: &InputPlan, a: &Plan) -> bool {
         | Format::Benchstat => true,
     };
     format
-        && a.plot.is_none()
-        && !a.fail_on_control
-        && a.metric.is_none()
-        && !a.cv
         && inputs.files.len() == 1
         && inputs.label.is_empty()
         && inputs.sides_by.is_none()
         && (inputs.input_format).is_none_or(|f| f == InputFormat::NodeCompareCsv)
 }
 
-/// Reports `inputs` by `plan` through the bounded path when it applies (see the module doc):
-/// returns the exit code, or `None` when the in-memory path must be taken (another format or
-/// option, several inputs, standard input, a file under [`Plan::memory_limit`], not a
-/// compare.js CSV).
+/// Reports `inputs` by `plan` from spilled samples when they are one large compare.js CSV
+/// (see the module doc): returns the exit code, or `None` when the samples are to be read in
+/// memory (several inputs, standard input, a file under [`Plan::memory_limit`], not a
+/// compare.js CSV, no temporary folder).
 ///
 /// # Errors
 /// Writing to `stdout` failed, or the samples were not spilled.
@@ -93,7 +74,7 @@ pub(super) fn try_report(
 ) -> anyhow::Result<Option<i32>> {
     let io = &mut Io { stdout, out };
     let threshold = a.memory_limit;
-    if !bounded_path_applies(inputs, a) {
+    if !spillable(inputs, a) {
         return Ok(None);
     }
     let f = &inputs.files[0];
@@ -172,61 +153,34 @@ pub(super) fn try_report(
             .push(diagnostics::nothing_to_compare(old, new, f, false));
         return Ok(Some(EXIT_USAGE));
     }
-    if spilled.metrics() != [RATE] {
+    let spilled_metrics = spilled.metrics().to_vec();
+    if spilled_metrics != [RATE] {
         anyhow::bail!("{f}: a compare.js CSV with samples of another metric than the rate");
     }
     let failures = crate::compare::failures::Failures::default();
+    let input = crate::render::describe_input(imported.format, &[super::input_name(f)]);
     let facts = super::Facts {
         blocks: None,
         run: None,
-        input: None,
+        input: Some(&input),
         settled: &[],
         failures: &failures,
-        format: None,
+        format: imported.format,
         benchstat: None,
     };
-    let defaults = crate::render::benchstat::Options::default();
-    let shown = match a.format {
-        Format::Csv => Some(samples::Shown::Csv),
-        Format::Go => Some(samples::Shown::Go { config: &[] }),
-        Format::Benchstat => Some(samples::Shown::Benchstat { options: &defaults }),
-        _ => None,
+    let present = |id: MetricId| spilled_metrics.contains(&id);
+    let metric = match super::choose_metric(parts.names(), present, a.metric.as_deref()) {
+        Ok(id) => id,
+        Err(e) => {
+            io.out.error(e);
+            return Ok(Some(EXIT_USAGE));
+        }
     };
     let mut parts = parts;
-    if let Some(shown) = shown {
-        let kept = match samples::keep(&mut parts, RATE, a, &shown, io.out) {
-            Ok(k) => k,
-            Err(e) => return in_memory(f, &e, io),
-        };
-        let context = (a, &facts, &shown);
-        return samples::write(kept, &mut parts, RATE, context, io.stdout, io.out).map(Some);
+    match super::report_partitions(&mut parts, metric, &facts, a, io.stdout, io.out)? {
+        Ok(code) => Ok(Some(code)),
+        Err(e) => in_memory(f, &e, io),
     }
-    if matches!(
-        a.format,
-        Format::Table | Format::Markdown | Format::Json | Format::Html
-    ) {
-        let input = crate::render::describe_input(imported.format, &[super::input_name(f)]);
-        let setting = verdicts::Setting {
-            combined: Default::default(),
-            cv: false,
-            single_hint: None,
-        };
-        let kept = match verdicts::collect(&mut parts, RATE, a, &setting) {
-            Ok(k) => k,
-            Err(e) => return in_memory(f, &e, io),
-        };
-        let facts = super::Facts {
-            input: Some(&input),
-            ..facts
-        };
-        return verdicts::write(kept, &mut parts, RATE, (a, &facts), io.stdout, io.out).map(Some);
-    }
-
-    let rows = match super::compare_r::rows(&mut parts, RATE, a, &failures, io.out) {
-        Ok(r) => r,
-        Err(e) => return in_memory(f, &e, io),
-    };
-    super::compare_r::write(rows, &mut parts, RATE, a, &facts, io.stdout, io.out).map(Some)
 }
 
 #[cfg(test)]
@@ -244,7 +198,8 @@ mod tests {
     }
 
     /// The plans of `benchdiff report OPTIONS… FILE` (`argv`; the options these tests use:
-    /// `--format`, `--correction`, `--threshold`, `--metric`, `--details`) for stdout with
+    /// `--format`, `--correction`, `--threshold`, `--metric`, `--details`, `--cv`,
+    /// `--fail-on-control`) for stdout with
     /// colour `color` and `width` columns, read in memory whatever the file's size.
     fn plans(argv: &[&str], color: bool, width: Option<u16>) -> (InputPlan, Plan) {
         let (file, options) = argv[2..].split_last().expect("a file");
@@ -271,6 +226,8 @@ mod tests {
                 "--threshold" => plan.threshold_pct = value().parse().expect("a number"),
                 "--metric" => plan.metric = Some(value().to_owned()),
                 "--details" => plan.details = true,
+                "--cv" => plan.cv = true,
+                "--fail-on-control" => plan.fail_on_control = true,
                 other => panic!("{other}: not an option of these tests"),
             }
         }
@@ -348,7 +305,7 @@ mod tests {
             let above = bounded(&p, text.len() as u64 + 1);
             assert_eq!(above, (None, String::new(), String::new()));
         }
-        // Another metric, or the table's --details: not this path.
+        // Every option of a report: the same output through spilled samples.
         for argv in [
             &[
                 "benchdiff",
@@ -360,8 +317,19 @@ mod tests {
                 file.as_str(),
             ][..],
             &["benchdiff", "report", "--details", file.as_str()],
+            &["benchdiff", "report", "--cv", file.as_str()],
+            &["benchdiff", "report", "--metric", "rate", file.as_str()],
+            &["benchdiff", "report", "--metric", "wall", file.as_str()],
+            &["benchdiff", "report", "--fail-on-control", file.as_str()],
         ] {
-            assert_eq!(bounded(&plans(argv, false, None), 1).0, None, "{argv:?}");
+            let p = plans(argv, false, None);
+            let want = in_memory(&p);
+            let got = bounded(&p, 1);
+            assert_eq!(
+                (got.0, &got.1, &got.2),
+                (Some(want.0), &want.1, &want.2),
+                "{argv:?}"
+            );
         }
     }
 
