@@ -76,6 +76,10 @@ pub trait Partitions<'a> {
     /// Whether the samples are in files (spilled) rather than in memory.
     fn spills(&self) -> bool;
 
+    /// Frees what the store holds to read its partitions again (the benchmarks' names of
+    /// spilled samples), keeping the metrics: the report reads no partition after this.
+    fn release(&mut self);
+
     /// What the samples are: their metrics in order of first appearance, and how many there
     /// are of the old and of the new side.
     fn contents(&self) -> Contents;
@@ -137,6 +141,8 @@ impl<'a> Partitions<'a> for InMemory<'a> {
     fn spills(&self) -> bool {
         false
     }
+
+    fn release(&mut self) {}
 
     fn contents(&self) -> Contents {
         let mut c = Contents::default();
@@ -216,6 +222,17 @@ impl Partitions<'static> for SpilledPartitions {
 
     fn spills(&self) -> bool {
         true
+    }
+
+    fn release(&mut self) {
+        let mut names = SampleSet::new();
+        for m in self.set.metrics() {
+            names.intern_metric(&m.name, &m.unit, m.better);
+        }
+        if self.set.rounds_recorded() {
+            names.mark_rounds_recorded();
+        }
+        self.set = names;
     }
 
     fn contents(&self) -> Contents {

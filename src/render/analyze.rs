@@ -143,8 +143,8 @@ fn chart_line(
 
 /// What the `--analyze` layout shows of one row: its name, stars, improvement and accuracy
 /// (percent), whether compare.js shows it at all (at least 2 samples a side), and the p-value
-/// of the corrected count ([`count_p`]). Borrowed from a [`Row`] ([`ARow::of`]) or from a
-/// compact copy of it (the bounded-memory report of a large input keeps only these).
+/// of the corrected count ([`count_p`]), borrowed from the compact row a report keeps of a
+/// comparison.
 #[derive(Clone, Copy, Debug)]
 pub struct ARow<'a> {
     /// The comparison's name.
@@ -161,51 +161,17 @@ pub struct ARow<'a> {
     pub count_p: f64,
 }
 
-impl<'a> ARow<'a> {
-    /// The fields of `row`.
-    pub fn of(row: &'a Row) -> ARow<'a> {
-        ARow {
-            name: &row.comparison.name,
-            stars: row.stars,
-            improvement_pct: row.improvement_pct,
-            accuracy_pct: row.accuracy_pct,
-            shown: row.comparison.old.len() >= 2 && row.comparison.new.len() >= 2,
-            count_p: count_p(row),
-        }
-    }
-}
-
 /// The p-value a row brings to the corrected count ([`Row::welch_p`]).
 pub fn count_p(row: &Row) -> f64 {
     row.welch_p()
 }
 
-/// Renders the `--analyze` report from compare.R's rows alone (all the layout shows): no
-/// assessment needed. `opts` gives the correction and α of the corrected count, `failures`
-/// the failed jobs. `max_regression` is `--max-regression` in percent: rows without stars
-/// whose 95% half-width exceeds it are marked `(inconclusive)`, with a note.
-pub fn render(
-    rows: &[&Row],
-    opts: &crate::verdict::decide::Options,
-    failures: &crate::compare::failures::Failures,
-    max_regression: Option<f64>,
-) -> String {
-    let mut out: Vec<u8> = Vec::new();
-    // Writing into a Vec cannot fail.
-    let _ = write_rows(
-        rows.len(),
-        |i| ARow::of(rows[i]),
-        opts,
-        failures,
-        max_regression,
-        &mut out,
-    );
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
-/// Writes [`render`]'s text for the `n` rows `row(0)`, …, `row(n - 1)` (in report order)
-/// to `out`, a line at a time, without holding the text (the report of a 2 GB input
-/// in bounded memory).
+/// Writes the `--analyze` report of the `n` rows `row(0)`, …, `row(n - 1)` (in report
+/// order; compare.R's figures alone, no assessment needed) to `out`: `opts` gives the
+/// correction and α of the corrected count, `failures` the failed jobs; `max_regression` is
+/// `--max-regression` in percent: rows without stars whose 95% half-width exceeds it are
+/// marked `(inconclusive)`, with a note. Written a line at a time, without holding the
+/// text.
 ///
 /// # Errors
 /// Write errors of `out`.

@@ -30,8 +30,6 @@
 mod columns;
 pub use columns::render_columns;
 
-use crate::compare::group_metric;
-use crate::sample::{MetricId, SampleSet, Side};
 use crate::verdict::benchstat;
 pub use crate::verdict::benchstat::{Summary, summarize};
 use std::collections::BTreeSet;
@@ -228,64 +226,6 @@ impl Notes {
     }
 }
 
-/// Renders the view of every metric of `set` (see the module doc).
-pub fn render(set: &SampleSet, opts: &Options) -> String {
-    let mut out: Vec<u8> = Vec::new();
-    // Writing into a Vec cannot fail.
-    let _ = write_view(set, opts, &mut out);
-    // Valid UTF-8: every piece is a `str`.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
-/// [`render`] into `out`.
-fn write_view(
-    set: &SampleSet,
-    opts: &Options,
-    out: &mut dyn std::io::Write,
-) -> std::io::Result<()> {
-    let opts = &escaped(opts);
-    write_config(opts, out)?;
-    let mut metrics: Vec<MetricId> = Vec::new();
-    // Read in the packed form (`iter`), not unpacked into a copy of every sample.
-    let (mut any_old, mut any_new) = (false, false);
-    for s in set.iter() {
-        if !metrics.contains(&s.metric) {
-            metrics.push(s.metric);
-        }
-        match s.side {
-            Side::Old => any_old = true,
-            Side::New => any_new = true,
-            Side::Control => {}
-        }
-    }
-    let view = View::new(opts, any_old, any_new);
-    for (i, &m) in metrics.iter().enumerate() {
-        if i > 0 {
-            out.write_all(b"\n")?;
-        }
-        let unit = set.metric(m).unit.clone();
-        let exact = opts.exact_units.contains(&unit);
-        let comps = group_metric(set, m);
-        let rows: Vec<Row> = {
-            use rayon::prelude::*;
-            comps
-                .par_iter()
-                .map(|c| {
-                    let aggregate = set
-                        .benchmark(c.benchmark)
-                        .configuration
-                        .text
-                        .starts_with("aggregate=");
-                    view.row(c, aggregate, exact)
-                })
-                .collect()
-        };
-        drop(comps);
-        view.write_table(&rows, |r| r, &unit, exact, out)?;
-    }
-    Ok(())
-}
-
 /// `opts` with its labels and configuration made safe for a terminal (they come from the
 /// input).
 pub fn escaped(opts: &Options) -> Options {
@@ -476,8 +416,8 @@ impl<'a> View<'a> {
     /// Writes the table of the rows `get` finds in `rows` (in their order; values in `unit`,
     /// declared `exact` or not): its two header lines, a line per row, the geomean line when
     /// there are several rows, and the notes. The cells of each row are made twice, for the
-    /// column widths and for its line, so that only the rows are kept (the bounded-memory
-    /// report of a large compare.js CSV keeps 480,000 of them).
+    /// column widths and for its line, so that only the rows are kept (a report of a large
+    /// compare.js CSV keeps 480,000 of them).
     ///
     /// # Errors
     /// Write errors of `out`.

@@ -70,7 +70,7 @@ pub fn r_escape(s: &str) -> String {
 
 /// What compare.R prints of one row: its name (as [`crate::compare::Comparison::name`]), stars,
 /// improvement (percent) and accuracy half-widths (percent), borrowed from a [`Row`] or from
-/// a compact copy of it (the bounded-memory report of a large input keeps only these).
+/// the compact row a report keeps of a comparison.
 #[derive(Clone, Copy, Debug)]
 pub struct RRow<'a> {
     /// The comparison's name (benchdiff's: no trailing space for an empty configuration).
@@ -126,16 +126,8 @@ fn row_name(row: &RRow<'_>) -> String {
     }
 }
 
-/// Renders the table and paragraph for `rows` (already in report order) with print width
-/// `width` (R's is [`R_PRINT_WIDTH`]).
-pub fn render(rows: &[Row], width: usize) -> String {
-    let mut out: Vec<u8> = Vec::with_capacity(rows.len() * 120 + 600);
-    // Writing into a Vec cannot fail.
-    let _ = write_rows(rows.len(), |i| RRow::from(&rows[i]), width, &mut out);
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
-/// Writes [`render`]'s text for the `n` rows `row(0)`, …, `row(n - 1)` (in report order) to
+/// Writes compare.R's table and paragraph, with print width `width` (R's is
+/// [`R_PRINT_WIDTH`]), for the `n` rows `row(0)`, …, `row(n - 1)` (in report order) to
 /// `out`, without holding the text or the cells of every row: a first pass finds the column
 /// widths, then each block of columns is formatted again, a window of rows at a time, and
 /// written in order (the report of a 2 GB input in bounded memory).

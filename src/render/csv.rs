@@ -58,8 +58,8 @@ pub fn write_metric(
 
 /// Writes the rows of [`write_metric`] without the header: one per sample of `metric` of
 /// `set` in arrival order (control samples, `compare --control`, left out as compare.R reads
-/// only `old` and `new`). The bounded-memory report of a large compare.js CSV
-/// writes the header and then the rows of each window of samples read back in arrival order.
+/// only `old` and `new`). A report of spilled samples writes the header and then the rows of
+/// each window of samples read back in arrival order.
 ///
 /// # Errors
 /// Write errors of `out`.

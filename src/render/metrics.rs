@@ -2,9 +2,8 @@
 //! ([`crate::verdict::metrics::Metrics`]): the table's `CV old/new` column and its metrics
 //! section, the Markdown comment's metrics table, the JSON report's `metrics` array.
 
-use super::table::{TableRow, signed_pct};
+use super::table::signed_pct;
 use crate::sample::Better;
-use crate::verdict::decide::Assessment;
 use crate::verdict::metrics::{MetricSummary, Metrics};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -31,16 +30,6 @@ pub fn cv_text(x: f64) -> String {
 /// The CV cell of a comparison: the old and the new side's CV, `0.00012%/0.00009%`.
 pub fn cv_cell(cv: [f64; 2]) -> String {
     format!("{}/{}", cv_text(cv[0]), cv_text(cv[1]))
-}
-
-/// The table's row of `a` ([`TableRow::of`]), carrying its sides' CV when `cv` (the report
-/// shows the CV column).
-pub fn row(a: &Assessment, cv: bool) -> TableRow<'_> {
-    let mut r = TableRow::of(a);
-    if cv {
-        r.cv_pct = Some([a.old_side.cv_pct, a.new_side.cv_pct]);
-    }
-    r
 }
 
 /// The summaries of `m` in report order: the deciding metric first (flagged true), then the

@@ -682,10 +682,9 @@ pub fn with_failures(
 
 /// One comparison as the table reports it: every figure and text of its row and notes,
 /// without its samples. An [`Assessment`] holds its comparison's samples, and a report of half
-/// a million comparisons cannot keep them all: the bounded-memory report of a large
-/// input keeps these instead, the in-memory report builds them from its assessments
-/// ([`TableRow::of`]), and both are rendered by the same code ([`render`],
-/// [`write_rows`]).
+/// a million comparisons cannot keep them all: a report keeps these instead, one per
+/// comparison, made from its assessment ([`TableRow::with_notes`]) partition by partition,
+/// and renders them ([`render`], [`write_rows`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TableRow<'a> {
     /// The comparison's name (not escaped).
@@ -718,8 +717,8 @@ pub struct TableRow<'a> {
     /// comparisons): [`comparison_notes`] for the table.
     pub notes: Box<str>,
     /// Each side's coefficient of variation, percent (old, new), when the report shows it
-    /// ([`super::metrics::row`]): [`render`] then adds the `CV old/new` column. The rows of the
-    /// bounded-memory path never carry it ([`write_rows`] has no such column).
+    /// (`--cv`, samples with counters): [`render`] then adds the `CV old/new` column
+    /// ([`write_rows`] has no such column).
     pub cv_pct: Option<[f64; 2]>,
 }
 

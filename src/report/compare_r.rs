@@ -79,6 +79,8 @@ pub(super) fn rows<'a>(
         // The `--plot` reads the comparisons again: their names go back to the store.
         if plan.plot.is_some() {
             parts.give_back(part);
+        } else {
+            drop(part);
         }
         super::release_free_memory();
         let mut kept = Vec::with_capacity(comparisons.len());
@@ -116,6 +118,11 @@ pub(super) fn rows<'a>(
                 noted.push((first, r));
             }
         }
+    }
+    // Without a `--plot`, no partition is read again.
+    if plan.plot.is_none() {
+        parts.release();
+        super::release_free_memory();
     }
     {
         use rayon::slice::ParallelSliceMut;

@@ -212,7 +212,7 @@ pub fn report(
     stdout: &mut dyn Write,
     out: &mut Messages,
 ) -> anyhow::Result<i32> {
-    // Every format of a large compare.js CSV but for a few options: in bounded memory.
+    // A large compare.js CSV: its samples spilled to temporary files.
     if let Some(code) = spill::try_report(inputs, plan, stdout, out)? {
         return Ok(code);
     }

@@ -159,29 +159,44 @@ impl Spool {
     }
 }
 
-/// The sections of an HTML page's plotted comparisons, rendered partition by partition and
-/// kept in a [`Spool`], to be written in the page's order.
+/// The sections of an HTML page's plotted comparisons, to be written in the page's order.
 pub(super) struct Sections {
     /// Which rows of the page (in report order) have a section ([`crate::render::html::selected`]).
     pub(super) selected: Vec<bool>,
-    spool: Spool,
-    /// Per row of the page, the index of its section in `spool` (`u32::MAX`: none).
-    spot_of: Vec<u32>,
+    texts: SectionTexts,
+}
+
+/// Where the sections of a page come from.
+enum SectionTexts {
+    /// Rendered partition by partition (spilled samples) into `spool`; per row of the page,
+    /// the index of its section there (`u32::MAX`: none).
+    Spooled { spool: Spool, spot_of: Vec<u32> },
+    /// Rendered as the page is written from the comparisons kept in memory: per row of the
+    /// page, its comparison when it has a section; their unit, whether the plots are full,
+    /// and the correction.
+    Kept {
+        comparisons: Vec<Option<crate::compare::Comparison>>,
+        unit: String,
+        full: bool,
+        correction: decide::Correction,
+    },
 }
 
 impl Sections {
-    /// Reads the partitions of `parts` again and renders the sections of the `rows` (report
-    /// order, corrected and decided; the `i`-th of the benchmark `benchmarks[i]` of the whole
-    /// set) that the page shows ([`crate::render::html::section`] of the comparison of
-    /// `metric`, with `opts`' correction).
+    /// The sections of the `rows` (report order, corrected and decided; the `i`-th of the
+    /// benchmark `benchmarks[i]` of the whole set) that the page shows
+    /// ([`crate::render::html::section`] of the comparison of `metric`, with `opts`'
+    /// correction): from `kept` (per row in the order of analysis, its comparison; the
+    /// `i`-th row's is `kept[order[i]]`) when the samples are in memory, else rendered now
+    /// from the partitions of `parts`, read again.
     ///
     /// # Errors
     /// Returns the error of reading a partition or of writing the temporary file.
     pub(super) fn render<'a>(
         rows: &[TableRow<'_>],
-        benchmarks: &[BenchmarkId],
-        plots: &crate::render::html::HtmlOptions,
-        opts: &decide::Options,
+        (benchmarks, order): (&[BenchmarkId], &[usize]),
+        kept: Option<Vec<crate::compare::Comparison>>,
+        (plots, opts): (&crate::render::html::HtmlOptions, &decide::Options),
         metric: MetricId,
         parts: &mut dyn Partitions<'a>,
     ) -> std::io::Result<Sections> {
@@ -189,6 +204,21 @@ impl Sections {
         use rayon::prelude::*;
         let selected = html::selected(rows, plots);
         let full = html::full_plots(&selected);
+        if let Some(kept) = kept {
+            let mut kept: Vec<Option<_>> = kept.into_iter().map(Some).collect();
+            let comparisons = (order.iter().zip(&selected))
+                .map(|(&i, &s)| if s { kept[i].take() } else { None })
+                .collect();
+            return Ok(Sections {
+                selected,
+                texts: SectionTexts::Kept {
+                    comparisons,
+                    unit: parts.names().metric(metric).unit.clone(),
+                    full,
+                    correction: opts.correction,
+                },
+            });
+        }
         // The page's row of each shown benchmark, by its id in the whole set.
         let mut at = vec![u32::MAX; parts.names().benchmarks().len()];
         for (i, b) in benchmarks.iter().enumerate() {
@@ -230,26 +260,42 @@ impl Sections {
         }
         Ok(Sections {
             selected,
-            spool,
-            spot_of,
+            texts: SectionTexts::Spooled { spool, spot_of },
         })
     }
 
-    /// Writes the sections of the rows `shown` (in order) to `w`, read back in parallel.
+    /// Writes the sections of the rows `shown` (in order; `rows` the page's) to `w`, read
+    /// back or rendered in parallel.
     ///
     /// # Errors
     /// Returns the error of reading the file or of writing to `w`.
-    pub(super) fn write(&self, shown: &[usize], w: &mut dyn Write) -> std::io::Result<()> {
+    pub(super) fn write(
+        &self,
+        shown: &[usize],
+        rows: &[TableRow<'_>],
+        w: &mut dyn Write,
+    ) -> std::io::Result<()> {
         use rayon::prelude::*;
-        let texts: Vec<Vec<u8>> = shown
-            .par_iter()
-            .map(|&i| {
-                let spot = &self.spool.spots[self.spot_of[i] as usize];
-                let mut text = vec![0; spot.len as usize];
-                self.spool.store.read_at(&mut text, spot.offset)?;
-                Ok(text)
-            })
-            .collect::<std::io::Result<_>>()?;
+        let texts: Vec<Vec<u8>> = match &self.texts {
+            SectionTexts::Spooled { spool, spot_of } => shown
+                .par_iter()
+                .map(|&i| spool.text(spot_of[i] as usize))
+                .collect::<std::io::Result<_>>()?,
+            SectionTexts::Kept {
+                comparisons,
+                unit,
+                full,
+                correction,
+            } => shown
+                .par_iter()
+                .filter_map(|&i| {
+                    let c = comparisons.get(i)?.as_ref()?;
+                    let text =
+                        crate::render::html::section(&rows[i], c, unit, i, *correction, *full);
+                    Some(text.into_bytes())
+                })
+                .collect(),
+        };
         for t in texts {
             w.write_all(&t)?;
         }

@@ -39,8 +39,8 @@ pub(super) struct Setting {
 
 /// What phase 1 keeps of the comparisons, in the order they were analysed.
 pub(super) struct Collected {
-    /// (first position, row).
-    rows: Vec<(u64, TableRow<'static>)>,
+    /// (first position, row, index in the order of analysis).
+    rows: Vec<(u64, TableRow<'static>, usize)>,
     /// Per row, its benchmark's id in the whole set.
     benchmark_of: Vec<BenchmarkId>,
     /// With `--details`: per row, its text.
@@ -53,7 +53,18 @@ pub(super) struct Collected {
     /// The benchmarks measured on one side only: (first position, name, only old).
     one_sided: Vec<(u64, String, bool)>,
     /// For JSON, the comparisons' records before the correction.
-    spool: Option<Spool>,
+    records: Option<Records>,
+    /// For HTML of samples in memory, per row its comparison (the sections are made from
+    /// them once the rows are decided).
+    comparisons: Option<Vec<Comparison>>,
+}
+
+/// The JSON records of a report's comparisons before the correction, in the order of
+/// analysis: as compact JSON in a [`Spool`] when the samples are spilled, else the
+/// assessments they are made from (the samples are in memory already).
+enum Records {
+    Spooled(Spool),
+    Kept(Vec<decide::Assessment>),
 }
 
 /// Phase 1: reads the partitions of `parts` one at a time, groups the comparisons of
@@ -94,11 +105,12 @@ pub(super) fn collect<'a>(
         pooled: Vec::new(),
         noted: Vec::new(),
         one_sided: Vec::new(),
-        spool: if json {
-            Some(Spool::new(parts.spills())?)
-        } else {
-            None
+        records: match (json, parts.spills()) {
+            (false, _) => None,
+            (true, true) => Some(Records::Spooled(Spool::new(true)?)),
+            (true, false) => Some(Records::Kept(Vec::new())),
         },
+        comparisons: (plan.format == Format::Html && !parts.spills()).then(Vec::new),
     };
     for k in 0..parts.partitions() {
         let mut part = parts.partition(k, metric)?;
@@ -145,7 +157,7 @@ pub(super) fn collect<'a>(
         } else {
             decide::estimate_each_combined(vrows, &setting.combined, &opts)
         };
-        if let (Some(spool), Some(names)) = (&mut kept.spool, &names) {
+        if let (Some(Records::Spooled(spool)), Some(names)) = (&mut kept.records, &names) {
             spool.append(&names.set, &assessed)?;
         }
         let names = names.filter(|_| plan.plot.is_some());
@@ -160,9 +172,10 @@ pub(super) fn collect<'a>(
                 .iter()
                 .map(|x| ids[x.row.comparison.benchmark.0 as usize]),
         );
+        let base = kept.rows.len();
         let firsts: Vec<u64> = assessed.iter().map(|x| first(&x.row.comparison)).collect();
-        kept.rows
-            .par_extend(assessed.par_iter().zip(firsts).map(|(x, f)| {
+        kept.rows.par_extend(
+            (assessed.par_iter().zip(firsts).enumerate()).map(|(i, (x, f))| {
                 let mut row = TableRow::with_notes(x, notes).into_owned();
                 if setting.cv {
                     row.cv_pct = Some([x.old_side.cv_pct, x.new_side.cv_pct]);
@@ -174,12 +187,23 @@ pub(super) fn collect<'a>(
                     // Not shown: the spooled record holds the flags.
                     row.flags = Box::default();
                 }
-                (f, row)
-            }));
+                (f, row, base + i)
+            }),
+        );
+        if let Some(Records::Kept(all)) = &mut kept.records {
+            all.extend(assessed);
+        } else if let Some(all) = &mut kept.comparisons {
+            all.extend(assessed.into_iter().map(|x| x.row.comparison));
+        }
         if let Some(mut part) = names {
             part.ids = ids;
             parts.give_back(part);
         }
+    }
+    // Without a `--plot` or HTML sections, no partition is read again.
+    if plan.plot.is_none() && plan.format != Format::Html {
+        parts.release();
+        super::release_free_memory();
     }
     Ok(kept)
 }
@@ -200,7 +224,8 @@ pub(super) fn write<'a>(
     out: &mut Messages,
 ) -> anyhow::Result<i32> {
     let opts = super::options(plan);
-    let (details, spool) = (kept.details.take(), kept.spool.take());
+    let (details, records) = (kept.details.take(), kept.records.take());
+    let comparisons = kept.comparisons.take();
     let Ordered {
         mut rows,
         order,
@@ -226,11 +251,12 @@ pub(super) fn write<'a>(
         let plots = html::HtmlOptions {
             plot_rows: plan.plot_rows.clone(),
         };
+        let at = (&benchmarks[..], &order[..]);
         Some(Sections::render(
             &rows,
-            &benchmarks,
-            &plots,
-            &opts,
+            at,
+            comparisons,
+            (&plots, &opts),
             metric,
             parts,
         )?)
@@ -262,10 +288,11 @@ pub(super) fn write<'a>(
                     input: facts.input,
                     control: control.as_ref(),
                 };
-                let mut write_sections = |shown: &[usize], w: &mut dyn Write| s.write(shown, w);
+                let mut write_sections =
+                    |shown: &[usize], w: &mut dyn Write| s.write(shown, &rows, w);
                 html::write_page(&rows, &page, &s.selected, &mut write_sections, w)
             }
-            Format::Json => doc.json(spool.as_ref(), w),
+            Format::Json => doc.json(records.as_ref(), parts.names(), w),
             Format::Markdown => doc.markdown(w),
             _ => doc.table(parts.names().metric(metric), w),
         }
@@ -275,7 +302,7 @@ pub(super) fn write<'a>(
         return Ok(code);
     }
     drop(sections);
-    drop(spool);
+    drop(records);
     if let Some(path) = &plan.plot {
         let comparisons = super::compare_r::comparisons_of(parts, metric, &benchmarks)?;
         let shown: Vec<&Comparison> = comparisons.iter().collect();
@@ -335,22 +362,21 @@ fn in_report_order(
         mut one_sided,
         ..
     } = kept;
-    // Per row in report order, its index in the order of analysis.
+    // Report order, sorted in place: by name, then first appearance.
     let coll = crate::compare::RootCollation::new();
-    let mut order: Vec<usize> = (0..rows.len()).collect();
+    let mut rows = rows;
     {
         use rayon::slice::ParallelSliceMut;
-        order.par_sort_unstable_by(|&x, &y| {
-            coll.compare(&rows[x].1.name, &rows[y].1.name)
-                .then(rows[x].0.cmp(&rows[y].0))
-        });
+        rows.par_sort_unstable_by(|x, y| coll.compare(&x.1.name, &y.1.name).then(x.0.cmp(&y.0)));
     }
     noted.sort_unstable_by(|x, y| {
         coll.compare(&x.1.comparison.name, &y.1.comparison.name)
             .then(x.0.cmp(&y.0))
     });
     one_sided.sort_unstable_by(|x, y| coll.compare(&x.1, &y.1).then(x.0.cmp(&y.0)));
-    let rows = reorder(rows.into_iter().map(|r| r.1).collect(), &order);
+    // Per row in report order, its index in the order of analysis.
+    let order: Vec<usize> = rows.iter().map(|r| r.2).collect();
+    let rows: Vec<TableRow<'static>> = rows.into_iter().map(|r| r.1).collect();
     let benchmarks: Vec<BenchmarkId> = order.iter().map(|&i| benchmark_of[i]).collect();
     let pooled = reorder(pooled, &order);
     let flagged: Vec<RowNote<'_>> = noted
@@ -389,7 +415,7 @@ fn reorder<T>(v: Vec<T>, order: &[usize]) -> Vec<T> {
 /// report.
 struct Document<'d> {
     rows: &'d [TableRow<'static>],
-    /// Per row, its index in the order of analysis (its JSON record's in the spool).
+    /// Per row, its index in the order of analysis (of its JSON record).
     order: &'d [usize],
     listed: &'d OneSided,
     opts: &'d decide::Options,
@@ -488,10 +514,15 @@ impl Document<'_> {
         w.write_all(t.as_bytes())
     }
 
-    /// The JSON document: the comparisons' records read back from `spool` in report order,
-    /// each given its decided values.
-    fn json(&self, spool: Option<&Spool>, w: &mut dyn Write) -> std::io::Result<()> {
-        let Some(spool) = spool else {
+    /// The JSON document: the comparisons' `records` in report order (their benchmarks and
+    /// metric named by `set`), each given its decided values.
+    fn json(
+        &self,
+        records: Option<&Records>,
+        set: &crate::sample::SampleSet,
+        w: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        let Some(records) = records else {
             return Ok(());
         };
         let rows = self.rows;
@@ -513,6 +544,20 @@ impl Document<'_> {
             columns: None,
         };
         let alpha = self.opts.alpha;
-        json::write_document(&rest, || spool.comparisons(rows, self.order, alpha), w)
+        match records {
+            Records::Spooled(spool) => {
+                json::write_document(&rest, || spool.comparisons(rows, self.order, alpha), w)
+            }
+            Records::Kept(a) => {
+                let comparisons = || {
+                    rows.iter().zip(self.order).map(|(r, &i)| {
+                        let mut c = json::Comparison::new(set, &a[i], alpha);
+                        c.correct(r.p_adjusted, r.verdict, r.estimate.change_ci_pct, alpha);
+                        Ok(c)
+                    })
+                };
+                json::write_document(&rest, comparisons, w)
+            }
+        }
     }
 }
