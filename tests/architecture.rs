@@ -368,13 +368,8 @@ fn uses_rayon(code: &str) -> bool {
 
 /// The renderers that may use rayon, each with the reason: its parallel loop gains at least 10%
 /// of the wall time of its format on the 1M-row compare.js CSV (`benches/report_large.rs`).
-const RAYON_IN_RENDER: &[(&str, &str)] = &[
-    (
-        "src/render/benchstat.rs",
-        "each row's statistics (U test, summaries, regimes) are computed here",
-    ),
-    ("src/render/csv.rs", "a million samples formatted as text"),
-];
+const RAYON_IN_RENDER: &[(&str, &str)] =
+    &[("src/render/csv.rs", "a million samples formatted as text")];
 
 /// Parallel work belongs to the per-comparison phase of the report; a renderer writes the rows
 /// it is given, in order, on the caller's thread: nothing in `render` uses rayon but the files
