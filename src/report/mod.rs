@@ -345,9 +345,11 @@ fn report_partitions<'a>(
                 Ok(r) => r,
                 Err(e) => return Ok(Err(e)),
             };
-            // Without a control side, `--fail-on-control` has nothing to gate: its warning.
-            let set = parts.names();
-            control::analyse::<decide::Decided>(set, metric, &opts, None, None, plan, out);
+            // These layouts show no control: `--fail-on-control` has nothing to gate.
+            if plan.fail_on_control {
+                let set = parts.names();
+                control::analyse::<decide::Decided>(set, metric, &opts, None, None, plan, out);
+            }
             compare_r::write(rows, parts, metric, plan, facts, stdout, out).map(Ok)
         }
         Format::Csv | Format::Go | Format::Benchstat => {
@@ -364,9 +366,11 @@ fn report_partitions<'a>(
                 Ok(k) => k,
                 Err(e) => return Ok(Err(e)),
             };
-            // Without a control side, `--fail-on-control` has nothing to gate: its warning.
-            let set = parts.names();
-            control::analyse::<decide::Decided>(set, metric, &opts, None, None, plan, out);
+            // These layouts show no control: `--fail-on-control` has nothing to gate.
+            if plan.fail_on_control {
+                let set = parts.names();
+                control::analyse::<decide::Decided>(set, metric, &opts, None, None, plan, out);
+            }
             let context = (plan, facts, &shown);
             samples::write(kept, parts, metric, context, stdout, out).map(Ok)
         }

@@ -9,7 +9,7 @@
 use super::diagnostics::{RowNote, row_notes};
 use super::{Facts, Format, Messages, Plan};
 use crate::compare::Comparison;
-use crate::compare::partitions::Partitions;
+use crate::compare::partitions::{Contents, Partitions};
 use crate::format::go::GoLines;
 use crate::render::benchstat as bs;
 use crate::sample::{BenchmarkId, MetricId, RATE, Side};
@@ -40,6 +40,8 @@ pub(super) struct Kept {
     plotted: Vec<(u64, Box<str>, BenchmarkId)>,
     /// benchstat's rows of each metric (in order of first appearance).
     benchstat: Vec<Table>,
+    /// What the samples are (Go lines and benchstat's tables; the CSV needs none).
+    contents: Contents,
 }
 
 /// benchstat's table of a metric: its rows in report order, each with its first position.
@@ -67,9 +69,16 @@ pub(super) fn keep<'a>(
     out: &mut Messages,
 ) -> std::io::Result<Kept> {
     use rayon::prelude::*;
-    let mut kept = Kept::default();
     let opts = super::options(plan);
     let csv = matches!(shown, Shown::Csv);
+    let mut kept = Kept {
+        contents: if csv {
+            Contents::default()
+        } else {
+            parts.contents()
+        },
+        ..Kept::default()
+    };
     let decisions = plan.max_regression.is_some() || plan.plot.is_some();
     if csv || decisions {
         for k in 0..parts.partitions() {
@@ -118,7 +127,7 @@ pub(super) fn keep<'a>(
         }
     }
     if let Shown::Benchstat { options } = shown {
-        kept.benchstat = benchstat_rows(parts, options, plan.plot.is_some())?;
+        kept.benchstat = benchstat_rows(parts, &kept.contents, options, plan.plot.is_some())?;
     }
     let coll = crate::compare::RootCollation::new();
     kept.noted
@@ -133,19 +142,19 @@ pub(super) fn keep<'a>(
 }
 
 /// benchstat's rows ([`bs::Row`]: each side's summary and the U test) of every metric of
-/// `parts`, in order of first appearance, each with its first position, in report order
+/// `parts` (`contents`: what its samples are), in order of first appearance, each with its first position, in report order
 /// (`plot`: the `--plot` reads the comparisons again).
 ///
 /// # Errors
 /// A partition could not be read (a spill file).
 fn benchstat_rows<'a>(
     parts: &mut dyn Partitions<'a>,
+    contents: &Contents,
     options: &bs::Options,
     plot: bool,
 ) -> std::io::Result<Vec<Table>> {
     use rayon::prelude::*;
     let opts = bs::escaped(options);
-    let contents = parts.contents();
     let view = bs::View::new(&opts, contents.per_side[0] > 0, contents.per_side[1] > 0);
     let mut tables = Vec::with_capacity(contents.metrics.len());
     for (i, &m) in contents.metrics.iter().enumerate() {
@@ -198,7 +207,7 @@ pub(super) fn write<'a>(
     stdout: &mut dyn Write,
     out: &mut Messages,
 ) -> anyhow::Result<i32> {
-    let contents = parts.contents();
+    let contents = &kept.contents;
     let tables = &kept.benchstat;
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
         match shown {
