@@ -389,7 +389,7 @@ fn report_partitions<'a>(
                 Err(e) => return Ok(Err(e)),
             };
             drop(setting);
-            verdicts::write(kept, parts, metric, (plan, facts), stdout, out).map(Ok)
+            verdicts::write(kept, parts, metric, (plan, facts), stdout, out)
         }
     }
 }

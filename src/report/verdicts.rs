@@ -191,7 +191,11 @@ pub(super) fn collect<'a>(
             }),
         );
         if let Some(Records::Kept(all)) = &mut kept.records {
-            all.extend(assessed);
+            if all.is_empty() {
+                *all = assessed;
+            } else {
+                all.extend(assessed);
+            }
         } else if let Some(all) = &mut kept.comparisons {
             all.extend(assessed.into_iter().map(|x| x.row.comparison));
         }
@@ -210,11 +214,13 @@ pub(super) fn collect<'a>(
 
 /// Phase 2: the rows of `kept` in report order, decided, written in `plan`'s format to the
 /// `-o` file or `stdout` with the facts of `facts`; then the `--plot`, the control's gate and
-/// the `--max-regression` gate (see the module doc). Returns the exit code.
+/// the `--max-regression` gate (see the module doc). Returns the exit code, or the error of
+/// reading the store again for the HTML sections (before anything was written or added to
+/// `out`).
 ///
 /// # Errors
-/// Writing to `stdout` failed, a partition or the spool could not be read again, or the plot
-/// could not be drawn.
+/// Writing to `stdout` failed, a partition or the spool could not be read again after the
+/// report was written, or the plot could not be drawn.
 pub(super) fn write<'a>(
     mut kept: Collected,
     parts: &mut dyn Partitions<'a>,
@@ -222,7 +228,7 @@ pub(super) fn write<'a>(
     (plan, facts): (&Plan, &Facts<'_>),
     stdout: &mut dyn Write,
     out: &mut Messages,
-) -> anyhow::Result<i32> {
+) -> anyhow::Result<std::io::Result<i32>> {
     let opts = super::options(plan);
     let (details, records) = (kept.details.take(), kept.records.take());
     let comparisons = kept.comparisons.take();
@@ -232,11 +238,31 @@ pub(super) fn write<'a>(
         benchmarks,
         mut pooled,
         listed,
-    } = in_report_order(kept, plan.format, facts.failures, out);
+        noted,
+    } = in_report_order(kept, facts.failures);
     decide::decide_all(&mut rows, &opts);
     if metric == RATE {
         verdict::sequential::apply(&mut rows, facts.settled);
     }
+    let sections = if plan.format == Format::Html {
+        let plots = html::HtmlOptions {
+            plot_rows: plan.plot_rows.clone(),
+        };
+        let at = (&benchmarks[..], &order[..]);
+        match Sections::render(&rows, at, comparisons, (&plots, &opts), metric, parts) {
+            Ok(s) => Some(s),
+            Err(e) => return Ok(Err(e)),
+        }
+    } else {
+        None
+    };
+    let flagged: Vec<RowNote<'_>> = noted
+        .iter()
+        .filter_map(|(_, r)| RowNote::of(&r.comparison, r.welch.err(), || r.improvement_pct))
+        .collect();
+    row_notes(&flagged, plan.format, out);
+    drop(flagged);
+    drop(noted);
     let control = super::control::analyse(
         parts.names(),
         metric,
@@ -247,22 +273,6 @@ pub(super) fn write<'a>(
         out,
     );
     let shown = super::metrics::for_report(parts.names(), metric, &rows, &opts, plan);
-    let sections = if plan.format == Format::Html {
-        let plots = html::HtmlOptions {
-            plot_rows: plan.plot_rows.clone(),
-        };
-        let at = (&benchmarks[..], &order[..]);
-        Some(Sections::render(
-            &rows,
-            at,
-            comparisons,
-            (&plots, &opts),
-            metric,
-            parts,
-        )?)
-    } else {
-        None
-    };
     let doc = Document {
         rows: &rows,
         order: &order,
@@ -299,7 +309,7 @@ pub(super) fn write<'a>(
     };
     let code = super::write_output(plan.output.as_deref(), write, stdout, out)?;
     if code != 0 {
-        return Ok(code);
+        return Ok(Ok(code));
     }
     drop(sections);
     drop(records);
@@ -308,12 +318,12 @@ pub(super) fn write<'a>(
         let shown: Vec<&Comparison> = comparisons.iter().collect();
         let code = super::write_plot(path, &shown, parts.names(), metric, out)?;
         if code != 0 {
-            return Ok(code);
+            return Ok(Ok(code));
         }
     }
     let control_code = super::control::gate(control.as_ref(), plan, out);
     let Some(max) = plan.max_regression else {
-        return Ok(control_code);
+        return Ok(Ok(control_code));
     };
     // The gate takes the pooled estimates, never the per-machine combination.
     let code = if pooled.is_empty() {
@@ -329,7 +339,7 @@ pub(super) fn write<'a>(
         }
         super::gate(&pooled, max, &opts, facts.failures, out)
     };
-    Ok(code.max(control_code))
+    Ok(Ok(code.max(control_code)))
 }
 
 /// The rows of a report in report order (by name, then first appearance), before the
@@ -344,16 +354,12 @@ struct Ordered {
     pooled: Vec<decide::Decided>,
     /// The benchmarks measured on one side only, but for the failed ones (`failures`).
     listed: OneSided,
+    /// The rows a note on stderr speaks of, whole, in report order: (first position, row).
+    noted: Vec<(u64, verdict::Row)>,
 }
 
-/// The rows of `kept` in report order; adds the notes on rows without a Welch test or with
-/// values below 0 (in `format`'s words) to `out`.
-fn in_report_order(
-    kept: Collected,
-    format: Format,
-    failures: &crate::compare::failures::Failures,
-    out: &mut Messages,
-) -> Ordered {
+/// The rows of `kept` in report order, with the rows its notes speak of.
+fn in_report_order(kept: Collected, failures: &crate::compare::failures::Failures) -> Ordered {
     let Collected {
         rows,
         benchmark_of,
@@ -379,11 +385,6 @@ fn in_report_order(
     let rows: Vec<TableRow<'static>> = rows.into_iter().map(|r| r.1).collect();
     let benchmarks: Vec<BenchmarkId> = order.iter().map(|&i| benchmark_of[i]).collect();
     let pooled = reorder(pooled, &order);
-    let flagged: Vec<RowNote<'_>> = noted
-        .iter()
-        .filter_map(|(_, r)| RowNote::of(&r.comparison, r.welch.err(), || r.improvement_pct))
-        .collect();
-    row_notes(&flagged, format, out);
     let mut listed = OneSided::default();
     for (_, name, only_old) in one_sided {
         if only_old {
@@ -398,6 +399,7 @@ fn in_report_order(
         benchmarks,
         pooled,
         listed: listed.without_failures(failures),
+        noted,
     }
 }
 
@@ -559,5 +561,115 @@ impl Document<'_> {
                 json::write_document(&rest, comparisons, w)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::partitions::{Contents, InMemory, Partition};
+    use crate::sample::{Sample, SampleSet, Side};
+
+    /// Samples in memory whose partitions cannot be read a second time (a spill file that
+    /// cannot be read back, a temporary folder that filled up).
+    struct SecondReadFails<'a> {
+        inner: InMemory<'a>,
+        reads: usize,
+    }
+
+    impl<'a> Partitions<'a> for SecondReadFails<'a> {
+        fn partitions(&self) -> usize {
+            self.inner.partitions()
+        }
+        fn partition(&mut self, k: usize, metric: MetricId) -> std::io::Result<Partition<'a>> {
+            self.reads += 1;
+            if self.reads > 1 {
+                return Err(std::io::Error::other("no space left"));
+            }
+            self.inner.partition(k, metric)
+        }
+        fn give_back(&mut self, part: Partition<'a>) {
+            self.inner.give_back(part);
+        }
+        fn first_position(&self, id: BenchmarkId) -> Option<u64> {
+            self.inner.first_position(id)
+        }
+        fn names(&self) -> &SampleSet {
+            self.inner.names()
+        }
+        fn spills(&self) -> bool {
+            true
+        }
+        fn release(&mut self) {}
+        fn contents(&self) -> Contents {
+            self.inner.contents()
+        }
+        fn in_arrival_order(
+            &mut self,
+            f: &mut dyn FnMut(&SampleSet) -> std::io::Result<()>,
+        ) -> std::io::Result<()> {
+            self.inner.in_arrival_order(f)
+        }
+    }
+
+    /// When the HTML page's sections cannot read the store again, the report returns that
+    /// error before it wrote anything or added any message (the caller reads the input in
+    /// memory instead), even with rows that have notes.
+    #[test]
+    fn sections_that_cannot_read_the_store_again_leave_nothing_written() {
+        let mut set = SampleSet::new();
+        for c in 0..5u32 {
+            let b = set.intern("a.js", &format!("n={c}"));
+            for run in 0..6u32 {
+                for (side, shift) in [(Side::Old, 0.0), (Side::New, f64::from(c))] {
+                    // n=0 is constant on both sides: a row with a note.
+                    let noise = if c == 0 { 0.0 } else { f64::from(run % 3) };
+                    set.push(Sample {
+                        benchmark: b,
+                        side,
+                        metric: RATE,
+                        value: 100.0 + shift + noise,
+                        time_s: 1.0,
+                        run: Some(run),
+                    });
+                }
+            }
+        }
+        let plan = Plan::new(Format::Html);
+        let setting = Setting {
+            combined: HashMap::new(),
+            cv: false,
+            single_hint: None,
+        };
+        let mut store = SecondReadFails {
+            inner: InMemory::new(&set),
+            reads: 0,
+        };
+        let kept = collect(&mut store, RATE, &plan, &setting).expect("first read");
+        let failures = crate::compare::failures::Failures::default();
+        let facts = Facts {
+            blocks: None,
+            run: None,
+            input: None,
+            settled: &[],
+            failures: &failures,
+            format: None,
+            benchstat: None,
+        };
+        let (mut stdout, mut out) = (Vec::new(), Messages::default());
+        let written = write(
+            kept,
+            &mut store,
+            RATE,
+            (&plan, &facts),
+            &mut stdout,
+            &mut out,
+        );
+        let error = written
+            .expect("no fatal error")
+            .expect_err("the second read fails");
+        assert_eq!(error.to_string(), "no space left");
+        assert!(stdout.is_empty());
+        assert_eq!(out, Messages::default());
     }
 }
