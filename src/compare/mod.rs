@@ -249,6 +249,20 @@ pub struct OneSided {
 }
 
 impl OneSided {
+    /// The benchmarks `names` (each with whether it was measured under the old binary only),
+    /// in that order.
+    pub fn of(names: impl IntoIterator<Item = (String, bool)>) -> OneSided {
+        let mut listed = OneSided::default();
+        for (name, only_old) in names {
+            if only_old {
+                listed.only_old.push(name);
+            } else {
+                listed.only_new.push(name);
+            }
+        }
+        listed
+    }
+
     /// True when every benchmark was measured on both sides.
     pub fn is_empty(&self) -> bool {
         self.only_old.is_empty() && self.only_new.is_empty()

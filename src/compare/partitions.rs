@@ -250,6 +250,35 @@ impl Partitions<'static> for SpilledPartitions {
     }
 }
 
+/// The comparisons of `metric` of the benchmarks `benchmarks` (ids of the whole set), in that
+/// order, read again from `parts`: every one in memory at once.
+///
+/// # Errors
+/// A partition could not be read (a spill file).
+pub fn comparisons_of<'a>(
+    parts: &mut dyn Partitions<'a>,
+    metric: MetricId,
+    benchmarks: &[BenchmarkId],
+) -> std::io::Result<Vec<Comparison>> {
+    let mut at = vec![u32::MAX; parts.names().benchmarks().len()];
+    for (i, b) in benchmarks.iter().enumerate() {
+        at[b.0 as usize] = i as u32;
+    }
+    let mut found: Vec<Option<Comparison>> = (0..benchmarks.len()).map(|_| None).collect();
+    for k in 0..parts.partitions() {
+        let mut part = parts.partition(k, metric)?;
+        for mut c in std::mem::take(&mut part.comparisons) {
+            let id = part.global(&c);
+            if let Some(slot) = found.get_mut(at[id.0 as usize] as usize) {
+                c.benchmark = id;
+                *slot = Some(c);
+            }
+        }
+        parts.give_back(part);
+    }
+    Ok(found.into_iter().flatten().collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,9 +7,9 @@
 
 use super::diagnostics::{self, RowNote, row_notes};
 use super::{Facts, Format, Messages, Plan};
+use crate::compare::OneSided;
 use crate::compare::failures::Failures;
 use crate::compare::partitions::Partitions;
-use crate::compare::{Comparison, OneSided};
 use crate::render::{self, analyze};
 use crate::sample::{BenchmarkId, MetricId, RATE};
 use crate::verdict::{self, Stars, decide};
@@ -93,7 +93,7 @@ pub(super) fn rows<'a>(
             }
             kept.push((first, r));
         }
-        for (first, gate, mut r) in gated_rows(kept, plan, &gate_opts) {
+        for (first, gate, mut r) in super::gated_rows(kept, plan, &gate_opts) {
             let count_p = analyze::count_p(&r);
             let c = &mut r.comparison;
             let n = [c.old.len() as u32, c.new.len() as u32];
@@ -135,14 +135,7 @@ pub(super) fn rows<'a>(
             noted.sort_by(|a, b| coll.compare(&a.1.comparison.name, &b.1.comparison.name));
         }
     }
-    let mut listed = OneSided::default();
-    for (_, name, only_old) in one_sided {
-        if only_old {
-            listed.only_old.push(name);
-        } else {
-            listed.only_new.push(name);
-        }
-    }
+    let listed = OneSided::of(one_sided.into_iter().map(|(_, name, old)| (name, old)));
     if let Some(w) = listed.without_failures(failures).warning() {
         out.warning(render::escape_control(&w));
     }
@@ -162,25 +155,6 @@ pub(super) fn rows<'a>(
         .collect();
     row_notes(&flagged, plan.format, out);
     Ok(Rows { rows })
-}
-
-/// The rows `kept` (first position, row), each with what the gate reads of it when `plan`
-/// has `--max-regression` (estimated by `opts`, without the correction; None otherwise).
-pub(super) fn gated_rows(
-    kept: Vec<(u64, verdict::Row)>,
-    plan: &Plan,
-    opts: &decide::Options,
-) -> Vec<(u64, Option<Box<decide::Decided>>, verdict::Row)> {
-    if plan.max_regression.is_none() {
-        return kept.into_iter().map(|(f, r)| (f, None, r)).collect();
-    }
-    let (firsts, rows): (Vec<u64>, Vec<verdict::Row>) = kept.into_iter().unzip();
-    let assessed = decide::estimate_each(rows, opts);
-    firsts
-        .into_iter()
-        .zip(assessed)
-        .map(|(f, x)| (f, Some(Box::new(decide::Decided::of(&x))), x.row))
-        .collect()
 }
 
 /// Phase 2: writes `rows` in `plan`'s layout to the `-o` file or `stdout`, draws the
@@ -238,9 +212,7 @@ pub(super) fn write<'a>(
     }
     if let Some(path) = &plan.plot {
         let benchmarks: Vec<BenchmarkId> = rows.iter().map(|r| r.benchmark).collect();
-        let comparisons = comparisons_of(parts, metric, &benchmarks)?;
-        let shown: Vec<&Comparison> = comparisons.iter().collect();
-        let code = super::write_plot(path, &shown, parts.names(), metric, out)?;
+        let code = super::write_plot(path, parts, metric, &benchmarks, out)?;
         if code != 0 {
             return Ok(code);
         }
@@ -257,33 +229,4 @@ pub(super) fn write<'a>(
         verdict::sequential::apply(&mut decided, settled);
     }
     Ok(super::gate(&decided, max, &gate_opts, failures, out))
-}
-
-/// The comparisons of `metric` of the benchmarks `benchmarks` (ids of the whole set), in that
-/// order, read again from `parts`: every one in memory at once.
-///
-/// # Errors
-/// A partition could not be read (a spill file).
-pub(super) fn comparisons_of<'a>(
-    parts: &mut dyn Partitions<'a>,
-    metric: MetricId,
-    benchmarks: &[BenchmarkId],
-) -> std::io::Result<Vec<Comparison>> {
-    let mut at = vec![u32::MAX; parts.names().benchmarks().len()];
-    for (i, b) in benchmarks.iter().enumerate() {
-        at[b.0 as usize] = i as u32;
-    }
-    let mut found: Vec<Option<Comparison>> = (0..benchmarks.len()).map(|_| None).collect();
-    for k in 0..parts.partitions() {
-        let mut part = parts.partition(k, metric)?;
-        for mut c in std::mem::take(&mut part.comparisons) {
-            let id = part.global(&c);
-            if let Some(slot) = found.get_mut(at[id.0 as usize] as usize) {
-                c.benchmark = id;
-                *slot = Some(c);
-            }
-        }
-        parts.give_back(part);
-    }
-    Ok(found.into_iter().flatten().collect())
 }

@@ -515,16 +515,18 @@ fn combine(
     verdict::combine::combine_blocks(&per, opts.confidence)
 }
 
-/// Draws compare.R's box plot of `comparisons` to `path` (`*.svg` or `*.png`). Returns the
-/// exit code: 0, or [`EXIT_USAGE`] after adding to `out` why the file could not be written.
+/// Draws compare.R's box plot of the comparisons of `metric` of the benchmarks `benchmarks`
+/// (ids of the whole set, in report order), read back from `parts`, to `path` (`*.svg` or
+/// `*.png`). Returns the exit code: 0, or [`EXIT_USAGE`] after adding to `out` why the file
+/// could not be written.
 ///
 /// # Errors
-/// The plot could not be drawn or rasterised.
-fn write_plot(
+/// A partition could not be read again, or the plot could not be drawn or rasterised.
+fn write_plot<'a>(
     path: &Path,
-    comparisons: &[&Comparison],
-    set: &SampleSet,
+    parts: &mut dyn Partitions<'a>,
     metric: MetricId,
+    benchmarks: &[crate::sample::BenchmarkId],
     out: &mut Messages,
 ) -> anyhow::Result<i32> {
     let Some(kind) = plot_kind(path) else {
@@ -534,7 +536,9 @@ fn write_plot(
         ));
         return Ok(EXIT_USAGE);
     };
-    let metric = set.metric(metric);
+    let read = crate::compare::partitions::comparisons_of(parts, metric, benchmarks)?;
+    let comparisons: Vec<&Comparison> = read.iter().collect();
+    let metric = parts.names().metric(metric);
     let desc = if metric.name == "rate" {
         "rate of operations (higher is better)".to_owned()
     } else {
@@ -548,7 +552,7 @@ fn write_plot(
             }
         )
     };
-    let svg = render::plot::compare_r_box_plot(comparisons, &desc)?;
+    let svg = render::plot::compare_r_box_plot(&comparisons, &desc)?;
     let bytes = match kind {
         PlotKind::Svg => svg.into_bytes(),
         PlotKind::Png => render::plot::svg_to_png(&svg)?,
@@ -577,6 +581,25 @@ pub fn plot_kind(p: &Path) -> Option<PlotKind> {
         "png" => Some(PlotKind::Png),
         _ => None,
     }
+}
+
+/// The rows `kept` (first position, row), each with what the gate reads of it when `plan`
+/// has `--max-regression` (estimated by `opts`, without the correction; None otherwise).
+fn gated_rows(
+    kept: Vec<(u64, verdict::Row)>,
+    plan: &Plan,
+    opts: &decide::Options,
+) -> Vec<(u64, Option<Box<decide::Decided>>, verdict::Row)> {
+    if plan.max_regression.is_none() {
+        return kept.into_iter().map(|(f, r)| (f, None, r)).collect();
+    }
+    let (firsts, rows): (Vec<u64>, Vec<verdict::Row>) = kept.into_iter().unzip();
+    let assessed = decide::estimate_each(rows, opts);
+    firsts
+        .into_iter()
+        .zip(assessed)
+        .map(|(f, x)| (f, Some(Box::new(decide::Decided::of(&x))), x.row))
+        .collect()
 }
 
 /// The `--max-regression max` gate on the decided comparisons `a` (in report order): adds the failed jobs (a benchmark

@@ -106,7 +106,7 @@ pub(super) fn keep<'a>(
                     .into_iter()
                     .map(|c| (first(&c), verdict::Row::with_accuracy(c, false)))
                     .collect();
-                comparisons = super::compare_r::gated_rows(rows, plan, &opts)
+                comparisons = super::gated_rows(rows, plan, &opts)
                     .into_iter()
                     .map(|(f, g, r)| {
                         kept.decided.extend(g.map(|g| (f, *g)));
@@ -259,9 +259,7 @@ pub(super) fn write<'a>(
     }
     if let Some(path) = &plan.plot {
         let benchmarks: Vec<BenchmarkId> = kept.plotted.iter().map(|p| p.2).collect();
-        let comparisons = super::compare_r::comparisons_of(parts, metric, &benchmarks)?;
-        let shown: Vec<&Comparison> = comparisons.iter().collect();
-        let code = super::write_plot(path, &shown, parts.names(), metric, out)?;
+        let code = super::write_plot(path, parts, metric, &benchmarks, out)?;
         if code != 0 {
             return Ok(code);
         }

@@ -314,9 +314,7 @@ pub(super) fn write<'a>(
     drop(sections);
     drop(records);
     if let Some(path) = &plan.plot {
-        let comparisons = super::compare_r::comparisons_of(parts, metric, &benchmarks)?;
-        let shown: Vec<&Comparison> = comparisons.iter().collect();
-        let code = super::write_plot(path, &shown, parts.names(), metric, out)?;
+        let code = super::write_plot(path, parts, metric, &benchmarks, out)?;
         if code != 0 {
             return Ok(Ok(code));
         }
@@ -385,14 +383,7 @@ fn in_report_order(kept: Collected, failures: &crate::compare::failures::Failure
     let rows: Vec<TableRow<'static>> = rows.into_iter().map(|r| r.1).collect();
     let benchmarks: Vec<BenchmarkId> = order.iter().map(|&i| benchmark_of[i]).collect();
     let pooled = reorder(pooled, &order);
-    let mut listed = OneSided::default();
-    for (_, name, only_old) in one_sided {
-        if only_old {
-            listed.only_old.push(name);
-        } else {
-            listed.only_new.push(name);
-        }
-    }
+    let listed = OneSided::of(one_sided.into_iter().map(|(_, name, old)| (name, old)));
     Ordered {
         rows,
         order,
