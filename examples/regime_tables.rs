@@ -1,28 +1,31 @@
-//! The tables of `src/stats/regimes.rs`'s documentation, by seeded simulation of the two-regime
-//! detector (`benchdiff::stats::regimes`); the same samples as `tests/stats/regimes_simulation.rs`
-//! draws, which checks the detector's error rates:
+//! The tables behind the distribution checks of a side (`benchdiff::stats::regimes`,
+//! `benchdiff::stats::outliers`, the drift rule of `benchdiff::verdict::decide`), by seeded
+//! simulation; the same samples as `tests/stats/regimes_simulation.rs` draws, which checks the
+//! error rates:
 //!
 //! ```sh
-//! cargo run --release --example regime_tables -- power        # n × separation × split
-//! cargo run --release --example regime_tables -- false-flags  # per unimodal family
-//! cargo run --release --example regime_tables -- calibrate    # GAP_CRIT and BIC_CRIT
+//! cargo run --release --example regime_tables -- calibrate    # the critical-value tables
+//! cargo run --release --example regime_tables -- false-flags  # A/A rows at every n
+//! cargo run --release --example regime_tables -- power        # two regimes: n × ratio × split
 //! ```
 //!
-//! `calibrate` reads `REGIME_CAL_REPS` (samples per size, default 20,000) and
-//! `REGIME_CAL_DIST=uniform` (the 99th percentiles on uniform samples instead).
+//! `calibrate` reads `REGIME_CAL_REPS` (samples per shape and size up to n = 30, default
+//! 20,000; half of that up to 300, a quarter up to 2,000, a tenth beyond, at least 2,000).
 
-use benchdiff::stats::regimes::{MIN_N, bic_critical, gap_critical, regime_statistics, regimes};
+use benchdiff::stats::outliers;
+use benchdiff::stats::regimes::{DIP_ALPHA, FALSE_FLAG_SHARE, regime_statistics};
 use benchdiff::stats::shape::multimodality;
+use benchdiff::verdict::decide::SideSummary;
+use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
-use rand::{RngExt, SeedableRng};
 
 fn main() {
     match std::env::args().nth(1).as_deref() {
-        Some("power") => power_table(),
-        Some("false-flags") => false_flag_table(),
         Some("calibrate") => calibrate(),
+        Some("false-flags") => false_flags(),
+        Some("power") => power_table(),
         _ => {
-            eprintln!("usage: regime_tables power|false-flags|calibrate");
+            eprintln!("usage: regime_tables calibrate|false-flags|power");
             std::process::exit(2);
         }
     }
@@ -30,142 +33,174 @@ fn main() {
 
 #[path = "../tests/stats/regime_samples.rs"]
 mod regime_samples;
-use regime_samples::{normal, two_regimes, unimodal_families};
+use regime_samples::{calibration_families, latency_families, two_regimes};
 
-/// Percent, as a table cell.
-fn pct(r: f64) -> String {
-    format!("{:>4.0}", r * 100.0)
+/// The sizes of the critical-value tables.
+const SIZES: [usize; 40] = [
+    6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 20, 22, 25, 28, 30, 35, 40, 45, 50, 60, 70, 80,
+    100, 120, 150, 200, 250, 300, 400, 500, 700, 1000, 1500, 2000, 3000, 5000, 7000, 10000,
+];
+
+/// The value that `share` of `v` exceeds: the `⌊share·len⌋`-th largest (0-based), or 0 when
+/// there are not that many.
+fn exceeded_by(mut v: Vec<f64>, share: f64, len: usize) -> f64 {
+    v.sort_by(|a, b| b.total_cmp(a));
+    v.get((share * len as f64) as usize).copied().unwrap_or(0.0)
 }
 
-/// The full power grid (about a minute in debug). Prints, for each n, separation and
-/// minority share, the flag rate of the final rule and of each statistic alone at its own
-/// critical value (dip at p < 0.05).
-fn power_table() {
-    let reps = 1000;
-    println!(
-        "percent flagged; within-regime CV 3% and 8%; rule = gap or BIC; dip alone at p < 0.05"
-    );
-    println!(
-        "{:>4} {:>5} {:>5} {:>4} | CV 3%: flag rule  gap  bic  dip | CV 8%: flag rule  gap  bic  dip",
-        "n", "ratio", "split", "k"
-    );
-    for n in [6, 8, 10, 12, 15, 20, 25, 30] {
-        for ratio in [1.3, 1.5, 2.0] {
-            for share in [0.5, 0.3, 0.2] {
-                let k = (share * n as f64).round() as usize;
-                let mut cells = Vec::new();
-                for cv in [0.03, 0.08] {
-                    let mut rng = ChaCha8Rng::seed_from_u64(1000 + n as u64);
-                    let (mut a, mut g, mut b, mut d, mut m) = (0, 0, 0, 0, 0);
-                    for _ in 0..reps {
-                        let x = two_regimes(&mut rng, n, k, ratio, cv);
-                        let Some(s) = regime_statistics(&x) else {
-                            continue;
-                        };
-                        a += regimes(&x).is_some() as usize;
-                        m += multimodality(&x).is_some() as usize;
-                        g += (s.gap > gap_critical(n)) as usize;
-                        b += (s.bic > bic_critical(n)) as usize;
-                        d += (s.dip_p < 0.05) as usize;
-                    }
-                    let f = |c: usize| pct(c as f64 / reps as f64);
-                    cells.push(format!("{} {} {} {} {}", f(m), f(a), f(g), f(b), f(d)));
-                }
-                println!(
-                    "{n:>4} {ratio:>5.1} {:>2.0}/{:<2.0} {k:>4} |       {} |       {}",
-                    (1.0 - share) * 100.0,
-                    share * 100.0,
-                    cells[0],
-                    cells[1]
-                );
-            }
-        }
+/// Largest robust z-score `|x − median| / σ̂` of a sample (the outlier rule's statistic).
+fn max_robust_z(x: &[f64]) -> f64 {
+    let o = outliers::mad_outliers(x);
+    if o.sigma > 0.0 {
+        x.iter()
+            .map(|v| (v - o.median).abs() / o.sigma)
+            .fold(0.0, f64::max)
+    } else {
+        0.0
     }
 }
 
-/// False-flag rates per unimodal family (printed for the module documentation).
-fn false_flag_table() {
-    let reps = 1000;
-    let sizes = [6, 8, 10, 15, 20, 30];
-    println!("false flags, percent: the rule at each n | gap, bic, dip pooled over the sizes");
-    println!(
-        "{:<18} {:>4} {:>4} {:>4} {:>4} {:>4} {:>4} |  gap  bic  dip",
-        "family", 6, 8, 10, 15, 20, 30
-    );
-    for (fi, (name, draw)) in unimodal_families().into_iter().enumerate() {
-        let (mut g, mut b, mut d, mut t) = (0, 0, 0, 0);
-        let mut per_n = Vec::new();
-        for n in sizes {
-            let mut rng = ChaCha8Rng::seed_from_u64(5000 + fi as u64 * 64 + n as u64);
-            let mut a = 0;
-            for _ in 0..reps {
-                let x: Vec<f64> = (0..n).map(|_| draw(&mut rng)).collect();
-                t += 1;
-                a += regimes(&x).is_some() as usize;
-                if let Some(s) = regime_statistics(&x) {
-                    g += (s.gap > gap_critical(n)) as usize;
-                    b += (s.bic > bic_critical(n)) as usize;
-                    d += (s.dip_p < 0.05) as usize;
-                }
-            }
-            per_n.push(pct(a as f64 / reps as f64));
-        }
-        let f = |c: usize| pct(c as f64 / t as f64);
-        println!(
-            "{name:<18} {} | {} {} {}",
-            per_n.join(" "),
-            f(g),
-            f(b),
-            f(d)
-        );
-    }
-}
-
-/// Critical values of the gap and ΔBIC statistics: the 99.5th percentiles on
-/// log-normal samples (normal on the log scale the statistics use), printed as the tables of
-/// `src/stats/regimes.rs`.
+/// The critical values: for every size and calibration shape, the gap statistic exceeded by
+/// `FALSE_FLAG_SHARE` of the samples (alone, and jointly with a dip rejection) and the largest
+/// robust z-score exceeded by `outliers::FALSE_FLAG_SHARE` of them; the largest over the
+/// shapes, made non-increasing in n. Printed as the Rust tables of the two modules.
 fn calibrate() {
-    let reps: usize = std::env::var("REGIME_CAL_REPS")
+    let base: usize = std::env::var("REGIME_CAL_REPS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(20_000);
-    // REGIME_CAL_DIST=uniform: the 99th percentiles on uniform samples instead (the short-tailed
-    // shape a drifting benchmark gives; the dip test's null).
-    let uniform = std::env::var("REGIME_CAL_DIST").is_ok_and(|v| v == "uniform");
-    let level = if uniform { 0.99 } else { 0.995 };
-    let sizes: Vec<usize> = (MIN_N..=30)
-        .chain([35, 40, 50, 60, 80, 100, 150, 200])
-        .collect();
-    let mut gap_rows = Vec::new();
-    let mut bic_rows = Vec::new();
-    for n in sizes {
-        let mut rng = ChaCha8Rng::seed_from_u64(1);
-        let mut g = Vec::with_capacity(reps);
-        let mut b = Vec::with_capacity(reps);
-        for _ in 0..reps {
-            let x: Vec<f64> = if uniform {
-                (0..n).map(|_| 0.9 + 0.2 * rng.random::<f64>()).collect()
-            } else {
-                (0..n).map(|_| (0.05 * normal(&mut rng)).exp()).collect()
-            };
-            if let Some(s) = regime_statistics(&x) {
-                g.push(s.gap);
-                b.push(s.bic);
-            }
+    let mut rows: Vec<(usize, f64, f64, f64)> = Vec::new();
+    for &n in &SIZES {
+        let reps = match n {
+            0..=30 => base,
+            31..=300 => base / 2,
+            301..=2000 => base / 4,
+            _ => base / 10,
         }
-        g.sort_by(f64::total_cmp);
-        b.sort_by(f64::total_cmp);
-        let q = |v: &[f64], p: f64| v[((v.len() as f64 * p) as usize).min(v.len() - 1)];
-        gap_rows.push(format!("({n}, {:.4})", q(&g, level)));
-        bic_rows.push(format!("({n}, {:.4})", q(&b, level)));
-        eprintln!(
-            "n={n} gap95={:.3} gap99={:.3} bic95={:.3} bic99={:.3}",
-            q(&g, 0.95),
-            q(&g, 0.99),
-            q(&b, 0.95),
-            q(&b, 0.99)
-        );
+        .max(2000);
+        let (mut gap, mut dip, mut z) = (0.0f64, 0.0f64, 0.0f64);
+        for (fi, (_, draw)) in calibration_families().iter().enumerate() {
+            let mut rng = ChaCha8Rng::seed_from_u64(1 + 1000 * fi as u64 + n as u64);
+            let (mut g, mut gd, mut zs) = (Vec::new(), Vec::new(), Vec::new());
+            for _ in 0..reps {
+                let x: Vec<f64> = (0..n).map(|_| draw(&mut rng)).collect();
+                zs.push(max_robust_z(&x));
+                let Some(s) = regime_statistics(&x) else {
+                    continue;
+                };
+                g.push(s.gap);
+                if s.dip_p < DIP_ALPHA {
+                    gd.push(s.gap);
+                }
+            }
+            gap = gap.max(exceeded_by(g, FALSE_FLAG_SHARE, reps));
+            dip = dip.max(exceeded_by(gd, FALSE_FLAG_SHARE, reps));
+            z = z.max(exceeded_by(zs, outliers::FALSE_FLAG_SHARE, reps));
+        }
+        eprintln!("n={n}: gap {gap:.4} dip+gap {dip:.4} z {z:.3}");
+        rows.push((n, gap, dip.min(gap), z));
     }
-    println!("GAP_CRIT = [{}]", gap_rows.join(", "));
-    println!("BIC_CRIT = [{}]", bic_rows.join(", "));
+    // The gap's values non-increasing in n: each the largest of its own and those of larger
+    // sizes. (The robust z-score falls with n while the MAD settles, then grows with the tail
+    // of n values: each of its values is the largest of its own and its neighbours'.)
+    for i in (0..rows.len() - 1).rev() {
+        let next = rows[i + 1];
+        let r = &mut rows[i];
+        r.1 = r.1.max(next.1);
+        r.2 = r.2.max(next.2);
+    }
+    println!("regimes::CRITICAL = [");
+    for r in &rows {
+        println!("    ({}, {:.4}, {:.4}),", r.0, r.1, r.2);
+    }
+    println!("];\noutliers::THRESHOLD = [");
+    for i in 0..rows.len() {
+        let near = &rows[i.saturating_sub(1)..(i + 2).min(rows.len())];
+        let z = near
+            .iter()
+            .map(|r| r.3)
+            .fold(outliers::MODIFIED_Z_THRESHOLD, f64::max);
+        println!("    ({}, {z:.3}),", rows[i].0);
+    }
+    println!("];");
+}
+
+/// Percent, as a table cell.
+fn pct(r: f64) -> String {
+    format!("{:>5.1}", r * 100.0)
+}
+
+/// A/A rows of the healthy latency shapes at every n: percent of rows (two sides of n samples
+/// each) with a side flagged multimodal, with outliers, with drift, as a report flags them.
+fn false_flags() {
+    let rows: usize = std::env::var("ROWS_REPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
+    let sizes = [10, 30, 100, 300, 1000, 10000];
+    println!("percent of A/A rows flagged (multimodal / outliers / drift), {rows} rows each");
+    print!("{:<22}", "shape");
+    for n in sizes {
+        print!(" | n={n:<17}");
+    }
+    println!();
+    for (fi, (name, draw)) in latency_families().into_iter().enumerate() {
+        print!("{name:<22}");
+        for n in sizes {
+            let rows = if n >= 10000 { rows / 2 } else { rows };
+            let mut rng = ChaCha8Rng::seed_from_u64(9000 + fi as u64 * 64 + n as u64);
+            let (mut mm, mut out, mut dr) = (0, 0, 0);
+            let runs: Vec<u32> = (0..n as u32).collect();
+            for _ in 0..rows {
+                let sides: Vec<SideSummary> = (0..2)
+                    .map(|_| {
+                        let x: Vec<f64> = (0..n).map(|_| draw(&mut rng)).collect();
+                        SideSummary::with_drift(&x, &runs, false)
+                    })
+                    .collect();
+                mm += sides.iter().any(|s| s.multimodal.is_some()) as usize;
+                out += sides.iter().any(|s| !s.outliers.is_empty()) as usize;
+                dr += sides.iter().any(|s| s.significant_drift().is_some()) as usize;
+            }
+            let f = |c: usize| pct(c as f64 / rows as f64);
+            print!(" | {} {} {}", f(mm), f(out), f(dr));
+        }
+        println!();
+    }
+}
+
+/// The power grid: percent of 1000 samples flagged, per n, ratio of the regimes, minority
+/// share and within-regime CV; and the arm that flagged them.
+fn power_table() {
+    let reps = 1000;
+    println!("percent flagged (gap arm, dip arm); within-regime CV 3% | 8%");
+    for n in [6, 8, 10, 12, 15, 20, 30, 50, 100, 1000] {
+        for ratio in [1.3, 1.5, 1.7, 2.0] {
+            let mut line = format!("n={n:<5} {ratio:.1}x");
+            for share in [0.5, 0.3, 0.2] {
+                let k = (share * n as f64).round() as usize;
+                for cv in [0.03, 0.08] {
+                    let mut rng = ChaCha8Rng::seed_from_u64(1000 + n as u64);
+                    let (mut f, mut g, mut d) = (0, 0, 0);
+                    for _ in 0..reps {
+                        let x = two_regimes(&mut rng, n, k, ratio, cv);
+                        if let Some(m) = multimodality(&x) {
+                            f += 1;
+                            g += m.regimes.by_gap as usize;
+                            d += m.regimes.by_dip as usize;
+                        }
+                    }
+                    let p = |c: usize| (100.0 * c as f64 / reps as f64).round();
+                    line += &format!(
+                        " | {:.0}/{:.0} {:>3}",
+                        (1.0 - share) * 100.0,
+                        share * 100.0,
+                        p(f)
+                    );
+                    line += &format!(" ({:.0},{:.0})", p(g), p(d));
+                }
+            }
+            println!("{line}");
+        }
+    }
 }

@@ -23,7 +23,7 @@ use serde_json::Value;
 use std::borrow::Cow;
 
 /// Version of the JSON layout (`schema_version`); see the module notes for when it changes.
-pub const SCHEMA_VERSION: u64 = 1;
+pub const SCHEMA_VERSION: u64 = 2;
 
 /// A text of a comparison: borrowed from the report when written, owned when read back.
 type Text<'a> = Cow<'a, str>;
@@ -82,23 +82,21 @@ struct Multimodal {
     dip: Num,
     modes: Vec<Mode>,
     p_value: Num,
-    regimes: Option<Regimes>,
+    regimes: Regimes,
     separation: Num,
 }
 
 #[derive(Serialize, Deserialize)]
 struct Mode {
     centre: Num,
-    density: Num,
     share: Num,
 }
 
 #[derive(Serialize, Deserialize)]
 struct Regimes {
-    bic: Num,
-    bic_critical: Num,
-    by_bic: bool,
+    by_dip: bool,
     by_gap: bool,
+    dip_gap_critical: Num,
     gap: Num,
     gap_critical: Num,
     groups: Vec<Group>,
@@ -134,19 +132,17 @@ impl<'a> Side<'a> {
                 modes: (m.modes.iter())
                     .map(|md| Mode {
                         centre: Num(md.centre),
-                        density: Num(md.density),
                         share: Num(md.share),
                     })
                     .collect(),
                 p_value: Num(m.p_value),
-                regimes: m.regimes.as_ref().map(|r| Regimes {
-                    bic: Num(r.stats.bic),
-                    bic_critical: Num(r.bic_critical),
-                    by_bic: r.by_bic,
-                    by_gap: r.by_gap,
-                    gap: Num(r.stats.gap),
-                    gap_critical: Num(r.gap_critical),
-                    groups: (r.regimes.iter())
+                regimes: Regimes {
+                    by_dip: m.regimes.by_dip,
+                    by_gap: m.regimes.by_gap,
+                    dip_gap_critical: Num(m.regimes.dip_gap_critical),
+                    gap: Num(m.regimes.stats.gap),
+                    gap_critical: Num(m.regimes.gap_critical),
+                    groups: (m.regimes.regimes.iter())
                         .map(|g| Group {
                             centre: Num(g.centre),
                             count: g.count,
@@ -155,7 +151,7 @@ impl<'a> Side<'a> {
                             share: Num(g.share),
                         })
                         .collect(),
-                }),
+                },
                 separation: Num(m.separation),
             }),
             n: s.n,

@@ -87,7 +87,7 @@ pub fn verdict_cell(v: Verdict, regimes: bool) -> String {
 
 /// Whether the side's samples fall into two regimes ([`crate::stats::regimes`]).
 pub fn has_regimes(s: &SideSummary) -> bool {
-    s.multimodal.as_ref().is_some_and(|m| m.regimes.is_some())
+    s.multimodal.is_some()
 }
 
 /// The change per regime as one note sentence (`None` when no side has two regimes): each
@@ -405,19 +405,15 @@ pub fn too_few_regimes_text(side: &str, s: &crate::verdict::decide::SideSummary)
     ))
 }
 
-/// What flagged a multimodal side: `gap test` / `mixture BIC` (regimes) and the dip p-value.
+/// What flagged a multimodal side: `gap test` (the gap alone) or `dip test and gap`, with the
+/// dip test's p-value.
 pub fn evidence(m: &crate::verdict::decide::Multimodal) -> String {
-    match &m.regimes {
-        Some(r) => {
-            let by = match (r.by_gap, r.by_bic) {
-                (true, true) => "gap test and mixture BIC",
-                (true, false) => "gap test",
-                _ => "mixture BIC",
-            };
-            format!("{by}; dip test p={:.3}", m.p_value)
-        }
-        None => format!("dip test p={:.3}", m.p_value),
-    }
+    let by = if m.regimes.by_gap {
+        "gap test"
+    } else {
+        "dip test and gap"
+    };
+    format!("{by}; dip test p={:.3}", m.p_value)
 }
 
 /// The too-few-samples warning of a comparison (None when it has enough samples), without

@@ -3,10 +3,11 @@
 //! - [`dip`]: Hartigan's dip statistic of unimodality and its p-value.
 //! - [`dip_table`]: generated quantile table of the dip under the uniform null.
 //! - [`drift`]: trend against run order (Kendall's tau test, Theil–Sen slope).
-//! - [`modes`]: modes of a Gaussian kernel density estimate (Silverman's bandwidth).
+//! - [`bandwidth`]: Silverman's bandwidth of a Gaussian kernel density estimate.
 //! - [`outliers`]: modified z-score outliers (median, MAD), flagged not dropped.
-//! - [`regimes`]: two performance regimes in a side (gap and mixture tests, robust to rounding).
-//! - [`shape`]: the multimodality decision (regimes, dip test and KDE modes).
+//! - [`regimes`]: two separated performance regimes in a side (gap and dip tests, robust to
+//!   rounding, calibrated at every sample size).
+//! - [`shape`]: the multimodality flag of a side (its regimes) and the too-few-to-tell note.
 //! - [`changepoint`]: change points of a series (E-divisive means, permutation test).
 //! - [`adjust`]: Holm and Benjamini–Hochberg adjusted p-values (R's `p.adjust`).
 //! - [`quantile`]: type-7 quantiles, median and benchstat's order-statistic intervals.
@@ -22,12 +23,12 @@
 //! - [`utest`]: benchstat's Mann–Whitney U test (exact with ties for small samples).
 
 pub mod adjust;
+pub mod bandwidth;
 pub mod changepoint;
 pub mod dip;
 pub mod dip_table;
 pub mod drift;
 pub mod meta;
-pub mod modes;
 pub mod outliers;
 pub mod paired;
 pub mod precision;

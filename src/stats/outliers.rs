@@ -1,11 +1,26 @@
-//! Outliers by the modified z-score (median and median absolute deviation).
+//! Outliers by the modified z-score (median and median absolute deviation), with a threshold
+//! that grows with the sample size so that healthy samples are not flagged at any size.
 //!
 //! Source: B. Iglewicz and D. C. Hoaglin (1993), *How to Detect and Handle Outliers*, ASQC
 //! Basic References in Quality Control 16, section 3.4: the modified z-score
-//! `M_i = 0.6745 · (x_i − x̃) / MAD`, with `x̃` the median and `MAD = median |x_i − x̃|`, flags
-//! `|M_i| > 3.5`. Here the MAD is scaled to a consistent estimate of the normal standard
-//! deviation, `σ̂ = 1.4826 · MAD` (`1.4826 ≈ 1/0.6745 = 1/Φ⁻¹(0.75)`), and a value is flagged
-//! when `|x_i − x̃| / σ̂ > 3.5`: the same rule.
+//! `M_i = 0.6745 · (x_i − x̃) / MAD`, with `x̃` the median and `MAD = median |x_i − x̃|`. Here
+//! the MAD is scaled to a consistent estimate of the normal standard deviation,
+//! `σ̂ = 1.4826 · MAD` (`1.4826 ≈ 1/0.6745 = 1/Φ⁻¹(0.75)`), and a value is flagged when
+//! `|x_i − x̃| / σ̂ >` [`outlier_threshold`]`(n)`.
+//!
+//! Iglewicz and Hoaglin's fixed cut-off of 3.5 ([`MODIFIED_Z_THRESHOLD`]) is a per-value
+//! rule: among `n` values some exceed it by chance, more often the larger `n` and the longer
+//! the tail (simulated here: 13% of normal and 28% of gamma(2) samples of 10 values have such
+//! a value, and every sample of 1000 right-skewed latencies). The threshold used is instead
+//! the largest robust z-score that healthy samples of size `n` exceed in only
+//! [`FALSE_FLAG_SHARE`] of cases, the largest over the fifteen unimodal shapes of
+//! [`super::regimes`]'s calibration (right-skewed gamma and Weibull latencies, log-normal,
+//! normal, uniform), and never below 3.5: `examples/regime_tables.rs calibrate`, interpolated
+//! linearly in `ln n` between tabulated sizes and continued along that line beyond the last
+//! (the largest of `n` values of an exponential tail grows like `ln n`). An outlier is thus a
+//! value further from the median than healthy samples of that size put one (a run 2× slower
+//! than ten others with a CV of 3% is 30 robust standard deviations away; the threshold at
+//! n = 10 is about 19).
 //!
 //! When more than half of the values are equal the MAD is 0 and every other value would be
 //! "infinitely" far; then `σ̂` falls back to the mean absolute deviation about the median scaled
@@ -20,8 +35,86 @@
 //! Outliers are flagged, never dropped: callers report them next to statistics computed on all
 //! samples.
 
-/// Threshold on the modified z-score (Iglewicz & Hoaglin 1993).
+/// Iglewicz and Hoaglin's (1993) cut-off on the modified z-score: the floor of
+/// [`outlier_threshold`].
 pub const MODIFIED_Z_THRESHOLD: f64 = 3.5;
+
+/// Share of healthy samples of each simulated shape with a value beyond [`outlier_threshold`]
+/// (module notes): 0.25%.
+pub const FALSE_FLAG_SHARE: f64 = 0.0025;
+
+/// The threshold on `|x − median| / σ̂` for a sample of `n` finite values (module notes):
+/// linear in `ln n` between tabulated sizes; below the first, its value; beyond the last,
+/// continued along the line through the table's values at [`TAIL_FROM`] and at its last size
+/// (the largest of `n` values of an exponential tail grows like `ln n`). At least
+/// [`MODIFIED_Z_THRESHOLD`].
+pub fn outlier_threshold(n: usize) -> f64 {
+    let last = THRESHOLD.len() - 1;
+    let line = |a: (usize, f64), b: (usize, f64)| {
+        let (la, lb) = ((a.0 as f64).ln(), (b.0 as f64).ln());
+        a.1 + ((n as f64).ln() - la) / (lb - la) * (b.1 - a.1)
+    };
+    let t = if n <= THRESHOLD[0].0 {
+        THRESHOLD[0].1
+    } else if n > THRESHOLD[last].0 {
+        let from = THRESHOLD.partition_point(|r| r.0 < TAIL_FROM).min(last - 1);
+        line(THRESHOLD[from], THRESHOLD[last])
+    } else {
+        let i = THRESHOLD.partition_point(|r| r.0 < n);
+        line(THRESHOLD[i - 1], THRESHOLD[i])
+    };
+    t.max(MODIFIED_Z_THRESHOLD)
+}
+
+/// The size from which [`outlier_threshold`]'s extrapolation beyond the table is drawn.
+const TAIL_FROM: usize = 1000;
+
+/// `(n, outlier_threshold)`: simulated by `examples/regime_tables.rs calibrate` (module notes;
+/// the samples of [`super::regimes`]'s table), each value the largest of its own and its
+/// neighbours' in the table (the simulated values vary by about ±0.5 from one size to the
+/// next).
+const THRESHOLD: [(usize, f64); 40] = [
+    (6, 27.651),
+    (7, 27.651),
+    (8, 27.196),
+    (9, 18.755),
+    (10, 18.755),
+    (11, 16.723),
+    (12, 16.723),
+    (13, 14.285),
+    (14, 14.113),
+    (15, 13.640),
+    (16, 13.640),
+    (18, 13.068),
+    (20, 12.438),
+    (22, 12.412),
+    (25, 11.847),
+    (28, 11.847),
+    (30, 11.383),
+    (35, 11.383),
+    (40, 11.116),
+    (45, 11.116),
+    (50, 10.889),
+    (60, 10.777),
+    (70, 10.777),
+    (80, 10.744),
+    (100, 10.661),
+    (120, 10.780),
+    (150, 10.780),
+    (200, 11.102),
+    (250, 11.102),
+    (300, 11.160),
+    (400, 11.277),
+    (500, 11.613),
+    (700, 11.663),
+    (1000, 12.089),
+    (1500, 12.145),
+    (2000, 12.568),
+    (3000, 13.520),
+    (5000, 13.520),
+    (7000, 13.684),
+    (10000, 13.684),
+];
 
 /// Scale factor from the MAD to a normal standard deviation, `1/Φ⁻¹(0.75)`.
 pub const MAD_TO_SIGMA: f64 = 1.4826;
@@ -51,7 +144,7 @@ fn median_in_place(v: &mut [f64]) -> f64 {
 }
 
 /// Modified z-score outliers of `x` (module notes): indices `i` with
-/// `|x_i − median| / σ̂ > 3.5` and `|x_i − median|` above 0.1% of `|median|`, plus every
+/// `|x_i − median| / σ̂ >` [`outlier_threshold`]`(n)` (`n` finite values) and `|x_i − median|` above 0.1% of `|median|`, plus every
 /// non-finite value.
 ///
 /// Empty input gives no indices and a NaN median. With fewer than 3 finite values nothing
@@ -134,14 +227,14 @@ fn mad_outliers_of(x: &[f64], finite: &[f64], median: f64) -> Outliers {
         abs_dev.iter().map(|d| d / n).sum::<f64>() * (std::f64::consts::PI / 2.0).sqrt()
     };
     let flag_finite = finite.len() >= 3 && sigma > 0.0;
+    let threshold = outlier_threshold(finite.len());
     // Closer to the median than this is never an outlier (module notes).
     let near = super::regimes::MIN_RELATIVE_DISTANCE * median.abs();
     let indices = x
         .iter()
         .enumerate()
         .filter(|&(_, &v)| {
-            !v.is_finite()
-                || (flag_finite && dev(v) / sigma > MODIFIED_Z_THRESHOLD && dev(v) > near)
+            !v.is_finite() || (flag_finite && dev(v) / sigma > threshold && dev(v) > near)
         })
         .map(|(i, _)| i)
         .collect();
@@ -204,21 +297,44 @@ mod tests {
     }
 
     #[test]
-    fn threshold_is_three_and_a_half_robust_sigmas() {
-        // Median 10, MAD 1 (σ̂ = 1.4826): cut-off 10 ± 5.1891.
-        let x = [9.0, 9.0, 10.0, 10.0, 10.0, 11.0, 11.0, 15.18, 4.8];
+    fn the_threshold_is_the_table_s_at_its_sizes_and_grows_with_the_tail_beyond() {
+        assert_eq!(outlier_threshold(10), THRESHOLD[4].1);
+        assert_eq!(outlier_threshold(2), THRESHOLD[0].1);
+        let (a, b) = (outlier_threshold(10_000), outlier_threshold(100_000));
+        assert!(b > a && b < 2.0 * a, "{a} {b}");
+        for n in 3..20_000 {
+            assert!(outlier_threshold(n) >= MODIFIED_Z_THRESHOLD);
+        }
+        // Median 10, MAD 1 (σ̂ = 1.4826): with 9 values the cut-off is 10 ± t·σ̂.
+        let t = outlier_threshold(9) * MAD_TO_SIGMA;
+        let x = [
+            9.0,
+            9.0,
+            10.0,
+            10.0,
+            10.0,
+            11.0,
+            11.0,
+            10.0 + t - 0.01,
+            10.0 - t - 0.01,
+        ];
         let o = mad_outliers(&x);
         assert_eq!(o.median, 10.0);
-        assert_eq!(o.indices, vec![8]); // 5.2/1.4826 = 3.507 flagged; 5.18/1.4826 = 3.494 kept
+        assert_eq!(o.indices, vec![8]);
     }
 
     #[test]
     fn zero_mad_falls_back_to_mean_absolute_deviation() {
-        // Median 1, MAD 0; mean |dev| = 8/9, σ̂ = 8/9·1.2533 = 1.114; 8/1.114 = 7.2 > 3.5.
-        let x = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 9.0];
+        // Median 1, MAD 0; mean |dev| = 8/30, σ̂ = 8/30·1.2533; 8/σ̂ = 23.9 is beyond the
+        // threshold of 30 values. (With the fallback one deviant of n is n/1.2533 robust
+        // standard deviations away, whatever its size: of 9 values, never an outlier.)
+        let mut x = [1.0; 30];
+        x[29] = 9.0;
         let o = mad_outliers(&x);
-        assert_eq!(o.indices, vec![8]);
-        assert!((o.sigma - 8.0 / 9.0 * 1.2533141373155).abs() < 1e-9);
+        assert_eq!(o.indices, vec![29]);
+        assert!((o.sigma - 8.0 / 30.0 * 1.2533141373155).abs() < 1e-9);
+        x[29] = 1e6;
+        assert!(mad_outliers(&x[21..]).indices.is_empty());
         // All equal: nothing flagged.
         assert!(mad_outliers(&[3.0; 5]).indices.is_empty());
     }
@@ -226,14 +342,12 @@ mod tests {
     #[test]
     fn counts_a_handful_from_the_median_are_not_outliers() {
         // Instruction counts: most runs equal, a few 3 or 40 instructions away.
-        let x = [
-            1234567.0, 1234567.0, 1234570.0, 1234567.0, 1234607.0, 1234567.0, 1234567.0,
-        ];
+        let mut x = [1234567.0; 30];
+        (x[2], x[4], x[9]) = (1234570.0, 1234607.0, 1234607.0);
         assert!(mad_outliers(&x).indices.is_empty());
         // 1% away is an outlier.
-        let mut y = x;
-        y[4] = 1234567.0 * 1.01;
-        assert_eq!(mad_outliers(&y).indices, vec![4]);
+        x[4] = 1234567.0 * 1.01;
+        assert_eq!(mad_outliers(&x).indices, vec![4]);
     }
 
     #[test]

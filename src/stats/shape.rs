@@ -1,23 +1,15 @@
-//! The multimodality decision: two regimes by the gap and mixture tests of [`super::regimes`],
-//! or several modes by Hartigan's dip test confirmed by a kernel density estimate.
+//! The multimodality decision of a side: two regimes by [`super::regimes`] (the gap test
+//! alone, or Hartigan's dip test with a gap that separates the modes, both calibrated so that
+//! healthy unimodal samples are flagged in about 0.3% of cases at every sample size), and the
+//! note for sides too small to tell.
 //!
 //! A side is flagged **multimodal** when it has at least [`super::regimes::MIN_N`] (6) finite
-//! samples and
-//! 1. [`super::regimes::regimes`] finds two regimes (a gap or a two-component mixture beyond
-//!    their critical values; at most about 1% false flags on normal, log-normal and rounded
-//!    samples, and the power at 6–30 runs that the dip test lacks: see that module's table); the
-//!    modes reported are then the two regimes (median, share); **or**
-//! 2. the dip test rejects unimodality, `p <` [`MULTIMODAL_ALPHA`] (Hartigan & Hartigan 1985;
-//!    [`super::dip`]), on the de-rounded samples of [`super::regimes`] (so that values printed
-//!    with two decimals, many of them tied, do not look like spikes), **and** the Gaussian
-//!    kernel density estimate with Silverman's bandwidth ([`super::modes`]) has at least two
-//!    modes that each hold at least [`MIN_FLAG_SHARE`] of the samples. This arm catches three
-//!    or more modes, which a two-regime test does not model.
-//!
-//! In both arms the modes must lie apart by what can matter (the outermost modes' centres
-//! more than [`super::regimes::MIN_RELATIVE_DISTANCE`], 0.1%, apart: [`super::regimes::apart`]),
-//! so counts that differ by a handful between runs are never multimodal; the same holds for
-//! the two groups of [`too_few_to_tell`].
+//! samples and [`super::regimes::regimes`] finds two regimes; the modes reported are the two
+//! regimes (median, share). Their centres must lie apart by what can matter (more than
+//! [`super::regimes::MIN_RELATIVE_DISTANCE`], 0.1%: [`super::regimes::apart`]), so counts that
+//! differ by a handful between runs are never multimodal; the same holds for the two groups
+//! of [`too_few_to_tell`]. Three or more separated modes are flagged too, as the two groups
+//! of their widest gap.
 //!
 //! Below 6 samples nothing is flagged: with 4 samples a 2+2 split has the largest possible dip
 //! and "two modes", yet unimodal samples show it all the time; no test has the power to tell
@@ -25,50 +17,47 @@
 //!
 //! Ashman's separation `D = |m₂ − m₁| / √((s₁² + s₂²)/2)` of the best split into groups of at
 //! least `max(3, ⌈n/10⌉)` samples (K. M. Ashman, C. M. Bird and S. E. Zepf 1994, "Detecting
-//! bimodality in astronomical datasets", *Astronomical Journal* 108, 2348) is still computed
-//! and reported, but no longer decides: on rounded samples both groups can be constant and `D`
-//! infinite, and the gap test of [`super::regimes`] subsumes it.
+//! bimodality in astronomical datasets", *Astronomical Journal* 108, 2348) is reported beside
+//! the flag but does not decide: on rounded samples both groups can be constant and `D`
+//! infinite, and a uniform's halves are `D ≈ 3.5` apart at every size.
 //!
-//! The test says *whether* the samples fall into several regimes; the regimes or KDE modes say
-//! *where* and *how many samples each*. Neither is applied to the data: a report shows the
-//! modes, the change per regime, and says that a difference of means is not a reliable verdict
-//! for such a side.
+//! The test says *whether* the samples fall into several regimes; the regimes say *where* and
+//! *how many samples each*. Neither is applied to the data: a report shows the modes, the
+//! change per regime, and says that a difference of means is not a reliable verdict for such a
+//! side.
 
 use super::dip::{dip, dip_p_value};
-use super::modes::{Mode, kde_modes};
 use super::regimes::{self, Regimes};
 
-/// Significance level of the dip test for the flag.
-pub const MULTIMODAL_ALPHA: f64 = 0.05;
-
-/// Smallest share of samples (fraction) a mode must hold to count towards the flag.
-pub const MIN_FLAG_SHARE: f64 = 0.10;
-
-/// Ashman separation `D` of the best two-group split above which the earlier rule flagged
-/// without the dip test; kept for reference (module notes: it no longer decides).
-pub const MIN_SEPARATION: f64 = 8.0;
+/// One mode of a multimodal side: a regime's centre and share.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mode {
+    /// The regime's median, in the units of the samples.
+    pub centre: f64,
+    /// Fraction of the samples in the regime, in `(0, 1)`; the shares of a side add up to 1.
+    pub share: f64,
+}
 
 /// Evidence that a sample falls into several regimes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Multimodal {
-    /// Dip statistic (fraction of probability mass, `[1/(2n), 1/4]`).
+    /// Dip statistic (fraction of probability mass, `[1/(2n), 1/4]`), of the de-rounded
+    /// samples.
     pub dip: f64,
     /// Dip test p-value from the project's table (resolution 0.001; see
     /// [`super::dip::dip_p_value`]), on the de-rounded samples. At or above
-    /// [`MULTIMODAL_ALPHA`] when the flag comes from the regime test alone.
+    /// [`regimes::DIP_ALPHA`] when the gap alone flagged the side.
     pub p_value: f64,
     /// Ashman's separation `D` of the best two-group split (unitless; module notes), NaN for
     /// fewer than 6 samples.
     pub separation: f64,
-    /// The modes, left to right, with their shares (which add up to 1; at least two hold
-    /// [`MIN_FLAG_SHARE`] or more): the two regimes when [`Self::regimes`] is set (centre = the
-    /// regime's median, density NaN), else the modes of the kernel density estimate.
+    /// The two modes, left to right, with their shares: the regimes' medians.
     pub modes: Vec<Mode>,
-    /// The two regimes, when the regime test flagged the side.
-    pub regimes: Option<Regimes>,
+    /// The two regimes and what found them.
+    pub regimes: Regimes,
 }
 
-/// Dip statistic and p-value of a sample, without the KDE.
+/// Dip statistic and p-value of a sample.
 ///
 /// `None` for fewer than 4 values or any NaN or infinite value (the test has nothing to say).
 pub fn dip_test(x: &[f64]) -> Option<(f64, f64)> {
@@ -80,62 +69,34 @@ pub fn dip_test(x: &[f64]) -> Option<(f64, f64)> {
 }
 
 /// The multimodality flag of one side's samples (module notes): `Some` with the dip, its
-/// p-value, the modes and (when found) the two regimes when the side is multimodal, `None`
-/// otherwise (also for fewer than [`regimes::MIN_N`] values or any NaN or infinite value).
+/// p-value, the modes and the two regimes when the side is multimodal, `None` otherwise (also
+/// for fewer than [`regimes::MIN_N`] values or any NaN or infinite value).
 ///
-/// Cost: the regime statistics (a sort, linear passes, a short EM, the dip), with the EM
-/// screened ([`regimes::regime_statistics_screened`]: the exact EM only runs for a side near
-/// or beyond the mixture's critical value, or flagged by the gap); the kernel density
-/// estimate only runs when the dip test alone rejects, so a report over many unimodal rows
-/// stays cheap.
+/// Cost: a sort and a few linear passes ([`regimes::regime_statistics`]).
 pub fn multimodality(x: &[f64]) -> Option<Multimodal> {
-    multimodality_of(x, regimes::regime_statistics_screened(x)?)
+    multimodality_of(x, regimes::regime_statistics(x)?)
 }
 
 /// [`multimodality`] of `x` given its order ([`regimes::sort_order`]), for a caller that sorts
 /// `x` for other checks too: the same result, with one sort fewer.
 pub fn multimodality_ordered(x: &[f64], order: &[u32]) -> Option<Multimodal> {
-    multimodality_of(x, regimes::regime_statistics_screened_ordered(x, order)?)
+    multimodality_of(x, regimes::regime_statistics_ordered(x, order)?)
 }
 
 /// The rest of [`multimodality`] after the regime statistics of `x`.
 fn multimodality_of(x: &[f64], stats: regimes::RegimeStats) -> Option<Multimodal> {
-    // Only a flagged side reports it.
-    let sep = || separation(x).unwrap_or(f64::NAN);
-    if let Some(r) = regimes::decide(x, stats) {
-        let modes = r
-            .regimes
-            .iter()
+    let r = regimes::decide(x, stats)?;
+    Some(Multimodal {
+        dip: stats.dip,
+        p_value: stats.dip_p,
+        separation: separation(x).unwrap_or(f64::NAN),
+        modes: (r.regimes.iter())
             .map(|g| Mode {
                 centre: g.centre,
                 share: g.share,
-                density: f64::NAN,
             })
-            .collect();
-        return Some(Multimodal {
-            dip: stats.dip,
-            p_value: stats.dip_p,
-            separation: sep(),
-            modes,
-            regimes: Some(r),
-        });
-    }
-    if stats.dip_p.is_nan() || stats.dip_p >= MULTIMODAL_ALPHA {
-        return None;
-    }
-    let modes = kde_modes(x).modes;
-    let big: Vec<f64> = modes
-        .iter()
-        .filter(|m| m.share >= MIN_FLAG_SHARE)
-        .map(|m| m.centre)
-        .collect();
-    let spread = big.len() >= 2 && regimes::apart(big[0], big[big.len() - 1]);
-    spread.then(|| Multimodal {
-        dip: stats.dip,
-        p_value: stats.dip_p,
-        separation: sep(),
-        modes,
-        regimes: None,
+            .collect(),
+        regimes: r,
     })
 }
 
@@ -246,7 +207,7 @@ mod tests {
             .map(|i| base + if i % 2 == 0 { 0.0 } else { 40.0 } + (i % 4) as f64)
             .collect();
         let (_, p) = dip_test(&x).expect("dip");
-        assert!(p < MULTIMODAL_ALPHA, "the dip test rejects: {p}");
+        assert!(p < regimes::DIP_ALPHA, "the dip test rejects: {p}");
         assert!(multimodality(&x).is_none());
         let wide: Vec<f64> = x
             .iter()
@@ -282,17 +243,17 @@ mod tests {
         // 30 values: groups hold at least 3; a lone far value does not count.
         let mut x: Vec<f64> = (0..29).map(|i| 100.0 + (i % 7) as f64).collect();
         x.push(1e4);
-        assert!(separation(&x).unwrap_or(f64::NAN) < MIN_SEPARATION);
+        assert!(separation(&x).unwrap_or(f64::NAN) < 8.0);
     }
 
     #[test]
-    fn a_minority_regime_is_flagged_by_separation() {
+    fn a_minority_regime_is_flagged_by_the_gap() {
         // 4 of 30 runs at 1.8M, 26 at 3.5M ops/s: the dip test alone cannot see it.
         let mut x: Vec<f64> = (0..4).map(|i| 1.8e6 + 2e4 * i as f64).collect();
         x.extend((0..26).map(|i| 3.5e6 + 1e4 * (i % 9) as f64));
         let m = multimodality(&x).expect("flagged");
-        assert!(m.p_value >= MULTIMODAL_ALPHA, "{m:?}");
-        assert!(m.separation >= MIN_SEPARATION);
+        assert!(m.p_value >= regimes::DIP_ALPHA, "{m:?}");
+        assert!(m.regimes.by_gap && m.separation >= 8.0);
         assert_eq!(m.modes.len(), 2);
         assert!((m.modes[0].share - 4.0 / 30.0).abs() < 1e-12);
     }

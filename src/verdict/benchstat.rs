@@ -100,7 +100,7 @@ pub fn rank_test(old: &[f64], new: &[f64], exact: bool) -> RankTest {
 /// ([`crate::stats::shape::multimodality`], as [`super::decide::SideSummary`] does).
 fn regime_span(side: &[f64]) -> Option<(f64, f64)> {
     let finite: Vec<f64> = side.iter().copied().filter(|v| v.is_finite()).collect();
-    let r = crate::stats::shape::multimodality(&finite)?.regimes?;
+    let r = crate::stats::shape::multimodality(&finite)?.regimes;
     Some((r.regimes[0].low, r.regimes[1].high))
 }
 

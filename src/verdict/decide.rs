@@ -238,7 +238,7 @@ impl Assessment {
     /// lower against lower and upper against upper.
     pub fn regime_changes(&self) -> Vec<RegimeChange> {
         let parts = |s: &SideSummary| -> Vec<(f64, f64)> {
-            match s.multimodal.as_ref().and_then(|m| m.regimes.as_ref()) {
+            match s.multimodal.as_ref().map(|m| &m.regimes) {
                 Some(r) => r.regimes.iter().map(|g| (g.centre, g.share)).collect(),
                 None => vec![(s.median, 1.0)],
             }
@@ -280,8 +280,7 @@ pub struct SideSummary {
     /// On a side with two regimes each regime is checked on its own (a run of the other
     /// regime is not an outlier).
     pub outliers: Vec<usize>,
-    /// Set when the samples fall into several regimes (regime test, or dip test + KDE modes;
-    /// [`crate::stats::shape`]).
+    /// Set when the samples fall into two separated regimes ([`crate::stats::shape`]).
     pub multimodal: Option<shape::Multimodal>,
     /// Trend of the rate against run order (Kendall's tau), when there are enough runs.
     pub drift: Option<drift::Drift>,
@@ -293,8 +292,22 @@ pub struct SideSummary {
 /// Fewest samples of a side on which the regime test can flag two regimes.
 pub const REGIME_MIN_N: usize = crate::stats::regimes::MIN_N;
 
-/// p-value below which a trend against run order is reported as drift.
-pub const DRIFT_ALPHA: f64 = 0.01;
+/// p-value below which a trend against run order can be reported as drift: Kendall's test is
+/// distribution-free, so a side of healthy, independent samples shows it in 0.25% of cases at
+/// every size, a comparison (two sides) in 0.5%.
+pub const DRIFT_ALPHA: f64 = 0.0025;
+
+/// Smallest drift reported, percent of the side's mean over its runs (the Theil–Sen slope
+/// times the runs it spans): the default `--threshold`, so a drift too small to move a change
+/// past it is not reported, however many samples make it significant.
+pub const DRIFT_MIN_PCT: f64 = 1.0;
+
+/// Whether the drift `d` is reported: its p-value below [`DRIFT_ALPHA`] and its size over the
+/// side's runs at least [`DRIFT_MIN_PCT`] of the mean.
+pub fn reported_drift(d: &drift::Drift) -> bool {
+    let span = d.n.saturating_sub(1) as f64;
+    d.p_value < DRIFT_ALPHA && (d.slope_pct_per_run * span).abs() >= DRIFT_MIN_PCT
+}
 
 impl SideSummary {
     /// Summarises one side's rates (with their run indices, parallel to `rates`).
@@ -326,7 +339,7 @@ impl SideSummary {
         let multimodal = shape::multimodality_ordered(finite, &order);
         let outliers = if finite.len() != rates.len() {
             Vec::new()
-        } else if let Some(r) = multimodal.as_ref().and_then(|m| m.regimes.as_ref()) {
+        } else if let Some(r) = multimodal.as_ref().map(|m| &m.regimes) {
             // Two regimes: a run is an outlier of its own regime, never for being in the other.
             let cut = r.regimes[0].high;
             let mut idx: Vec<usize> = Vec::new();
@@ -382,9 +395,9 @@ impl SideSummary {
         }
     }
 
-    /// The drift, when its p-value is below [`DRIFT_ALPHA`].
+    /// The drift, when it is reported ([`reported_drift`]).
     pub fn significant_drift(&self) -> Option<&drift::Drift> {
-        self.drift.as_ref().filter(|d| d.p_value < DRIFT_ALPHA)
+        self.drift.as_ref().filter(|d| reported_drift(d))
     }
 }
 

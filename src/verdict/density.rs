@@ -1,11 +1,11 @@
 //! The kernel density estimate a density plot draws: Gaussian kernels with Silverman's
-//! bandwidth ([`crate::stats::modes::silverman_bandwidth`]), so that two regimes show as two
+//! bandwidth ([`crate::stats::bandwidth::silverman_bandwidth`]), so that two regimes show as two
 //! humps. Renderers draw these curves; they compute no statistic themselves.
 
-use crate::stats::modes::silverman_bandwidth;
+use crate::stats::bandwidth::silverman_bandwidth;
 
 /// Silverman's bandwidth of `x` (finite values; see
-/// [`crate::stats::modes::silverman_bandwidth`]), in the units of the samples; `None` for
+/// [`crate::stats::bandwidth::silverman_bandwidth`]), in the units of the samples; `None` for
 /// fewer than 2 values, a non-finite value, or no spread.
 pub fn bandwidth(x: &[f64]) -> Option<f64> {
     silverman_bandwidth(x)

@@ -116,7 +116,7 @@ fn json_validates_against_the_schema() {
             .take(10)
             .collect();
         assert!(errors.is_empty(), "{name}: {errors:#?}");
-        assert_eq!(doc["schema_version"], 1);
+        assert_eq!(doc["schema_version"], 2);
         let n = doc["comparisons"].as_array().expect("array").len();
         assert_eq!(doc["summary"]["comparisons"], n, "{name}");
     }

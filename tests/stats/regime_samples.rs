@@ -85,3 +85,57 @@ pub fn unimodal_families() -> Vec<Family> {
     }
     f
 }
+
+/// Gamma deviate of integer shape `k` and scale 1 (a sum of `k` exponentials).
+pub fn gamma_int(rng: &mut ChaCha8Rng, k: usize) -> f64 {
+    (0..k).map(|_| -(1.0 - rng.random::<f64>()).ln()).sum()
+}
+
+/// Weibull deviate of shape `k` and scale 1 (inverse of its distribution function).
+pub fn weibull(rng: &mut ChaCha8Rng, k: f64) -> f64 {
+    (-(1.0 - rng.random::<f64>()).ln()).powf(1.0 / k)
+}
+
+/// The healthy latency shapes of the every-n false-flag checks: `(name, draw one value)`:
+/// right-skewed gamma(2) and Weibull(1.5), alone and as noise over a floor, log-normal with
+/// CV 5%, normal with CV 2%, and a uniform on (1000, 1010).
+pub fn latency_families() -> Vec<Family> {
+    vec![
+        ("gamma(2)".to_owned(), Box::new(|r| gamma_int(r, 2))),
+        (
+            "1 + 0.1 gamma(2)".to_owned(),
+            Box::new(|r| 1.0 + 0.1 * gamma_int(r, 2)),
+        ),
+        ("weibull(1.5)".to_owned(), Box::new(|r| weibull(r, 1.5))),
+        (
+            "1 + 0.1 weibull(1.5)".to_owned(),
+            Box::new(|r| 1.0 + 0.1 * weibull(r, 1.5)),
+        ),
+        (
+            "lognormal cv 5%".to_owned(),
+            Box::new(|r| lognormal(r, 0.05)),
+        ),
+        (
+            "normal cv 2%".to_owned(),
+            Box::new(|r| 1.0 + 0.02 * normal(r)),
+        ),
+        (
+            "uniform 1000-1010".to_owned(),
+            Box::new(|r| 1000.0 + 10.0 * r.random::<f64>()),
+        ),
+    ]
+}
+
+/// The shapes the critical values are calibrated on ([`latency_families`] and the normal,
+/// log-normal and uniform ones of [`unimodal_families`]): the heavy-tailed and rounded shapes
+/// of the latter are checked, not calibrated on. (Read by `examples/regime_tables.rs`.)
+#[allow(dead_code)]
+pub fn calibration_families() -> Vec<Family> {
+    let mut f = latency_families();
+    f.extend(
+        unimodal_families()
+            .into_iter()
+            .filter(|(name, _)| !name.starts_with('t') && !name.starts_with("rounded")),
+    );
+    f
+}
