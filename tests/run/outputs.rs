@@ -177,7 +177,8 @@ fn command_benchmarks_are_named_after_the_program_or_name() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(csv_name(d.path(), "a.csv"), "true");
-    // Different programs: the --bench template.
+    // Different programs: the --bench template, in the CSV behind a `'` (it starts with `-`,
+    // which a spreadsheet would take for a formula).
     let o = benchdiff(
         d.path(),
         &[
@@ -197,7 +198,7 @@ fn command_benchmarks_are_named_after_the_program_or_name() {
         ],
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(csv_name(d.path(), "b.csv"), "-c file={f}");
+    assert_eq!(csv_name(d.path(), "b.csv"), "'-c file={f}");
     // --name wins.
     let o = benchdiff(
         d.path(),
