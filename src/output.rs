@@ -6,7 +6,8 @@
 //! - **An output is never an input** of the same command, nor another output of it: paths are
 //!   compared after resolving `.`/`..` and symlinks (also a symlink whose target does not exist
 //!   yet: writing through it would create that target), and existing files also by device and
-//!   inode, so a hard link is caught too.
+//!   inode, so a hard link is caught too. An input `-` is standard input: when it is a regular
+//!   file (`report -o F < F`) its device and inode are compared as a named input's are.
 //! - **Devices and pipes** (`/dev/null`, `/dev/stdout`, a FIFO) are written as they are, with or
 //!   without `--force`, and are never compared with other paths.
 //! - **Existing files**: a file a run creates ([`Use::Create`]: a CSV, a results file) is refused
@@ -72,7 +73,7 @@ impl<'a> Output<'a> {
 pub struct Input<'a> {
     /// What the file is to the command, e.g. `input file`, `--suite file`, `shard file`.
     pub option: &'a str,
-    /// The path as given (`-`, standard input, is never a file to protect).
+    /// The path as given; `-` is standard input, protected when it is a regular file.
     pub path: &'a Path,
 }
 
@@ -105,6 +106,20 @@ impl Identity {
             _ => self.path == other.path,
         }
     }
+}
+
+/// The identity of standard input when it is a regular file (redirected from a file, `< F`);
+/// `None` for a terminal, a pipe, a device or a closed descriptor. Its path is empty, so only
+/// its device and inode can match an output.
+fn stdin_identity() -> Option<Identity> {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let m = std::fs::File::from(fd).metadata().ok()?;
+    m.is_file().then(|| Identity {
+        path: PathBuf::new(),
+        inode: Some((m.dev(), m.ino())),
+    })
 }
 
 fn identity(path: &Path) -> Identity {
@@ -173,11 +188,14 @@ fn writable_dir(dir: &Path) -> bool {
 /// folder, a missing or unwritable folder, an existing file to create without `force`, a
 /// missing file to append to.
 pub fn check(inputs: &[Input<'_>], outputs: &[Output<'_>], force: bool) -> Result<(), String> {
+    let stdin = |i: &Input<'_>| i.path.as_os_str() == "-";
     let inputs: Vec<(Identity, &Input<'_>)> = inputs
         .iter()
-        .filter(|i| i.path.as_os_str() != "-" && std::fs::metadata(i.path).is_ok())
-        .filter(|i| !is_device(i.path))
-        .map(|i| (identity(i.path), i))
+        .filter_map(|i| match stdin(i) {
+            true => stdin_identity().map(|id| (id, i)),
+            false => (std::fs::metadata(i.path).is_ok() && !is_device(i.path))
+                .then(|| (identity(i.path), i)),
+        })
         .collect();
     let mut seen: Vec<(Identity, &Output<'_>)> = Vec::new();
     for o in outputs {
@@ -196,6 +214,13 @@ pub fn check(inputs: &[Input<'_>], outputs: &[Output<'_>], force: bool) -> Resul
         }
         let id = identity(o.path);
         if let Some((_, i)) = inputs.iter().find(|(i, _)| i.same(&id)) {
+            if stdin(i) {
+                return Err(format!(
+                    "{} {shown}: is the file on standard input (the {} -); an output never \
+                     replaces an input",
+                    o.option, i.option
+                ));
+            }
             return Err(format!(
                 "{} {shown}: names the {} {}; an output never replaces an input",
                 o.option,

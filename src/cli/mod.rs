@@ -132,8 +132,9 @@ pub(crate) struct InputArgs {
     /// Give a side its file: `--label old=FILE --label new=FILE` (instead of positional files).
     #[arg(long, value_name = "old|new=FILE")]
     pub(crate) label: Vec<String>,
-    /// Go format: take the sides from one file, by a configuration key (`note`) or a name key
-    /// (`/poly`), like benchstat's -col: first value old, second new; `KEY=OLD,NEW` picks two.
+    /// Take the sides from one file by a key's values, like benchstat's -col: first value old,
+    /// second new (more: columns); `KEY=OLD,NEW` picks two. Go: a configuration key (`note`)
+    /// or a name key (`/poly`); hyperfine: `command` or a parameter of `-P`/`-L` (`threads`).
     #[arg(long, value_name = "KEY[=OLD,NEW]")]
     pub(crate) sides_by: Option<String>,
 }

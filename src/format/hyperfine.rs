@@ -23,6 +23,13 @@
 //! [`crate::format::Imported::side_values`] lists the commands
 //! ([`crate::format::Imported::side_of_sample`] tells the samples apart): the report compares
 //! each further one with the first as a column of its own.
+//!
+//! An export of one command under parameters (`-P ms 10 12 'sleep 0.0{ms}'`, `-L`, several
+//! `-L`: each result a parameter combination of its own) has one command per combination,
+//! named by its text as hyperfine prints it (`sleep 0.010`): each is a side, the first old,
+//! as the commands of a several-command export are. A parameter's name as `sides_by`
+//! (`ms`, or `ms=10,20`) takes that parameter's values as the sides instead (`ms=10` old),
+//! the other parameters as the configuration: one row per command and combination of them.
 
 use crate::error::ImportError;
 use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string};
@@ -61,7 +68,7 @@ pub fn read(
     let user = set.intern_metric("user", "s", Better::Lower);
     let system = set.intern_metric("system", "s", Better::Lower);
     let sides = match &opts.sides_by {
-        Some(spec) => Some(command_sides(results, spec, name)?),
+        Some(spec) => Some(sides_of(results, spec, name)?),
         None => None,
     };
     let mut search_from = 0;
@@ -74,17 +81,19 @@ pub fn read(
             diags.push(line, "a result without a \"command\"");
             continue;
         }
-        let conf = crate::format::params_conf(r.get("parameters"));
         let Some(times) = r.get("times").and_then(Value::as_array) else {
             diags.push(line, format!("command {command:?} has no \"times\" array"));
             continue;
         };
         let (bid, side, value) = match &sides {
-            None => (set.intern(command, &conf), opts.side, None),
-            Some(s) => match s.value_of(index) {
-                Some(v) => {
-                    let side = if v == 0 { Side::Old } else { Side::New };
-                    (set.intern(&s.benchmark, &conf), side, Some(v))
+            None => {
+                let conf = crate::format::params_conf(r.get("parameters"));
+                (set.intern(command, &conf), opts.side, None)
+            }
+            Some(s) => match s.side_of(index) {
+                Some((v, benchmark, conf)) => {
+                    let side = if *v == 0 { Side::Old } else { Side::New };
+                    (set.intern(benchmark, conf), side, Some(*v))
                 }
                 None => continue,
             },
@@ -169,67 +178,116 @@ pub fn read(
     })
 }
 
-/// Which results of a several-command export are old and new.
+/// Which results of one export are old and new, and the benchmark each is compared in.
 struct CommandSides {
-    /// The benchmark they are compared as: `<old> vs <new>`, or the first command when
-    /// there are more than two.
-    benchmark: String,
-    /// Old, new, then the further commands of an export compared as columns.
+    /// Old, new, then the further sides of an export compared as columns.
     values: Vec<String>,
-    /// The index in `values` of each result's command (by result index), `None` for the
-    /// commands not compared.
-    sides: Vec<Option<u32>>,
+    /// Per result (by index): its index in `values` and the benchmark it is compared in (name
+    /// and configuration); `None` for the results not compared.
+    sides: Vec<Option<(u32, String, String)>>,
 }
 
 impl CommandSides {
-    fn value_of(&self, index: usize) -> Option<u32> {
-        self.sides.get(index).copied().flatten()
+    fn side_of(&self, index: usize) -> Option<&(u32, String, String)> {
+        self.sides.get(index)?.as_ref()
     }
+}
+
+/// The sides of the results of one export by `spec`: `command[=OLD,NEW,…]`
+/// ([`command_sides`]) or the name of a parameter, `KEY[=A,B,…]` ([`parameter_sides`]).
+///
+/// # Errors
+/// As [`command_sides`] and [`parameter_sides`].
+fn sides_of(results: &[Value], spec: &str, name: &str) -> Result<CommandSides, ImportError> {
+    match spec.split_once('=').map_or(spec, |(k, _)| k) {
+        "command" => command_sides(results, spec, name),
+        _ => parameter_sides(results, spec, name),
+    }
+}
+
+/// An import error on line 1 of `name`.
+fn invalid(name: &str, message: String) -> ImportError {
+    ImportError::Invalid(
+        vec![crate::error::Diagnostic {
+            file: name.to_owned(),
+            line: 1,
+            message,
+        }],
+        1,
+    )
+}
+
+/// A parameter value as text: a JSON string's contents, any other value as JSON.
+fn text(v: &Value) -> String {
+    v.as_str().map_or_else(|| v.to_string(), str::to_owned)
+}
+
+/// The `key=value` words of the parameters of result `r` but `without` (sorted by key).
+fn conf_without(r: &Value, without: Option<&str>) -> String {
+    let mut p = (r.get("parameters").and_then(Value::as_object))
+        .cloned()
+        .unwrap_or_default();
+    if let Some(k) = without {
+        p.remove(k);
+    }
+    crate::format::params_conf(Some(&Value::Object(p)))
 }
 
 /// The sides of the results of one export by `spec`: `command` (first command old, every
 /// other new) or `command=OLD,NEW,…` (commands named by their text or 1-based position; a
-/// third and on are new as well, the columns of a report). Results that
-/// differ only by parameters (`--parameter-scan`, `-L`) keep them as their configuration:
-/// the commands are told apart by their text once the parameter values are taken out.
+/// third and on are new as well, the columns of a report).
+///
+/// An export of one command run with parameters (`--parameter-scan`, `-L`: every result a
+/// parameter combination of its own) has one command per combination: each is a side,
+/// named by its command text as hyperfine prints it, compared without a configuration.
+/// Otherwise results that differ only by parameters keep them as their configuration: the
+/// commands are told apart by their text once the parameter values are taken out.
 ///
 /// # Errors
 /// [`ImportError::Invalid`] when `spec` is not `command[=OLD,NEW,…]`, when the export has
 /// fewer than two commands (the message lists them), or when a named command is not in the
 /// export.
 fn command_sides(results: &[Value], spec: &str, name: &str) -> Result<CommandSides, ImportError> {
-    let invalid = |message: String| {
-        ImportError::Invalid(
-            vec![crate::error::Diagnostic {
-                file: name.to_owned(),
-                line: 1,
-                message,
-            }],
-            1,
-        )
+    let confs: Vec<String> = (results.iter()).map(|r| conf_without(r, None)).collect();
+    let scan = confs.iter().all(|c| !c.is_empty())
+        && (confs.iter().enumerate()).all(|(i, c)| !confs[..i].contains(c));
+    let command = |r: &Value| {
+        r.get("command")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
     };
-    // The command of each result with its parameter values replaced by `{key}`.
-    let templates: Vec<String> = results
-        .iter()
-        .map(|r| {
-            let mut c = r
-                .get("command")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_owned();
-            if let Some(p) = r.get("parameters").and_then(Value::as_object) {
-                for (k, v) in p {
-                    let v = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
-                    if !v.is_empty() {
-                        c = c.replace(&v, &format!("{{{k}}}"));
+    let labels: Vec<String> = if scan {
+        // A parameter the command does not use gives the same text twice: the parameters
+        // tell them apart.
+        let commands: Vec<String> = results.iter().map(command).collect();
+        (commands.iter().zip(&confs))
+            .map(
+                |(c, conf)| match commands.iter().filter(|x| *x == c).count() {
+                    1 => c.clone(),
+                    _ => format!("{c} ({conf})"),
+                },
+            )
+            .collect()
+    } else {
+        // The command of each result with its parameter values replaced by `{key}`.
+        (results.iter())
+            .map(|r| {
+                let mut c = command(r);
+                if let Some(p) = r.get("parameters").and_then(Value::as_object) {
+                    for (k, v) in p {
+                        let v = text(v);
+                        if !v.is_empty() {
+                            c = c.replace(&v, &format!("{{{k}}}"));
+                        }
                     }
                 }
-            }
-            c
-        })
-        .collect();
+                c
+            })
+            .collect()
+    };
     let mut distinct: Vec<&str> = Vec::new();
-    for t in &templates {
+    for t in &labels {
         if !distinct.contains(&t.as_str()) {
             distinct.push(t);
         }
@@ -245,12 +303,15 @@ fn command_sides(results: &[Value], spec: &str, name: &str) -> Result<CommandSid
     let values: Vec<String> = match spec.split_once('=') {
         None if spec == "command" => {
             if distinct.len() < 2 {
-                return Err(invalid(format!(
-                    "{} command in one export ({}); nothing to compare it with: give two \
-                     exports",
-                    distinct.len(),
-                    list()
-                )));
+                return Err(invalid(
+                    name,
+                    format!(
+                        "{} command in one export ({}); nothing to compare it with: give two \
+                         exports",
+                        distinct.len(),
+                        list()
+                    ),
+                ));
             }
             // Old and new, then the commands after the second: the report compares each
             // with the first as a column of its own.
@@ -284,34 +345,149 @@ fn command_sides(results: &[Value], spec: &str, name: &str) -> Result<CommandSid
                     } else {
                         spec.to_owned()
                     };
-                    return Err(invalid(format!(
-                        "--sides-by {shown}: name two of the export's commands by text or \
-                         number ({})",
-                        list()
-                    )));
+                    return Err(invalid(
+                        name,
+                        format!(
+                            "--sides-by {shown}: name two of the export's commands by text or \
+                             number ({})",
+                            list()
+                        ),
+                    ));
                 }
             }
         }
         _ => {
-            return Err(invalid(format!(
-                "--sides-by {spec}: a hyperfine export takes --sides-by command or \
-                     --sides-by command=OLD,NEW"
-            )));
+            return Err(invalid(
+                name,
+                format!(
+                    "--sides-by {spec}: a hyperfine export takes --sides-by command, \
+                     command=OLD,NEW or the name of one of its parameters"
+                ),
+            ));
         }
     };
-    let sides = templates
-        .iter()
-        .map(|t| {
+    let benchmark = match values.len() {
+        2 => format!("{} vs {}", values[0], values[1]),
+        _ => values[0].clone(),
+    };
+    let sides = (labels.iter().zip(confs))
+        .map(|(t, conf)| {
             let i = values.iter().position(|v| v == t)?;
-            u32::try_from(i).ok()
+            let conf = if scan { String::new() } else { conf };
+            Some((u32::try_from(i).ok()?, benchmark.clone(), conf))
+        })
+        .collect();
+    Ok(CommandSides { values, sides })
+}
+
+/// The sides of the results of one export by the values of its parameter `KEY` of `spec`
+/// (`KEY`: every value in first-seen order, the first old; `KEY=A,B,…`: the values named,
+/// `A` old), as `KEY=value`. The other parameters are the configuration, and a row is one
+/// command at one combination of them (hyperfine runs every command once per parameter
+/// combination: the i-th result of a combination is its i-th command), named `<old> vs
+/// <new>` by the commands of its two sides, or by its first side's command when there are
+/// more. Results without `KEY`, or with a value not named, are not compared.
+///
+/// # Errors
+/// [`ImportError::Invalid`] when no result has the parameter `KEY` (the message lists the
+/// export's parameters), when it has one value only, or when `KEY=A,B,…` names fewer than two
+/// values or one the export does not have (the message lists them).
+fn parameter_sides(results: &[Value], spec: &str, name: &str) -> Result<CommandSides, ImportError> {
+    let (key, named) = match spec.split_once('=') {
+        Some((k, v)) => (k, Some(v.split(',').map(str::trim).collect::<Vec<_>>())),
+        None => (spec, None),
+    };
+    let value_of = |r: &Value| r.get("parameters").and_then(|p| p.get(key)).map(text);
+    let mut seen: Vec<String> = Vec::new();
+    for v in results.iter().filter_map(value_of) {
+        if !seen.contains(&v) {
+            seen.push(v);
+        }
+    }
+    let listed = |v: &[String]| v.join(", ");
+    if seen.is_empty() {
+        let mut keys: Vec<String> = (results.iter())
+            .filter_map(|r| r.get("parameters").and_then(Value::as_object))
+            .flat_map(|p| p.keys().cloned())
+            .collect();
+        keys.sort();
+        keys.dedup();
+        let keys = if keys.is_empty() {
+            "none".to_owned()
+        } else {
+            listed(&keys)
+        };
+        return Err(invalid(
+            name,
+            format!(
+                "--sides-by {spec}: {key} is not a parameter of this export (its parameters: \
+                 {keys}); a hyperfine export takes --sides-by command, command=OLD,NEW or the \
+                 name of one of its parameters"
+            ),
+        ));
+    }
+    let values: Vec<String> = match named {
+        None if seen.len() >= 2 => seen,
+        None => {
+            return Err(invalid(
+                name,
+                format!(
+                    "--sides-by {spec}: the parameter {key} has one value in this export ({}); \
+                     nothing to compare it with",
+                    listed(&seen)
+                ),
+            ));
+        }
+        Some(n) if n.len() >= 2 && n.iter().all(|v| seen.iter().any(|s| s == v)) => {
+            n.iter().map(|v| (*v).to_owned()).collect()
+        }
+        Some(_) => {
+            return Err(invalid(
+                name,
+                format!(
+                    "--sides-by {spec}: name two or more values of {key} ({})",
+                    listed(&seen)
+                ),
+            ));
+        }
+    };
+    let full: Vec<String> = results.iter().map(|r| conf_without(r, None)).collect();
+    let rows: Vec<(usize, String)> = (results.iter().enumerate())
+        .map(|(i, r)| {
+            let nth = full[..i].iter().filter(|c| **c == full[i]).count();
+            (nth, conf_without(r, Some(key)))
+        })
+        .collect();
+    let side: Vec<Option<u32>> = (results.iter())
+        .map(|r| {
+            let v = value_of(r)?;
+            u32::try_from(values.iter().position(|x| *x == v)?).ok()
+        })
+        .collect();
+    let command = |i: usize| {
+        results[i]
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    };
+    let of_side = |row: &(usize, String), v: u32| {
+        (0..results.len()).find(|&j| rows[j] == *row && side[j] == Some(v))
+    };
+    let sides = (0..results.len())
+        .map(|i| {
+            let v = side[i]?;
+            let benchmark = match (of_side(&rows[i], 0), of_side(&rows[i], 1)) {
+                (Some(old), Some(new)) if values.len() == 2 => {
+                    format!("{} vs {}", command(old), command(new))
+                }
+                (Some(old), _) => command(old).to_owned(),
+                (None, _) => command(i).to_owned(),
+            };
+            Some((v, benchmark, rows[i].1.clone()))
         })
         .collect();
     Ok(CommandSides {
-        benchmark: match values.len() {
-            2 => format!("{} vs {}", values[0], values[1]),
-            _ => values[0].clone(),
-        },
-        values,
+        values: values.iter().map(|v| format!("{key}={v}")).collect(),
         sides,
     })
 }

@@ -227,7 +227,8 @@ pub struct ReadOptions {
     /// values make the sides, as benchstat's `-col`: the first value seen (or `OLD` of
     /// `KEY=OLD,NEW,…`) is old, every other one (or those named after `OLD`) new, each told
     /// apart by [`Imported::side_of_sample`]; samples with values not named are left out. A
-    /// name key is removed from the benchmark name. hyperfine: `command[=OLD,NEW,…]`.
+    /// name key is removed from the benchmark name. hyperfine: `command[=OLD,NEW,…]`, or one
+    /// of the export's parameters as `KEY[=OLD,NEW,…]`.
     pub sides_by: Option<String>,
 }
 

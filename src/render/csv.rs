@@ -5,12 +5,15 @@
 //! report's metric (the rate for Node data) in arrival order. The `rate` column means
 //! operations per second (higher is better): a time per operation (Go's or Google Benchmark's
 //! `sec/op`, hyperfine's wall seconds) is written as its reciprocal, and a lower-is-better
-//! metric that is not a time is refused ([`rate_view`]), so the direction survives the trip. The rate is written in
-//! JavaScript's shortest round-trip form, so it reads back to the same double; the time with 9
-//! decimals as Node's workers print it (`NA` when the source had none).
+//! metric that is not a time is refused ([`rate_view`]), so the direction survives the trip.
+//! The rate is written in JavaScript's shortest round-trip form, so it reads back to the same
+//! double; the time with 9 decimals as Node's workers print it (`NA` when the source had
+//! none). Names are written as they are, as compare.js writes them (no spreadsheet escaping:
+//! compare.R reads this file); [`write_rows`] returns the first that a spreadsheet could run,
+//! for the report's warning.
 
 use crate::compare::primary_metric;
-use crate::format::node_csv::write::CsvWriter;
+use crate::format::node_csv::write::{CsvWriter, is_formula};
 use crate::sample::{Better, MetricId, RATE, Sample, SampleSet, Side};
 
 /// Renders the samples of [`primary_metric`] of `set` as compare.js CSV (see
@@ -43,7 +46,8 @@ pub fn render_metric(set: &SampleSet, metric: MetricId) -> String {
 
 /// Writes the samples of `metric` of `set` as compare.js CSV to `out`: the same bytes as
 /// [`render_metric`], row by row through one reused line buffer (no per-sample allocation, no
-/// whole-file string: a million rows are about 90 MB). `out` is not flushed.
+/// whole-file string: a million rows are about 90 MB). `out` is not flushed. Returns the
+/// first text cell written that a spreadsheet could run as a formula, as [`write_rows`].
 ///
 /// # Errors
 /// Write errors of `out` (e.g. a closed pipe).
@@ -51,7 +55,7 @@ pub fn write_metric(
     set: &SampleSet,
     metric: MetricId,
     out: &mut dyn std::io::Write,
-) -> std::io::Result<()> {
+) -> std::io::Result<Option<String>> {
     out.write_all(crate::format::node_csv::write::HEADER.as_bytes())?;
     write_rows(set, metric, out)
 }
@@ -61,44 +65,62 @@ pub fn write_metric(
 /// only `old` and `new`). A report of spilled samples writes the header and then the rows of
 /// each window of samples read back in arrival order.
 ///
+/// The names are written as they are ([`Cells::Verbatim`]: compare.R reads this file, and
+/// reads back what compare.js wrote); returns the first of them that a spreadsheet could run
+/// as a formula ([`is_formula`]), so that the report can say so, or `None`.
+///
+/// [`Cells::Verbatim`]: crate::format::node_csv::write::Cells::Verbatim
+///
 /// # Errors
 /// Write errors of `out`.
 pub fn write_rows(
     set: &SampleSet,
     metric: MetricId,
     out: &mut dyn std::io::Write,
-) -> std::io::Result<()> {
+) -> std::io::Result<Option<String>> {
     use rayon::prelude::*;
     // Windows of samples are formatted in parallel, chunk by chunk, and written in order.
     const WINDOW: usize = 1 << 16;
     const CHUNK: usize = 4096;
     // The samples are read in their packed form (`iter_range`), not unpacked into a copy.
     let n = set.len();
+    let mut formula: Option<String> = None;
     for window in (0..n).step_by(WINDOW) {
         let end = (window + WINDOW).min(n);
-        let texts: Vec<String> = (window..end)
+        let texts: Vec<(String, Option<String>)> = (window..end)
             .into_par_iter()
             .step_by(CHUNK)
             .map(|from| {
                 let to = (from + CHUNK).min(end);
                 let mut text = String::with_capacity(96 * (to - from));
+                let mut formula = None;
                 let keep = |s: &Sample| s.metric == metric && s.side != Side::Control;
                 for s in set.iter_range(from..to).filter(keep) {
-                    push_row(&mut text, set, &s);
+                    push_row(&mut text, set, &s, &mut formula);
                 }
-                text
+                (text, formula)
             })
             .collect();
-        for t in texts {
+        for (t, f) in texts {
             out.write_all(t.as_bytes())?;
+            if formula.is_none() {
+                formula = f;
+            }
         }
     }
-    Ok(())
+    Ok(formula)
 }
 
-/// Appends the CSV row of sample `s` (with its newline) to `line`.
-fn push_row(line: &mut String, set: &SampleSet, s: &Sample) {
+/// Appends the CSV row of sample `s` (with its newline) to `line`; `formula` takes its
+/// benchmark's name or configuration when it is the first that [`is_formula`].
+fn push_row(line: &mut String, set: &SampleSet, s: &Sample, formula: &mut Option<String>) {
     let b = set.benchmark(s.benchmark);
+    if formula.is_none() {
+        *formula = [&*b.file, &*b.configuration.text]
+            .into_iter()
+            .find(|t| is_formula(t))
+            .map(str::to_owned);
+    }
     line.push('"');
     line.push_str(s.side.label());
     line.push_str("\",\"");

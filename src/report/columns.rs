@@ -2,8 +2,8 @@
 //! the baseline and every other side is a column compared with it.
 //!
 //! The sides come from more than two positional result files of formats that are one side
-//! each, from a `--sides-by KEY` (Go) or a hyperfine export alone whose key has more than two
-//! values (commands), or from `--sides-by KEY=A,B,C…`. Every input is read once, through the
+//! each, from a `--sides-by KEY` (Go, hyperfine) or a hyperfine export alone whose key has
+//! more than two values (commands, or the parameter values of one command), or from `--sides-by KEY=A,B,C…`. Every input is read once, through the
 //! inputs' reading path ([`read_inputs`], [`read_columns`]), and each column is a two-sided
 //! view of the samples read (the baseline on [`Side::Old`], the column on [`Side::New`]),
 //! checked as a two-side read is; every view is compared as a two-side report compares, and

@@ -101,6 +101,18 @@ pub fn no_samples_read_as(read_as: Option<InputFormat>) -> Message {
     ))
 }
 
+/// The warning when `what` (`--format csv`, the CSV of a Node-file `compare`) wrote compare.js's
+/// CSV, whose names are written as they are (compare.R reads them back), and one of them,
+/// `cell` the first, starts as a formula would for a spreadsheet
+/// ([`crate::format::node_csv::write::is_formula`]).
+pub fn formula_cells(what: &str, cell: &str) -> String {
+    format!(
+        "{what} is compare.js's CSV, which compare.R reads: its names are written as they are, \
+         and {cell:?} (the first such) starts with =, +, -, @, a tab or a carriage return, \
+         which a spreadsheet may run as a formula; open the file in a spreadsheet as text only"
+    )
+}
+
 /// The error when no benchmark has samples on both sides: the samples per side (`old`,
 /// `new`), the inputs they came `from` (joined with `, `), and whether a `--sides-by` key was
 /// given (then a key with two values is suggested too).

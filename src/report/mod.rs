@@ -157,8 +157,9 @@ impl Plan {
     }
 
     /// Checks, before any input is read, the report's `-o` file and `--plot` file against
-    /// each other and the files `inputs` reads ([`crate::output::check`]: an output never
-    /// replaces an input; a report replaces an existing file that is not one).
+    /// each other and the files `inputs` reads, standard input among them when it is one
+    /// (`-`, or no input file) ([`crate::output::check`]: an output never replaces an input;
+    /// a report replaces an existing file that is not one).
     ///
     /// # Errors
     /// A message naming the option and the file.
@@ -168,10 +169,14 @@ impl Plan {
             .label
             .iter()
             .filter_map(|l| l.split_once('=').map(|x| x.1));
-        let read: Vec<Input<'_>> = (inputs.files.iter().map(String::as_str))
+        let mut read: Vec<Input<'_>> = (inputs.files.iter().map(String::as_str))
             .chain(labelled)
             .map(|f| Input::new("input file", Path::new(f)))
             .collect();
+        // No input file: the report reads standard input.
+        if read.is_empty() {
+            read.push(Input::new("input file", Path::new("-")));
+        }
         let outs = outputs(self.output.as_deref(), self.plot.as_deref())?;
         crate::output::check(&read, &outs, false)
     }

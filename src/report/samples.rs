@@ -209,12 +209,18 @@ pub(super) fn write<'a>(
 ) -> anyhow::Result<i32> {
     let contents = &kept.contents;
     let tables = &kept.benchstat;
+    // The CSV's first name a spreadsheet could run as a formula (written as it is).
+    let mut formula: Option<String> = None;
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
         match shown {
             Shown::Csv => {
                 w.write_all(crate::format::node_csv::write::HEADER.as_bytes())?;
                 parts.in_arrival_order(&mut |window| {
-                    crate::render::csv::write_rows(window, metric, w)
+                    let f = crate::render::csv::write_rows(window, metric, w)?;
+                    if formula.is_none() {
+                        formula = f;
+                    }
+                    Ok(())
                 })
             }
             Shown::Go { config } => {
@@ -254,6 +260,9 @@ pub(super) fn write<'a>(
         }
     };
     let code = super::write_output(plan.output.as_deref(), write, stdout, out)?;
+    if let Some(f) = formula {
+        out.warning(super::diagnostics::formula_cells("--format csv", &f));
+    }
     if code != 0 {
         return Ok(code);
     }

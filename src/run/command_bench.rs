@@ -17,7 +17,7 @@ use super::plan::suite;
 use super::schedule::{Job, Order};
 use super::shard::{ShardPlan, ShardRun};
 use super::signals::{INTERRUPTED, SignalGuard};
-use crate::format::node_csv::write::CsvWriter;
+use crate::format::node_csv::write::{Cells, CsvWriter};
 use crate::format::results::{Record, ResultsWriter, UnusedSamples};
 use crate::sample::{SampleSet, Side};
 use std::io::{BufWriter, Write};
@@ -720,7 +720,11 @@ pub fn execute_with(
     }
     let counter_names: Vec<&str> = plan.measure.counters().iter().map(|c| c.name()).collect();
     let csv = match out.csv {
-        Some(w) => Some(CsvWriter::with_columns(w, &counter_names)?),
+        Some(w) => Some(CsvWriter::with_columns(
+            w,
+            &counter_names,
+            Cells::SpreadsheetSafe,
+        )?),
         None => None,
     };
     let bar = out.progress.then(|| {

@@ -15,7 +15,7 @@ use super::shard::{ShardRequest, ShardRun};
 use super::signals::{INTERRUPTED, SignalGuard};
 use super::{Observer, Plan, Report, RunOptions, RunnerError, Summary};
 use crate::compare::failures::{FailureKind, Failures};
-use crate::format::node_csv::write::CsvWriter;
+use crate::format::node_csv::write::{Cells, CsvWriter};
 use crate::format::results::{
     self, JobRecord, JobStatus, Record, ResultsWriter, ResumeMark, RunHeader, UnusedSamples,
 };
@@ -248,6 +248,9 @@ pub struct NodeRun {
     /// The Ctrl-C guard of the run, still installed: keep it until the partial report is
     /// written, so a second SIGINT (GNU `timeout -s INT` sends two) does not cut it off.
     pub signals: SignalGuard,
+    /// The warning when the CSV (compare.js's, names as they are) holds a name a spreadsheet
+    /// could run as a formula ([`crate::report::diagnostics::formula_cells`]).
+    pub formula_warning: Option<String>,
 }
 
 /// The longest `--timeout` (and suite `timeout`) accepted: one year, in seconds.
@@ -875,7 +878,7 @@ pub fn execute(
     };
     let counter_names: Vec<&str> = plan.measure.counters().iter().map(|c| c.name()).collect();
     let csv = match csv_sink
-        .map(|w| CsvWriter::with_columns(w, &counter_names))
+        .map(|w| CsvWriter::with_columns(w, &counter_names, Cells::Verbatim))
         .transpose()
     {
         Ok(c) => c,
@@ -935,6 +938,10 @@ pub fn execute(
         p.bar.finish_and_clear();
     }
     let results_path = obs.results.path().to_path_buf();
+    let formula_warning = (obs.csv.as_ref().and_then(CsvWriter::formula_cell)).map(|f| {
+        let what = format!("the CSV ({})", obs.csv_name);
+        crate::report::diagnostics::formula_cells(&what, f)
+    });
     let set = std::mem::take(&mut obs.set);
     let unused = std::mem::take(&mut obs.unused);
     drop(obs);
@@ -953,6 +960,7 @@ pub fn execute(
         run,
         want_report,
         signals,
+        formula_warning,
     }))
 }
 impl NodeRun {
@@ -963,6 +971,9 @@ impl NodeRun {
         let summary = &self.summary;
         let mut lines = Vec::new();
         let mut code = 0;
+        if let Some(w) = &self.formula_warning {
+            lines.push(format!("benchdiff: warning: {w}"));
+        }
         if let Some(e) = &summary.output_error {
             lines.push(super::ending::output_error_line(e));
             code = crate::report::EXIT_USAGE;

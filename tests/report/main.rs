@@ -16,6 +16,7 @@ mod formats;
 mod hints_and_notes;
 mod html;
 mod html_plots;
+mod hyperfine_parameters;
 mod inputs;
 mod plot_png;
 mod regimes;

@@ -177,7 +177,8 @@ fn command_benchmarks_are_named_after_the_program_or_name() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(csv_name(d.path(), "a.csv"), "true");
-    // Different programs: the --bench template.
+    // Different programs: the --bench template, in the CSV behind a `'` (it starts with `-`,
+    // which a spreadsheet would take for a formula).
     let o = benchdiff(
         d.path(),
         &[
@@ -197,7 +198,7 @@ fn command_benchmarks_are_named_after_the_program_or_name() {
         ],
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(csv_name(d.path(), "b.csv"), "-c file={f}");
+    assert_eq!(csv_name(d.path(), "b.csv"), "'-c file={f}");
     // --name wins.
     let o = benchdiff(
         d.path(),
@@ -328,6 +329,83 @@ fn report_output_naming_an_input_is_refused_and_the_input_kept() {
     );
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert_eq!(files(d.path()), ["hard.txt", "in.csv", "in.svg", "sym.txt"]);
+}
+
+/// `benchdiff ARGS < stdin` in `dir`: standard input is the file `stdin` there.
+fn benchdiff_from(dir: &Path, stdin: &str, args: &[&str]) -> std::process::Output {
+    let file = std::fs::File::open(dir.join(stdin)).expect("open stdin file");
+    std::process::Command::new(env!("CARGO_BIN_EXE_benchdiff"))
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .args(args)
+        .stdin(file)
+        .output()
+        .expect("run benchdiff")
+}
+
+/// Standard input redirected from a file is an input like a named one: `report -o F < F`
+/// (or `-`, a hard link of F, `--plot F`) is refused before anything is written, and F stays
+/// byte for byte; another output, or the same content through a pipe, is written.
+#[test]
+fn report_output_naming_the_file_on_standard_input_is_refused_and_the_input_kept() {
+    let d = tempfile::tempdir().expect("tempdir");
+    std::fs::write(d.path().join("in.csv"), SMALL_CSV).expect("write");
+    std::fs::hard_link(d.path().join("in.csv"), d.path().join("hard.txt")).expect("link");
+    std::fs::write(d.path().join("in.svg"), SMALL_CSV).expect("write");
+    for (stdin, args) in [
+        ("in.csv", &["report", "-o", "in.csv"][..]),
+        ("in.csv", &["report", "-", "-o", "in.csv"]),
+        ("in.csv", &["report", "-", "-o", "hard.txt"]),
+        (
+            "in.svg",
+            &[
+                "report",
+                "--input-format",
+                "node-compare-csv",
+                "--plot",
+                "in.svg",
+            ],
+        ),
+    ] {
+        let o = benchdiff_from(d.path(), stdin, args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("is the file on standard input")
+                && err.contains("never replaces an input"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(
+            std::fs::read(d.path().join(stdin)).expect("read"),
+            SMALL_CSV.as_bytes(),
+            "{args:?} changed the input"
+        );
+    }
+    assert_eq!(files(d.path()), ["hard.txt", "in.csv", "in.svg"]);
+    // Another output is written.
+    let o = benchdiff_from(d.path(), "in.csv", &["report", "-o", "out.txt"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        std::fs::read_to_string(d.path().join("out.txt"))
+            .expect("read")
+            .contains("a.js")
+    );
+    // Through a pipe, standard input is no file: the same path is an output like any other.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_benchdiff"))
+        .current_dir(d.path())
+        .env("NO_COLOR", "1")
+        .args(["report", "-o", "copy.csv"])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::io::Write::write_all(
+        &mut child.stdin.take().expect("stdin"),
+        SMALL_CSV.as_bytes(),
+    )
+    .expect("write stdin");
+    let o = child.wait_with_output().expect("wait");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
 #[test]

@@ -10,10 +10,52 @@
 //! metric (`instructions`, `task-clock`, …; all lower is better, `task-clock` in seconds, the
 //! others counts), `NA` where a row has no value. Readers that find columns by name (R's
 //! `read.csv`, benchdiff) ignore them.
+//!
+//! Text cells (the quoted fields: binary, filename, configuration, the extra columns' names)
+//! are written [`Cells::Verbatim`], byte for byte as compare.js writes them, or
+//! [`Cells::SpreadsheetSafe`], each passed through [`spreadsheet_safe`] (OWASP's rule against
+//! CSV injection). Number cells (rate, time, counters) are never changed.
 
 use crate::format::inspect::js_number;
 use crate::sample::Side;
+use std::borrow::Cow;
 use std::io::{self, Write};
+
+/// How a CSV writer writes its text cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cells {
+    /// As compare.js writes them: what compare.R and compare.js read, byte for byte. The
+    /// writer keeps the first cell [`is_formula`] finds, for a warning.
+    Verbatim,
+    /// Each through [`spreadsheet_safe`]: a spreadsheet opening the file runs no formula.
+    SpreadsheetSafe,
+}
+
+/// Whether a spreadsheet could run the text cell `text` as a formula, by OWASP's rule on CSV
+/// injection: it starts with `=`, `+`, `-`, `@`, a tab or a carriage return. A cell that is
+/// a decimal number as a whole (`-1.5`, `+2e-3`: only digits, `.`, `e`, `E`, `+`, `-`, and it
+/// reads as a number) is not one: a spreadsheet reads it as that number and runs nothing.
+pub fn is_formula(text: &str) -> bool {
+    let starts = matches!(
+        text.as_bytes().first(),
+        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r')
+    );
+    let number =
+        || text.bytes().all(|b| b"0123456789.eE+-".contains(&b)) && text.parse::<f64>().is_ok();
+    starts && !number()
+}
+
+/// The text cell `text` as a spreadsheet shows it without running it: prefixed with `'` when
+/// [`is_formula`] (a spreadsheet takes the rest as text and does not show the quote), else
+/// unchanged. Readers of the file (benchdiff, compare.R) then read the `'` as part of the
+/// name.
+pub fn spreadsheet_safe(text: &str) -> Cow<'_, str> {
+    if is_formula(text) {
+        Cow::Owned(format!("'{text}"))
+    } else {
+        Cow::Borrowed(text)
+    }
+}
 
 /// The header line, with its newline.
 pub const HEADER: &str = "\"binary\",\"filename\",\"configuration\",\"rate\",\"time\"\n";
@@ -23,36 +65,64 @@ pub struct CsvWriter<W: Write> {
     out: W,
     line: String,
     extra: usize,
+    cells: Cells,
+    /// [`Cells::Verbatim`]: the first text cell written that [`is_formula`].
+    formula: Option<String>,
 }
 
 impl<W: Write> CsvWriter<W> {
-    /// Writes the header and returns the writer.
+    /// Writes the header and returns the writer of [`Cells::Verbatim`] cells.
     ///
     /// # Errors
     /// Write errors of `out`.
     pub fn new(out: W) -> io::Result<Self> {
-        Self::with_columns(out, &[])
+        Self::with_columns(out, &[], Cells::Verbatim)
     }
 
-    /// Writes the header with `extra` columns after `time` and returns the writer.
+    /// Writes the header with `extra` columns after `time` and returns the writer of `cells`.
     ///
     /// # Errors
     /// Write errors of `out`.
-    pub fn with_columns(mut out: W, extra: &[&str]) -> io::Result<Self> {
-        let mut header = HEADER.trim_end().to_owned();
+    pub fn with_columns(out: W, extra: &[&str], cells: Cells) -> io::Result<Self> {
+        let mut w = CsvWriter {
+            out,
+            line: HEADER.trim_end().to_owned(),
+            extra: extra.len(),
+            cells,
+            formula: None,
+        };
+        let mut header = std::mem::take(&mut w.line);
         for name in extra {
             header.push_str(",\"");
-            push_escaped(&mut header, name);
+            w.push_cell(&mut header, name);
             header.push('"');
         }
         header.push('\n');
-        out.write_all(header.as_bytes())?;
-        out.flush()?;
-        Ok(CsvWriter {
-            out,
-            line: String::with_capacity(256),
-            extra: extra.len(),
-        })
+        w.out.write_all(header.as_bytes())?;
+        w.out.flush()?;
+        header.clear();
+        w.line = header;
+        Ok(w)
+    }
+
+    /// The first text cell written as it is that a spreadsheet could run as a formula
+    /// ([`Cells::Verbatim`], [`is_formula`]); `None` when there was none.
+    pub fn formula_cell(&self) -> Option<&str> {
+        self.formula.as_deref()
+    }
+
+    /// Appends the text cell `field` to `line` as the writer's [`Cells`] say, its double
+    /// quotes doubled.
+    fn push_cell(&mut self, line: &mut String, field: &str) {
+        match self.cells {
+            Cells::Verbatim => {
+                if self.formula.is_none() && is_formula(field) {
+                    self.formula = Some(field.to_owned());
+                }
+                push_escaped(line, field);
+            }
+            Cells::SpreadsheetSafe => push_escaped(line, &spreadsheet_safe(field)),
+        }
     }
 
     /// The extra columns' count (see [`CsvWriter::with_columns`]).
@@ -94,31 +164,35 @@ impl<W: Write> CsvWriter<W> {
         if side == Side::Control {
             return Ok(());
         }
-        self.line.clear();
-        self.line.push('"');
-        self.line.push_str(side.label());
-        self.line.push_str("\",\"");
-        push_escaped(&mut self.line, file);
-        self.line.push_str("\",\"");
-        push_escaped(&mut self.line, configuration);
-        self.line.push_str("\",");
-        self.line.push_str(&js_number(rate));
-        self.line.push(',');
-        self.line.push_str(time);
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        line.push('"');
+        line.push_str(side.label());
+        line.push_str("\",\"");
+        self.push_cell(&mut line, file);
+        line.push_str("\",\"");
+        self.push_cell(&mut line, configuration);
+        line.push_str("\",");
+        line.push_str(&js_number(rate));
+        line.push(',');
+        line.push_str(time);
         for i in 0..self.extra {
-            self.line.push(',');
+            line.push(',');
             match extra.get(i).copied().flatten() {
-                Some(v) => self.line.push_str(&js_number(v)),
-                None => self.line.push_str("NA"),
+                Some(v) => line.push_str(&js_number(v)),
+                None => line.push_str("NA"),
             }
         }
-        self.line.push('\n');
-        self.out.write_all(self.line.as_bytes())?;
+        line.push('\n');
+        let written = self.out.write_all(line.as_bytes());
+        self.line = line;
+        written?;
         self.out.flush()
     }
 }
 
-fn push_escaped(s: &mut String, field: &str) {
+/// Appends `field` to `s` with its double quotes doubled (the inside of a quoted field).
+pub fn push_escaped(s: &mut String, field: &str) {
     for c in field.chars() {
         if c == '"' {
             s.push('"');
@@ -163,6 +237,52 @@ mod tests {
             set.benchmark(set.samples()[1].benchmark).configuration.text,
             "s=`x \"y\" z'`"
         );
+    }
+
+    #[test]
+    fn formula_cells_by_owasp_and_numbers_kept() {
+        for f in [
+            "=1+1",
+            "+cmd|' /C calc'!A0",
+            "-2+3",
+            "-x",
+            "@SUM(A1)",
+            "\tx",
+            "\rx",
+            "-inf",
+            "+",
+        ] {
+            assert!(is_formula(f), "{f:?}");
+            assert_eq!(spreadsheet_safe(f), format!("'{f}"));
+        }
+        for plain in [
+            "", "a.js", "n=1 x=-1", "-1.5", "+2e-3", "-0", "1-2", " =x", "'=x",
+        ] {
+            assert!(!is_formula(plain), "{plain:?}");
+            assert_eq!(spreadsheet_safe(plain), plain);
+        }
+    }
+
+    #[test]
+    fn safe_cells_are_neutralised_and_verbatim_ones_kept_and_noted() {
+        let write = |cells| {
+            let mut buf = Vec::new();
+            let mut w = CsvWriter::with_columns(&mut buf, &["@n"], cells).unwrap();
+            w.row_with(Side::Old, "=a\"b", "-n=1", -1.5, "NA", &[Some(-2.0)])
+                .unwrap();
+            let first = w.formula_cell().map(str::to_owned);
+            (String::from_utf8(buf).unwrap(), first)
+        };
+        let (safe, first) = write(Cells::SpreadsheetSafe);
+        assert_eq!(
+            safe,
+            "\"binary\",\"filename\",\"configuration\",\"rate\",\"time\",\"'@n\"\n\
+             \"old\",\"'=a\"\"b\",\"'-n=1\",-1.5,NA,-2\n"
+        );
+        assert_eq!(first, None);
+        let (verbatim, first) = write(Cells::Verbatim);
+        assert!(verbatim.ends_with("\"@n\"\n\"old\",\"=a\"\"b\",\"-n=1\",-1.5,NA,-2\n"));
+        assert_eq!(first.as_deref(), Some("@n"));
     }
 
     #[test]
