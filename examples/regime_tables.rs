@@ -15,7 +15,6 @@
 use benchdiff::stats::outliers;
 use benchdiff::stats::regimes::{DIP_ALPHA, FALSE_FLAG_SHARE, regime_statistics};
 use benchdiff::stats::shape::multimodality;
-use benchdiff::verdict::decide::SideSummary;
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
@@ -33,7 +32,7 @@ fn main() {
 
 #[path = "../tests/stats/regime_samples.rs"]
 mod regime_samples;
-use regime_samples::{calibration_families, latency_families, two_regimes};
+use regime_samples::{AaFlags, aa_rows, calibration_families, latency_families, two_regimes};
 
 /// The sizes of the critical-value tables.
 const SIZES: [usize; 40] = [
@@ -148,20 +147,11 @@ fn false_flags() {
         print!("{name:<22}");
         for n in sizes {
             let rows = if n >= 10000 { rows / 2 } else { rows };
-            let mut rng = ChaCha8Rng::seed_from_u64(9000 + fi as u64 * 64 + n as u64);
-            let (mut mm, mut out, mut dr) = (0, 0, 0);
-            let runs: Vec<u32> = (0..n as u32).collect();
-            for _ in 0..rows {
-                let sides: Vec<SideSummary> = (0..2)
-                    .map(|_| {
-                        let x: Vec<f64> = (0..n).map(|_| draw(&mut rng)).collect();
-                        SideSummary::with_drift(&x, &runs, false)
-                    })
-                    .collect();
-                mm += sides.iter().any(|s| s.multimodal.is_some()) as usize;
-                out += sides.iter().any(|s| !s.outliers.is_empty()) as usize;
-                dr += sides.iter().any(|s| s.significant_drift().is_some()) as usize;
-            }
+            let AaFlags {
+                multimodal: mm,
+                outliers: out,
+                drift: dr,
+            } = aa_rows(&draw, n, rows, 9000 + fi as u64 * 64 + n as u64);
             let f = |c: usize| pct(c as f64 / rows as f64);
             print!(" | {} {} {}", f(mm), f(out), f(dr));
         }

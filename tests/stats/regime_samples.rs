@@ -3,8 +3,9 @@
 //! `tests/stats/regimes_simulation.rs` (the error rates) and `examples/regime_tables.rs` (the
 //! tables of `src/stats/regimes.rs`), so both draw the same samples.
 
-use rand::RngExt;
+use benchdiff::verdict::decide::SideSummary;
 use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
 
 /// Standard normal deviate (Box–Muller).
 pub fn normal(rng: &mut ChaCha8Rng) -> f64 {
@@ -138,4 +139,35 @@ pub fn calibration_families() -> Vec<Family> {
             .filter(|(name, _)| !name.starts_with('t') && !name.starts_with("rounded")),
     );
     f
+}
+
+/// How many of a batch of A/A rows a report flags, per check.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AaFlags {
+    /// Rows with a side flagged multimodal.
+    pub multimodal: usize,
+    /// Rows with a side that has outliers.
+    pub outliers: usize,
+    /// Rows with a side that drifts significantly with run order.
+    pub drift: usize,
+}
+
+/// `rows` A/A rows of two sides of `n` samples each from `draw` (seeded with `seed`), run
+/// index = sample position, summarised as a report summarises a side.
+pub fn aa_rows(draw: &dyn Fn(&mut ChaCha8Rng) -> f64, n: usize, rows: usize, seed: u64) -> AaFlags {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let runs: Vec<u32> = (0..n as u32).collect();
+    let mut flags = AaFlags::default();
+    for _ in 0..rows {
+        let sides: Vec<SideSummary> = (0..2)
+            .map(|_| {
+                let x: Vec<f64> = (0..n).map(|_| draw(&mut rng)).collect();
+                SideSummary::with_drift(&x, &runs, false)
+            })
+            .collect();
+        flags.multimodal += sides.iter().any(|s| s.multimodal.is_some()) as usize;
+        flags.outliers += sides.iter().any(|s| !s.outliers.is_empty()) as usize;
+        flags.drift += sides.iter().any(|s| s.significant_drift().is_some()) as usize;
+    }
+    flags
 }

@@ -7,11 +7,10 @@
 
 use benchdiff::stats::regimes::regimes;
 use benchdiff::stats::shape::multimodality;
-use benchdiff::verdict::decide::SideSummary;
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
-use super::regime_samples::{latency_families, two_regimes, unimodal_families};
+use super::regime_samples::{aa_rows, latency_families, two_regimes, unimodal_families};
 
 /// Fraction of `reps` samples from `draw` that `flag` flags.
 fn rate(
@@ -41,20 +40,10 @@ fn healthy_rows_are_rarely_flagged_at_any_n() {
         let (mut outliers, mut drift, mut all) = (0, 0, 0);
         for n in [10, 30, 100, 300, 1000, 10_000] {
             let rows = if n >= 10_000 { 100 } else { 400 };
-            let mut rng = ChaCha8Rng::seed_from_u64(90_000 + fi as u64 * 64 + n as u64);
-            let runs: Vec<u32> = (0..n as u32).collect();
-            let mut multimodal = 0;
-            for _ in 0..rows {
-                let sides: Vec<SideSummary> = (0..2)
-                    .map(|_| {
-                        let x: Vec<f64> = (0..n).map(|_| draw(&mut rng)).collect();
-                        SideSummary::with_drift(&x, &runs, false)
-                    })
-                    .collect();
-                multimodal += sides.iter().any(|s| s.multimodal.is_some()) as usize;
-                outliers += sides.iter().any(|s| !s.outliers.is_empty()) as usize;
-                drift += sides.iter().any(|s| s.significant_drift().is_some()) as usize;
-            }
+            let flags = aa_rows(&draw, n, rows, 90_000 + fi as u64 * 64 + n as u64);
+            let multimodal = flags.multimodal;
+            outliers += flags.outliers;
+            drift += flags.drift;
             all += rows;
             table.push(format!(
                 "{name:<22} n={n:<6} multimodal {multimodal}/{rows}"
