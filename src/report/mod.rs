@@ -299,7 +299,7 @@ pub fn analyse(
     out: &mut Messages,
 ) -> anyhow::Result<i32> {
     let present = |id: MetricId| set.has_metric(id);
-    let metric_id = match choose_metric(set, present, plan.metric.as_deref()) {
+    let metric_id = match choose_metric(set, present, plan.metric.as_deref(), plan.format) {
         Ok(id) => id,
         Err(e) => {
             out.error(e);
@@ -409,9 +409,12 @@ fn release_free_memory() {
     }
 }
 
-/// The metric `name` asks for (default: [`crate::compare::primary_metric`]) when some
-/// sample has it (`present`; `set` names the metrics). Units the Go format converts are found by the name the input
-/// used: `MB/s` is `B/s`, `ns/op` is `sec/op`.
+/// The metric `name` asks for when some sample has it (`present`; `set` names the metrics).
+/// Units the Go format converts are found by the name the input used: `MB/s` is `B/s`,
+/// `ns/op` is `sec/op`. Without a name: the metric the samples' source asked for
+/// ([`SampleSet::default_metric`]: the `wall` of commands timed as whole processes), else
+/// [`crate::compare::primary_metric`]; in the formats whose figures are compare.js's rate
+/// (`format` `r`, `analyze`, `csv`), always the latter.
 ///
 /// # Errors
 /// The message naming the metrics the samples have.
@@ -419,9 +422,12 @@ fn choose_metric(
     set: &SampleSet,
     present: impl Fn(MetricId) -> bool,
     name: Option<&str>,
+    format: Format,
 ) -> Result<MetricId, String> {
     let Some(name) = name else {
-        return Ok(crate::compare::primary_metric(set));
+        let rate_format = matches!(format, Format::R | Format::Analyze | Format::Csv);
+        let asked = set.default_metric().filter(|&m| !rate_format && present(m));
+        return Ok(asked.unwrap_or_else(|| crate::compare::primary_metric(set)));
     };
     let alias = match name {
         "MB/s" => "B/s",

@@ -315,8 +315,9 @@ pub struct CommandSampleView<'a> {
     /// Metrics besides the rate, as [`CommandSample::metrics`].
     #[serde(borrow, default)]
     pub metrics: Few<MetricView<'a>, 4>,
-    #[serde(rename = "source")]
-    _source: serde::de::IgnoredAny,
+    /// `whole-process`, `node` or `json`.
+    #[serde(borrow)]
+    pub source: std::borrow::Cow<'a, str>,
 }
 
 /// One metric of a [`CommandSampleView`] (a [`ReportedMetric`], text borrowed).
@@ -426,7 +427,7 @@ impl CommandSampleView<'_> {
             rate: s.rate,
             time_s: s.time_s,
             metrics,
-            _source: serde::de::IgnoredAny,
+            source: std::borrow::Cow::Owned(s.source),
         }
     }
 }

@@ -153,6 +153,20 @@ pub fn add_command_job(set: &mut SampleSet, record: &CommandJobRecord) {
     };
     let place = (&*record.benchmark, &record.combination[..]);
     push_job_metrics(set, row, place, (record.side, record.run), &job);
+    let whole = record.samples.iter().all(|s| s.source == WHOLE_PROCESS);
+    ask_default(set, whole);
+}
+
+/// The `source` of a sample of a job timed as a whole process (no result lines).
+pub const WHOLE_PROCESS: &str = "whole-process";
+
+/// Asks reports to compare a job's `wall` (s, lower is better) by default when it was timed
+/// as a whole process (`whole`: its one sample is not a line's), else the usual choice (the
+/// rate): a command's time is what it is measured by, as hyperfine reports it; a line's
+/// figures are the program's ([`SampleSet::ask_default`]).
+fn ask_default(set: &mut SampleSet, whole: bool) {
+    let wall = whole.then(|| set.intern_metric("wall", "s", crate::sample::Better::Lower));
+    set.ask_default(wall);
 }
 
 /// The row a job's own measurements go to, found while its samples are added.
@@ -295,6 +309,8 @@ fn add_command_view_job(
     };
     let place = (&*job.benchmark, &job.combination[..]);
     push_job_metrics(set, row, place, (job.side, job.run), &metrics);
+    let whole = job.samples.iter().all(|s| s.source == WHOLE_PROCESS);
+    ask_default(set, whole);
 }
 
 /// A loader message as a diagnostic: a leading `line N: ` becomes the diagnostic's line (0

@@ -452,7 +452,7 @@ impl<'a> Cursor<'a> {
             Some(self.f64()?)
         };
         self.lit(",\"source\":")?;
-        self.skip_string()?;
+        let source = known(self.string()?);
         let metrics = if self.lit(",\"metrics\":").is_some() {
             self.few(Cursor::metric)?
         } else {
@@ -466,7 +466,7 @@ impl<'a> Cursor<'a> {
             rate,
             time_s,
             metrics,
-            _source: IgnoredAny,
+            source,
         })
     }
 
@@ -515,6 +515,9 @@ fn known(text: Cow<'_, str>) -> Cow<'_, str> {
         "s" => "s",
         "bytes" => "bytes",
         "" => "",
+        "whole-process" => "whole-process",
+        "node" => "node",
+        "json" => "json",
         _ => return text,
     };
     Cow::Borrowed(k)
