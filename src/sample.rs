@@ -394,7 +394,10 @@ pub struct SampleSet {
 
 /// Two sources' asks of a default metric together: one's when the other asked nothing, the
 /// metric they both asked, else the usual choice.
-fn merge_asked(a: Option<Option<MetricId>>, b: Option<Option<MetricId>>) -> Option<Option<MetricId>> {
+fn merge_asked(
+    a: Option<Option<MetricId>>,
+    b: Option<Option<MetricId>>,
+) -> Option<Option<MetricId>> {
     match (a, b) {
         (None, x) | (x, None) => x,
         (Some(x), Some(y)) if x == y => Some(x),

@@ -344,6 +344,18 @@ fn report_partitions<'a>(
     out: &mut Messages,
 ) -> anyhow::Result<std::io::Result<i32>> {
     let opts = options(plan);
+    // Rows settled on the rate of commands timed as whole processes read, for their wall, with
+    // the intervals of the time.
+    let as_time;
+    let facts = &if wall_of_commands(parts.names(), metric) && !facts.settled.is_empty() {
+        as_time = verdict::sequential::as_time(facts.settled);
+        Facts {
+            settled: &as_time,
+            ..*facts
+        }
+    } else {
+        *facts
+    };
     match plan.format {
         Format::R | Format::Analyze => {
             let rows = match compare_r::rows(parts, metric, plan, facts.failures, out) {
@@ -397,6 +409,20 @@ fn report_partitions<'a>(
             verdicts::write(kept, parts, metric, (plan, facts), stdout, out)
         }
     }
+}
+
+/// Whether the rows a sequential rule settled (on the rate) settle the comparisons of `metric`
+/// of `set`: those of the rate, and those of the `wall` of commands timed as whole processes
+/// (the set's [`SampleSet::default_metric`]), whose rate is 1 / wall; other metrics keep their
+/// analysis.
+pub(crate) fn settles(set: &SampleSet, metric: MetricId) -> bool {
+    metric == crate::sample::RATE || wall_of_commands(set, metric)
+}
+
+/// True when `metric` is the `wall` (s) a command run's set asks reports for by default.
+fn wall_of_commands(set: &SampleSet, metric: MetricId) -> bool {
+    let m = set.metric(metric);
+    set.default_metric() == Some(metric) && m.name == "wall" && m.unit == "s"
 }
 
 /// Returns the heap's free pages to the system (glibc keeps what was freed — the reader's
