@@ -559,7 +559,7 @@ impl Document<'_> {
 mod tests {
     use super::*;
     use crate::compare::partitions::{Contents, InMemory, Partition};
-    use crate::sample::{Sample, SampleSet, Side};
+    use crate::sample::{RATE, Sample, SampleSet, Side};
 
     /// Samples in memory whose partitions cannot be read a second time (a spill file that
     /// cannot be read back, a temporary folder that filled up).
