@@ -101,12 +101,13 @@ pub struct CommandRunHeader {
 /// One sample of a command job: what one result line said (or, for a job timed as a whole
 /// process, its rate and time). The job's own measurements are not repeated here: they are
 /// the job's one sample ([`CommandJobRecord::metrics`]). Fields at their default (no
-/// parameters, no time, no metrics) are left out of the file.
+/// configuration, no parameters, no time, no metrics) are left out of the file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CommandSample {
     /// Benchmark name (`filename`).
     pub name: String,
-    /// compare.js configuration text.
+    /// compare.js configuration text (absent: empty).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub configuration: String,
     /// Structured parameters, `[key, value]` (absent: none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -301,7 +302,7 @@ pub struct CommandSampleView<'a> {
     #[serde(borrow)]
     pub name: std::borrow::Cow<'a, str>,
     /// compare.js configuration text.
-    #[serde(borrow)]
+    #[serde(borrow, default)]
     pub configuration: std::borrow::Cow<'a, str>,
     /// Structured parameters, `[key, value]`.
     #[serde(default)]

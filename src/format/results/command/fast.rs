@@ -414,7 +414,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// A sample: `{"name":…,"configuration":…,"params":…,"rate":…,"time_s":…,"source":…,
-    /// "metrics":[…]}`, with `params`, `time_s` and `metrics` absent at their default (as
+    /// "metrics":[…]}`, with `configuration`, `params`, `time_s` and `metrics` absent at their default (as
     /// benchdiff writes them now) or present (older files, and `"time_s":null`).
     fn sample(&mut self, benchmark: &Cow<'a, str>) -> Option<CommandSampleView<'a>> {
         self.lit("{\"name\":")?;
@@ -424,8 +424,11 @@ impl<'a> Cursor<'a> {
         if name == *benchmark {
             name = benchmark.clone();
         }
-        self.lit(",\"configuration\":")?;
-        let configuration = self.string()?;
+        let configuration = if self.lit(",\"configuration\":").is_some() {
+            self.string()?
+        } else {
+            Cow::Borrowed("")
+        };
         let params = if self.lit(",\"params\":").is_none() || self.lit("[]").is_some() {
             Vec::new()
         } else {
@@ -658,14 +661,14 @@ mod tests {
                 s
             })
             .collect();
-        // Older files also wrote empty parameter lists and unknown times.
+        // Older files also wrote empty configurations, parameter lists and unknown times.
         let old_line = line(old).replace(
-            "\"configuration\":\"\",",
-            "\"configuration\":\"\",\"params\":[],",
+            "{\"name\":\"old\",",
+            "{\"name\":\"old\",\"configuration\":\"\",\"params\":[],",
         );
         let no_time = line(job("t", vec![sample("t", "", 1.0, None)])).replace(
-            "\"configuration\":\"\",\"rate\":1.0,",
-            "\"configuration\":\"\",\"params\":[],\"rate\":1.0,\"time_s\":null,",
+            "{\"name\":\"t\",\"rate\":1.0,",
+            "{\"name\":\"t\",\"configuration\":\"\",\"params\":[],\"rate\":1.0,\"time_s\":null,",
         );
         assert!(old_line.contains("\"params\":[]") && no_time.contains("null,\"source"));
         let lines = [
@@ -714,7 +717,7 @@ mod tests {
     fn real_results_files_are_read_by_the_fast_path() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/results");
         let mut read = 0;
-        for file in ["cmd-run.jsonl", "cmd-lines.jsonl"] {
+        for file in ["cmd-run.jsonl", "cmd-lines.jsonl", "cmd-multi.jsonl"] {
             let text = std::fs::read_to_string(format!("{dir}/{file}")).expect("test data");
             for l in text
                 .lines()
@@ -725,7 +728,7 @@ mod tests {
                 read += usize::from(ok);
             }
         }
-        assert_eq!(read, 16);
+        assert_eq!(read, 20);
     }
 
     /// A [`Few`] reads as the vector of its items, in place up to its size and beyond it
