@@ -13,7 +13,11 @@
 //! - `machine`: the machine checks at the start (a command run writes it when its busy-process
 //!   window closes, which may be after its first jobs); `adaptive`: a `--runs auto` round.
 //! - `command-run` / `command-job`: the plan and the jobs of a command-benchmark run
-//!   ([`command`]); such a file starts with `command-run` instead of `run`.
+//!   ([`command`]); such a file starts with `command-run` instead of `run`. A command job's
+//!   own measurements (wall, user, sys, peak RSS, counters) are recorded once, in its record's
+//!   `metrics`, and read as one sample per job; its samples carry only what each result line
+//!   said. Older files, whose samples each repeat the job's measurements first, load to the
+//!   same one sample per job ([`samples`]).
 //! - `shard`: a sharded run's part of the plan (`compare --shard K/N`, [`shard`]); a merged
 //!   file holds one per shard, each followed by that shard's records.
 //! - `samples` / `command-samples`: part of the samples of the job whose record follows, when

@@ -2,7 +2,10 @@
 //! file or standard input with the one loader ([`crate::format::results::load_streamed`]), for
 //! Node-file and command runs alike: every sample of every `ok` job
 //! (first record per file, side and run) becomes a [`crate::sample::RATE`] sample with its
-//! side, run index and time. Lines the loader could not read are returned as warnings.
+//! side, run index and time, plus the metrics its line reported. A command job's own
+//! measurements are one sample per job of each ([`add_command_job`]); a command run timed as
+//! whole processes asks reports for its `wall` ([`crate::sample::SampleSet::ask_default`]).
+//! Lines the loader could not read are returned as warnings.
 
 use crate::error::{Diagnostic, ImportError};
 use crate::format::Imported;
