@@ -10,7 +10,7 @@
 //! ([`CommandJobRecord::metrics`]), all lower-is-better: `wall` (s, spawn to reap), `user` and
 //! `sys` (s, CPU time from `wait4`), `max_rss` (bytes, peak resident set), and the `--measure`
 //! counters. A job timed as a whole process is reported by its `wall` by default
-//! ([`crate::sample::SampleSet::prefer_metric`]); its rate stays a metric (`--metric rate`).
+//! ([`crate::sample::SampleSet::ask_default`]); its rate stays a metric (`--metric rate`).
 //!
 //! **Schedule.** `warmup + runs` rounds; the first `warmup` rounds are run and recorded
 //! (`"warmup": true`) but produce no sample. Order and seed as for Node files

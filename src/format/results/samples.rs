@@ -121,9 +121,10 @@ type MetricRow<'m> = (&'m str, &'m str, crate::sample::Better, f64);
 
 /// Adds a counted, `ok` command job to `set`: each sample's rate (with time) and the metrics
 /// its line reported, then the job's own measurements ([`CommandJobRecord::metrics`]) as one
-/// sample per job of each (see [`push_job_metrics`] for its row). A record of a file written
-/// before those were recorded once per job has them first in every sample's metrics: they
-/// are taken once, from its first sample, and left out of every sample's own metrics.
+/// sample per job of each, in the row of its samples when they all have one, else in the row
+/// of the job itself (its benchmark and combination). A record of a file written before those
+/// were recorded once per job has them first in every sample's metrics: they are taken once,
+/// from its first sample, and left out of every sample's own metrics.
 pub fn add_command_job(set: &mut SampleSet, record: &CommandJobRecord) {
     let old_prefix = |s: &CommandSample| -> usize {
         if record.metrics.is_some() {
