@@ -871,6 +871,40 @@ mod tests {
         assert_eq!(bits(&copy.samples()[60..]), bits(&want));
     }
 
+    /// A default metric holds while every ask names it, through pooling too; a disagreeing
+    /// ask (or none with samples) falls back to the usual choice.
+    #[test]
+    fn default_metric_is_the_one_every_source_asked() {
+        let mut set = SampleSet::new();
+        let b = set.intern("cmd", "");
+        let wall = set.intern_metric("wall", "s", Better::Lower);
+        assert_eq!(set.default_metric(), None);
+        set.ask_default(Some(wall));
+        assert_eq!(set.default_metric(), None, "no wall sample yet");
+        set.push(Sample {
+            benchmark: b,
+            side: Side::Old,
+            metric: wall,
+            value: 0.5,
+            time_s: 0.5,
+            run: Some(0),
+        });
+        set.ask_default(Some(wall));
+        assert_eq!(set.default_metric(), Some(wall));
+        let mut pooled = SampleSet::new();
+        pooled.extend_from(&set);
+        let pooled_wall = pooled.find_metric("wall").expect("interned");
+        assert_eq!(pooled.default_metric(), Some(pooled_wall));
+        let mut lines = SampleSet::new();
+        lines.ask_default(None);
+        pooled.extend_from(&lines);
+        assert_eq!(pooled.default_metric(), None);
+        set.ask_default(None);
+        assert_eq!(set.default_metric(), None);
+        set.ask_default(Some(wall));
+        assert_eq!(set.default_metric(), None, "a disagreement is final");
+    }
+
     /// Two names with the same hash stay two benchmarks, each found by its name.
     #[test]
     fn hash_collisions_are_resolved_by_name() {

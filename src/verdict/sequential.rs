@@ -113,3 +113,36 @@ pub fn apply<T: Decidable>(rows: &mut [T], settled: &[Settled]) -> usize {
     }
     changed
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A rate's change r% is the time's 1/(1 + r/100) − 1: −50% of the rate is +100% of the
+    /// time, the bounds swap, the decision stays.
+    #[test]
+    fn rate_intervals_read_as_time_intervals() {
+        let st = status_as_time(Status::Decided {
+            decision: Decision::Slower,
+            lo_pct: -50.0,
+            hi_pct: -20.0,
+            row_alpha: 0.05,
+            rows: 1,
+        });
+        let Status::Decided {
+            decision,
+            lo_pct,
+            hi_pct,
+            ..
+        } = st
+        else {
+            panic!("still decided: {st:?}");
+        };
+        assert_eq!(decision, Decision::Slower);
+        assert!(
+            (lo_pct - 25.0).abs() < 1e-9 && (hi_pct - 100.0).abs() < 1e-9,
+            "{st:?}"
+        );
+        assert_eq!(status_as_time(Status::Open), Status::Open);
+    }
+}
