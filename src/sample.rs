@@ -386,6 +386,23 @@ pub struct SampleSet {
     rounds_recorded: bool,
     /// The summary statistics of summary-only inputs, by benchmark, metric and side.
     summaries: FxHashMap<(BenchmarkId, MetricId, Side), SummaryStats>,
+    /// What its sources asked reports to compare by default ([`SampleSet::ask_default`]):
+    /// `None` before any asked, `Some(None)` for the usual choice ([`RATE`] when present),
+    /// `Some(Some(id))` for metric `id`.
+    asked: Option<Option<MetricId>>,
+}
+
+/// Two sources' asks of a default metric together: one's when the other asked nothing, the
+/// metric they both asked, else the usual choice.
+fn merge_asked(
+    a: Option<Option<MetricId>>,
+    b: Option<Option<MetricId>>,
+) -> Option<Option<MetricId>> {
+    match (a, b) {
+        (None, x) | (x, None) => x,
+        (Some(x), Some(y)) if x == y => Some(x),
+        _ => Some(None),
+    }
 }
 
 impl Default for SampleSet {
@@ -407,6 +424,7 @@ impl Default for SampleSet {
             unpacked: std::sync::OnceLock::new(),
             rounds_recorded: false,
             summaries: FxHashMap::default(),
+            asked: None,
         }
     }
 }
@@ -453,6 +471,21 @@ impl SampleSet {
             better,
         });
         MetricId(u32::try_from(self.metrics.len() - 1).expect("fewer than 2^32 metrics"))
+    }
+
+    /// Asks reports of this set to compare `metric` when none is asked for (`None`: the usual
+    /// choice, [`RATE`] when some sample has it): a source calls it for each unit it adds (a
+    /// command job timed as a whole process asks for its `wall`, one with result lines for the
+    /// usual choice). The set keeps a metric only while every ask names it
+    /// ([`SampleSet::default_metric`]).
+    pub fn ask_default(&mut self, metric: Option<MetricId>) {
+        self.asked = merge_asked(self.asked, Some(metric));
+    }
+
+    /// The metric every ask of [`SampleSet::ask_default`] named, when some sample has it;
+    /// `None` when no source asked, they asked for different ones, or the usual choice.
+    pub fn default_metric(&self) -> Option<MetricId> {
+        self.asked.flatten().filter(|&m| self.has_metric(m))
     }
 
     /// All metrics, indexed by [`MetricId`] ([`RATE`] first).
@@ -679,7 +712,8 @@ impl SampleSet {
     }
 
     /// Appends every sample of `other`, re-interning its benchmarks and metrics (pooling
-    /// several inputs), and its summary statistics.
+    /// several inputs), its summary statistics and its asks of a default metric
+    /// ([`SampleSet::ask_default`]).
     ///
     /// The pooled set records rounds only if every pooled part does (an empty set takes the
     /// flag of what is added to it).
@@ -708,6 +742,8 @@ impl SampleSet {
             let key = (map[b.0 as usize], mmap[m.0 as usize], side);
             self.summaries.insert(key, stats);
         }
+        let other_asked = other.asked.map(|m| m.map(|m| mmap[m.0 as usize]));
+        self.asked = merge_asked(self.asked, other_asked);
     }
 
     /// True when some sample is of [`Side::Control`].
@@ -833,6 +869,40 @@ mod tests {
         copy.extend_from(&set);
         copy.extend_from(&set);
         assert_eq!(bits(&copy.samples()[60..]), bits(&want));
+    }
+
+    /// A default metric holds while every ask names it, through pooling too; a disagreeing
+    /// ask (or none with samples) falls back to the usual choice.
+    #[test]
+    fn default_metric_is_the_one_every_source_asked() {
+        let mut set = SampleSet::new();
+        let b = set.intern("cmd", "");
+        let wall = set.intern_metric("wall", "s", Better::Lower);
+        assert_eq!(set.default_metric(), None);
+        set.ask_default(Some(wall));
+        assert_eq!(set.default_metric(), None, "no wall sample yet");
+        set.push(Sample {
+            benchmark: b,
+            side: Side::Old,
+            metric: wall,
+            value: 0.5,
+            time_s: 0.5,
+            run: Some(0),
+        });
+        set.ask_default(Some(wall));
+        assert_eq!(set.default_metric(), Some(wall));
+        let mut pooled = SampleSet::new();
+        pooled.extend_from(&set);
+        let pooled_wall = pooled.find_metric("wall").expect("interned");
+        assert_eq!(pooled.default_metric(), Some(pooled_wall));
+        let mut lines = SampleSet::new();
+        lines.ask_default(None);
+        pooled.extend_from(&lines);
+        assert_eq!(pooled.default_metric(), None);
+        set.ask_default(None);
+        assert_eq!(set.default_metric(), None);
+        set.ask_default(Some(wall));
+        assert_eq!(set.default_metric(), None, "a disagreement is final");
     }
 
     /// Two names with the same hash stay two benchmarks, each found by its name.

@@ -233,14 +233,14 @@ fn report_reads(
     let mut parts: Vec<(usize, OneSided)> = Vec::with_capacity(views.len());
     let mut metric = None;
     for v in &views {
-        let id =
-            match super::choose_metric(&v.set, |id| v.set.has_metric(id), plan.metric.as_deref()) {
-                Ok(id) => id,
-                Err(e) => {
-                    out.error(e);
-                    return Ok(EXIT_USAGE);
-                }
-            };
+        let present = |id| v.set.has_metric(id);
+        let id = match super::choose_metric(&v.set, present, plan.metric.as_deref(), plan.format) {
+            Ok(id) => id,
+            Err(e) => {
+                out.error(e);
+                return Ok(EXIT_USAGE);
+            }
+        };
         metric.get_or_insert_with(|| v.set.metric(id).clone());
         let mut comps = crate::compare::group_metric(&v.set, id);
         crate::compare::sort_by_name(&mut comps);

@@ -299,7 +299,7 @@ pub fn analyse(
     out: &mut Messages,
 ) -> anyhow::Result<i32> {
     let present = |id: MetricId| set.has_metric(id);
-    let metric_id = match choose_metric(set, present, plan.metric.as_deref()) {
+    let metric_id = match choose_metric(set, present, plan.metric.as_deref(), plan.format) {
         Ok(id) => id,
         Err(e) => {
             out.error(e);
@@ -344,6 +344,18 @@ fn report_partitions<'a>(
     out: &mut Messages,
 ) -> anyhow::Result<std::io::Result<i32>> {
     let opts = options(plan);
+    // Rows settled on the rate of commands timed as whole processes read, for their wall, with
+    // the intervals of the time.
+    let as_time;
+    let facts = &if wall_of_commands(parts.names(), metric) && !facts.settled.is_empty() {
+        as_time = verdict::sequential::as_time(facts.settled);
+        Facts {
+            settled: &as_time,
+            ..*facts
+        }
+    } else {
+        *facts
+    };
     match plan.format {
         Format::R | Format::Analyze => {
             let rows = match compare_r::rows(parts, metric, plan, facts.failures, out) {
@@ -399,6 +411,20 @@ fn report_partitions<'a>(
     }
 }
 
+/// Whether the rows a sequential rule settled (on the rate) settle the comparisons of `metric`
+/// of `set`: those of the rate, and those of the `wall` of commands timed as whole processes
+/// (the set's [`SampleSet::default_metric`]), whose rate is 1 / wall; other metrics keep their
+/// analysis.
+pub(crate) fn settles(set: &SampleSet, metric: MetricId) -> bool {
+    metric == crate::sample::RATE || wall_of_commands(set, metric)
+}
+
+/// True when `metric` is the `wall` (s) a command run's set asks reports for by default.
+fn wall_of_commands(set: &SampleSet, metric: MetricId) -> bool {
+    let m = set.metric(metric);
+    set.default_metric() == Some(metric) && m.name == "wall" && m.unit == "s"
+}
+
 /// Returns the heap's free pages to the system (glibc keeps what was freed — the reader's
 /// blocks, a partition's samples — and the peak RSS would count it again and again).
 fn release_free_memory() {
@@ -409,9 +435,12 @@ fn release_free_memory() {
     }
 }
 
-/// The metric `name` asks for (default: [`crate::compare::primary_metric`]) when some
-/// sample has it (`present`; `set` names the metrics). Units the Go format converts are found by the name the input
-/// used: `MB/s` is `B/s`, `ns/op` is `sec/op`.
+/// The metric `name` asks for when some sample has it (`present`; `set` names the metrics).
+/// Units the Go format converts are found by the name the input used: `MB/s` is `B/s`,
+/// `ns/op` is `sec/op`. Without a name: the metric the samples' source asked for
+/// ([`SampleSet::default_metric`]: the `wall` of commands timed as whole processes), else
+/// [`crate::compare::primary_metric`]; in the formats whose figures are compare.js's rate
+/// (`format` `r`, `analyze`, `csv`), always the latter.
 ///
 /// # Errors
 /// The message naming the metrics the samples have.
@@ -419,9 +448,12 @@ fn choose_metric(
     set: &SampleSet,
     present: impl Fn(MetricId) -> bool,
     name: Option<&str>,
+    format: Format,
 ) -> Result<MetricId, String> {
     let Some(name) = name else {
-        return Ok(crate::compare::primary_metric(set));
+        let rate_format = matches!(format, Format::R | Format::Analyze | Format::Csv);
+        let asked = set.default_metric().filter(|&m| !rate_format && present(m));
+        return Ok(asked.unwrap_or_else(|| crate::compare::primary_metric(set)));
     };
     let alias = match name {
         "MB/s" => "B/s",

@@ -12,7 +12,7 @@ use crate::compare::Comparison;
 use crate::compare::partitions::{Contents, Partitions};
 use crate::format::go::GoLines;
 use crate::render::benchstat as bs;
-use crate::sample::{BenchmarkId, MetricId, RATE, Side};
+use crate::sample::{BenchmarkId, MetricId, Side};
 use crate::verdict::{self, decide};
 use std::io::Write;
 
@@ -279,7 +279,7 @@ pub(super) fn write<'a>(
     let opts = super::options(plan);
     let mut decided: Vec<decide::Decided> = kept.decided.into_iter().map(|d| d.1).collect();
     decide::decide_all(&mut decided, &opts);
-    if metric == RATE {
+    if super::settles(parts.names(), metric) {
         verdict::sequential::apply(&mut decided, facts.settled);
     }
     Ok(super::gate(&decided, max, &opts, facts.failures, out))

@@ -169,7 +169,7 @@ pub(super) fn try_report(
         benchstat: None,
     };
     let present = |id: MetricId| spilled_metrics.contains(&id);
-    let metric = match super::choose_metric(parts.names(), present, a.metric.as_deref()) {
+    let metric = match super::choose_metric(parts.names(), present, a.metric.as_deref(), a.format) {
         Ok(id) => id,
         Err(e) => {
             io.out.error(e);

@@ -19,7 +19,7 @@ use crate::compare::partitions::Partitions;
 use crate::compare::{Comparison, OneSided};
 use crate::render::table::{self, TableRow};
 use crate::render::{self, html, json, markdown};
-use crate::sample::{BenchmarkId, Better, MetricId, RATE};
+use crate::sample::{BenchmarkId, Better, MetricId};
 use crate::verdict::combine::Combined;
 use crate::verdict::{self, decide};
 use std::collections::HashMap;
@@ -241,7 +241,7 @@ pub(super) fn write<'a>(
         noted,
     } = in_report_order(kept, facts.failures);
     decide::decide_all(&mut rows, &opts);
-    if metric == RATE {
+    if super::settles(parts.names(), metric) {
         verdict::sequential::apply(&mut rows, facts.settled);
     }
     let sections = if plan.format == Format::Html {
@@ -332,7 +332,7 @@ pub(super) fn write<'a>(
             ..opts
         };
         decide::decide_all(&mut pooled, &pooled_opts);
-        if metric == RATE {
+        if super::settles(parts.names(), metric) {
             verdict::sequential::apply(&mut pooled, facts.settled);
         }
         super::gate(&pooled, max, &opts, facts.failures, out)
@@ -559,7 +559,7 @@ impl Document<'_> {
 mod tests {
     use super::*;
     use crate::compare::partitions::{Contents, InMemory, Partition};
-    use crate::sample::{Sample, SampleSet, Side};
+    use crate::sample::{RATE, Sample, SampleSet, Side};
 
     /// Samples in memory whose partitions cannot be read a second time (a spill file that
     /// cannot be read back, a temporary folder that filled up).

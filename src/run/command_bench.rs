@@ -536,18 +536,22 @@ impl super::Observer for Obs<'_, '_> {
         }
         self.unused.add_command(r);
         if r.ok() && !r.warmup {
-            command_run::add_to_set(&mut self.set, r.side, r.run, &r.samples);
+            command_run::add_to_set(&mut self.set, r);
+            // The job's counters (its own measurements), in the order they were measured.
+            let counters: Vec<&crate::format::result_lines::ReportedMetric> = (r.metrics.iter())
+                .flatten()
+                .filter(|m| crate::run::child::counters::is_counter_name(&m.name))
+                .collect();
             for s in &r.samples {
                 if let Some(csv) = &mut self.csv {
                     let time = s
                         .time_s
                         .filter(|t| t.is_finite())
                         .map_or_else(|| "NA".to_owned(), |t| format!("{t:.9}"));
-                    // The counters' columns, in the header's order (`with_columns`).
-                    let extra: Vec<Option<f64>> = s
-                        .metrics
+                    // The counters' columns, in the header's order (`with_columns`): the job's
+                    // counters on each of its rows.
+                    let extra: Vec<Option<f64>> = counters
                         .iter()
-                        .filter(|m| crate::run::child::counters::is_counter_name(&m.name))
                         .map(|m| Some(m.value))
                         .take(csv.extra_columns())
                         .collect();
@@ -556,9 +560,8 @@ impl super::Observer for Obs<'_, '_> {
                 if let Some(e) = &mut self.echo {
                     // The rate, or under valgrind (no rate) the counters.
                     let figure = if s.rate.is_nan() {
-                        s.metrics
+                        counters
                             .iter()
-                            .filter(|m| crate::run::child::counters::is_counter_name(&m.name))
                             .map(|m| {
                                 format!("{} {}", m.name, crate::format::inspect::js_number(m.value))
                             })

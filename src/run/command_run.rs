@@ -4,10 +4,13 @@
 //! **Samples.** When a child prints result lines ([`crate::format::result_lines`]), each line is one
 //! sample: its name (or the benchmark's) is the benchmark, its configuration is the
 //! combination followed by any reported keys the combination does not have. Otherwise the
-//! whole process is the sample: rate = 1 / wall seconds, time = wall seconds. Every sample also
-//! carries the job's process metrics, all lower-is-better: `wall` (s, spawn to reap), `user`
-//! and `sys` (s, CPU time from `wait4`), `max_rss` (bytes, peak resident set) — plus, for JSON
-//! lines, the program's own metrics.
+//! whole process is the sample: rate = 1 / wall seconds, time = wall seconds. A sample carries
+//! only what its line said (for JSON lines, the program's own metrics). The job's own
+//! measurements are one sample per job, recorded once in its record
+//! ([`CommandJobRecord::metrics`]), all lower-is-better: `wall` (s, spawn to reap), `user` and
+//! `sys` (s, CPU time from `wait4`), `max_rss` (bytes, peak resident set), and the `--measure`
+//! counters. A job timed as a whole process is reported by its `wall` by default
+//! ([`crate::sample::SampleSet::ask_default`]); its rate stays a metric (`--metric rate`).
 //!
 //! **Schedule.** `warmup + runs` rounds; the first `warmup` rounds are run and recorded
 //! (`"warmup": true`) but produce no sample. Order and seed as for Node files
@@ -31,9 +34,9 @@ use crate::sample::{Better, Configuration, SampleSet, Side};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-/// The job's process metrics and counters; under cachegrind only the counters (the process's
-/// own figures are valgrind's).
-fn process_metrics(o: &Outcome, under_valgrind: bool) -> Vec<ReportedMetric> {
+/// The job's own measurements ([`CommandJobRecord::metrics`]): its process metrics and
+/// counters; under cachegrind only the counters (the process's own figures are valgrind's).
+pub fn process_metrics(o: &Outcome, under_valgrind: bool) -> Vec<ReportedMetric> {
     let m = |name: &str, unit: &str, value: f64| ReportedMetric {
         name: name.to_owned(),
         unit: unit.to_owned(),
@@ -59,20 +62,18 @@ fn process_metrics(o: &Outcome, under_valgrind: bool) -> Vec<ReportedMetric> {
     v
 }
 
-/// The samples of one finished child (see the module notes). `under_valgrind`: the child ran
-/// under cachegrind, so no time it took is a measurement: no sample has a rate or time
-/// (`NaN`, `null`), only its counters and the program's own metrics.
+/// The samples of one finished child (see the module notes): what its lines said, without the
+/// job's own measurements ([`process_metrics`]). `under_valgrind`: the child ran under
+/// cachegrind, so no time it took is a measurement: no sample has a rate or time (`NaN`,
+/// absent), only the program's own metrics.
 pub fn samples_of(
     def: &BenchDef,
     combo: &Combination,
     o: &Outcome,
     under_valgrind: bool,
 ) -> Vec<CommandSample> {
-    let process = process_metrics(o, under_valgrind);
-    let to_sample = |conf: Configuration, name: String, rate, time_s, source: &str, extra| {
-        let mut metrics = process.clone();
-        metrics.extend(extra);
-        CommandSample {
+    let to_sample =
+        |conf: Configuration, name: String, rate, time_s, source: &str, metrics| CommandSample {
             name,
             params: conf
                 .params
@@ -84,8 +85,7 @@ pub fn samples_of(
             time_s,
             source: source.to_owned(),
             metrics,
-        }
-    };
+        };
     if o.results.is_empty() {
         let (rate, time_s) = if under_valgrind {
             (f64::NAN, None)
@@ -123,11 +123,12 @@ pub fn samples_of(
         .collect()
 }
 
-/// Adds the samples of a counted, `ok` job to `set`: the rate (with time) and every metric
-/// (see [`crate::format::results::samples::add_command_samples`]).
-pub fn add_to_set(set: &mut SampleSet, side: Side, run: u32, samples: &[CommandSample]) {
+/// Adds a counted, `ok` job to `set`: each sample's rate (with time) and reported metrics,
+/// and the job's own measurements once (see
+/// [`crate::format::results::samples::add_command_job`]).
+pub fn add_to_set(set: &mut SampleSet, record: &CommandJobRecord) {
     set.mark_rounds_recorded(); // the runner's rounds ran old and new together
-    crate::format::results::samples::add_command_samples(set, side, run, samples);
+    crate::format::results::samples::add_command_job(set, record);
 }
 
 /// How a command run ended.
@@ -257,6 +258,7 @@ impl driver::JobRunner for CommandRunner<'_> {
             user_s: f64::NAN,
             sys_s: f64::NAN,
             max_rss_bytes: 0,
+            metrics: None,
             samples: Vec::new(),
             samples_before: 0,
             error: None,
@@ -315,6 +317,7 @@ impl driver::JobRunner for CommandRunner<'_> {
             record.user_s = o.usage.user_s;
             record.sys_s = o.usage.sys_s;
             record.max_rss_bytes = o.usage.max_rss_bytes;
+            record.metrics = Some(process_metrics(o, plan.measure.cachegrind.is_some()));
             match o.failure(plan.timeout) {
                 None => {
                     if !warmup {

@@ -184,6 +184,9 @@ pub struct CommandAuto {
     rounds: u32,
     counted_rounds: u32,
     wall_s: f64,
+    /// True while every counted sample was of a job timed as a whole process (its rate is
+    /// 1 / wall, and reports show its wall): the summary then gives intervals of the time.
+    whole_process: bool,
 }
 
 impl CommandAuto {
@@ -202,6 +205,7 @@ impl CommandAuto {
             rounds: 0,
             counted_rounds: 0,
             wall_s: 0.0,
+            whole_process: true,
         }
     }
 
@@ -243,7 +247,13 @@ impl CommandAuto {
                 .map(|r| ConfigRuns {
                     name: r.name.clone(),
                     runs: [r.samples[0].len(), r.samples[1].len()],
-                    settled: r.settled,
+                    // As the report shows the row: a whole-process command by its wall time.
+                    settled: match r.settled {
+                        Some((round, st)) if self.whole_process => {
+                            Some((round, crate::verdict::sequential::status_as_time(st)))
+                        }
+                        other => other,
+                    },
                 })
                 .collect(),
             settled_rows: self
@@ -305,6 +315,7 @@ impl Policy<CommandJobRecord> for CommandAuto {
         }
         let side = usize::from(planned.job.side == Side::New);
         for s in &record.samples {
+            self.whole_process &= s.source == crate::format::results::samples::WHOLE_PROCESS;
             let key = (s.name.clone(), s.configuration.clone());
             let i = match self.index.get(&key) {
                 Some(&i) => i,

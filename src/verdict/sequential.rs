@@ -10,12 +10,60 @@
 //!   stopped it because it could almost surely not be decided by `--max-runs`).
 //!
 //! Rows that ran to `--max-runs` keep the fixed-sample analysis, as in a fixed run. Other
-//! metrics than the rate keep theirs (the rule looked at the rate only).
+//! metrics than the rate keep theirs (the rule looked at the rate only), except the time of
+//! commands timed as whole processes, whose rate is 1 / time: their rows read the same
+//! decisions with the interval turned into the time's ([`as_time`]).
 
 use crate::format::results::plan::{Settled, Status};
 /// What a sequential rule decided about a comparison.
 pub use crate::stats::sequential::Decision;
 use crate::verdict::decide::{Decidable, Verdict};
+
+/// The rows `settled` as they read for a time `t` whose rate `1/t` the rule settled them on
+/// (a command timed as a whole process, reported by its `wall`): each status as
+/// [`status_as_time`] turns it.
+pub fn as_time(settled: &[Settled]) -> Vec<Settled> {
+    settled
+        .iter()
+        .map(|s| Settled {
+            status: status_as_time(s.status),
+            ..s.clone()
+        })
+        .collect()
+}
+
+/// A status the rule reached on a rate `1/t`, as it reads for the time `t`: the same decision
+/// (faster stays faster: a higher rate is a lower time), each interval `[lo, hi]` of the
+/// rate's percent change `r` turned into the time's, `100·(1/(1 + r/100) − 1)`, bounds
+/// swapped. Other statuses are returned as they are.
+pub fn status_as_time(status: Status) -> Status {
+    let time = |r: f64| 100.0 * (1.0 / (1.0 + r / 100.0) - 1.0);
+    match status {
+        Status::Decided {
+            decision,
+            lo_pct,
+            hi_pct,
+            row_alpha,
+            rows,
+        } => Status::Decided {
+            decision,
+            lo_pct: time(hi_pct),
+            hi_pct: time(lo_pct),
+            row_alpha,
+            rows,
+        },
+        Status::Futile {
+            conditional_power,
+            lo_pct,
+            hi_pct,
+        } => Status::Futile {
+            conditional_power,
+            lo_pct: time(hi_pct),
+            hi_pct: time(lo_pct),
+        },
+        other => other,
+    }
+}
 
 /// Marks the decided comparisons `rows` of the rate with the rows a sequential rule settled
 /// (`settled`, matched by `file + ' ' + configuration` to the comparison's name): see the
@@ -64,4 +112,37 @@ pub fn apply<T: Decidable>(rows: &mut [T], settled: &[Settled]) -> usize {
         }
     }
     changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A rate's change r% is the time's 1/(1 + r/100) − 1: −50% of the rate is +100% of the
+    /// time, the bounds swap, the decision stays.
+    #[test]
+    fn rate_intervals_read_as_time_intervals() {
+        let st = status_as_time(Status::Decided {
+            decision: Decision::Slower,
+            lo_pct: -50.0,
+            hi_pct: -20.0,
+            row_alpha: 0.05,
+            rows: 1,
+        });
+        let Status::Decided {
+            decision,
+            lo_pct,
+            hi_pct,
+            ..
+        } = st
+        else {
+            panic!("still decided: {st:?}");
+        };
+        assert_eq!(decision, Decision::Slower);
+        assert!(
+            (lo_pct - 25.0).abs() < 1e-9 && (hi_pct - 100.0).abs() < 1e-9,
+            "{st:?}"
+        );
+        assert_eq!(status_as_time(Status::Open), Status::Open);
+    }
 }

@@ -182,10 +182,18 @@ fn whole_process_timing_and_lower_is_better_signs() {
         "--runs",
         "4",
     ];
-    // Rate (higher is better): the new build is about 3x slower, so the change is negative.
+    // Rate (higher is better, `--metric rate`): the new build is about 3x slower, so the
+    // change is negative.
     let o = benchdiff(d.path())
         .args(base)
-        .args(["--csv", "rate.csv", "--results", "r.jsonl"])
+        .args([
+            "--csv",
+            "rate.csv",
+            "--results",
+            "r.jsonl",
+            "--metric",
+            "rate",
+        ])
         .output()
         .unwrap();
     let out = text(&o.stdout);
@@ -202,7 +210,8 @@ fn whole_process_timing_and_lower_is_better_signs() {
         (-75.0..=-45.0).contains(&change),
         "rate change about -67%: {out}"
     );
-    // Whole-process samples: wall from spawn to reap, rate = 1 / wall.
+    // Whole-process samples: wall from spawn to reap, rate = 1 / wall; the job's own
+    // measurements once, in its record.
     for j in jobs(&d.path().join("r.jsonl")) {
         let wall = j["wall_s"].as_f64().unwrap();
         let want = if j["side"] == "old" { 0.05 } else { 0.15 };
@@ -211,7 +220,8 @@ fn whole_process_timing_and_lower_is_better_signs() {
         let s = &j["samples"][0];
         assert_eq!(s["source"], "whole-process");
         assert!((s["rate"].as_f64().unwrap() - 1.0 / wall).abs() < 1e-9);
-        let names: Vec<&str> = s["metrics"]
+        assert!(s.get("metrics").is_none(), "{s}");
+        let names: Vec<&str> = j["metrics"]
             .as_array()
             .unwrap()
             .iter()
@@ -219,14 +229,15 @@ fn whole_process_timing_and_lower_is_better_signs() {
             .collect();
         assert_eq!(names, ["wall", "user", "sys", "max_rss"]);
         assert!(
-            s["metrics"][3]["value"].as_f64().unwrap() > 100_000.0,
+            j["metrics"][3]["value"].as_f64().unwrap() > 100_000.0,
             "peak RSS in bytes"
         );
     }
-    // Wall seconds (lower is better): the change is positive in every column and still slower.
+    // Wall seconds (lower is better, the default for commands timed as whole processes): the
+    // change is positive in every column and still slower.
     let o = benchdiff(d.path())
         .args(base)
-        .args(["--csv", "wall.csv", "--metric", "wall"])
+        .args(["--csv", "wall.csv"])
         .output()
         .unwrap();
     let out = text(&o.stdout);
@@ -334,8 +345,10 @@ fn json_lines_carry_program_metrics() {
     let j = &jobs(&d.path().join("r.jsonl"))[0];
     let s = &j["samples"][0];
     assert_eq!(s["source"], "json");
-    assert_eq!(s["metrics"][4]["name"], "allocs");
-    assert_eq!(s["metrics"][5]["better"], "higher");
+    // The line's own metrics only; the job's are in its record.
+    assert_eq!(s["metrics"][0]["name"], "allocs");
+    assert_eq!(s["metrics"][1]["better"], "higher");
+    assert_eq!(j["metrics"][0]["name"], "wall");
     // A malformed JSON result (rate is not a number) fails the job with the line named.
     script(d.path(), "bad", "echo '{\"rate\":\"fast\"}'");
     let o = benchdiff(d.path())

@@ -13,6 +13,7 @@ mod commands;
 mod control;
 mod counters;
 mod faults;
+mod job_metrics;
 mod node;
 mod orphans;
 mod outputs;

@@ -10,14 +10,15 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// `benchdiff report FILE` stdout (exit code 0 asserted).
-fn report(file: &str) -> String {
+/// `benchdiff report FILE ARGS…` stdout (exit code 0 asserted).
+fn report_with(file: &str, args: &[&str]) -> String {
     let out = assert_cmd::Command::cargo_bin("benchdiff")
         .expect("binary built")
         .env_remove("NO_COLOR")
         .env("COLUMNS", "200")
         .arg("report")
         .arg(data(file))
+        .args(args)
         .output()
         .expect("benchdiff runs");
     assert!(
@@ -44,8 +45,18 @@ fn runs_of(report: &str, row: &str) -> String {
         .to_owned()
 }
 
+/// `benchdiff report FILE` stdout (exit code 0 asserted).
+fn report(file: &str) -> String {
+    report_with(file, &[])
+}
+
 fn check(name: &str) -> String {
-    let got = report(&format!("{name}.jsonl"));
+    check_with(name, &[])
+}
+
+/// `benchdiff report NAME.jsonl ARGS…` is `NAME.report.txt`.
+fn check_with(name: &str, args: &[&str]) -> String {
+    let got = report_with(&format!("{name}.jsonl"), args);
     let want =
         std::fs::read_to_string(data(&format!("{name}.report.txt"))).expect("expected report");
     assert_eq!(got, want, "report of {name}.jsonl changed");
@@ -82,8 +93,16 @@ fn node_run_with_timed_out_jobs_loads() {
 
 #[test]
 fn command_run_with_warmups_loads() {
-    let r = check("cmd-run");
+    // That version reported the rate; commands timed as whole processes are now reported by
+    // their wall time, one sample per job, and the rate's table is the one it printed.
+    let r = check_with("cmd-run", &["--metric", "rate"]);
     assert_eq!(runs_of(&r, "command"), "3/3");
+    let wall = report("cmd-run.jsonl");
+    assert!(
+        wall.starts_with("metric: wall (s), lower is better"),
+        "{wall}"
+    );
+    assert_eq!(runs_of(&wall, "command"), "3/3");
 }
 
 #[test]

@@ -98,23 +98,32 @@ pub struct CommandRunHeader {
     pub control: bool,
 }
 
-/// One sample of a command job.
+/// One sample of a command job: what one result line said (or, for a job timed as a whole
+/// process, its rate and time). The job's own measurements are not repeated here: they are
+/// the job's one sample ([`CommandJobRecord::metrics`]). Fields at their default (no
+/// configuration, no parameters, no time, no metrics) are left out of the file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CommandSample {
     /// Benchmark name (`filename`).
     pub name: String,
-    /// compare.js configuration text.
+    /// compare.js configuration text (absent: empty).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub configuration: String,
-    /// Structured parameters, `[key, value]`.
+    /// Structured parameters, `[key, value]` (absent: none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub params: Vec<(String, serde_json::Value)>,
     /// Operations per second (NaN and infinities as in [`super::SampleRecord`]).
     #[serde(serialize_with = "super::ser_f64", deserialize_with = "super::de_f64")]
     pub rate: f64,
-    /// Seconds (NaN when unknown; `null` in JSON).
+    /// Seconds (absent, or `null` in older files, when unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_s: Option<f64>,
     /// `whole-process`, `node` or `json`.
     pub source: String,
-    /// Metrics besides the rate (process metrics first).
+    /// The metrics the line reported besides the rate (JSON lines; absent: none). Files
+    /// written before job measurements were recorded once per job list the job's process
+    /// metrics and counters first here, in every sample ([`CommandJobRecord::metrics`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub metrics: Vec<ReportedMetric>,
 }
 
@@ -153,6 +162,13 @@ pub struct CommandJobRecord {
     pub sys_s: f64,
     /// Peak RSS, bytes.
     pub max_rss_bytes: u64,
+    /// The job's own measurements, one sample per job: `wall` (s, spawn to reap), `user` and
+    /// `sys` (s, CPU time), `max_rss` (bytes, peak resident set), all lower is better, then the
+    /// `--measure` counters; under cachegrind only the counters. Absent for a job that never
+    /// ran its command (a failed `--prepare`), and in files written before it was recorded,
+    /// whose samples each carry these metrics first ([`job_metrics_of_old`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<Vec<ReportedMetric>>,
     /// Samples (empty for warm-ups and failures): the last of them when the job's samples
     /// were split over several records (see [`super::SamplesPart`]).
     pub samples: Vec<CommandSample>,
@@ -191,12 +207,36 @@ impl CommandJobRecord {
             user_s: self.user_s,
             sys_s: self.sys_s,
             max_rss_bytes: self.max_rss_bytes,
+            metrics: self.metrics.clone(),
             samples: Vec::new(),
             samples_before: 0,
             error: self.error.clone(),
             stderr_tail: self.stderr_tail.clone(),
         }
     }
+}
+
+/// The names of a job's process metrics, in the order they are recorded.
+const PROCESS_METRICS: [&str; 4] = ["wall", "user", "sys", "max_rss"];
+
+/// In a file written before job measurements were recorded once per job (no
+/// [`CommandJobRecord::metrics`]), every sample's metrics began with the job's: how many of
+/// the metrics named `names` (one sample's, in order) are the job's — the four process
+/// metrics `wall`, `user`, `sys`, `max_rss` (all four, or none under cachegrind), then the
+/// counters ([`crate::sample::COUNTER_METRICS`]) that follow them. The rest are what the
+/// line reported.
+pub fn job_metrics_of_old<'n>(names: impl IntoIterator<Item = &'n str>) -> usize {
+    let names: Vec<&str> = names.into_iter().collect();
+    let process = if names.starts_with(&PROCESS_METRICS) {
+        PROCESS_METRICS.len()
+    } else {
+        0
+    };
+    process
+        + names[process..]
+            .iter()
+            .take_while(|n| crate::sample::COUNTER_METRICS.contains(n))
+            .count()
 }
 
 /// An `ok` command job as the report reads it ([`super::load_streamed`]): the fields of a
@@ -221,6 +261,9 @@ pub struct CommandJobView<'a> {
     pub warmup: bool,
     /// Outcome class.
     pub status: JobStatus,
+    /// As [`CommandJobRecord::metrics`].
+    #[serde(borrow, default)]
+    pub metrics: Option<Few<MetricView<'a>, 4>>,
     /// Samples (empty for warm-ups and failures).
     #[serde(borrow)]
     pub samples: Few<CommandSampleView<'a>, 1>,
@@ -259,20 +302,23 @@ pub struct CommandSampleView<'a> {
     #[serde(borrow)]
     pub name: std::borrow::Cow<'a, str>,
     /// compare.js configuration text.
-    #[serde(borrow)]
+    #[serde(borrow, default)]
     pub configuration: std::borrow::Cow<'a, str>,
     /// Structured parameters, `[key, value]`.
+    #[serde(default)]
     pub params: Vec<(String, serde_json::Value)>,
     /// Operations per second (NaN and infinities as in [`super::SampleRecord`]).
     #[serde(deserialize_with = "super::de_f64")]
     pub rate: f64,
-    /// Seconds (NaN when unknown; `null` in JSON).
+    /// Seconds (`None` when unknown).
+    #[serde(default)]
     pub time_s: Option<f64>,
-    /// Metrics besides the rate (process metrics first).
-    #[serde(borrow)]
+    /// Metrics besides the rate, as [`CommandSample::metrics`].
+    #[serde(borrow, default)]
     pub metrics: Few<MetricView<'a>, 4>,
-    #[serde(rename = "source")]
-    _source: serde::de::IgnoredAny,
+    /// `whole-process`, `node` or `json`.
+    #[serde(borrow)]
+    pub source: std::borrow::Cow<'a, str>,
 }
 
 /// One metric of a [`CommandSampleView`] (a [`ReportedMetric`], text borrowed).
@@ -382,7 +428,7 @@ impl CommandSampleView<'_> {
             rate: s.rate,
             time_s: s.time_s,
             metrics,
-            _source: serde::de::IgnoredAny,
+            source: std::borrow::Cow::Owned(s.source),
         }
     }
 }

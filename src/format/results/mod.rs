@@ -13,7 +13,11 @@
 //! - `machine`: the machine checks at the start (a command run writes it when its busy-process
 //!   window closes, which may be after its first jobs); `adaptive`: a `--runs auto` round.
 //! - `command-run` / `command-job`: the plan and the jobs of a command-benchmark run
-//!   ([`command`]); such a file starts with `command-run` instead of `run`.
+//!   ([`command`]); such a file starts with `command-run` instead of `run`. A command job's
+//!   own measurements (wall, user, sys, peak RSS, counters) are recorded once, in its record's
+//!   `metrics`, and read as one sample per job; its samples carry only what each result line
+//!   said. Older files, whose samples each repeat the job's measurements first, load to the
+//!   same one sample per job ([`samples`]).
 //! - `shard`: a sharded run's part of the plan (`compare --shard K/N`, [`shard`]); a merged
 //!   file holds one per shard, each followed by that shard's records.
 //! - `samples` / `command-samples`: part of the samples of the job whose record follows, when
@@ -1404,6 +1408,7 @@ fn load_with<R: BufRead>(
                 user_s: f64::NAN,
                 sys_s: f64::NAN,
                 max_rss_bytes: 0,
+                metrics: None,
                 samples: Vec::new(),
                 samples_before: 0,
                 error: None,
@@ -1602,6 +1607,7 @@ mod tests {
             user_s: 0.25,
             sys_s: 0.125,
             max_rss_bytes: 1,
+            metrics: Some(Vec::new()),
             samples: (0..samples).map(sample).collect(),
             samples_before: 0,
             error: None,

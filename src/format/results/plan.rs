@@ -162,3 +162,49 @@ pub type Exclusion = Vec<(String, String)>;
 
 /// One combination: `(key, value text)` in matrix key order.
 pub type Combination = Vec<(String, String)>;
+
+/// The typed JSON form of a value text (as `crate::run::plan::matrix` types parameter values): finite number, boolean or
+/// string.
+pub fn typed_value(text: &str) -> serde_json::Value {
+    match text {
+        "true" => return serde_json::Value::Bool(true),
+        "false" => return serde_json::Value::Bool(false),
+        _ => {}
+    }
+    let numeric = !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'))
+        && text.bytes().any(|b| b.is_ascii_digit());
+    if numeric
+        && let Ok(x) = text.parse::<f64>()
+        && let Some(n) = serde_json::Number::from_f64(x)
+    {
+        return serde_json::Value::Number(n);
+    }
+    serde_json::Value::String(text.to_owned())
+}
+
+/// The configuration (compare.js text + typed params) of a combination followed by `extra`
+/// entries whose keys it does not already have (e.g. what a program reported).
+pub fn configuration(
+    c: &Combination,
+    extra: &[(String, serde_json::Value)],
+) -> crate::sample::Configuration {
+    let mut entries: Vec<(String, serde_json::Value)> =
+        c.iter().map(|(k, v)| (k.clone(), typed_value(v))).collect();
+    for (k, v) in extra {
+        if !entries.iter().any(|(ek, _)| ek == k) {
+            entries.push((k.clone(), v.clone()));
+        }
+    }
+    // Every value is a number, string or boolean here, so this cannot fail; fall back to text.
+    crate::format::node_ipc::configuration_from_entries(&entries).unwrap_or_else(|_| {
+        crate::sample::Configuration::from_text(
+            c.iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+        )
+    })
+}

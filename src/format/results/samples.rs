@@ -2,11 +2,16 @@
 //! file or standard input with the one loader ([`crate::format::results::load_streamed`]), for
 //! Node-file and command runs alike: every sample of every `ok` job
 //! (first record per file, side and run) becomes a [`crate::sample::RATE`] sample with its
-//! side, run index and time. Lines the loader could not read are returned as warnings.
+//! side, run index and time, plus the metrics its line reported. A command job's own
+//! measurements are one sample per job of each ([`add_command_job`]); a command run timed as
+//! whole processes asks reports for its `wall` ([`crate::sample::SampleSet::ask_default`]).
+//! Lines the loader could not read are returned as warnings.
 
 use crate::error::{Diagnostic, ImportError};
 use crate::format::Imported;
-use crate::format::results::command::CommandSample;
+use crate::format::results::command::{
+    CommandJobRecord, CommandJobView, CommandSample, CommandSampleView, job_metrics_of_old,
+};
 use crate::sample::{Configuration, RATE, Sample, SampleSet, Side};
 use std::io::BufRead;
 
@@ -44,11 +49,12 @@ pub fn read_from<R: BufRead>(
             }
             add_node_counters(set, job);
         }
-        // Every sample of every counted `ok` job with its rate and all its metrics (`wall`,
-        // `user`, `sys`, `max_rss` and the program's own).
+        // Every sample of every counted `ok` job with its rate and the metrics its line
+        // reported, and the job's own measurements (`wall`, `user`, `sys`, `max_rss`,
+        // counters) once per job.
         crate::format::results::OkJob::Command(job) => {
             if !job.warmup {
-                add_command_view_samples(set, job.side, job.run, &job.samples, &mut no_params);
+                add_command_view_job(set, job, &mut no_params);
             }
         }
     };
@@ -110,31 +116,131 @@ pub fn add_node_counters(set: &mut SampleSet, job: &crate::format::results::JobR
     }
 }
 
-/// Adds the samples of a counted, `ok` command job to `set`: the rate (with time) and every
-/// metric.
-pub fn add_command_samples(set: &mut SampleSet, side: Side, run: u32, samples: &[CommandSample]) {
-    for s in samples {
+/// One metric as the loader pushes it: `(name, unit, better, value)`.
+type MetricRow<'m> = (&'m str, &'m str, crate::sample::Better, f64);
+
+/// Adds a counted, `ok` command job to `set`: each sample's rate (with time) and the metrics
+/// its line reported, then the job's own measurements ([`CommandJobRecord::metrics`]) as one
+/// sample per job of each, in the row of its samples when they all have one, else in the row
+/// of the job itself (its benchmark and combination). A record of a file written before those
+/// were recorded once per job has them first in every sample's metrics: they are taken once,
+/// from its first sample, and left out of every sample's own metrics.
+pub fn add_command_job(set: &mut SampleSet, record: &CommandJobRecord) {
+    let old_prefix = |s: &CommandSample| -> usize {
+        if record.metrics.is_some() {
+            0
+        } else {
+            job_metrics_of_old(s.metrics.iter().map(|m| m.name.as_str()))
+        }
+    };
+    let mut row = JobRow::default();
+    for s in &record.samples {
         let conf = crate::format::node_ipc::configuration_from_entries(&s.params)
             .unwrap_or_else(|_| Configuration::from_text(s.configuration.clone()));
         let id = set.intern_configuration(&s.name, &conf);
-        let metrics = s
-            .metrics
+        row.see(id);
+        let own = s.metrics[old_prefix(s)..]
             .iter()
             .map(|m| (&*m.name, &*m.unit, m.better, m.value));
-        push_rate_and_metrics(set, id, side, run, (s.rate, s.time_s), metrics);
+        push_rate_and_metrics(set, id, record.side, record.run, (s.rate, s.time_s), own);
+    }
+    let job: Vec<MetricRow<'_>> = match (&record.metrics, record.samples.first()) {
+        (Some(m), _) => m
+            .iter()
+            .map(|m| (&*m.name, &*m.unit, m.better, m.value))
+            .collect(),
+        (None, Some(first)) => first.metrics[..old_prefix(first)]
+            .iter()
+            .map(|m| (&*m.name, &*m.unit, m.better, m.value))
+            .collect(),
+        (None, None) => Vec::new(),
+    };
+    let place = (&*record.benchmark, &record.combination[..]);
+    push_job_metrics(set, row, place, (record.side, record.run), &job);
+    let whole = record.samples.iter().all(|s| s.source == WHOLE_PROCESS);
+    ask_default(set, whole);
+}
+
+/// The `source` of a sample of a job timed as a whole process (no result lines).
+pub const WHOLE_PROCESS: &str = "whole-process";
+
+/// Asks reports to compare a job's `wall` (s, lower is better) by default when it was timed
+/// as a whole process (`whole`: its one sample is not a line's), else the usual choice (the
+/// rate): a command's time is what it is measured by, as hyperfine reports it; a line's
+/// figures are the program's ([`SampleSet::ask_default`]).
+fn ask_default(set: &mut SampleSet, whole: bool) {
+    let wall = whole.then(|| set.intern_metric("wall", "s", crate::sample::Better::Lower));
+    set.ask_default(wall);
+}
+
+/// The row a job's own measurements go to, found while its samples are added.
+#[derive(Default)]
+struct JobRow {
+    /// The row of every sample so far, `None` before the first.
+    one: Option<crate::sample::BenchmarkId>,
+    /// True when two samples had different rows.
+    mixed: bool,
+}
+
+impl JobRow {
+    fn see(&mut self, id: crate::sample::BenchmarkId) {
+        match self.one {
+            None => self.one = Some(id),
+            Some(o) if o != id => self.mixed = true,
+            Some(_) => {}
+        }
+    }
+}
+
+/// Pushes a job's own measurements `metrics` (one sample each, round `run`, elapsed time the
+/// job's `wall` when it has one) to its row: the row of its samples when they all have one
+/// (a job timed as a whole process; a program that prints one kind of line), else the row of
+/// the job itself — benchmark `benchmark` with the configuration of its `combination`, the row
+/// of a whole-process sample of the same job.
+fn push_job_metrics(
+    set: &mut SampleSet,
+    row: JobRow,
+    (benchmark, combination): (&str, &[(String, String)]),
+    (side, run): (Side, u32),
+    metrics: &[MetricRow<'_>],
+) {
+    if metrics.is_empty() {
+        return;
+    }
+    let id = match row.one {
+        Some(id) if !row.mixed => id,
+        _ => {
+            let conf = crate::format::results::plan::configuration(&combination.to_vec(), &[]);
+            set.intern_configuration(benchmark, &conf)
+        }
+    };
+    let time_s = metrics
+        .iter()
+        .find(|m| m.0 == "wall" && m.1 == "s")
+        .map_or(f64::NAN, |m| m.3);
+    for &(name, unit, better, value) in metrics {
+        let metric = set.intern_metric(name, unit, better);
+        set.push(Sample {
+            benchmark: id,
+            side,
+            metric,
+            value,
+            time_s,
+            run: Some(run),
+        });
     }
 }
 
 /// Pushes one command sample: its rate (ops/s, left out when it is NaN and the time unknown)
-/// and each other metric `(name, unit, better,
-/// value)`, all with the sample's elapsed seconds (NaN when unknown) and round `run`.
+/// and each metric its line reported `(name, unit, better, value)`, all with the sample's
+/// elapsed seconds (NaN when unknown) and round `run`.
 fn push_rate_and_metrics<'m>(
     set: &mut SampleSet,
     id: crate::sample::BenchmarkId,
     side: Side,
     run: u32,
     (rate, time_s): (f64, Option<f64>),
-    metrics: impl Iterator<Item = (&'m str, &'m str, crate::sample::Better, f64)>,
+    metrics: impl Iterator<Item = MetricRow<'m>>,
 ) {
     // A whole-process sample measured under valgrind has neither rate nor time (its wall
     // time was valgrind's): only its metrics are samples.
@@ -162,16 +268,22 @@ fn push_rate_and_metrics<'m>(
     }
 }
 
-/// [`add_command_samples`] for the samples of a job view; `no_params` caches the
-/// configuration of a sample without parameters (the same for every such sample).
-fn add_command_view_samples(
+/// [`add_command_job`] for a job view; `no_params` caches the configuration of a sample
+/// without parameters (the same for every such sample).
+fn add_command_view_job(
     set: &mut SampleSet,
-    side: Side,
-    run: u32,
-    samples: &[crate::format::results::command::CommandSampleView<'_>],
+    job: &CommandJobView<'_>,
     no_params: &mut Option<Configuration>,
 ) {
-    for s in samples {
+    let old_prefix = |s: &CommandSampleView<'_>| -> usize {
+        if job.metrics.is_some() {
+            0
+        } else {
+            job_metrics_of_old(s.metrics.iter().map(|m| &*m.name))
+        }
+    };
+    let mut row = JobRow::default();
+    for s in job.samples.iter() {
         let id = if s.params.is_empty() {
             let conf = no_params.get_or_insert_with(|| {
                 crate::format::node_ipc::configuration_from_entries(&[]).unwrap_or_default()
@@ -182,12 +294,27 @@ fn add_command_view_samples(
                 .unwrap_or_else(|_| Configuration::from_text(s.configuration.to_string()));
             set.intern_configuration(&s.name, &conf)
         };
-        let metrics = s
-            .metrics
+        row.see(id);
+        let own = s.metrics[old_prefix(s)..]
             .iter()
             .map(|m| (&*m.name, &*m.unit, m.better, m.value));
-        push_rate_and_metrics(set, id, side, run, (s.rate, s.time_s), metrics);
+        push_rate_and_metrics(set, id, job.side, job.run, (s.rate, s.time_s), own);
     }
+    let metrics: Vec<MetricRow<'_>> = match (&job.metrics, job.samples.first()) {
+        (Some(m), _) => m
+            .iter()
+            .map(|m| (&*m.name, &*m.unit, m.better, m.value))
+            .collect(),
+        (None, Some(first)) => first.metrics[..old_prefix(first)]
+            .iter()
+            .map(|m| (&*m.name, &*m.unit, m.better, m.value))
+            .collect(),
+        (None, None) => Vec::new(),
+    };
+    let place = (&*job.benchmark, &job.combination[..]);
+    push_job_metrics(set, row, place, (job.side, job.run), &metrics);
+    let whole = job.samples.iter().all(|s| s.source == WHOLE_PROCESS);
+    ask_default(set, whole);
 }
 
 /// A loader message as a diagnostic: a leading `line N: ` becomes the diagnostic's line (0

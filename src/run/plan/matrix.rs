@@ -13,9 +13,7 @@
 //! column: a value that reads as a finite number is a number (`size=1000`), `true`/`false` are
 //! booleans, anything else is a string (`file='data.txt'`), as common.js types its values.
 
-use crate::sample::Configuration;
-
-pub use crate::format::results::plan::{Combination, Exclusion, Param};
+pub use crate::format::results::plan::{Combination, Exclusion, Param, configuration, typed_value};
 
 /// Parameters with their values, and exclusions.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -179,49 +177,6 @@ impl Matrix {
 fn matches(c: &Combination, ex: &Exclusion) -> bool {
     ex.iter()
         .all(|(k, v)| c.iter().any(|(ck, cv)| ck == k && cv == v))
-}
-
-/// The typed JSON form of a value text (see the module notes): finite number, boolean or
-/// string.
-pub fn typed_value(text: &str) -> serde_json::Value {
-    match text {
-        "true" => return serde_json::Value::Bool(true),
-        "false" => return serde_json::Value::Bool(false),
-        _ => {}
-    }
-    let numeric = !text.is_empty()
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'))
-        && text.bytes().any(|b| b.is_ascii_digit());
-    if numeric
-        && let Ok(x) = text.parse::<f64>()
-        && let Some(n) = serde_json::Number::from_f64(x)
-    {
-        return serde_json::Value::Number(n);
-    }
-    serde_json::Value::String(text.to_owned())
-}
-
-/// The configuration (compare.js text + typed params) of a combination followed by `extra`
-/// entries whose keys it does not already have (e.g. what a program reported).
-pub fn configuration(c: &Combination, extra: &[(String, serde_json::Value)]) -> Configuration {
-    let mut entries: Vec<(String, serde_json::Value)> =
-        c.iter().map(|(k, v)| (k.clone(), typed_value(v))).collect();
-    for (k, v) in extra {
-        if !entries.iter().any(|(ek, _)| ek == k) {
-            entries.push((k.clone(), v.clone()));
-        }
-    }
-    // Every value is a number, string or boolean here, so this cannot fail; fall back to text.
-    crate::format::node_ipc::configuration_from_entries(&entries).unwrap_or_else(|_| {
-        Configuration::from_text(
-            c.iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join(" "),
-        )
-    })
 }
 
 #[cfg(test)]

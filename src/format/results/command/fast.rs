@@ -75,6 +75,12 @@ pub fn parse(line: &str) -> Option<CommandJobView<'_>> {
     c.number_or_null()?;
     c.lit(",\"max_rss_bytes\":")?;
     c.number_or_null()?;
+    // Absent in files written before job measurements were recorded once per job.
+    let metrics = if c.lit(",\"metrics\":").is_some() {
+        Some(c.few(Cursor::metric)?)
+    } else {
+        None
+    };
     c.lit(",\"samples\":")?;
     let samples = c.few(|c| c.sample(&benchmark))?;
     c.lit("}")?;
@@ -93,6 +99,7 @@ pub fn parse(line: &str) -> Option<CommandJobView<'_>> {
         run,
         warmup,
         status: JobStatus::Ok,
+        metrics,
         samples,
         samples_before: 0,
         _argv: IgnoredAny,
@@ -407,7 +414,8 @@ impl<'a> Cursor<'a> {
     }
 
     /// A sample: `{"name":…,"configuration":…,"params":…,"rate":…,"time_s":…,"source":…,
-    /// "metrics":[…]}`.
+    /// "metrics":[…]}`, with `configuration`, `params`, `time_s` and `metrics` absent at their default (as
+    /// benchdiff writes them now) or present (older files, and `"time_s":null`).
     fn sample(&mut self, benchmark: &Cow<'a, str>) -> Option<CommandSampleView<'a>> {
         self.lit("{\"name\":")?;
         let mut name = self.string()?;
@@ -416,10 +424,12 @@ impl<'a> Cursor<'a> {
         if name == *benchmark {
             name = benchmark.clone();
         }
-        self.lit(",\"configuration\":")?;
-        let configuration = self.string()?;
-        self.lit(",\"params\":")?;
-        let params = if self.lit("[]").is_some() {
+        let configuration = if self.lit(",\"configuration\":").is_some() {
+            self.string()?
+        } else {
+            Cow::Borrowed("")
+        };
+        let params = if self.lit(",\"params\":").is_none() || self.lit("[]").is_some() {
             Vec::new()
         } else {
             self.serde()?
@@ -439,16 +449,18 @@ impl<'a> Cursor<'a> {
             }
             _ => self.f64()?,
         };
-        self.lit(",\"time_s\":")?;
-        let time_s = if self.lit("null").is_some() {
+        let time_s = if self.lit(",\"time_s\":").is_none() || self.lit("null").is_some() {
             None
         } else {
             Some(self.f64()?)
         };
         self.lit(",\"source\":")?;
-        self.skip_string()?;
-        self.lit(",\"metrics\":")?;
-        let metrics = self.few(Cursor::metric)?;
+        let source = known(self.string()?);
+        let metrics = if self.lit(",\"metrics\":").is_some() {
+            self.few(Cursor::metric)?
+        } else {
+            Few::default()
+        };
         self.lit("}")?;
         Some(CommandSampleView {
             name,
@@ -457,7 +469,7 @@ impl<'a> Cursor<'a> {
             rate,
             time_s,
             metrics,
-            _source: IgnoredAny,
+            source,
         })
     }
 
@@ -506,6 +518,9 @@ fn known(text: Cow<'_, str>) -> Cow<'_, str> {
         "s" => "s",
         "bytes" => "bytes",
         "" => "",
+        "whole-process" => "whole-process",
+        "node" => "node",
+        "json" => "json",
         _ => return text,
     };
     Cow::Borrowed(k)
@@ -549,13 +564,18 @@ mod tests {
             rate,
             time_s,
             source: "whole-process".into(),
-            metrics: vec![
-                metric("wall", "s", 0.0010026395436679254),
-                metric("user", "s", 0.001),
-                metric("sys", "s", 0.0),
-                metric("max_rss", "bytes", 6623232.0),
-            ],
+            metrics: Vec::new(),
         }
+    }
+
+    /// The job's own measurements, as benchdiff records them once per job.
+    fn process() -> Vec<ReportedMetric> {
+        vec![
+            metric("wall", "s", 0.0010026395436679254),
+            metric("user", "s", 0.001),
+            metric("sys", "s", 0.0),
+            metric("max_rss", "bytes", 6623232.0),
+        ]
     }
 
     fn job(benchmark: &str, samples: Vec<CommandSample>) -> CommandJobRecord {
@@ -574,6 +594,7 @@ mod tests {
             user_s: 0.001,
             sys_s: 0.0,
             max_rss_bytes: 6623232,
+            metrics: Some(process()),
             samples,
             samples_before: 0,
             error: None,
@@ -624,6 +645,32 @@ mod tests {
         combined.exit_code = None;
         combined.signal = Some(9);
         combined.wall_s = f64::NAN;
+        // A line's own metrics; a job under cachegrind (counters only); a file written before
+        // job measurements were recorded once per job (every sample carries them first).
+        let mut own = sample("j", "", 3.0, Some(0.5));
+        own.metrics = vec![metric("allocs", "", 12.0), metric("peak", "MB/s", 1.5)];
+        own.source = "json".into();
+        let mut counters = job("cg", vec![sample("cg", "", f64::NAN, None)]);
+        counters.metrics = Some(vec![metric("instructions", "", 123456789.0)]);
+        let mut old = job("old", Vec::new());
+        old.metrics = None;
+        old.samples = (0..3)
+            .map(|i| {
+                let mut s = sample("old", "", 10.0 + f64::from(i), Some(0.1));
+                s.metrics = process();
+                s
+            })
+            .collect();
+        // Older files also wrote empty configurations, parameter lists and unknown times.
+        let old_line = line(old).replace(
+            "{\"name\":\"old\",",
+            "{\"name\":\"old\",\"configuration\":\"\",\"params\":[],",
+        );
+        let no_time = line(job("t", vec![sample("t", "", 1.0, None)])).replace(
+            "{\"name\":\"t\",\"rate\":1.0,",
+            "{\"name\":\"t\",\"configuration\":\"\",\"params\":[],\"rate\":1.0,\"time_s\":null,",
+        );
+        assert!(old_line.contains("\"params\":[]") && no_time.contains("null,\"source"));
         let lines = [
             line(job(
                 "bench0",
@@ -653,6 +700,10 @@ mod tests {
             line(job("p", vec![with_params])),
             line(warmup),
             line(combined),
+            line(job("own", vec![own])),
+            line(counters),
+            old_line,
+            no_time,
         ];
         for l in &lines {
             assert!(agree(l), "not read by the fast path: {l}");
@@ -666,7 +717,7 @@ mod tests {
     fn real_results_files_are_read_by_the_fast_path() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/results");
         let mut read = 0;
-        for file in ["cmd-run.jsonl", "cmd-lines.jsonl"] {
+        for file in ["cmd-run.jsonl", "cmd-lines.jsonl", "cmd-multi.jsonl"] {
             let text = std::fs::read_to_string(format!("{dir}/{file}")).expect("test data");
             for l in text
                 .lines()
@@ -677,7 +728,7 @@ mod tests {
                 read += usize::from(ok);
             }
         }
-        assert_eq!(read, 16);
+        assert_eq!(read, 20);
     }
 
     /// A [`Few`] reads as the vector of its items, in place up to its size and beyond it
