@@ -19,7 +19,11 @@
 //! - `samples` / `command-samples`: part of the samples of the job whose record follows, when
 //!   its record would be too long for one line ([`SamplesPart`]); the job record then says in
 //!   `samples_before` how many samples its parts hold. A job reports at most
-//!   [`MAX_JOB_SAMPLES`] samples.
+//!   [`MAX_JOB_SAMPLES`] samples (100,000), holding at most
+//!   [`budget::MAX_JOB_SAMPLE_BYTES`] (128 MiB) in memory, each with at most
+//!   [`budget::MAX_SAMPLE_VALUES`] (1,000) metrics and as many configuration parameters
+//!   ([`budget`]): a job that crosses a limit is stopped there and recorded `failed` with an
+//!   error naming it, the samples before it kept in its record.
 //!
 //! One [`Record`] enum covers every record of both kinds of run (status and side typed for
 //! both), and one loader ([`load_from`]) reads either kind, with one error type
@@ -31,6 +35,7 @@
 //! [`load`] reads a file back for `--resume` and `report`: a job is done when it has an `ok`
 //! record.
 
+pub mod budget;
 pub mod command;
 pub mod machine;
 pub mod plan;
@@ -237,19 +242,12 @@ pub struct JobRecord {
     pub counters: Vec<crate::format::result_lines::ReportedMetric>,
 }
 
-/// The most samples one job may report (100,000). A job that reports more is stopped there
-/// (its process group ended as on an interrupt) and ends `failed` with
-/// [`sample_limit_error`]; the samples it reported up to the limit stay in its record (and,
-/// as for every job that did not end `ok`, no report uses them), and the run goes on. The
-/// memory a job's samples take is bounded by it, whatever the child prints.
-pub const MAX_JOB_SAMPLES: usize = 100_000;
+pub use budget::MAX_JOB_SAMPLES;
 
-/// The error of a job stopped at [`MAX_JOB_SAMPLES`], as recorded in its `error` field.
+/// The error of a job stopped at [`MAX_JOB_SAMPLES`], as recorded in its `error` field
+/// ([`budget::Limit::Samples`]).
 pub fn sample_limit_error() -> String {
-    format!(
-        "reported more than {MAX_JOB_SAMPLES} samples, the limit per job: stopped there; its \
-         first {MAX_JOB_SAMPLES} samples are kept in the results file"
-    )
+    budget::Limit::Samples.error()
 }
 
 impl JobRecord {
