@@ -305,3 +305,74 @@ pub fn run_job(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `sh SCRIPT` as a Node job, collecting the reports handed over.
+    fn run_script(script: &str) -> (Outcome, usize) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("child.sh");
+        std::fs::write(&file, script).expect("script");
+        let measure = crate::run::child::counters::Measure::default();
+        let spawn = Spawn {
+            binary: Path::new("/bin/sh"),
+            file: &file,
+            args: &[],
+            cpus: None,
+            measure: &measure,
+        };
+        let stop = AtomicBool::new(false);
+        let mut handed = 0;
+        let out = run_job(&spawn, Some(Duration::from_secs(60)), &stop, &mut |e| {
+            if let Event::Report(_) = e {
+                handed += 1;
+            }
+            ControlFlow::Continue(())
+        });
+        (out, handed)
+    }
+
+    #[test]
+    fn a_report_with_too_many_parameters_stops_the_job_on_either_channel() {
+        let conf: Vec<String> = (0..1001).map(|i| format!("\"k{i}\":{i}")).collect();
+        let ipc = format!(
+            "echo '{{\"type\":\"report\",\"conf\":{{\"n\":1}},\"rate\":5,\"time\":\"0.1\"}}' >&3\n\
+             echo '{{\"type\":\"report\",\"conf\":{{{}}},\"rate\":5,\"time\":\"0.1\"}}' >&3\n\
+             sleep 30\n",
+            conf.join(",")
+        );
+        let (out, handed) = run_script(&ipc);
+        assert_eq!(handed, 1, "{out:?}");
+        let (status, error) = out.classify(None);
+        assert_eq!(status, JobStatus::Failed);
+        assert_eq!(
+            error.as_deref(),
+            Some(
+                "a result line reported 1001 configuration parameters, more than 1000, the \
+                 limit per line: stopped there; its first sample is kept in the results file"
+            )
+        );
+        assert!(
+            out.wall_s < 20.0,
+            "stopped, not waited for: {:.1} s",
+            out.wall_s
+        );
+        let keys: Vec<String> = (0..1001).map(|i| format!(" k{i}={i}")).collect();
+        let stdout = format!(
+            "echo 'a.js n=1: 5'\necho 'a.js{}: 5'\nsleep 30\n",
+            keys.concat()
+        );
+        let (out, handed) = run_script(&stdout);
+        assert_eq!(handed, 1, "{out:?}");
+        assert_eq!(out.channel, Some(Channel::Stdout));
+        assert!(matches!(
+            out.over_limit,
+            Some(Limit::Params {
+                count: 1001,
+                kept: 1
+            })
+        ));
+    }
+}
