@@ -1,6 +1,6 @@
-//! Bounded memory whatever a benchmark prints: a job that prints result lines without end is
-//! stopped at the per-job sample limit (recorded, reported, the run goes on), and a job with
-//! more samples than one results record holds is written so that the results file reads back
+//! Bounded memory whatever a benchmark prints: a job that prints result lines without end, wide
+//! lines of many metrics, or lines holding more bytes than a job may keep is stopped at that
+//! limit of its budget (recorded, reported, the run goes on), and a job with more samples than one results record holds is written so that the results file reads back
 //! whole. Each run is bounded in time and virtual memory (`ulimit -v`), so a regression fails
 //! instead of exhausting the machine.
 
