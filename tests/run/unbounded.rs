@@ -1,6 +1,6 @@
-//! Bounded memory whatever a benchmark prints: a job that prints result lines without end is
-//! stopped at the per-job sample limit (recorded, reported, the run goes on), and a job with
-//! more samples than one results record holds is written so that the results file reads back
+//! Bounded memory whatever a benchmark prints: a job that prints result lines without end, wide
+//! lines of many metrics, or lines holding more bytes than a job may keep is stopped at that
+//! limit of its budget (recorded, reported, the run goes on), and a job with more samples than one results record holds is written so that the results file reads back
 //! whole. Each run is bounded in time and virtual memory (`ulimit -v`), so a regression fails
 //! instead of exhausting the machine.
 
@@ -148,4 +148,137 @@ fn a_job_with_more_samples_than_one_record_holds_reads_back_whole() {
         .expect("the rate comparison");
     assert_eq!(rate["old"]["n"], 60_000, "{rate}");
     assert_eq!(rate["new"]["n"], 60_000, "{rate}");
+}
+
+/// Runs `awk PROGRAM` as both sides (`PROGRAM` is a command template: `}}` in it is one `}`) of a one-run command benchmark under the memory bound,
+/// killed after `limit`; the results file is `r.jsonl` in `dir`.
+fn awk_run(dir: &std::path::Path, program: &str, limit: Duration) -> bounded::Bounded {
+    let quoted = format!("'{program}'");
+    bounded::run(
+        dir,
+        &[
+            "compare",
+            "--old",
+            "awk",
+            "--new",
+            "awk",
+            "--bench",
+            &quoted,
+            "--runs",
+            "1",
+            "--results",
+            "r.jsonl",
+        ],
+        None,
+        VMEM_KB,
+        limit,
+    )
+}
+
+/// The `command-job` records of a results file: status, error, samples in the record.
+fn job_records(path: &std::path::Path) -> Vec<(String, String, usize)> {
+    let text = std::fs::read_to_string(path).expect("results file");
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|r| r["type"] == "command-job")
+        .map(|r| {
+            (
+                r["status"].as_str().unwrap_or("").to_owned(),
+                r["error"].as_str().unwrap_or("").to_owned(),
+                r["samples"].as_array().map_or(0, Vec::len),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_job_printing_wide_result_lines_is_stopped_at_the_metric_limit_in_seconds() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // 3,000 JSON result lines of about 0.5 MB, each with 25,000 metrics: under the line
+    // limit, many times the memory they take as text once parsed.
+    let program = "BEGIN { s = \"{\\\"rate\\\":1000.5,\\\"metrics\\\":{\\\"m0\\\":0.25\"; \
+                   for (i = 1; i < 25000; i += 100) { t = \"\"; \
+                   for (j = i; j < i + 100 && j < 25000; j++) t = t \",\\\"metric_\" j \"\\\":\" j \".25\"; \
+                   s = s t }; \
+                   s = s \"}}}}\"; for (n = 0; n < 3000; n++) print s }";
+    let run = awk_run(dir.path(), program, Duration::from_secs(60));
+    eprintln!(
+        "wide lines: {:.1} s, peak RSS {:.0} MB, exit {:?}",
+        run.seconds, run.rss_mb, run.code
+    );
+    assert!(!run.timed_out, "killed at the deadline: {run:?}");
+    assert!(run.seconds < 60.0, "{:.1} s", run.seconds);
+    // Both jobs failed (exit 1), neither aborted nor lost; the run went on to the second.
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let why = "a result line reported 25000 metrics, more than 1000, the limit per line: \
+               stopped there, before its first sample";
+    assert!(run.stderr.contains(why), "{}", run.stderr);
+    assert!(run.rss_mb < 1000.0, "peak RSS {:.0} MB", run.rss_mb);
+    let jobs = job_records(&dir.path().join("r.jsonl"));
+    assert_eq!(
+        jobs,
+        vec![("failed".to_owned(), why.to_owned(), 0); 2],
+        "{jobs:?}"
+    );
+}
+
+#[test]
+fn a_job_whose_result_lines_hold_too_many_bytes_is_stopped_at_the_byte_budget() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // Lines of 1,000 metrics (the most a line may have) with names of 800 bytes: about 0.8 MB
+    // each held, so the 128 MiB budget of a job ends it after about 155 of its 1,000 lines.
+    let program = "BEGIN { pad = \"x\"; while (length(pad) < 800) pad = pad pad; \
+                   pad = substr(pad, 1, 800); s = \"{\\\"rate\\\":7,\\\"metrics\\\":{\\\"m0\\\":1\"; \
+                   for (i = 1; i < 1000; i += 50) { t = \"\"; \
+                   for (j = i; j < i + 50 && j < 1000; j++) t = t \",\\\"m\" j pad \"\\\":\" j; \
+                   s = s t }; \
+                   s = s \"}}}}\"; for (n = 0; n < 1000; n++) print s }";
+    // One job (`run`): every sample it keeps is written to the results file.
+    let quoted = format!("'{program}'");
+    let run = bounded::run(
+        dir.path(),
+        &[
+            "run",
+            "--bin",
+            "awk",
+            "--bench",
+            &quoted,
+            "--results",
+            "r.jsonl",
+        ],
+        None,
+        VMEM_KB,
+        Duration::from_secs(120),
+    );
+    eprintln!(
+        "heavy lines: {:.1} s, peak RSS {:.0} MB, exit {:?}",
+        run.seconds, run.rss_mb, run.code
+    );
+    assert!(!run.timed_out, "killed at the deadline: {run:?}");
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("reported samples holding more than 128 MiB, the limit per job: stopped there; its first"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.rss_mb < 2000.0, "peak RSS {:.0} MB", run.rss_mb);
+    let (jobs, longest) = samples_per_job(&dir.path().join("r.jsonl"));
+    assert_eq!(jobs.len(), 1, "{jobs:?}");
+    for (status, kept) in &jobs {
+        assert_eq!(status, "failed");
+        // 128 MiB of lines holding 0.8 to 0.9 MB each.
+        assert!((130..=170).contains(kept), "{kept} samples kept");
+    }
+    assert!(longest < MAX_RECORD_BYTES / 4, "a line of {longest} bytes");
+    let records = job_records(&dir.path().join("r.jsonl"));
+    for (_, error, _) in &records {
+        let n = jobs[0].1;
+        assert!(
+            error.ends_with(&format!(
+                "its first {n} samples are kept in the results file"
+            )),
+            "{error}"
+        );
+    }
 }

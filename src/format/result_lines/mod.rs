@@ -70,6 +70,13 @@ pub struct ResultLine {
 pub fn parse_line(line: &str) -> Result<Option<ResultLine>, String> {
     let t = line.trim();
     if t.starts_with('{') {
+        // A JSON object whose text has no `"rate"` (nor a `\u` escape that could spell it)
+        // has no `rate` key: no result line, skipped without being parsed.
+        if memchr::memmem::find(t.as_bytes(), b"\"rate\"").is_none()
+            && memchr::memmem::find(t.as_bytes(), b"\\u").is_none()
+        {
+            return Ok(None);
+        }
         let Ok(serde_json::Value::Object(obj)) = serde_json::from_str::<serde_json::Value>(t)
         else {
             return Ok(None);
@@ -254,6 +261,12 @@ mod tests {
         assert_eq!(n.form, LineForm::Node);
         assert!(parse_line("hello").unwrap().is_none());
         assert!(parse_line(r#"{"level":"info"}"#).unwrap().is_none());
+        assert!(
+            parse_line(r#"{"level":"info","msg":"rate"}"#)
+                .unwrap()
+                .is_none()
+        );
+        assert_eq!(parse_line(r#"{"r\u0061te":2}"#).unwrap().unwrap().rate, 2.0);
     }
 
     #[test]

@@ -23,7 +23,11 @@
 //! - `samples` / `command-samples`: part of the samples of the job whose record follows, when
 //!   its record would be too long for one line ([`SamplesPart`]); the job record then says in
 //!   `samples_before` how many samples its parts hold. A job reports at most
-//!   [`MAX_JOB_SAMPLES`] samples.
+//!   [`MAX_JOB_SAMPLES`] samples (100,000), holding at most
+//!   [`budget::MAX_JOB_SAMPLE_BYTES`] (128 MiB) in memory, each with at most
+//!   [`budget::MAX_SAMPLE_VALUES`] (1,000) metrics and as many configuration parameters
+//!   ([`budget`]): a job that crosses a limit is stopped there and recorded `failed` with an
+//!   error naming it, the samples before it kept in its record.
 //!
 //! One [`Record`] enum covers every record of both kinds of run (status and side typed for
 //! both), and one loader ([`load_from`]) reads either kind, with one error type
@@ -35,6 +39,7 @@
 //! [`load`] reads a file back for `--resume` and `report`: a job is done when it has an `ok`
 //! record.
 
+pub mod budget;
 pub mod command;
 pub mod machine;
 pub mod plan;
@@ -241,19 +246,12 @@ pub struct JobRecord {
     pub counters: Vec<crate::format::result_lines::ReportedMetric>,
 }
 
-/// The most samples one job may report (100,000). A job that reports more is stopped there
-/// (its process group ended as on an interrupt) and ends `failed` with
-/// [`sample_limit_error`]; the samples it reported up to the limit stay in its record (and,
-/// as for every job that did not end `ok`, no report uses them), and the run goes on. The
-/// memory a job's samples take is bounded by it, whatever the child prints.
-pub const MAX_JOB_SAMPLES: usize = 100_000;
+pub use budget::MAX_JOB_SAMPLES;
 
-/// The error of a job stopped at [`MAX_JOB_SAMPLES`], as recorded in its `error` field.
+/// The error of a job stopped at [`MAX_JOB_SAMPLES`], as recorded in its `error` field
+/// ([`budget::Limit::Samples`]).
 pub fn sample_limit_error() -> String {
-    format!(
-        "reported more than {MAX_JOB_SAMPLES} samples, the limit per job: stopped there; its \
-         first {MAX_JOB_SAMPLES} samples are kept in the results file"
-    )
+    budget::Limit::Samples.error()
 }
 
 impl JobRecord {
@@ -498,65 +496,112 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// The lines of `record` as written: its line `line`, or for a job record longer than
-/// [`SPLIT_RECORD_BYTES`] the [`SamplesPart`] records of all its samples but the last part's,
-/// then the record with those and `samples_before`.
-fn split_job(record: &Record, line: Vec<u8>) -> serde_json::Result<Vec<Vec<u8>>> {
-    /// The part records (`wrap`ped) of all of `samples` but the last part's, the last part,
-    /// and the samples the job record then continues (`before` plus those in the parts).
-    fn parts<S: Serialize + Clone>(
+/// The bytes of `record` as written, each line ended by `\n`: its line, or for a job record
+/// longer than [`SPLIT_RECORD_BYTES`] the [`SamplesPart`] records of all its samples but the
+/// last part's, then the record with those and `samples_before`. Each sample of a job record
+/// is serialised once: the length of its one-line form is known from those of its samples,
+/// and its parts are made of their bytes.
+fn record_bytes(record: &Record) -> serde_json::Result<Vec<u8>> {
+    /// The bytes of the job record `whole` of `samples` whose record without them
+    /// (`samples: []`) is `head`; `with_last(last, before)` is that record holding the
+    /// samples `last` after `before` samples in parts.
+    fn job<S: Serialize + Clone>(
+        whole: &Record,
         samples: &[S],
+        head: &Record,
         position: u32,
         mut before: u64,
         wrap: fn(SamplesPart<S>) -> Record,
-    ) -> serde_json::Result<(Vec<Vec<u8>>, Vec<S>, u64)> {
-        let mut lines = Vec::new();
-        let mut part: Vec<S> = Vec::new();
+        with_last: &dyn Fn(Vec<S>, u64) -> Record,
+    ) -> serde_json::Result<Vec<u8>> {
+        let encoded = samples
+            .iter()
+            .map(serde_json::to_vec)
+            .collect::<serde_json::Result<Vec<_>>>()?;
+        // The one-line record is the head with its `[]` filled: the samples and their commas.
+        let head_len = serde_json::to_vec(head)?.len();
+        let line_len = head_len
+            + encoded.iter().map(Vec::len).sum::<usize>()
+            + encoded.len().saturating_sub(1);
+        if line_len <= SPLIT_RECORD_BYTES {
+            let mut line = serde_json::to_vec(whole)?;
+            line.push(b'\n');
+            return Ok(line);
+        }
+        // A part's line is the empty part's with its samples inside the final `[]`.
+        let empty = serde_json::to_vec(&wrap(SamplesPart {
+            position,
+            samples: Vec::new(),
+        }))?;
+        let Some(cut) = empty.windows(2).rposition(|w| w == b"[]") else {
+            return Err(serde::ser::Error::custom(
+                "a samples part without its samples array",
+            ));
+        };
+        let (open, close) = (&empty[..=cut], &empty[cut + 1..]);
+        let mut out = Vec::with_capacity(line_len + line_len / 8);
+        let mut first = 0;
         let mut bytes = 0;
-        for s in samples {
-            let len = serde_json::to_vec(s)?.len() + 1;
-            if !part.is_empty() && bytes + len > PART_BYTES {
-                before += part.len() as u64;
-                let samples = std::mem::take(&mut part);
-                lines.push(serde_json::to_vec(&wrap(SamplesPart {
-                    position,
-                    samples,
-                }))?);
+        for (i, e) in encoded.iter().enumerate() {
+            let len = e.len() + 1;
+            if i > first && bytes + len > PART_BYTES {
+                out.extend_from_slice(open);
+                for (j, e) in encoded[first..i].iter().enumerate() {
+                    if j > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(e);
+                }
+                out.extend_from_slice(close);
+                out.push(b'\n');
+                before += (i - first) as u64;
+                first = i;
                 bytes = 0;
             }
-            part.push(s.clone());
             bytes += len;
         }
-        Ok((lines, part, before))
+        out.extend_from_slice(&serde_json::to_vec(&with_last(
+            samples[first..].to_vec(),
+            before,
+        ))?);
+        out.push(b'\n');
+        Ok(out)
     }
-    if line.len() <= SPLIT_RECORD_BYTES {
-        return Ok(vec![line]);
+    match record {
+        Record::Job(j) => job(
+            record,
+            &j.samples,
+            &Record::Job(j.without_samples()),
+            j.position,
+            j.samples_before,
+            Record::Samples,
+            &|samples, before| {
+                let mut head = j.without_samples();
+                head.samples = samples;
+                head.samples_before = before;
+                Record::Job(head)
+            },
+        ),
+        Record::CommandJob(j) => job(
+            record,
+            &j.samples,
+            &Record::CommandJob(j.without_samples()),
+            j.position,
+            j.samples_before,
+            Record::CommandSamples,
+            &|samples, before| {
+                let mut head = j.without_samples();
+                head.samples = samples;
+                head.samples_before = before;
+                Record::CommandJob(head)
+            },
+        ),
+        _ => {
+            let mut line = serde_json::to_vec(record)?;
+            line.push(b'\n');
+            Ok(line)
+        }
     }
-    Ok(match record {
-        Record::Job(j) => {
-            let (mut lines, last, before) =
-                parts(&j.samples, j.position, j.samples_before, Record::Samples)?;
-            let mut head = j.without_samples();
-            head.samples = last;
-            head.samples_before = before;
-            lines.push(serde_json::to_vec(&Record::Job(head))?);
-            lines
-        }
-        Record::CommandJob(j) => {
-            let (mut lines, last, before) = parts(
-                &j.samples,
-                j.position,
-                j.samples_before,
-                Record::CommandSamples,
-            )?;
-            let mut head = j.without_samples();
-            head.samples = last;
-            head.samples_before = before;
-            lines.push(serde_json::to_vec(&Record::CommandJob(head))?);
-            lines
-        }
-        _ => vec![line],
-    })
 }
 
 /// The samples of the parts waiting in `parts` for the job record at line `n` (of schedule
@@ -691,17 +736,7 @@ impl ResultsWriter {
     /// # Errors
     /// Serialisation or write errors.
     pub fn write(&mut self, record: &Record) -> std::io::Result<()> {
-        let mut line = serde_json::to_vec(record)?;
-        if line.len() > SPLIT_RECORD_BYTES {
-            let lines = split_job(record, line)?;
-            line = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
-            for l in lines {
-                line.extend_from_slice(&l);
-                line.push(b'\n');
-            }
-        } else {
-            line.push(b'\n');
-        }
+        let line = record_bytes(record)?;
         self.file.write_all(&line)?;
         self.file.flush()
     }

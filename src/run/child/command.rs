@@ -9,7 +9,8 @@
 //! die with benchdiff.
 
 use crate::format::result_lines::{self, ResultLine};
-use crate::format::results::{JobStatus, MAX_JOB_SAMPLES, sample_limit_error};
+use crate::format::results::JobStatus;
+use crate::format::results::budget::{JobBudget, Limit};
 use crate::run::child::process::{self, Finished, Stream};
 use crate::run::child::rusage::{ExitStatus, Usage};
 use std::ffi::OsString;
@@ -57,25 +58,27 @@ pub struct Outcome {
     pub result_errors: Vec<String>,
     /// The last stderr lines.
     pub stderr_tail: Vec<String>,
-    /// It reported more than [`MAX_JOB_SAMPLES`] result lines and was stopped there.
-    pub over_sample_limit: bool,
+    /// The limit of its [`JobBudget`] it crossed (too many result lines, lines holding too
+    /// many bytes, a line with too many metrics or parameters): it was stopped there, the
+    /// lines before kept in [`Outcome::results`].
+    pub over_limit: Option<Limit>,
     /// How the process ended.
     pub process: Finished,
 }
 
 impl Outcome {
     /// True when it exited with code 0 within its time, without malformed result lines and
-    /// within [`MAX_JOB_SAMPLES`] result lines.
+    /// within its [`JobBudget`].
     pub fn ok(&self) -> bool {
         self.failure(None).is_none()
     }
 
-    /// Status class and error text, `None` when [`Outcome::ok`]: stopped at the sample limit
-    /// ([`sample_limit_error`]), else the process's failure ([`Finished::failure`], the order
+    /// Status class and error text, `None` when [`Outcome::ok`]: stopped at a limit of its
+    /// budget ([`Limit::error`]), else the process's failure ([`Finished::failure`], the order
     /// shared with Node files), else a malformed result line.
     pub fn failure(&self, timeout: Option<Duration>) -> Option<(JobStatus, String)> {
-        if self.over_sample_limit {
-            return Some((JobStatus::Failed, sample_limit_error()));
+        if let Some(limit) = &self.over_limit {
+            return Some((JobStatus::Failed, limit.error()));
         }
         self.process.failure(timeout).or_else(|| {
             self.result_errors
@@ -112,6 +115,7 @@ pub fn run_command(
         measure: spec.measure.clone(),
     };
     let mut line_no = 0usize;
+    let mut budget = JobBudget::new();
     let finished = process::run(pspec, timeout, stop, &mut |stream, line| {
         if stream != Stream::Stdout {
             return ControlFlow::Continue(());
@@ -121,11 +125,11 @@ pub fn run_command(
             return ControlFlow::Continue(());
         };
         match result_lines::parse_line(text) {
-            Ok(Some(_)) if out.results.len() >= MAX_JOB_SAMPLES => {
-                out.over_sample_limit = true;
+            Ok(Some(r)) if budget.admit_line(&r) => out.results.push(r),
+            Ok(Some(_)) => {
+                out.over_limit = budget.crossed().cloned();
                 return ControlFlow::Break(());
             }
-            Ok(Some(r)) => out.results.push(r),
             Ok(None) => {}
             Err(e) => {
                 if out.result_errors.len() < 5 {

@@ -7,9 +7,8 @@
 
 use crate::format::node_ipc::{self, CHANNEL_ENV, CHANNEL_FD, MAX_MESSAGE_BYTES, Message};
 use crate::format::result_lines::node::parse_result_line;
-use crate::format::results::{
-    JobRecord, JobStatus, MAX_JOB_SAMPLES, SampleRecord, sample_limit_error,
-};
+use crate::format::results::budget::{JobBudget, Limit};
+use crate::format::results::{JobRecord, JobStatus, SampleRecord};
 use crate::run::child::process::{self, Stream};
 use crate::run::child::rusage::{ExitStatus, Usage};
 use crate::run::schedule::Job;
@@ -83,21 +82,23 @@ pub struct Outcome {
     pub stdout_tail: Vec<String>,
     /// The last lines the child wrote to stderr.
     pub stderr_tail: Vec<String>,
-    /// It reported more than [`MAX_JOB_SAMPLES`] samples and was stopped there.
-    pub over_sample_limit: bool,
+    /// The limit of its [`JobBudget`] it crossed (too many samples, samples holding too many
+    /// bytes, a sample with too many parameters): it was stopped there, the samples before
+    /// handed over as usual.
+    pub over_limit: Option<Limit>,
     /// How the process ended (the fields above repeat it for the record).
     pub process: process::Finished,
 }
 
 impl Outcome {
-    /// Status class and error text of a finished job: stopped at the sample limit
-    /// ([`sample_limit_error`]), then the process's failure
+    /// Status class and error text of a finished job: stopped at a limit of its budget
+    /// ([`Limit::error`]), then the process's failure
     /// ([`process::Finished::failure`], the order shared with command benchmarks), then garbage
     /// on the IPC channel, then garbage on stdout; an `ok` job that reported nothing gets the
     /// note "no samples".
     pub fn classify(&self, timeout: Option<Duration>) -> (JobStatus, Option<String>) {
-        if self.over_sample_limit {
-            return (JobStatus::Failed, Some(sample_limit_error()));
+        if let Some(limit) = &self.over_limit {
+            return (JobStatus::Failed, Some(limit.error()));
         }
         if let Some((st, e)) = self.process.failure(timeout) {
             return (st, Some(e));
@@ -221,6 +222,10 @@ pub fn run_job(
         measure: spawn.measure.clone(),
     };
     let mut stdout_reports: Vec<Report> = Vec::new();
+    // One budget for the channel's reports, one for stdout's: stdout's are used only when
+    // the channel had none (spec §2.6), so only one of them is kept.
+    let mut ipc_budget = JobBudget::new();
+    let mut stdout_budget = JobBudget::new();
     let mut unparsed_tail: VecDeque<String> = VecDeque::new();
     let finished = process::run(spec, timeout, stop, &mut |stream, line| {
         match stream {
@@ -237,8 +242,8 @@ pub fn run_job(
                         out.queue_length = queue_length;
                         return on_event(Event::Config { queue_length });
                     }
-                    Ok(Message::Report(_)) if out.reports as usize >= MAX_JOB_SAMPLES => {
-                        out.over_sample_limit = true;
+                    Ok(Message::Report(r)) if !ipc_budget.admit_report(&r) => {
+                        out.over_limit = ipc_budget.crossed().cloned();
                         return ControlFlow::Break(());
                     }
                     Ok(Message::Report(r)) => {
@@ -260,11 +265,11 @@ pub fn run_job(
                     .and_then(|l| std::str::from_utf8(l).ok())
                     .and_then(parse_result_line);
                 match parsed {
-                    Some(_) if stdout_reports.len() >= MAX_JOB_SAMPLES => {
-                        out.over_sample_limit = true;
+                    Some(r) if stdout_budget.admit_report(&r) => stdout_reports.push(r),
+                    Some(_) => {
+                        out.over_limit = stdout_budget.crossed().cloned();
                         return ControlFlow::Break(());
                     }
-                    Some(r) => stdout_reports.push(r),
                     None => {
                         let l = line.unwrap_or(b"<over-long line>");
                         if !l.iter().all(u8::is_ascii_whitespace) {
@@ -299,4 +304,75 @@ pub fn run_job(
         out.stdout_unparsed = 0;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `sh SCRIPT` as a Node job, collecting the reports handed over.
+    fn run_script(script: &str) -> (Outcome, usize) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("child.sh");
+        std::fs::write(&file, script).expect("script");
+        let measure = crate::run::child::counters::Measure::default();
+        let spawn = Spawn {
+            binary: Path::new("/bin/sh"),
+            file: &file,
+            args: &[],
+            cpus: None,
+            measure: &measure,
+        };
+        let stop = AtomicBool::new(false);
+        let mut handed = 0;
+        let out = run_job(&spawn, Some(Duration::from_secs(60)), &stop, &mut |e| {
+            if let Event::Report(_) = e {
+                handed += 1;
+            }
+            ControlFlow::Continue(())
+        });
+        (out, handed)
+    }
+
+    #[test]
+    fn a_report_with_too_many_parameters_stops_the_job_on_either_channel() {
+        let conf: Vec<String> = (0..1001).map(|i| format!("\"k{i}\":{i}")).collect();
+        let ipc = format!(
+            "echo '{{\"type\":\"report\",\"conf\":{{\"n\":1}},\"rate\":5,\"time\":\"0.1\"}}' >&3\n\
+             echo '{{\"type\":\"report\",\"conf\":{{{}}},\"rate\":5,\"time\":\"0.1\"}}' >&3\n\
+             sleep 30\n",
+            conf.join(",")
+        );
+        let (out, handed) = run_script(&ipc);
+        assert_eq!(handed, 1, "{out:?}");
+        let (status, error) = out.classify(None);
+        assert_eq!(status, JobStatus::Failed);
+        assert_eq!(
+            error.as_deref(),
+            Some(
+                "a result line reported 1001 configuration parameters, more than 1000, the \
+                 limit per line: stopped there; its first sample is kept in the results file"
+            )
+        );
+        assert!(
+            out.wall_s < 20.0,
+            "stopped, not waited for: {:.1} s",
+            out.wall_s
+        );
+        let keys: Vec<String> = (0..1001).map(|i| format!(" k{i}={i}")).collect();
+        let stdout = format!(
+            "echo 'a.js n=1: 5'\necho 'a.js{}: 5'\nsleep 30\n",
+            keys.concat()
+        );
+        let (out, handed) = run_script(&stdout);
+        assert_eq!(handed, 1, "{out:?}");
+        assert_eq!(out.channel, Some(Channel::Stdout));
+        assert!(matches!(
+            out.over_limit,
+            Some(Limit::Params {
+                count: 1001,
+                kept: 1
+            })
+        ));
+    }
 }
