@@ -176,9 +176,9 @@ fn results_file_of_a_90000_line_job_is_small() {
     assert_eq!(n(r), (Some(90_000), Some(90_000)), "{r}");
 }
 
-/// `sleep 0.01` against `sleep 0.02`: reported by wall time, the header says so, the change
+/// `sleep 0.01` against `sleep 0.04`: reported by wall time, the header says so, the change
 /// is positive and the verdict "slower"; `--metric rate` gives the change of runs per second
-/// (negative, still slower).
+/// (negative, still slower). Four times as long, so that a loaded machine still decides it.
 #[test]
 fn whole_process_commands_report_wall_time_by_default() {
     let d = tempfile::tempdir().expect("temporary folder");
@@ -187,11 +187,11 @@ fn whole_process_commands_report_wall_time_by_default() {
         "--old",
         "sleep 0.01",
         "--new",
-        "sleep 0.02",
+        "sleep 0.04",
         "--bench",
         "",
         "--runs",
-        "8",
+        "10",
         "--results",
         "r.jsonl",
         "--csv",

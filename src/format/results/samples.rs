@@ -9,8 +9,10 @@
 
 use crate::error::{Diagnostic, ImportError};
 use crate::format::Imported;
+use crate::format::result_lines::ReportedMetric;
 use crate::format::results::command::{
-    CommandJobRecord, CommandJobView, CommandSample, CommandSampleView, job_metrics_of_old,
+    CommandJobRecord, CommandJobView, CommandSample, CommandSampleView, MetricView,
+    job_metrics_of_old,
 };
 use crate::sample::{Configuration, RATE, Sample, SampleSet, Side};
 use std::io::BufRead;
@@ -119,6 +121,37 @@ pub fn add_node_counters(set: &mut SampleSet, job: &crate::format::results::JobR
 /// One metric as the loader pushes it: `(name, unit, better, value)`.
 type MetricRow<'m> = (&'m str, &'m str, crate::sample::Better, f64);
 
+/// A recorded metric, owned or borrowed, read as a [`MetricRow`].
+trait AsMetricRow {
+    fn row(&self) -> MetricRow<'_>;
+}
+
+impl AsMetricRow for ReportedMetric {
+    fn row(&self) -> MetricRow<'_> {
+        (&self.name, &self.unit, self.better, self.value)
+    }
+}
+
+impl AsMetricRow for MetricView<'_> {
+    fn row(&self) -> MetricRow<'_> {
+        (&self.name, &self.unit, self.better, self.value)
+    }
+}
+
+/// A job's own measurements: those its record holds, else (a file written before they were
+/// recorded once per job) the leading ones of its first sample, else none.
+fn job_rows<'m, M: AsMetricRow>(
+    recorded: Option<&'m [M]>,
+    first_sample: Option<&'m [M]>,
+) -> Vec<MetricRow<'m>> {
+    recorded
+        .or(first_sample)
+        .unwrap_or(&[])
+        .iter()
+        .map(AsMetricRow::row)
+        .collect()
+}
+
 /// Adds a counted, `ok` command job to `set`: each sample's rate (with time) and the metrics
 /// its line reported, then the job's own measurements ([`CommandJobRecord::metrics`]) as one
 /// sample per job of each, in the row of its samples when they all have one, else in the row
@@ -139,22 +172,11 @@ pub fn add_command_job(set: &mut SampleSet, record: &CommandJobRecord) {
             .unwrap_or_else(|_| Configuration::from_text(s.configuration.clone()));
         let id = set.intern_configuration(&s.name, &conf);
         row.see(id);
-        let own = s.metrics[old_prefix(s)..]
-            .iter()
-            .map(|m| (&*m.name, &*m.unit, m.better, m.value));
+        let own = s.metrics[old_prefix(s)..].iter().map(AsMetricRow::row);
         push_rate_and_metrics(set, id, record.side, record.run, (s.rate, s.time_s), own);
     }
-    let job: Vec<MetricRow<'_>> = match (&record.metrics, record.samples.first()) {
-        (Some(m), _) => m
-            .iter()
-            .map(|m| (&*m.name, &*m.unit, m.better, m.value))
-            .collect(),
-        (None, Some(first)) => first.metrics[..old_prefix(first)]
-            .iter()
-            .map(|m| (&*m.name, &*m.unit, m.better, m.value))
-            .collect(),
-        (None, None) => Vec::new(),
-    };
+    let first = record.samples.first().map(|f| &f.metrics[..old_prefix(f)]);
+    let job = job_rows(record.metrics.as_deref(), first);
     let place = (&*record.benchmark, &record.combination[..]);
     push_job_metrics(set, row, place, (record.side, record.run), &job);
     let whole = record.samples.iter().all(|s| s.source == WHOLE_PROCESS);
@@ -295,22 +317,11 @@ fn add_command_view_job(
             set.intern_configuration(&s.name, &conf)
         };
         row.see(id);
-        let own = s.metrics[old_prefix(s)..]
-            .iter()
-            .map(|m| (&*m.name, &*m.unit, m.better, m.value));
+        let own = s.metrics[old_prefix(s)..].iter().map(AsMetricRow::row);
         push_rate_and_metrics(set, id, job.side, job.run, (s.rate, s.time_s), own);
     }
-    let metrics: Vec<MetricRow<'_>> = match (&job.metrics, job.samples.first()) {
-        (Some(m), _) => m
-            .iter()
-            .map(|m| (&*m.name, &*m.unit, m.better, m.value))
-            .collect(),
-        (None, Some(first)) => first.metrics[..old_prefix(first)]
-            .iter()
-            .map(|m| (&*m.name, &*m.unit, m.better, m.value))
-            .collect(),
-        (None, None) => Vec::new(),
-    };
+    let first = job.samples.first().map(|f| &f.metrics[..old_prefix(f)]);
+    let metrics = job_rows(job.metrics.as_deref(), first);
     let place = (&*job.benchmark, &job.combination[..]);
     push_job_metrics(set, row, place, (job.side, job.run), &metrics);
     let whole = job.samples.iter().all(|s| s.source == WHOLE_PROCESS);
