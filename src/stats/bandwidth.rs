@@ -4,13 +4,7 @@
 //! type-7 interquartile range; when `IQR = 0` the rule uses `s` alone (as R's `bw.nrd0`).
 //! The report's density plots use it ([`crate::verdict::density`]).
 
-/// Type-7 quantile (R's default) of sorted, non-empty values.
-fn quantile7(sorted: &[f64], p: f64) -> f64 {
-    let h = (sorted.len() - 1) as f64 * p;
-    let lo = h.floor() as usize;
-    let hi = (lo + 1).min(sorted.len() - 1);
-    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
-}
+use super::quantile::quantile7;
 
 /// Silverman's rule-of-thumb bandwidth `0.9 · min(s, IQR/1.34) · n^(−1/5)` (Silverman 1986,
 /// eq. 3.31), in the units of the samples.
