@@ -163,8 +163,8 @@ pub type Exclusion = Vec<(String, String)>;
 /// One combination: `(key, value text)` in matrix key order.
 pub type Combination = Vec<(String, String)>;
 
-/// The typed JSON form of a value text (as `crate::run::plan::matrix` types parameter values): finite number, boolean or
-/// string.
+/// The typed JSON form of a value text, as `crate::run::plan::matrix` types parameter values:
+/// finite number, boolean or string.
 pub fn typed_value(text: &str) -> serde_json::Value {
     match text {
         "true" => return serde_json::Value::Bool(true),
