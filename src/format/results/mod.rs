@@ -498,36 +498,31 @@ fn is_zero(n: &u64) -> bool {
 
 /// The bytes of `record` as written, each line ended by `\n`: its line, or for a job record
 /// longer than [`SPLIT_RECORD_BYTES`] the [`SamplesPart`] records of all its samples but the
-/// last part's, then the record with those and `samples_before`. Each sample of a job record
-/// is serialised once: the length of its one-line form is known from those of its samples,
-/// and its parts are made of their bytes.
+/// last part's, then the record with those and `samples_before`. The parts are made of the
+/// bytes of each sample, serialised once.
 fn record_bytes(record: &Record) -> serde_json::Result<Vec<u8>> {
-    /// The bytes of the job record `whole` of `samples` whose record without them
-    /// (`samples: []`) is `head`; `with_last(last, before)` is that record holding the
-    /// samples `last` after `before` samples in parts.
+    /// The bytes of the job record `whole` of `samples`: its one line when that is short
+    /// enough, else its parts; `with_last(last, before)` is that record holding the samples
+    /// `last` after `before` samples in parts.
     fn job<S: Serialize + Clone>(
         whole: &Record,
         samples: &[S],
-        head: &Record,
         position: u32,
         mut before: u64,
         wrap: fn(SamplesPart<S>) -> Record,
         with_last: &dyn Fn(Vec<S>, u64) -> Record,
     ) -> serde_json::Result<Vec<u8>> {
+        let mut line = serde_json::to_vec(whole)?;
+        if line.len() <= SPLIT_RECORD_BYTES {
+            line.push(b'\n');
+            return Ok(line);
+        }
+        let line_len = line.len();
+        drop(line);
         let encoded = samples
             .iter()
             .map(serde_json::to_vec)
             .collect::<serde_json::Result<Vec<_>>>()?;
-        // The one-line record is the head with its `[]` filled: the samples and their commas.
-        let head_len = serde_json::to_vec(head)?.len();
-        let line_len = head_len
-            + encoded.iter().map(Vec::len).sum::<usize>()
-            + encoded.len().saturating_sub(1);
-        if line_len <= SPLIT_RECORD_BYTES {
-            let mut line = serde_json::to_vec(whole)?;
-            line.push(b'\n');
-            return Ok(line);
-        }
         // A part's line is the empty part's with its samples inside the final `[]`.
         let empty = serde_json::to_vec(&wrap(SamplesPart {
             position,
@@ -571,7 +566,6 @@ fn record_bytes(record: &Record) -> serde_json::Result<Vec<u8>> {
         Record::Job(j) => job(
             record,
             &j.samples,
-            &Record::Job(j.without_samples()),
             j.position,
             j.samples_before,
             Record::Samples,
@@ -585,7 +579,6 @@ fn record_bytes(record: &Record) -> serde_json::Result<Vec<u8>> {
         Record::CommandJob(j) => job(
             record,
             &j.samples,
-            &Record::CommandJob(j.without_samples()),
             j.position,
             j.samples_before,
             Record::CommandSamples,
