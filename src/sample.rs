@@ -21,7 +21,7 @@ use std::fmt;
 mod sink;
 mod spill;
 pub use sink::SampleSink;
-pub use spill::{Spilled, SpillingSet};
+pub use spill::{Scratch, Spilled, SpillingSet, release_free_memory};
 
 /// Which build a sample was measured under: compare.js calls these `old` and `new`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -5,7 +5,9 @@
 //! partition's samples at a time, wherever they come from.
 
 use super::{Comparison, group_metric};
-use crate::sample::{BenchmarkId, MetricId, SampleSet, Side, Spilled};
+use crate::sample::{
+    BenchmarkId, MetricId, SampleSet, Scratch, Side, Spilled, release_free_memory,
+};
 use std::borrow::Cow;
 
 /// One partition: its samples, grouped.
@@ -55,13 +57,14 @@ pub trait Partitions<'a> {
 
     /// Partition `k` (`k < partitions()`), its samples of `metric` grouped. Its benchmarks'
     /// names are moved out of [`Partitions::names`] (held once): [`Partitions::give_back`]
-    /// returns them; a partition dropped takes them with it.
+    /// returns them.
     ///
     /// # Errors
     /// Reading the partition's samples failed (a spill file).
     fn partition(&mut self, k: usize, metric: MetricId) -> std::io::Result<Partition<'a>>;
 
-    /// Gives the names of `part`'s benchmarks back to [`Partitions::names`].
+    /// Gives the names of `part`'s benchmarks back to [`Partitions::names`] and frees its
+    /// samples (the store returns what it freed to the system).
     fn give_back(&mut self, part: Partition<'a>);
 
     /// Arrival position (0-based, over every sample) of the first sample of benchmark `id`
@@ -73,8 +76,12 @@ pub trait Partitions<'a> {
     /// The whole set's benchmarks and metrics (those of a partition being read are empty).
     fn names(&self) -> &SampleSet;
 
-    /// Whether the samples are in files (spilled) rather than in memory.
-    fn spills(&self) -> bool;
+    /// Where a report keeps the texts it makes before writing them: memory when the samples
+    /// are in memory, a temporary file when they are spilled.
+    ///
+    /// # Errors
+    /// The temporary file could not be created.
+    fn scratch(&self) -> std::io::Result<Scratch>;
 
     /// Frees what the store holds to read its partitions again (the benchmarks' names of
     /// spilled samples), keeping the metrics: the report reads no partition after this.
@@ -138,8 +145,8 @@ impl<'a> Partitions<'a> for InMemory<'a> {
 
     fn give_back(&mut self, _part: Partition<'a>) {}
 
-    fn spills(&self) -> bool {
-        false
+    fn scratch(&self) -> std::io::Result<Scratch> {
+        Ok(Scratch::Memory(Vec::new()))
     }
 
     fn release(&mut self) {}
@@ -189,6 +196,8 @@ pub struct SpilledPartitions {
 impl SpilledPartitions {
     /// The partitions of `spilled`, named by `set` (the set that spilled).
     pub fn new(set: SampleSet, spilled: Spilled) -> SpilledPartitions {
+        // What the reader held while it spilled goes back to the system.
+        release_free_memory();
         SpilledPartitions { set, spilled }
     }
 
@@ -210,6 +219,7 @@ impl Partitions<'static> for SpilledPartitions {
 
     fn give_back(&mut self, part: Partition<'static>) {
         Spilled::give_back(part.set.into_owned(), &part.ids, &mut self.set);
+        release_free_memory();
     }
 
     fn first_position(&self, id: BenchmarkId) -> Option<u64> {
@@ -220,8 +230,8 @@ impl Partitions<'static> for SpilledPartitions {
         &self.set
     }
 
-    fn spills(&self) -> bool {
-        true
+    fn scratch(&self) -> std::io::Result<Scratch> {
+        Scratch::file()
     }
 
     fn release(&mut self) {
@@ -233,6 +243,7 @@ impl Partitions<'static> for SpilledPartitions {
             names.mark_rounds_recorded();
         }
         self.set = names;
+        release_free_memory();
     }
 
     fn contents(&self) -> Contents {

@@ -76,13 +76,7 @@ pub(super) fn rows<'a>(
         for c in &mut comparisons {
             c.benchmark = part.global(c);
         }
-        // The `--plot` reads the comparisons again: their names go back to the store.
-        if plan.plot.is_some() {
-            parts.give_back(part);
-        } else {
-            drop(part);
-        }
-        super::release_free_memory();
+        parts.give_back(part);
         let mut kept = Vec::with_capacity(comparisons.len());
         for mut r in verdict::rows_with(comparisons, true) {
             let c = &mut r.comparison;
@@ -122,7 +116,6 @@ pub(super) fn rows<'a>(
     // Without a `--plot`, no partition is read again.
     if plan.plot.is_none() {
         parts.release();
-        super::release_free_memory();
     }
     {
         use rayon::slice::ParallelSliceMut;

@@ -14,8 +14,8 @@ pub mod diagnostics;
 pub mod inputs;
 mod metrics;
 mod samples;
-mod spill;
 mod spool;
+mod store;
 mod verdicts;
 
 pub use diagnostics::{Message, Messages};
@@ -217,36 +217,73 @@ pub fn report(
     stdout: &mut dyn Write,
     out: &mut Messages,
 ) -> anyhow::Result<i32> {
-    // A large compare.js CSV: its samples spilled to temporary files.
-    if let Some(code) = spill::try_report(inputs, plan, stdout, out)? {
-        return Ok(code);
+    let opened = store::open(inputs, plan, out)?;
+    report_opened(opened, inputs, plan, stdout, out)
+}
+
+/// Reports the inputs `inputs`, read as `opened`, by `plan`; spilled samples whose temporary
+/// files cannot be read again are read in memory instead, after a note.
+///
+/// # Errors
+/// Writing to `stdout` failed, or the plot could not be drawn.
+fn report_opened(
+    opened: store::Opened,
+    inputs: &InputPlan,
+    plan: &Plan,
+    stdout: &mut dyn Write,
+    out: &mut Messages,
+) -> anyhow::Result<i32> {
+    match opened {
+        store::Opened::Stop(code) => Ok(code),
+        store::Opened::Columns(reads) => columns::report(reads, &inputs.files, plan, stdout, out),
+        store::Opened::Memory(read) => analyse(&read.set, &read.facts(), plan, stdout, out),
+        store::Opened::Spilled(mut spilled) => {
+            let (facts, parts) = spilled.facts();
+            let Some(metric) = chosen_metric(parts, plan, out) else {
+                return Ok(EXIT_USAGE);
+            };
+            match report_partitions(parts, metric, &facts, plan, stdout, out)? {
+                Ok(code) => Ok(code),
+                Err(e) => {
+                    store::note_in_memory(&inputs.files[0], &e, out);
+                    let opened = store::in_memory(inputs, plan, out);
+                    report_opened(opened, inputs, plan, stdout, out)
+                }
+            }
+        }
     }
-    // More than two sides given up front (files, `--sides-by KEY=A,B,C`): as columns.
-    if let Some(code) = columns::try_report(inputs, plan, stdout, out)? {
-        return Ok(code);
+}
+
+impl Inputs {
+    /// What the report knows of these inputs besides the samples.
+    fn facts(&self) -> Facts<'_> {
+        Facts {
+            blocks: None,
+            run: self.run.as_ref(),
+            input: Some(&self.input),
+            settled: self
+                .run
+                .as_ref()
+                .map_or(&[][..], |r| r.sequential.as_slice()),
+            failures: &self.failures,
+            format: self.format,
+            benchstat: Some(&self.bench),
+        }
     }
-    // benchstat summarises a single file as one column; every other report compares sides.
-    let one_side_ok = plan.format == Format::Benchstat;
-    let Some(read) = read_inputs(inputs, one_side_ok, out) else {
-        return Ok(EXIT_USAGE);
-    };
-    // A sides key with more than two values (a Go key, a hyperfine export's commands).
-    if read.side_values.len() > 2 {
-        return columns::report_sides(inputs, read, plan, stdout, out);
-    }
-    let facts = Facts {
-        blocks: None,
-        run: read.run.as_ref(),
-        input: Some(&read.input),
-        settled: read
-            .run
-            .as_ref()
-            .map_or(&[][..], |r| r.sequential.as_slice()),
-        failures: &read.failures,
-        format: read.format,
-        benchstat: Some(&read.bench),
-    };
-    analyse(&read.set, &facts, plan, stdout, out)
+}
+
+/// The metric the report compares ([`choose_metric`] among the metrics the samples of
+/// `parts` have), or `None` after adding to `out` why there is none.
+fn chosen_metric<'a>(
+    parts: &dyn Partitions<'a>,
+    plan: &Plan,
+    out: &mut Messages,
+) -> Option<MetricId> {
+    let present = parts.contents().metrics;
+    let name = plan.metric.as_deref();
+    choose_metric(parts.names(), |id| present.contains(&id), name, plan.format)
+        .map_err(|e| out.error(e))
+        .ok()
 }
 
 /// Writes a report by `write` to the `-o` file `path` (created or truncated), else to
@@ -298,13 +335,9 @@ pub fn analyse(
     stdout: &mut dyn Write,
     out: &mut Messages,
 ) -> anyhow::Result<i32> {
-    let present = |id: MetricId| set.has_metric(id);
-    let metric_id = match choose_metric(set, present, plan.metric.as_deref(), plan.format) {
-        Ok(id) => id,
-        Err(e) => {
-            out.error(e);
-            return Ok(EXIT_USAGE);
-        }
+    let Some(metric_id) = chosen_metric(&crate::compare::partitions::InMemory::new(set), plan, out)
+    else {
+        return Ok(EXIT_USAGE);
     };
     // Formats whose figures are compare.js's rate (ops/s, higher is better) keep the
     // metric's direction: a time per operation becomes a rate, other costs are refused.
@@ -423,16 +456,6 @@ pub(crate) fn settles(set: &SampleSet, metric: MetricId) -> bool {
 fn wall_of_commands(set: &SampleSet, metric: MetricId) -> bool {
     let m = set.metric(metric);
     set.default_metric() == Some(metric) && m.name == "wall" && m.unit == "s"
-}
-
-/// Returns the heap's free pages to the system (glibc keeps what was freed — the reader's
-/// blocks, a partition's samples — and the peak RSS would count it again and again).
-fn release_free_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only releases free memory of the allocator; no pointer is involved.
-    unsafe {
-        libc::malloc_trim(0);
-    }
 }
 
 /// The metric `name` asks for when some sample has it (`present`; `set` names the metrics).

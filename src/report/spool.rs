@@ -5,7 +5,7 @@
 
 use crate::compare::partitions::Partitions;
 use crate::render::table::TableRow;
-use crate::sample::{BenchmarkId, MetricId, SampleSet};
+use crate::sample::{BenchmarkId, MetricId, SampleSet, Scratch};
 use crate::verdict::decide;
 use std::io::Write;
 
@@ -14,7 +14,7 @@ use std::io::Write;
 /// compact JSON in an anonymous temporary file (as the spilled samples: [`tempfile::tempfile`]),
 /// to be read back in the report's order with their corrected values ([`Spool::comparisons`]).
 pub(super) struct Spool {
-    store: Store,
+    store: Scratch,
     /// Bytes written so far.
     len: u64,
     /// Per text, in the order appended: where it is.
@@ -31,21 +31,14 @@ struct Spot {
 }
 
 impl Spool {
-    /// An empty spool: over a new temporary file when `in_files` (the report's samples are
-    /// spilled to files: its texts would not fit in memory either), else in memory.
-    ///
-    /// # Errors
-    /// Returns the error of creating the file (no temporary folder, no space).
-    pub(super) fn new(in_files: bool) -> std::io::Result<Spool> {
-        Ok(Spool {
-            store: if in_files {
-                Store::File(tempfile::tempfile()?)
-            } else {
-                Store::Memory(Vec::new())
-            },
+    /// An empty spool over `store` (where the partition store keeps texts:
+    /// [`Partitions::scratch`]).
+    pub(super) fn new(store: Scratch) -> Spool {
+        Spool {
+            store,
             len: 0,
             spots: Vec::new(),
-        })
+        }
     }
 
     /// Appends the records of the comparisons `a` (made in parallel; their names and metric
@@ -114,10 +107,7 @@ impl Spool {
     /// Returns the error of writing the file (the disk is full).
     fn append_texts(&mut self, texts: Texts) -> std::io::Result<()> {
         for (text, lens) in texts {
-            match &mut self.store {
-                Store::File(f) => f.write_all(&text)?,
-                Store::Memory(m) => m.extend_from_slice(&text),
-            }
+            self.store.append(&text)?;
             for len in lens {
                 self.spots.push(Spot {
                     offset: self.len,
@@ -159,43 +149,27 @@ impl Spool {
     }
 }
 
-/// The sections of an HTML page's plotted comparisons, to be written in the page's order.
+/// The sections of an HTML page's plotted comparisons, rendered partition by partition and
+/// written in the page's order.
 pub(super) struct Sections {
     /// Which rows of the page (in report order) have a section ([`crate::render::html::selected`]).
     pub(super) selected: Vec<bool>,
-    texts: SectionTexts,
-}
-
-/// Where the sections of a page come from.
-enum SectionTexts {
-    /// Rendered partition by partition (spilled samples) into `spool`; per row of the page,
-    /// the index of its section there (`u32::MAX`: none).
-    Spooled { spool: Spool, spot_of: Vec<u32> },
-    /// Rendered as the page is written from the comparisons kept in memory: per row of the
-    /// page, its comparison when it has a section; their unit, whether the plots are full,
-    /// and the correction.
-    Kept {
-        comparisons: Vec<Option<crate::compare::Comparison>>,
-        unit: String,
-        full: bool,
-        correction: decide::Correction,
-    },
+    spool: Spool,
+    /// Per row of the page, the index of its section in `spool` (`u32::MAX`: none).
+    spot_of: Vec<u32>,
 }
 
 impl Sections {
     /// The sections of the `rows` (report order, corrected and decided; the `i`-th of the
     /// benchmark `benchmarks[i]` of the whole set) that the page shows
     /// ([`crate::render::html::section`] of the comparison of `metric`, with `opts`'
-    /// correction): from `kept` (per row in the order of analysis, its comparison; the
-    /// `i`-th row's is `kept[order[i]]`) when the samples are in memory, else rendered now
-    /// from the partitions of `parts`, read again.
+    /// correction), rendered from the partitions of `parts`, read again.
     ///
     /// # Errors
     /// Returns the error of reading a partition or of writing the temporary file.
     pub(super) fn render<'a>(
         rows: &[TableRow<'_>],
-        (benchmarks, order): (&[BenchmarkId], &[usize]),
-        kept: Option<Vec<crate::compare::Comparison>>,
+        benchmarks: &[BenchmarkId],
         (plots, opts): (&crate::render::html::HtmlOptions, &decide::Options),
         metric: MetricId,
         parts: &mut dyn Partitions<'a>,
@@ -204,21 +178,6 @@ impl Sections {
         use rayon::prelude::*;
         let selected = html::selected(rows, plots);
         let full = html::full_plots(&selected);
-        if let Some(kept) = kept {
-            let mut kept: Vec<Option<_>> = kept.into_iter().map(Some).collect();
-            let comparisons = (order.iter().zip(&selected))
-                .map(|(&i, &s)| if s { kept[i].take() } else { None })
-                .collect();
-            return Ok(Sections {
-                selected,
-                texts: SectionTexts::Kept {
-                    comparisons,
-                    unit: parts.names().metric(metric).unit.clone(),
-                    full,
-                    correction: opts.correction,
-                },
-            });
-        }
         // The page's row of each shown benchmark, by its id in the whole set.
         let mut at = vec![u32::MAX; parts.names().benchmarks().len()];
         for (i, b) in benchmarks.iter().enumerate() {
@@ -226,7 +185,7 @@ impl Sections {
                 at[b.0 as usize] = i as u32;
             }
         }
-        let mut spool = Spool::new(parts.spills())?;
+        let mut spool = Spool::new(parts.scratch()?);
         let mut spot_of = vec![u32::MAX; rows.len()];
         for k in 0..parts.partitions() {
             let mut part = parts.partition(k, metric)?;
@@ -255,109 +214,28 @@ impl Sections {
                 spot_of[*i] = (base + j) as u32;
             }
             spool.append_texts(texts)?;
-            drop(shown);
-            super::release_free_memory();
         }
         Ok(Sections {
             selected,
-            texts: SectionTexts::Spooled { spool, spot_of },
+            spool,
+            spot_of,
         })
     }
 
-    /// Writes the sections of the rows `shown` (in order; `rows` the page's) to `w`, read
-    /// back or rendered in parallel.
+    /// Writes the sections of the rows `shown` (in order, by their index in the page) to `w`,
+    /// read back in parallel.
     ///
     /// # Errors
     /// Returns the error of reading the file or of writing to `w`.
-    pub(super) fn write(
-        &self,
-        shown: &[usize],
-        rows: &[TableRow<'_>],
-        w: &mut dyn Write,
-    ) -> std::io::Result<()> {
+    pub(super) fn write(&self, shown: &[usize], w: &mut dyn Write) -> std::io::Result<()> {
         use rayon::prelude::*;
-        let texts: Vec<Vec<u8>> = match &self.texts {
-            SectionTexts::Spooled { spool, spot_of } => shown
-                .par_iter()
-                .map(|&i| spool.text(spot_of[i] as usize))
-                .collect::<std::io::Result<_>>()?,
-            SectionTexts::Kept {
-                comparisons,
-                unit,
-                full,
-                correction,
-            } => shown
-                .par_iter()
-                .filter_map(|&i| {
-                    let c = comparisons.get(i)?.as_ref()?;
-                    let text =
-                        crate::render::html::section(&rows[i], c, unit, i, *correction, *full);
-                    Some(text.into_bytes())
-                })
-                .collect(),
-        };
+        let texts: Vec<Vec<u8>> = shown
+            .par_iter()
+            .map(|&i| self.spool.text(self.spot_of[i] as usize))
+            .collect::<std::io::Result<_>>()?;
         for t in texts {
             w.write_all(&t)?;
         }
         Ok(())
-    }
-}
-
-/// Where a [`Spool`] keeps its texts.
-enum Store {
-    /// An anonymous temporary file.
-    File(std::fs::File),
-    /// Memory.
-    Memory(Vec<u8>),
-}
-
-impl Store {
-    /// Reads `buf.len()` bytes from `offset` (threads may read at once).
-    ///
-    /// # Errors
-    /// Returns the error of reading, or an unexpected end of the texts.
-    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-        match self {
-            Store::File(f) => read_at(f, buf, offset),
-            Store::Memory(m) => {
-                let at = usize::try_from(offset).map_err(std::io::Error::other)?;
-                let text = (m.get(at..at + buf.len())).ok_or(std::io::ErrorKind::UnexpectedEof)?;
-                buf.copy_from_slice(text);
-                Ok(())
-            }
-        }
-    }
-}
-
-/// Reads `buf.len()` bytes of `file` from `offset` (without moving a shared cursor, so that
-/// threads may read at once).
-///
-/// # Errors
-/// Returns the error of reading, or an unexpected end of file.
-fn read_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-    }
-    #[cfg(windows)]
-    {
-        let mut done = 0;
-        while done < buf.len() {
-            match std::os::windows::fs::FileExt::seek_read(
-                file,
-                &mut buf[done..],
-                offset + done as u64,
-            )? {
-                0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
-                n => done += n,
-            }
-        }
-        Ok(())
-    }
-    #[cfg(not(any(unix, windows)))]
-    {
-        // JSON takes the in-memory path there (`try_report`).
-        let _ = (file, buf, offset);
-        Err(std::io::ErrorKind::Unsupported.into())
     }
 }

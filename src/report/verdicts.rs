@@ -52,19 +52,8 @@ pub(super) struct Collected {
     noted: Vec<(u64, verdict::Row)>,
     /// The benchmarks measured on one side only: (first position, name, only old).
     one_sided: Vec<(u64, String, bool)>,
-    /// For JSON, the comparisons' records before the correction.
-    records: Option<Records>,
-    /// For HTML of samples in memory, per row its comparison (the sections are made from
-    /// them once the rows are decided).
-    comparisons: Option<Vec<Comparison>>,
-}
-
-/// The JSON records of a report's comparisons before the correction, in the order of
-/// analysis: as compact JSON in a [`Spool`] when the samples are spilled, else the
-/// assessments they are made from (the samples are in memory already).
-enum Records {
-    Spooled(Spool),
-    Kept(Vec<decide::Assessment>),
+    /// For JSON, the comparisons' records before the correction, in the order of analysis.
+    records: Option<Spool>,
 }
 
 /// Phase 1: reads the partitions of `parts` one at a time, groups the comparisons of
@@ -98,33 +87,30 @@ pub(super) fn collect<'a>(
         rows: Vec::with_capacity(parts.names().benchmarks().len()),
         benchmark_of: Vec::new(),
         details: if plan.details {
-            Some(Spool::new(parts.spills())?)
+            Some(Spool::new(parts.scratch()?))
         } else {
             None
         },
         pooled: Vec::new(),
         noted: Vec::new(),
         one_sided: Vec::new(),
-        records: match (json, parts.spills()) {
-            (false, _) => None,
-            (true, true) => Some(Records::Spooled(Spool::new(true)?)),
-            (true, false) => Some(Records::Kept(Vec::new())),
+        records: if json {
+            Some(Spool::new(parts.scratch()?))
+        } else {
+            None
         },
-        comparisons: (plan.format == Format::Html && !parts.spills()).then(Vec::new),
     };
     for k in 0..parts.partitions() {
         let mut part = parts.partition(k, metric)?;
         let comparisons = std::mem::take(&mut part.comparisons);
-        let ids = std::mem::take(&mut part.ids);
+        let ids = part.ids.clone();
         // The JSON records name their benchmarks and metric by the partition's set.
-        // The `--plot` reads the comparisons again: their names go back to the store then.
-        let names = if json || plan.plot.is_some() {
+        let names = if json {
             Some(part)
         } else {
-            drop(part);
+            parts.give_back(part);
             None
         };
-        super::release_free_memory();
         let first = |c: &Comparison| {
             parts
                 .first_position(ids[c.benchmark.0 as usize])
@@ -157,10 +143,9 @@ pub(super) fn collect<'a>(
         } else {
             decide::estimate_each_combined(vrows, &setting.combined, &opts)
         };
-        if let (Some(Records::Spooled(spool)), Some(names)) = (&mut kept.records, &names) {
+        if let (Some(spool), Some(names)) = (&mut kept.records, &names) {
             spool.append(&names.set, &assessed)?;
         }
-        let names = names.filter(|_| plan.plot.is_some());
         if let Some(spool) = &mut kept.details {
             let texts = (assessed.par_iter())
                 .map(|x| table::details(std::slice::from_ref(x)))
@@ -190,24 +175,13 @@ pub(super) fn collect<'a>(
                 (f, row, base + i)
             }),
         );
-        if let Some(Records::Kept(all)) = &mut kept.records {
-            if all.is_empty() {
-                *all = assessed;
-            } else {
-                all.extend(assessed);
-            }
-        } else if let Some(all) = &mut kept.comparisons {
-            all.extend(assessed.into_iter().map(|x| x.row.comparison));
-        }
-        if let Some(mut part) = names {
-            part.ids = ids;
+        if let Some(part) = names {
             parts.give_back(part);
         }
     }
     // Without a `--plot` or HTML sections, no partition is read again.
     if plan.plot.is_none() && plan.format != Format::Html {
         parts.release();
-        super::release_free_memory();
     }
     Ok(kept)
 }
@@ -231,7 +205,6 @@ pub(super) fn write<'a>(
 ) -> anyhow::Result<std::io::Result<i32>> {
     let opts = super::options(plan);
     let (details, records) = (kept.details.take(), kept.records.take());
-    let comparisons = kept.comparisons.take();
     let Ordered {
         mut rows,
         order,
@@ -248,8 +221,7 @@ pub(super) fn write<'a>(
         let plots = html::HtmlOptions {
             plot_rows: plan.plot_rows.clone(),
         };
-        let at = (&benchmarks[..], &order[..]);
-        match Sections::render(&rows, at, comparisons, (&plots, &opts), metric, parts) {
+        match Sections::render(&rows, &benchmarks, (&plots, &opts), metric, parts) {
             Ok(s) => Some(s),
             Err(e) => return Ok(Err(e)),
         }
@@ -298,11 +270,10 @@ pub(super) fn write<'a>(
                     input: facts.input,
                     control: control.as_ref(),
                 };
-                let mut write_sections =
-                    |shown: &[usize], w: &mut dyn Write| s.write(shown, &rows, w);
+                let mut write_sections = |shown: &[usize], w: &mut dyn Write| s.write(shown, w);
                 html::write_page(&rows, &page, &s.selected, &mut write_sections, w)
             }
-            Format::Json => doc.json(records.as_ref(), parts.names(), w),
+            Format::Json => doc.json(records.as_ref(), w),
             Format::Markdown => doc.markdown(w),
             _ => doc.table(parts.names().metric(metric), w),
         }
@@ -507,14 +478,9 @@ impl Document<'_> {
         w.write_all(t.as_bytes())
     }
 
-    /// The JSON document: the comparisons' `records` in report order (their benchmarks and
-    /// metric named by `set`), each given its decided values.
-    fn json(
-        &self,
-        records: Option<&Records>,
-        set: &crate::sample::SampleSet,
-        w: &mut dyn Write,
-    ) -> std::io::Result<()> {
+    /// The JSON document: the comparisons' `records` in report order, each given its decided
+    /// values.
+    fn json(&self, records: Option<&Spool>, w: &mut dyn Write) -> std::io::Result<()> {
         let Some(records) = records else {
             return Ok(());
         };
@@ -537,21 +503,7 @@ impl Document<'_> {
             columns: None,
         };
         let alpha = self.opts.alpha;
-        match records {
-            Records::Spooled(spool) => {
-                json::write_document(&rest, || spool.comparisons(rows, self.order, alpha), w)
-            }
-            Records::Kept(a) => {
-                let comparisons = || {
-                    rows.iter().zip(self.order).map(|(r, &i)| {
-                        let mut c = json::Comparison::new(set, &a[i], alpha);
-                        c.correct(r.p_adjusted, r.verdict, r.estimate.change_ci_pct, alpha);
-                        Ok(c)
-                    })
-                };
-                json::write_document(&rest, comparisons, w)
-            }
-        }
+        json::write_document(&rest, || records.comparisons(rows, self.order, alpha), w)
     }
 }
 
@@ -588,8 +540,8 @@ mod tests {
         fn names(&self) -> &SampleSet {
             self.inner.names()
         }
-        fn spills(&self) -> bool {
-            true
+        fn scratch(&self) -> std::io::Result<crate::sample::Scratch> {
+            crate::sample::Scratch::file()
         }
         fn release(&mut self) {}
         fn contents(&self) -> Contents {

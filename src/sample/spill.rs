@@ -438,6 +438,102 @@ impl Spilled {
     }
 }
 
+/// Returns the heap's free pages to the system (glibc keeps what was freed — the reader's
+/// blocks, a partition's samples — and the peak RSS would count it again and again). The
+/// partition store of spilled samples calls it whenever a partition is given back.
+pub fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory of the allocator; no pointer is involved.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// Where a report keeps texts it makes before it writes them (JSON records, `--details`,
+/// HTML sections): memory when the samples are in memory, an anonymous temporary file when
+/// they are spilled (the texts would not fit in memory either). The partition store chooses
+/// ([`crate::compare::partitions::Partitions::scratch`]).
+#[derive(Debug)]
+pub enum Scratch {
+    /// An anonymous temporary file ([`tempfile::tempfile`]).
+    File(std::fs::File),
+    /// Memory.
+    Memory(Vec<u8>),
+}
+
+impl Scratch {
+    /// An anonymous temporary file.
+    ///
+    /// # Errors
+    /// Returns the error of creating the file (no temporary folder, no space).
+    pub fn file() -> std::io::Result<Scratch> {
+        Ok(Scratch::File(tempfile::tempfile()?))
+    }
+
+    /// Appends `bytes` at the end.
+    ///
+    /// # Errors
+    /// Returns the error of writing the file (the disk is full).
+    pub fn append(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        match self {
+            Scratch::File(f) => f.write_all(bytes),
+            Scratch::Memory(m) => {
+                m.extend_from_slice(bytes);
+                Ok(())
+            }
+        }
+    }
+
+    /// Reads `buf.len()` bytes from `offset` (threads may read at once).
+    ///
+    /// # Errors
+    /// Returns the error of reading, or an unexpected end of the texts.
+    pub fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        match self {
+            Scratch::File(f) => read_at(f, buf, offset),
+            Scratch::Memory(m) => {
+                let at = usize::try_from(offset).map_err(std::io::Error::other)?;
+                let text = (m.get(at..at + buf.len())).ok_or(std::io::ErrorKind::UnexpectedEof)?;
+                buf.copy_from_slice(text);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Reads `buf.len()` bytes of `file` from `offset` (without moving a shared cursor, so that
+/// threads may read at once).
+///
+/// # Errors
+/// Returns the error of reading, or an unexpected end of file.
+fn read_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+    #[cfg(windows)]
+    {
+        let mut done = 0;
+        while done < buf.len() {
+            match std::os::windows::fs::FileExt::seek_read(
+                file,
+                &mut buf[done..],
+                offset + done as u64,
+            )? {
+                0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+                n => done += n,
+            }
+        }
+        Ok(())
+    }
+    #[cfg(not(any(unix, windows)))]
+    {
+        // Reports from spilled samples that keep texts are not offered there.
+        let _ = (file, buf, offset);
+        Err(std::io::ErrorKind::Unsupported.into())
+    }
+}
+
 /// The sample of one record (its benchmark id as written: the spilling set's).
 fn decode(rec: &[u8]) -> Packed {
     let word = |i: usize| u32::from_le_bytes([rec[i], rec[i + 1], rec[i + 2], rec[i + 3]]);

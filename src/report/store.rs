@@ -1,47 +1,132 @@
-//! The partition store of a large compare.js CSV: from [`Plan::memory_limit`] bytes of input
-//! on (`report --memory-limit BYTES`, 256 MiB by default), a single compare.js CSV file (not
-//! standard input) is read with its samples spilled to temporary partition files by benchmark
-//! ([`crate::sample::SpillingSet`], under `TMPDIR`; where that folder is in memory, point
-//! `TMPDIR` at a disk) and reported from them ([`SpilledPartitions`]) by the same code as
-//! samples held in memory ([`super::report_partitions`]): every format and option, the same
-//! bytes on stdout and stderr and the same exit code.
+//! The store of a report's samples: [`open`] reads the inputs once and says what they are —
+//! two sides in memory, two sides spilled to temporary partition files, or more than two
+//! sides as columns — so the report that follows never asks how they were read.
 //!
-//! Partitions hold about a sixteenth of the limit of input each (between 2 and 256). What
-//! memory holds is the benchmark names, a compact row per comparison, and one partition's
-//! samples and assessments at a time: a file whose samples belong to a few huge comparisons
-//! is bounded by its largest comparison, which the statistics need whole. A `--plot` draws
-//! every comparison at once, so it reads them all back. Several inputs, `--label` and
-//! `--sides-by` gather the samples in memory.
+//! **Spilled**: from [`Plan::memory_limit`] bytes of input on (`report --memory-limit BYTES`,
+//! 256 MiB by default), a single compare.js CSV file (not standard input) is read with its
+//! samples spilled to temporary partition files by benchmark ([`crate::sample::SpillingSet`],
+//! under `TMPDIR`; where that folder is in memory, point `TMPDIR` at a disk) and reported from
+//! them ([`SpilledPartitions`]) by the same code as samples held in memory: every format and
+//! option, the same bytes on stdout and stderr and the same exit code. Partitions hold about
+//! a sixteenth of the limit of input each (between 2 and 256). What memory holds is the
+//! benchmark names, a compact row per comparison, and one partition's samples at a time: a
+//! file whose samples belong to a few huge comparisons is bounded by its largest comparison,
+//! which the statistics need whole. A `--plot` draws every comparison at once, so it reads
+//! them all back. Several inputs, `--label` and `--sides-by` gather the samples in memory.
+//!
+//! **Columns**: more than two sides — more than two positional result files of formats that
+//! are one side each, a `--sides-by KEY` (Go, hyperfine) or a hyperfine export whose key has
+//! more than two values, or `--sides-by KEY=A,B,C…` — are read once, each column a two-sided
+//! view of the samples (the baseline old, the column new), checked as a two-side read is
+//! ([`super::columns`] reports them).
 
-use super::diagnostics::{self};
-use super::{EXIT_USAGE, Format, InputPlan, Messages, Plan};
-use crate::compare::partitions::{Partitions, SpilledPartitions};
+use super::diagnostics;
+use super::inputs::read_columns;
+use super::{EXIT_USAGE, Format, InputPlan, Inputs, Messages, Plan, read_inputs};
+use crate::compare::failures::Failures;
+use crate::compare::partitions::SpilledPartitions;
 use crate::format::{self, InputFormat};
-use crate::sample::{MetricId, RATE, Side, SpillingSet};
-use std::io::Write;
+use crate::render;
+use crate::sample::{RATE, Side, SpillingSet};
 
-/// After a temporary file could not be created or written (`e`: `TMPDIR` names no folder or
-/// one benchdiff may not write, the disk is full): says so, naming the folder, and leaves `f`
-/// to the in-memory path (nothing else was printed: a compare.js CSV that reads gives no
-/// warnings).
-fn in_memory(f: &str, e: &std::io::Error, io: &mut Io<'_>) -> anyhow::Result<Option<i32>> {
-    io.out.note(format!(
+/// What a report's inputs are, once read.
+pub(super) enum Opened {
+    /// Nothing to report: the exit code, the reason in the messages.
+    Stop(i32),
+    /// Two sides, every sample in memory.
+    Memory(Box<Inputs>),
+    /// Two sides of one large compare.js CSV, spilled to partition files.
+    Spilled(Box<Spilled>),
+    /// More than two sides: per column after the baseline, its two-sided view.
+    Columns(Vec<Inputs>),
+}
+
+/// The samples of one compare.js CSV spilled to partition files, and what the report says of
+/// the input.
+pub(super) struct Spilled {
+    /// The partition files and the names of their benchmarks.
+    pub(super) parts: SpilledPartitions,
+    /// What the input recorded ([`render::describe_input`]).
+    input: String,
+    /// The input's format.
+    format: Option<InputFormat>,
+    /// No failed jobs: a compare.js CSV records none.
+    failures: Failures,
+}
+
+impl Spilled {
+    /// What the report knows besides the samples, and the partition store.
+    pub(super) fn facts(&mut self) -> (super::Facts<'_>, &mut SpilledPartitions) {
+        let facts = super::Facts {
+            blocks: None,
+            run: None,
+            input: Some(&self.input),
+            settled: &[],
+            failures: &self.failures,
+            format: self.format,
+            benchstat: None,
+        };
+        (facts, &mut self.parts)
+    }
+}
+
+/// Reads the inputs of `inputs` for a report by `plan` (see the module doc), their messages
+/// added to `out`.
+///
+/// # Errors
+/// The samples of a large compare.js CSV were spilled but are not only of the rate.
+pub(super) fn open(inputs: &InputPlan, plan: &Plan, out: &mut Messages) -> anyhow::Result<Opened> {
+    if let Some(columns) = columns_of(inputs) {
+        if let Err(e) = check_columns_plan(plan) {
+            out.error(e);
+            return Ok(Opened::Stop(EXIT_USAGE));
+        }
+        let one_side_ok = plan.format == Format::Benchstat;
+        let reads = match columns {
+            Given::Files(files) => once(out, |m| read_columns(files, inputs, one_side_ok, m)),
+            Given::Values => read_inputs(inputs, one_side_ok, out).map(value_reads),
+        };
+        return Ok(reads.map_or(Opened::Stop(EXIT_USAGE), Opened::Columns));
+    }
+    if let Some(opened) = spill(inputs, plan, out)? {
+        return Ok(opened);
+    }
+    Ok(in_memory(inputs, plan, out))
+}
+
+/// Reads the inputs of `inputs` in memory (see [`open`]).
+pub(super) fn in_memory(inputs: &InputPlan, plan: &Plan, out: &mut Messages) -> Opened {
+    // benchstat summarises a single file as one column; every other report compares sides.
+    let one_side_ok = plan.format == Format::Benchstat;
+    let Some(read) = read_inputs(inputs, one_side_ok, out) else {
+        return Opened::Stop(EXIT_USAGE);
+    };
+    // A sides key with more than two values (a Go key, a hyperfine export's commands).
+    if read.side_values.len() > 2 {
+        if let Err(e) = check_columns_plan(plan) {
+            out.error(e);
+            return Opened::Stop(EXIT_USAGE);
+        }
+        return Opened::Columns(value_reads(read));
+    }
+    Opened::Memory(Box::new(read))
+}
+
+/// After a temporary file could not be created, written or read again (`e`: `TMPDIR` names
+/// no folder or one benchdiff may not write, the disk is full): says so in `out`, naming the
+/// folder, before the input `f` is read in memory (nothing else was printed: a compare.js CSV
+/// that reads gives no warnings).
+pub(super) fn note_in_memory(f: &str, e: &std::io::Error, out: &mut Messages) {
+    out.note(format!(
         "{f}: the temporary files of a bounded-memory read (in {}) failed ({e}); reading it \
          in memory",
         std::env::temp_dir().display()
     ));
-    Ok(None)
-}
-
-/// Where a bounded report goes: the report to `stdout`, the messages to `out`.
-struct Io<'a> {
-    stdout: &'a mut dyn Write,
-    out: &'a mut Messages,
 }
 
 /// Whether the inputs of `inputs` can be spilled: a single input file, without `--label` or
 /// `--sides-by` (several files, labels and sides are gathered in memory), and the temporary
-/// texts of JSON and HTML can be read back where they are written.
+/// texts of JSON, HTML and the table's details can be read back where they are written.
 fn spillable(inputs: &InputPlan, a: &Plan) -> bool {
     let format = match a.format {
         Format::Json | Format::Html | Format::Table => cfg!(any(unix, windows)),
@@ -59,20 +144,13 @@ fn spillable(inputs: &InputPlan, a: &Plan) -> bool {
         && (inputs.input_format).is_none_or(|f| f == InputFormat::NodeCompareCsv)
 }
 
-/// Reports `inputs` by `plan` from spilled samples when they are one large compare.js CSV
-/// (see the module doc): returns the exit code, or `None` when the samples are to be read in
-/// memory (several inputs, standard input, a file under [`Plan::memory_limit`], not a
-/// compare.js CSV, no temporary folder).
+/// The spilled samples of `inputs` when they are one large compare.js CSV (see the module
+/// doc), or `None` when they are to be read in memory (several inputs, standard input, a file
+/// under [`Plan::memory_limit`], not a compare.js CSV, no temporary folder).
 ///
 /// # Errors
-/// Writing to `stdout` failed, or the samples were not spilled.
-pub(super) fn try_report(
-    inputs: &InputPlan,
-    a: &Plan,
-    stdout: &mut dyn Write,
-    out: &mut Messages,
-) -> anyhow::Result<Option<i32>> {
-    let io = &mut Io { stdout, out };
+/// The samples spilled are not only of the rate.
+fn spill(inputs: &InputPlan, a: &Plan, out: &mut Messages) -> anyhow::Result<Option<Opened>> {
     let threshold = a.memory_limit;
     if !spillable(inputs, a) {
         return Ok(None);
@@ -105,7 +183,10 @@ pub(super) fn try_report(
     };
     let mut spilling = match spilling {
         Ok(s) => s,
-        Err(e) => return in_memory(f, &e, io),
+        Err(e) => {
+            note_in_memory(f, &e, out);
+            return Ok(None);
+        }
     };
     let ro = format::ReadOptions {
         side: Side::Old,
@@ -115,8 +196,8 @@ pub(super) fn try_report(
     let imported = match input.read(fmt, &ro, &mut spilling) {
         Ok(i) => i,
         Err(e) => {
-            io.out.error(e.to_string());
-            return Ok(Some(EXIT_USAGE));
+            out.error(e.to_string());
+            return Ok(Some(Opened::Stop(EXIT_USAGE)));
         }
     };
     // What Go and benchstat print besides the samples comes from the Go format's lines (a
@@ -131,62 +212,144 @@ pub(super) fn try_report(
     let (set, spilled) = spilling.finish();
     let parts = match spilled {
         Ok(s) => SpilledPartitions::new(set, s),
-        Err(e) => return in_memory(f, &e, io),
+        Err(e) => {
+            note_in_memory(f, &e, out);
+            return Ok(None);
+        }
     };
     let spilled = parts.spilled();
-    super::release_free_memory();
     for w in &imported.warnings {
-        io.out.warning(w.to_string());
+        out.warning(w.to_string());
     }
     if imported.samples == 0 {
-        io.out.0.push(diagnostics::no_samples(f, imported.format));
+        out.0.push(diagnostics::no_samples(f, imported.format));
     }
     if spilled.is_empty() {
-        io.out.0.push(diagnostics::no_samples_at_all());
-        return Ok(Some(EXIT_USAGE));
+        out.0.push(diagnostics::no_samples_at_all());
+        return Ok(Some(Opened::Stop(EXIT_USAGE)));
     }
     // benchstat summarises a file of one side as one column.
     if !spilled.has_both_sides() && a.format != Format::Benchstat {
         let [old, new] = spilled.per_side();
-        io.out
-            .0
+        out.0
             .push(diagnostics::nothing_to_compare(old, new, f, false));
-        return Ok(Some(EXIT_USAGE));
+        return Ok(Some(Opened::Stop(EXIT_USAGE)));
     }
-    let spilled_metrics = spilled.metrics().to_vec();
-    if spilled_metrics != [RATE] {
+    if spilled.metrics() != [RATE] {
         anyhow::bail!("{f}: a compare.js CSV with samples of another metric than the rate");
     }
-    let failures = crate::compare::failures::Failures::default();
-    let input = crate::render::describe_input(imported.format, &[super::input_name(f)]);
-    let facts = super::Facts {
-        blocks: None,
-        run: None,
-        input: Some(&input),
-        settled: &[],
-        failures: &failures,
+    Ok(Some(Opened::Spilled(Box::new(Spilled {
+        parts,
+        input: render::describe_input(imported.format, &[super::input_name(f)]),
         format: imported.format,
-        benchstat: None,
-    };
-    let present = |id: MetricId| spilled_metrics.contains(&id);
-    let metric = match super::choose_metric(parts.names(), present, a.metric.as_deref(), a.format) {
-        Ok(id) => id,
-        Err(e) => {
-            io.out.error(e);
-            return Ok(Some(EXIT_USAGE));
-        }
-    };
-    let mut parts = parts;
-    match super::report_partitions(&mut parts, metric, &facts, a, io.stdout, io.out)? {
-        Ok(code) => Ok(Some(code)),
-        Err(e) => in_memory(f, &e, io),
+        failures: Failures::default(),
+    }))))
+}
+
+/// The columns of `read` (its [`Inputs::columns`]) as reads of their own, each headed by its
+/// value of the sides key.
+fn value_reads(read: Inputs) -> Vec<Inputs> {
+    let Inputs {
+        columns,
+        side_values,
+        bench,
+        failures,
+        run,
+        input,
+        format,
+        ..
+    } = read;
+    (columns.into_iter().zip(side_values.into_iter().skip(1)))
+        .map(|(set, v)| Inputs {
+            set,
+            bench: render::benchstat::Options {
+                new_label: v,
+                ..bench.clone()
+            },
+            failures: failures.clone(),
+            run: run.clone(),
+            input: input.clone(),
+            format,
+            side_values: Vec::new(),
+            columns: Vec::new(),
+        })
+        .collect()
+}
+
+/// More than two sides given up front.
+enum Given {
+    /// More than two result files that are one side each, opened (the baseline first).
+    Files(Vec<(String, crate::format::Input)>),
+    /// `--sides-by KEY=A,B,C…`.
+    Values,
+}
+
+/// The sides of `inputs` when it has more than two given up front; `None` otherwise.
+fn columns_of(inputs: &InputPlan) -> Option<Given> {
+    if let Some((_, values)) = inputs.sides_by.as_deref().and_then(|s| s.split_once('=')) {
+        return (values.split(',').count() > 2).then_some(Given::Values);
     }
+    let files = &inputs.files;
+    if files.len() < 3 || !inputs.label.is_empty() || files.iter().any(|f| f == "-") {
+        return None;
+    }
+    // Every file one side: formats that name each sample's side are pooled as before. Each
+    // file is opened once, and read from what was opened.
+    let one_side = |i: &crate::format::Input| {
+        inputs
+            .input_format
+            .or_else(|| i.sniff())
+            .is_some_and(|x| !(x.has_sides() || x == InputFormat::Go && inputs.sides_by.is_some()))
+    };
+    let opened = files
+        .iter()
+        .map(|f| {
+            crate::format::Input::open(f)
+                .ok()
+                .filter(one_side)
+                .map(|i| (f.clone(), i))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Given::Files(opened))
+}
+
+/// Why `plan` cannot be reported as columns, if it cannot: the layouts of two sides only.
+fn check_columns_plan(plan: &Plan) -> Result<(), String> {
+    let option = match plan.format {
+        Format::Table | Format::Markdown | Format::Json | Format::Benchstat => None,
+        Format::R => Some("--format r (compare.R's layout)"),
+        Format::Analyze => Some("--format analyze (compare.js --analyze's layout)"),
+        Format::Csv => Some("--format csv (compare.js's CSV: an old and a new binary)"),
+        Format::Go => Some("--format go"),
+        Format::Html => Some("--format html"),
+    };
+    let option = option.or(plan.plot.as_ref().map(|_| "--plot (compare.R's box plot)"));
+    match option {
+        Some(o) => Err(format!(
+            "{o}: shows two sides only, and these inputs have more than two (a baseline and \
+             columns): use --format table, markdown, json or benchstat, or give two inputs"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// What `read` returns, its messages added to `out` but those `out` has already (a file
+/// given twice as a column, the baseline read again with each column).
+fn once<T>(out: &mut Messages, read: impl FnOnce(&mut Messages) -> T) -> T {
+    let mut m = Messages::default();
+    let read = read(&mut m);
+    for x in m.take() {
+        if !out.0.contains(&x) {
+            out.0.push(x);
+        }
+    }
+    read
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::{Format, InputPlan, Messages, Plan, report};
-    use super::try_report;
+    use super::{Opened, open};
     use crate::verdict::decide::Correction;
     use std::io::Write;
 
@@ -262,7 +425,13 @@ mod tests {
             memory_limit: threshold,
             ..plan.clone()
         };
-        captured(|w, m| try_report(inputs, &plan, w, m).expect("report"))
+        let mut m = Messages::default();
+        let spilled = matches!(open(inputs, &plan, &mut m), Ok(Opened::Spilled(_)));
+        if !spilled {
+            return (None, String::new(), String::new());
+        }
+        let (code, stdout, stderr) = captured(|w, m| report(inputs, &plan, w, m).expect("report"));
+        (Some(code), stdout, stderr)
     }
 
     /// The bounded path is taken at a low threshold (and only then), and prints what the
