@@ -7,8 +7,8 @@
 use super::adaptive::{DecideRule, Outcome, Rule};
 use super::clock::{default_results_path, default_seed, now_unix_s};
 use super::command_run::{self, BenchDef, CommandJobRecord, CommandPlan, CommandSummary, Target};
-use super::compare::Streams;
 use super::ending::{Ended, RunReport, Stop};
+use super::options::{DEFAULT_RUNS, JobOptions, MAX_JOBS, Streams, timeout_duration};
 use super::plan::argv::split_words;
 pub use super::plan::command::{PlanError, Prepared};
 use super::plan::command::{git_targets, parse_env, run_build, target_from_text};
@@ -22,12 +22,6 @@ use crate::format::results::{Record, ResultsWriter, UnusedSamples};
 use crate::sample::{SampleSet, Side};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-
-/// The most jobs one command-benchmark run may schedule (a usage error beyond).
-pub const MAX_JOBS: usize = 10_000_000;
-
-/// Default counted runs of `compare` command benchmarks (as for Node files).
-pub const DEFAULT_RUNS: u32 = 30;
 
 /// The command benchmarks asked for: `--bench` templates and names, `-L` lists, `--skip`,
 /// the run hooks, a suite file, git builds (the options of `compare`, `run` and `sweep`).
@@ -96,14 +90,10 @@ pub struct Common {
     pub new: Option<String>,
     /// Counted runs per binary and configuration.
     pub runs: Option<u32>,
-    /// `KEY=V`: replace a parameter's values by one value.
-    pub set: Vec<String>,
+    /// How every job runs (`set`: `KEY=V` replaces a parameter's values by one value).
+    pub jobs: JobOptions,
     /// Job order.
     pub order: Option<Order>,
-    /// Seed of the random order.
-    pub seed: Option<u64>,
-    /// Per-job limit in seconds.
-    pub timeout: Option<f64>,
     /// Stop at the first failed job.
     pub fail_fast: bool,
     /// `--fail-on-error` (compare's default): failed jobs make the exit code 1.
@@ -112,10 +102,6 @@ pub struct Common {
     pub csv: Option<PathBuf>,
     /// The results file.
     pub results: Option<PathBuf>,
-    /// CPUs to pin the children to (taskset list).
-    pub cpus: Option<String>,
-    /// `--measure`: counters per run ([`crate::run::child::counters::parse_list`]).
-    pub measure: Option<String>,
     /// No progress bar.
     pub no_progress: bool,
     /// Node-only options that were given (an error in command mode).
@@ -148,14 +134,10 @@ pub fn make_plan(
         )));
     }
     // What is missing to measure the counters is said before anything is built or run.
-    let measure = match &common.measure {
-        Some(list) => {
-            let m = crate::run::child::counters::measure_for(list).map_err(u)?;
-            let _ = writeln!(stderr, "benchdiff: {}", m.note());
-            m
-        }
-        None => crate::run::child::counters::Measure::default(),
-    };
+    let measure = common.jobs.counters().map_err(u)?;
+    if common.jobs.measure.is_some() {
+        let _ = writeln!(stderr, "benchdiff: {}", measure.note());
+    }
     let cwd = std::env::current_dir().map_err(|e| u(e.to_string()))?;
     let loaded = match &cmd.suite {
         Some(p) => Some(suite::load(p).map_err(u)?),
@@ -242,7 +224,7 @@ pub fn make_plan(
                 .to_owned(),
         ));
     }
-    for s in &common.set {
+    for s in &common.jobs.set {
         let (k, _) = s
             .split_once('=')
             .ok_or_else(|| u(format!("--set {s:?}: expected KEY=VALUE")))?;
@@ -332,12 +314,12 @@ pub fn make_plan(
         (None, Some(o)) => suite::order_of(o).map_err(u)?,
         (None, None) => Order::Random,
     };
-    if let Some(c) = &common.cpus {
+    if let Some(c) = &common.jobs.cpus {
         super::affinity::CpuList::parse(c).map_err(|e| u(e.to_string()))?;
     }
-    let timeout = match (common.timeout, st.and_then(|s| s.timeout)) {
-        (Some(t), _) => Some(super::compare::timeout_duration("--timeout", t).map_err(u)?),
-        (None, Some(t)) => Some(super::compare::timeout_duration("suite timeout", t).map_err(u)?),
+    let timeout = match (common.jobs.timeout, st.and_then(|s| s.timeout)) {
+        (Some(t), _) => Some(timeout_duration("--timeout", t).map_err(u)?),
+        (None, Some(t)) => Some(timeout_duration("suite timeout", t).map_err(u)?),
         (None, None) => None,
     };
     let runs = common
@@ -383,8 +365,7 @@ pub fn make_plan(
         runs,
         warmup,
         order,
-        seed: common
-            .seed
+        seed: (common.jobs.seed)
             .or(st.and_then(|s| s.seed))
             .unwrap_or_else(default_seed),
         shell: cmd.shell || st.is_some_and(|s| s.shell),
@@ -393,7 +374,7 @@ pub fn make_plan(
         prepare: cmd.prepare.clone().or(st.and_then(|s| s.prepare.clone())),
         setup: cmd.setup.clone().or(st.and_then(|s| s.setup.clone())),
         cleanup: cmd.cleanup.clone().or(st.and_then(|s| s.cleanup.clone())),
-        cpus: common.cpus.clone(),
+        cpus: common.jobs.cpus.clone(),
         measure,
         control: common.control,
     };
@@ -467,7 +448,7 @@ impl Finished {
     /// The failed and missing jobs recorded in the results file, for the report; none without
     /// a results file or when it cannot be read (the run has said so).
     pub fn failures(&self) -> crate::compare::failures::Failures {
-        super::compare::recorded_failures(self.results_path.as_deref())
+        super::ending::recorded_failures(self.results_path.as_deref())
     }
 }
 
@@ -973,7 +954,7 @@ pub fn compare(
                 .as_ref()
                 .and_then(|p| suite::load(p).ok())
                 .and_then(|s| s.toml.seed);
-            let given = common.seed.is_some() || suite_seed.is_some();
+            let given = common.jobs.seed.is_some() || suite_seed.is_some();
             match super::shard::command_shard(&sp, &mut prepared.plan, given) {
                 Ok(s) => Some(s),
                 Err(e) => return Ok(Err(PlanError::Usage(e))),

@@ -51,6 +51,7 @@ pub mod driver;
 pub mod ending;
 pub mod machine;
 pub mod merge;
+pub mod options;
 pub mod plan;
 pub mod schedule;
 pub mod sequential;
@@ -187,6 +188,51 @@ impl Plan {
             }),
             control: self.control,
         }
+    }
+
+    /// The plan of the Node `files` under `old` and `new`, each beside the option that names
+    /// it, resolved from the current folder; `jobs` gives the arguments, CPUs (`--cpus` or a
+    /// `--set CPUSET=…`, not both), counters and seed (default: from the clock).
+    ///
+    /// # Errors
+    /// A binary that cannot run, no benchmark file, a bad CPU list or counter.
+    pub fn of_files(
+        old: (&str, &Path),
+        new: (&str, &Path),
+        files: &options::NodeFiles,
+        jobs: &options::JobOptions,
+        runs: u32,
+        order: Order,
+        control: bool,
+    ) -> Result<Plan, RunnerError> {
+        let cwd = std::env::current_dir().map_err(|e| RunnerError::Io(e.to_string()))?;
+        let old_exec = discover::resolve_binary(old.0, old.1, &cwd)?;
+        let new_exec = discover::resolve_binary(new.0, new.1, &cwd)?;
+        let dir = discover::find_benchmark_dir(files.benchmark_dir.as_deref(), &cwd)?;
+        let selected = discover::select(&dir, &files.categories, &files.filter, &files.exclude)?;
+        let cpus = match (&jobs.cpus, affinity::cpuset_from_set_values(&jobs.set)?) {
+            (Some(_), Some(_)) => {
+                let both = "give either --cpus or --set CPUSET=…, not both";
+                return Err(RunnerError::CpuSet(both.to_owned()));
+            }
+            (Some(c), None) => Some(CpuList::parse(c)?),
+            (None, c) => c,
+        };
+        Ok(Plan {
+            old: old.1.display().to_string(),
+            new: new.1.display().to_string(),
+            old_exec,
+            new_exec,
+            benchmark_dir: dir,
+            files: selected,
+            runs,
+            set: jobs.set.clone(),
+            order,
+            seed: jobs.seed.unwrap_or_else(clock::default_seed),
+            cpus,
+            measure: jobs.counters().map_err(RunnerError::Io)?,
+            control,
+        })
     }
 
     /// The plan a results file was written for (`--resume`); binaries are checked again.
