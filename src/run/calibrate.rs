@@ -24,7 +24,7 @@ use super::{Observer, Plan, Report, RunOptions, RunnerError};
 use crate::format::results::{JobRecord, JobStatus, Record, ResultsWriter};
 use crate::render;
 use crate::report::EXIT_FAILED;
-use crate::sample::{Sample, SampleSet, Side};
+use crate::sample::{SampleSet, Side};
 use crate::verdict::calibrate::{self, AaRow, FalsePositives};
 use std::io::Write;
 use std::path::PathBuf;
@@ -151,16 +151,7 @@ struct CalObserver<'a> {
 
 impl Observer for CalObserver<'_> {
     fn sample(&mut self, job: &Job, file: &str, r: &Report) -> std::io::Result<()> {
-        let id = self.set.intern_configuration(file, &r.configuration);
-        self.set.mark_rounds_recorded(); // the runner's rounds ran old and new together
-        self.set.push(Sample {
-            benchmark: id,
-            side: job.side,
-            metric: crate::sample::RATE,
-            value: r.rate,
-            time_s: r.time_s,
-            run: Some(job.run),
-        });
+        super::add_rate(&mut self.set, job.side, job.run, file, r);
         Ok(())
     }
 

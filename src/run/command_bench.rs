@@ -4,11 +4,12 @@
 //! ([`execute`], [`execute_with`]), and `compare`'s whole run ([`compare`]). The jobs
 //! themselves run in [`super::command_run`].
 
-use super::adaptive::{DecideRule, Outcome, Rule};
+use super::adaptive::{DecideRule, Rule};
 use super::clock::{default_results_path, default_seed, now_unix_s};
 use super::command_run::{self, BenchDef, CommandJobRecord, CommandPlan, CommandSummary, Target};
 use super::ending::{Ended, RunReport, Stop};
 use super::options::{DEFAULT_RUNS, JobOptions, MAX_JOBS, Streams, timeout_duration};
+use super::outcome::Outcome;
 use super::plan::argv::split_words;
 pub use super::plan::command::{PlanError, Prepared};
 use super::plan::command::{git_targets, parse_env, run_build, target_from_text};
@@ -134,10 +135,14 @@ pub fn make_plan(
         )));
     }
     // What is missing to measure the counters is said before anything is built or run.
-    let measure = common.jobs.counters().map_err(u)?;
-    if common.jobs.measure.is_some() {
-        let _ = writeln!(stderr, "benchdiff: {}", measure.note());
-    }
+    let measure = match &common.jobs.measure {
+        Some(list) => {
+            let m = crate::run::child::counters::measure_for(list).map_err(u)?;
+            let _ = writeln!(stderr, "benchdiff: {}", m.note());
+            m
+        }
+        None => crate::run::child::counters::Measure::default(),
+    };
     let cwd = std::env::current_dir().map_err(|e| u(e.to_string()))?;
     let loaded = match &cmd.suite {
         Some(p) => Some(suite::load(p).map_err(u)?),
@@ -711,18 +716,7 @@ pub fn execute_with(
         )?),
         None => None,
     };
-    let bar = out.progress.then(|| {
-        let b = indicatif::ProgressBar::with_draw_target(
-            Some(jobs.len() as u64),
-            indicatif::ProgressDrawTarget::stderr(),
-        );
-        if let Ok(s) = indicatif::ProgressStyle::with_template(
-            "[{elapsed_precise}] {bar:24} {pos}/{len} jobs, ETA {eta} | {wide_msg}",
-        ) {
-            b.set_style(s);
-        }
-        b
-    });
+    let bar = out.progress.then(|| super::options::job_bar(jobs.len()));
     let mut obs = Obs {
         set: SampleSet::new(),
         csv,

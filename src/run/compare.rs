@@ -4,11 +4,12 @@
 //! results file and returns the samples for the report. Command benchmarks are
 //! [`super::command_bench`].
 
-use super::adaptive::{AutoOptions, DecideRule, Outcome, Rule, Runs};
+use super::adaptive::{AutoOptions, DecideRule, Rule, Runs};
 use super::clock::{default_results_path, now_unix_s};
 use super::command_bench::{CommandSpec, Common};
 use super::ending::{Ended, RunReport, Stop, recorded_failures};
 use super::options::{DEFAULT_RUNS, JobOptions, MAX_JOBS, NodeFiles, Streams, timeout_duration};
+use super::outcome::Outcome;
 use super::schedule::{Job, Order};
 use super::shard::{ShardRequest, ShardRun};
 use super::signals::{INTERRUPTED, SignalGuard};
@@ -19,7 +20,7 @@ use crate::format::results::{
     self, JobRecord, JobStatus, Record, ResultsWriter, ResumeMark, RunHeader, UnusedSamples,
 };
 use crate::render::RunInfo;
-use crate::sample::{Sample, SampleSet, Side};
+use crate::sample::{SampleSet, Side};
 use std::collections::HashSet;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -234,15 +235,7 @@ struct Progress {
 
 impl Progress {
     fn new(total: usize, plan: &Plan, done: &[JobRecord]) -> Progress {
-        let bar = indicatif::ProgressBar::with_draw_target(
-            Some(total as u64),
-            indicatif::ProgressDrawTarget::stderr(),
-        );
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "[{elapsed_precise}] {bar:24} {pos}/{len} jobs, ETA {eta} | {wide_msg}",
-        ) {
-            bar.set_style(style);
-        }
+        let bar = super::options::job_bar(total);
         bar.enable_steady_tick(Duration::from_secs(1));
         let mut per_file_done = vec![0u32; plan.files.len()];
         for r in done {
@@ -307,20 +300,6 @@ impl CompareObserver<'_> {
                 let _ = stderr.flush();
             }
         }
-    }
-
-    /// Adds a sample of an `ok` job to the report's set.
-    fn add(&mut self, side: Side, run: u32, file: &str, r: &Report) {
-        let id = self.set.intern_configuration(file, &r.configuration);
-        self.set.mark_rounds_recorded(); // the runner's rounds ran old and new together
-        self.set.push(Sample {
-            benchmark: id,
-            side,
-            metric: crate::sample::RATE,
-            value: r.rate,
-            time_s: r.time_s,
-            run: Some(run),
-        });
     }
 
     /// Writes one CSV row, or keeps it until the job ends when the CSV has counter columns.
@@ -398,7 +377,13 @@ impl Observer for CompareObserver<'_> {
         }
         if record.status == JobStatus::Ok {
             for s in &record.samples {
-                self.add(job.side, job.run, &record.file, &s.to_report());
+                super::add_rate(
+                    &mut self.set,
+                    job.side,
+                    job.run,
+                    &record.file,
+                    &s.to_report(),
+                );
             }
             self.set.mark_rounds_recorded();
             crate::format::results::samples::add_node_counters(&mut self.set, record);
@@ -810,7 +795,7 @@ pub fn execute(
     for r in &done {
         for s in &r.samples {
             let rep = s.to_report();
-            obs.add(r.side, r.run, &r.file, &rep);
+            super::add_rate(&mut obs.set, r.side, r.run, &r.file, &rep);
             obs.csv_row(r.side, &r.file, &rep)?;
         }
     }

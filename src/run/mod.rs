@@ -7,10 +7,12 @@
 //! [`command_run`]); every child goes through [`child::process`]; everything is reported to
 //! one [`Observer`]; records are the one [`crate::format::results::Record`] enum.
 //!
-//! - [`compare`]: `compare` of Node files — the plan from the options or a `--resume` file, the
-//!   run with its CSV, results file and progress, the samples for the report;
+//! - [`compare`]: `compare`'s plan and entry point (Node files here, else [`command_bench`]);
+//!   of Node files the plan from the options or a `--resume` file, the run with its CSV,
+//!   results file and progress, the samples for the report;
 //! - [`command_bench`]: command benchmarks — the plan from options and suite files (builds
-//!   first), the run with its CSV, results file and progress, and `compare`'s whole run;
+//!   first), the run with its CSV, results file and progress, and `compare`'s run of them;
+//! - [`options`]: what every run shares (job options, Node files, streams, limits, timeouts);
 //! - [`plan`]: what to run (benchmark discovery, parameter matrices, suite files, git revisions);
 //! - [`schedule`]: job order (`--order node` = compare.js; default seeded random per round);
 //! - [`child`]: one child process — spawn, supervise (timeouts, process-group kills), reap
@@ -20,6 +22,7 @@
 //! - [`ending`]: how a command ends — a [`ending::Stop`] with its exit code, or an
 //!   [`ending::Ended`] run: its closing lines, exit code and the samples of its report;
 //! - [`adaptive`]: `--runs auto` (stop a configuration once its interval is narrow enough);
+//!   [`sequential`]: its `--stop decided`; [`outcome`]: what such a run did, for its summary;
 //! - [`calibrate`]: `calibrate`'s A/A run and calibrate-n's search for a parameter value;
 //! - [`machine`]: machine checks (governor, load, busy processes, pinning, turbo);
 //! - [`command_run`]: running command benchmarks (any program) and their samples; their plan
@@ -37,7 +40,8 @@
 //! entry points, all three through [`driver::drive`]. The commands' runs ([`compare`],
 //! [`command_bench`], [`calibrate`]) take a typed plan built from the options, write the lines
 //! a person watches while a run goes on to the log stream they are given, and return what the
-//! run produced with its closing lines ([`ending`]); the CLI prints them.
+//! run produced with its closing lines ([`ending`]); the CLI prints them. These modules import
+//! each other one way only (no cycle: `tests/architecture.rs`).
 
 pub mod adaptive;
 pub mod affinity;
@@ -52,6 +56,7 @@ pub mod ending;
 pub mod machine;
 pub mod merge;
 pub mod options;
+pub mod outcome;
 pub mod plan;
 pub mod schedule;
 pub mod sequential;
@@ -63,7 +68,7 @@ use crate::format::results;
 use child::node as job;
 use plan::discover;
 
-use crate::sample::Side;
+use crate::sample::{SampleSet, Side};
 use affinity::CpuList;
 use results::{JobRecord, RunHeader, SampleRecord};
 use schedule::{Job, Order};
@@ -230,7 +235,10 @@ impl Plan {
             order,
             seed: jobs.seed.unwrap_or_else(clock::default_seed),
             cpus,
-            measure: jobs.counters().map_err(RunnerError::Io)?,
+            measure: match &jobs.measure {
+                Some(list) => child::counters::measure_for(list).map_err(RunnerError::Io)?,
+                None => child::counters::Measure::default(),
+            },
             control,
         })
     }
@@ -340,6 +348,21 @@ pub struct Summary {
     pub stopped_by_fail_fast: bool,
     /// An output error that stopped the run.
     pub output_error: Option<std::io::Error>,
+}
+
+/// Adds the rate `r` a Node file's job (`side`, round `run`) reported to `set`: one sample of
+/// its configuration.
+pub(crate) fn add_rate(set: &mut SampleSet, side: Side, run: u32, file: &str, r: &Report) {
+    let benchmark = set.intern_configuration(file, &r.configuration);
+    set.mark_rounds_recorded(); // the runner's rounds ran old and new together
+    set.push(crate::sample::Sample {
+        benchmark,
+        side,
+        metric: crate::sample::RATE,
+        value: r.rate,
+        time_s: r.time_s,
+        run: Some(run),
+    });
 }
 
 /// Runs `jobs` (from `plan`'s schedule) one at a time through the one driver

@@ -4,7 +4,6 @@
 //! a plan.
 
 use super::RunnerError;
-use super::child::counters::{Measure, measure_for};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -58,6 +57,18 @@ pub struct Streams<'a> {
     pub stderr_is_terminal: bool,
 }
 
+/// The progress bar on stderr of a run of `jobs` jobs: elapsed time, the bar, jobs done and
+/// the ETA, then its message.
+pub fn job_bar(jobs: usize) -> indicatif::ProgressBar {
+    let stderr = indicatif::ProgressDrawTarget::stderr();
+    let bar = indicatif::ProgressBar::with_draw_target(Some(jobs as u64), stderr);
+    let template = "[{elapsed_precise}] {bar:24} {pos}/{len} jobs, ETA {eta} | {wide_msg}";
+    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+        bar.set_style(style);
+    }
+    bar
+}
+
 /// How every job of a run runs: its arguments, seed, time limit, CPUs and counters (`None`:
 /// a suite's value, else the default).
 #[derive(Clone, Debug, Default)]
@@ -87,16 +98,6 @@ impl JobOptions {
             ))),
             None => Ok(()),
         }
-    }
-
-    /// The counters `--measure` asks for (none without it).
-    ///
-    /// # Errors
-    /// An unknown counter, or what is missing to measure them here.
-    pub fn counters(&self) -> Result<Measure, String> {
-        self.measure
-            .as_deref()
-            .map_or_else(|| Ok(Measure::default()), measure_for)
     }
 }
 
