@@ -16,7 +16,7 @@
 //! caller prints it.
 
 use super::clock::now_unix_s;
-use super::command_bench::CommandSpec;
+use super::command_bench::{self, CommandSpec, Common, Outputs, SinglePlan};
 use super::ending::Stop;
 use super::options::{JobOptions, NodeFiles};
 use super::schedule::{Job, Order};
@@ -307,7 +307,6 @@ fn command_aa(
     path: &std::path::Path,
     log: &mut dyn Write,
 ) -> std::io::Result<Result<Calibration, String>> {
-    use super::command_bench::{self, Common, Outputs, SinglePlan};
     let single = SinglePlan {
         bin: (!args.bin.as_os_str().is_empty()).then(|| args.bin.to_string_lossy().into_owned()),
         common: Common {
