@@ -8,8 +8,9 @@ use super::jobs::{AdaptiveArgs, CommandArgs, JobArgs, NodeFileArgs};
 use super::{AnalysisArgs, EXIT_USAGE, Io};
 use crate::run;
 use crate::run::adaptive::Runs;
-use crate::run::compare::{ComparePlan, Streams};
+use crate::run::compare::ComparePlan;
 use crate::run::ending::Stop;
+use crate::run::options::Streams;
 use crate::run::schedule::Order;
 use std::path::PathBuf;
 
@@ -124,23 +125,16 @@ impl CompareArgs {
             runs: self.runs,
             auto: self.adaptive.auto(),
             threshold_pct: self.analysis.threshold,
-            filter: self.files.filter,
-            exclude: self.files.exclude,
-            set: self.jobs.set,
-            benchmark_dir: self.files.benchmark_dir,
+            files: self.files.files(self.categories),
+            jobs: self.jobs.options(),
             order: self.order,
-            seed: self.jobs.seed,
-            timeout: self.jobs.timeout,
             fail_fast: self.fail_fast,
             fail_on_error: !self.no_fail_on_error,
             csv: self.csv,
             results: self.results,
             force: self.force,
             resume: self.resume,
-            cpus: self.jobs.cpus,
-            measure: self.jobs.measure,
             no_progress: self.no_progress,
-            categories: self.categories,
             shard: self.shard.request(),
             command: self.command.spec(),
             report: self.analysis.output.clone(),

@@ -4,6 +4,7 @@
 use super::parse_percent;
 use crate::run::adaptive::{AutoOptions, Stop};
 use crate::run::command_bench::CommandSpec;
+use crate::run::options::{JobOptions, NodeFiles};
 use std::path::PathBuf;
 
 /// How every job runs: arguments, seed, time limit, CPUs.
@@ -19,7 +20,7 @@ pub(crate) struct JobArgs {
     #[arg(long, value_name = "N")]
     pub(crate) seed: Option<u64>,
     /// Kill a job (its whole process group) after SECS seconds and record it as failed.
-    #[arg(long, value_name = "SECS", value_parser = crate::run::compare::parse_seconds)]
+    #[arg(long, value_name = "SECS", value_parser = crate::run::options::parse_seconds)]
     pub(crate) timeout: Option<f64>,
     /// Pin the children to these CPUs (taskset list, e.g. 0 or 0-2,4).
     #[arg(long, value_name = "LIST")]
@@ -29,6 +30,19 @@ pub(crate) struct JobArgs {
     /// page-faults, all-software (comma-separated; docs/counters.md).
     #[arg(long, value_name = "LIST")]
     pub(crate) measure: Option<String>,
+}
+
+impl JobArgs {
+    /// The typed options.
+    pub(crate) fn options(&self) -> JobOptions {
+        JobOptions {
+            set: self.set.clone(),
+            seed: self.seed,
+            timeout: self.timeout,
+            cpus: self.cpus.clone(),
+            measure: self.measure.clone(),
+        }
+    }
 }
 
 /// Which Node benchmark files run (with the CATEGORY arguments).
@@ -43,6 +57,18 @@ pub(crate) struct NodeFileArgs {
     /// The benchmark folder (default: ./benchmark, or the first `benchmark` folder upward).
     #[arg(long, value_name = "DIR")]
     pub(crate) benchmark_dir: Option<PathBuf>,
+}
+
+impl NodeFileArgs {
+    /// The typed selection of these options and the CATEGORY arguments.
+    pub(crate) fn files(self, categories: Vec<String>) -> NodeFiles {
+        NodeFiles {
+            filter: self.filter,
+            exclude: self.exclude,
+            benchmark_dir: self.benchmark_dir,
+            categories,
+        }
+    }
 }
 
 /// The options of `compare --runs auto`.

@@ -36,14 +36,10 @@ impl SingleArgs {
     pub(crate) fn plan(&self, runs: u32) -> SinglePlan {
         let common = Common {
             runs: Some(runs),
-            set: self.jobs.set.clone(),
+            jobs: self.jobs.options(),
             order: self.order,
-            seed: self.jobs.seed,
-            timeout: self.jobs.timeout,
             fail_fast: self.fail_fast,
             results: self.results.clone(),
-            cpus: self.jobs.cpus.clone(),
-            measure: self.jobs.measure.clone(),
             ..Common::default()
         };
         let (bin, command) = (self.bin.clone(), self.command.spec());

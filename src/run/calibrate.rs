@@ -15,20 +15,21 @@
 //! The text of the outcome is [`crate::render::calibrate`]'s ([`Calibration::output`]); the
 //! caller prints it.
 
-use super::affinity::{CpuList, cpuset_from_set_values};
+use super::clock::now_unix_s;
+use super::command_bench::{self, CommandSpec, Common, Outputs, SinglePlan};
 use super::ending::Stop;
-use super::plan::discover;
+use super::options::{JobOptions, NodeFiles};
 use super::schedule::{Job, Order};
 use super::{Observer, Plan, Report, RunOptions, RunnerError};
 use crate::format::results::{JobRecord, JobStatus, Record, ResultsWriter};
 use crate::render;
 use crate::report::EXIT_FAILED;
-use crate::sample::{Sample, SampleSet, Side};
+use crate::sample::{SampleSet, Side};
 use crate::verdict::calibrate::{self, AaRow, FalsePositives};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// What `calibrate` runs (built from its options).
 #[derive(Clone, Debug)]
@@ -40,34 +41,20 @@ pub struct CalibratePlan {
     /// Accuracy to plan for, in percent: the runs a side needs for a 95% half-width at or
     /// below it.
     pub target_accuracy: f64,
-    /// Keep files whose name contains one of these (none: every file).
-    pub filter: Vec<String>,
-    /// Skip files whose name contains one of these (wins over `filter`).
-    pub exclude: Vec<String>,
-    /// `KEY=VALUE` arguments passed to every benchmark (as in compare).
-    pub set: Vec<String>,
-    /// The benchmark folder (default: ./benchmark, or the first `benchmark` folder upward).
-    pub benchmark_dir: Option<PathBuf>,
+    /// The Node files that run.
+    pub files: NodeFiles,
+    /// How every job runs (as in compare).
+    pub jobs: JobOptions,
     /// Job order.
     pub order: Order,
-    /// Seed of the random order (default: from the clock).
-    pub seed: Option<u64>,
-    /// Per-job limit in seconds.
-    pub timeout: Option<f64>,
-    /// CPUs to pin the children to (taskset list).
-    pub cpus: Option<String>,
-    /// `--measure`: counters per job.
-    pub measure: Option<String>,
     /// The results file (default `benchdiff-calibrate-<UTC time>.jsonl` in the system
     /// temporary folder, `TMPDIR`).
     pub results: Option<PathBuf>,
     /// Search a parameter value instead of the A/A run.
     pub find_n: Option<FindN>,
-    /// Categories (sub-folders of the benchmark folder), or `all`.
-    pub categories: Vec<String>,
     /// Command benchmarks (`--bench`, `--suite` …): the command is `bin` (or the suite's
     /// `[new]` side), run as both sides.
-    pub command: super::command_bench::CommandSpec,
+    pub command: CommandSpec,
     /// The metric judged (default: the rate, else the first metric).
     pub metric: Option<String>,
 }
@@ -164,16 +151,7 @@ struct CalObserver<'a> {
 
 impl Observer for CalObserver<'_> {
     fn sample(&mut self, job: &Job, file: &str, r: &Report) -> std::io::Result<()> {
-        let id = self.set.intern_configuration(file, &r.configuration);
-        self.set.mark_rounds_recorded(); // the runner's rounds ran old and new together
-        self.set.push(Sample {
-            benchmark: id,
-            side: job.side,
-            metric: crate::sample::RATE,
-            value: r.rate,
-            time_s: r.time_s,
-            run: Some(job.run),
-        });
+        super::add_rate(&mut self.set, job.side, job.run, file, r);
         Ok(())
     }
 
@@ -193,22 +171,9 @@ impl Observer for CalObserver<'_> {
     }
 }
 
-fn now_unix_s() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
-}
-
 fn prepare(args: &CalibratePlan) -> Result<Plan, RunnerError> {
-    for s in &args.set {
-        if s.split_once('=').is_none_or(|(k, _)| k.is_empty()) {
-            return Err(RunnerError::Io(format!(
-                "--set {s:?}: expected KEY=VALUE (e.g. --set n=1000)"
-            )));
-        }
-    }
-    if let Some(t) = args.timeout
+    args.jobs.check_node_set()?;
+    if let Some(t) = args.jobs.timeout
         && !(t.is_finite() && t > 0.0)
     {
         return Err(RunnerError::Io(format!(
@@ -222,45 +187,9 @@ fn prepare(args: &CalibratePlan) -> Result<Plan, RunnerError> {
             "--find-n needs --start-n above 0 and --increase above 1".to_owned(),
         ));
     }
-    let cwd = std::env::current_dir().map_err(|e| RunnerError::Io(e.to_string()))?;
-    let exec = discover::resolve_binary("--bin", &args.bin, &cwd)?;
-    let dir = discover::find_benchmark_dir(args.benchmark_dir.as_deref(), &cwd)?;
-    let files = discover::select(&dir, &args.categories, &args.filter, &args.exclude)?;
-    let cpuset = cpuset_from_set_values(&args.set)?;
-    let cpus = match (&args.cpus, cpuset) {
-        (Some(_), Some(_)) => {
-            return Err(RunnerError::CpuSet(
-                "give either --cpus or --set CPUSET=…, not both".to_owned(),
-            ));
-        }
-        (Some(c), None) => Some(CpuList::parse(c)?),
-        (None, c) => c,
-    };
-    let seed = args.seed.unwrap_or_else(|| {
-        let t = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0);
-        (t ^ (u64::from(std::process::id()) << 32)) >> 11
-    });
-    Ok(Plan {
-        old: args.bin.display().to_string(),
-        new: args.bin.display().to_string(),
-        old_exec: exec.clone(),
-        new_exec: exec,
-        benchmark_dir: dir,
-        files,
-        runs: args.runs,
-        set: args.set.clone(),
-        order: args.order,
-        seed,
-        cpus,
-        measure: match &args.measure {
-            Some(list) => super::child::counters::measure_for(list).map_err(RunnerError::Io)?,
-            None => super::child::counters::Measure::default(),
-        },
-        control: false,
-    })
+    let bin = ("--bin", args.bin.as_path());
+    let (files, jobs) = (&args.files, &args.jobs);
+    Plan::of_files(bin, bin, files, jobs, args.runs, args.order, false)
 }
 
 /// Runs a calibration: the results file (plan and machine records first), the machine
@@ -307,7 +236,7 @@ pub fn calibrate(
         Ok(r) => r,
         Err(e) => return Ok(Err(e.to_string())),
     };
-    let timeout = args.timeout.map(Duration::from_secs_f64);
+    let timeout = args.jobs.timeout.map(Duration::from_secs_f64);
     results.write(&Record::Run(plan.header(timeout, now_unix_s())))?;
     let info = super::machine::check(plan.cpus.as_ref());
     results.write(&Record::Machine(info.clone()))?;
@@ -378,18 +307,13 @@ fn command_aa(
     path: &std::path::Path,
     log: &mut dyn Write,
 ) -> std::io::Result<Result<Calibration, String>> {
-    use super::command_bench::{self, Common, Outputs, SinglePlan};
     let single = SinglePlan {
         bin: (!args.bin.as_os_str().is_empty()).then(|| args.bin.to_string_lossy().into_owned()),
         common: Common {
             runs: Some(args.runs),
-            set: args.set.clone(),
+            jobs: args.jobs.clone(),
             order: Some(args.order),
-            seed: args.seed,
-            timeout: args.timeout,
             results: Some(path.to_path_buf()),
-            cpus: args.cpus.clone(),
-            measure: args.measure.clone(),
             ..Common::default()
         },
         command: args.command.clone(),

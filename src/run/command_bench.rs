@@ -4,11 +4,12 @@
 //! ([`execute`], [`execute_with`]), and `compare`'s whole run ([`compare`]). The jobs
 //! themselves run in [`super::command_run`].
 
-use super::adaptive::{DecideRule, Outcome, Rule};
+use super::adaptive::{DecideRule, Rule};
 use super::clock::{default_results_path, default_seed, now_unix_s};
 use super::command_run::{self, BenchDef, CommandJobRecord, CommandPlan, CommandSummary, Target};
-use super::compare::Streams;
 use super::ending::{Ended, RunReport, Stop};
+use super::options::{DEFAULT_RUNS, JobOptions, MAX_JOBS, Streams, timeout_duration};
+use super::outcome::Outcome;
 use super::plan::argv::split_words;
 pub use super::plan::command::{PlanError, Prepared};
 use super::plan::command::{git_targets, parse_env, run_build, target_from_text};
@@ -22,12 +23,6 @@ use crate::format::results::{Record, ResultsWriter, UnusedSamples};
 use crate::sample::{SampleSet, Side};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-
-/// The most jobs one command-benchmark run may schedule (a usage error beyond).
-pub const MAX_JOBS: usize = 10_000_000;
-
-/// Default counted runs of `compare` command benchmarks (as for Node files).
-pub const DEFAULT_RUNS: u32 = 30;
 
 /// The command benchmarks asked for: `--bench` templates and names, `-L` lists, `--skip`,
 /// the run hooks, a suite file, git builds (the options of `compare`, `run` and `sweep`).
@@ -96,14 +91,10 @@ pub struct Common {
     pub new: Option<String>,
     /// Counted runs per binary and configuration.
     pub runs: Option<u32>,
-    /// `KEY=V`: replace a parameter's values by one value.
-    pub set: Vec<String>,
+    /// How every job runs (`set`: `KEY=V` replaces a parameter's values by one value).
+    pub jobs: JobOptions,
     /// Job order.
     pub order: Option<Order>,
-    /// Seed of the random order.
-    pub seed: Option<u64>,
-    /// Per-job limit in seconds.
-    pub timeout: Option<f64>,
     /// Stop at the first failed job.
     pub fail_fast: bool,
     /// `--fail-on-error` (compare's default): failed jobs make the exit code 1.
@@ -112,10 +103,6 @@ pub struct Common {
     pub csv: Option<PathBuf>,
     /// The results file.
     pub results: Option<PathBuf>,
-    /// CPUs to pin the children to (taskset list).
-    pub cpus: Option<String>,
-    /// `--measure`: counters per run ([`crate::run::child::counters::parse_list`]).
-    pub measure: Option<String>,
     /// No progress bar.
     pub no_progress: bool,
     /// Node-only options that were given (an error in command mode).
@@ -148,7 +135,7 @@ pub fn make_plan(
         )));
     }
     // What is missing to measure the counters is said before anything is built or run.
-    let measure = match &common.measure {
+    let measure = match &common.jobs.measure {
         Some(list) => {
             let m = crate::run::child::counters::measure_for(list).map_err(u)?;
             let _ = writeln!(stderr, "benchdiff: {}", m.note());
@@ -242,7 +229,7 @@ pub fn make_plan(
                 .to_owned(),
         ));
     }
-    for s in &common.set {
+    for s in &common.jobs.set {
         let (k, _) = s
             .split_once('=')
             .ok_or_else(|| u(format!("--set {s:?}: expected KEY=VALUE")))?;
@@ -332,12 +319,12 @@ pub fn make_plan(
         (None, Some(o)) => suite::order_of(o).map_err(u)?,
         (None, None) => Order::Random,
     };
-    if let Some(c) = &common.cpus {
+    if let Some(c) = &common.jobs.cpus {
         super::affinity::CpuList::parse(c).map_err(|e| u(e.to_string()))?;
     }
-    let timeout = match (common.timeout, st.and_then(|s| s.timeout)) {
-        (Some(t), _) => Some(super::compare::timeout_duration("--timeout", t).map_err(u)?),
-        (None, Some(t)) => Some(super::compare::timeout_duration("suite timeout", t).map_err(u)?),
+    let timeout = match (common.jobs.timeout, st.and_then(|s| s.timeout)) {
+        (Some(t), _) => Some(timeout_duration("--timeout", t).map_err(u)?),
+        (None, Some(t)) => Some(timeout_duration("suite timeout", t).map_err(u)?),
         (None, None) => None,
     };
     let runs = common
@@ -383,8 +370,7 @@ pub fn make_plan(
         runs,
         warmup,
         order,
-        seed: common
-            .seed
+        seed: (common.jobs.seed)
             .or(st.and_then(|s| s.seed))
             .unwrap_or_else(default_seed),
         shell: cmd.shell || st.is_some_and(|s| s.shell),
@@ -393,7 +379,7 @@ pub fn make_plan(
         prepare: cmd.prepare.clone().or(st.and_then(|s| s.prepare.clone())),
         setup: cmd.setup.clone().or(st.and_then(|s| s.setup.clone())),
         cleanup: cmd.cleanup.clone().or(st.and_then(|s| s.cleanup.clone())),
-        cpus: common.cpus.clone(),
+        cpus: common.jobs.cpus.clone(),
         measure,
         control: common.control,
     };
@@ -467,7 +453,7 @@ impl Finished {
     /// The failed and missing jobs recorded in the results file, for the report; none without
     /// a results file or when it cannot be read (the run has said so).
     pub fn failures(&self) -> crate::compare::failures::Failures {
-        super::compare::recorded_failures(self.results_path.as_deref())
+        super::ending::recorded_failures(self.results_path.as_deref())
     }
 }
 
@@ -730,18 +716,7 @@ pub fn execute_with(
         )?),
         None => None,
     };
-    let bar = out.progress.then(|| {
-        let b = indicatif::ProgressBar::with_draw_target(
-            Some(jobs.len() as u64),
-            indicatif::ProgressDrawTarget::stderr(),
-        );
-        if let Ok(s) = indicatif::ProgressStyle::with_template(
-            "[{elapsed_precise}] {bar:24} {pos}/{len} jobs, ETA {eta} | {wide_msg}",
-        ) {
-            b.set_style(s);
-        }
-        b
-    });
+    let bar = out.progress.then(|| super::options::job_bar(jobs.len()));
     let mut obs = Obs {
         set: SampleSet::new(),
         csv,
@@ -973,7 +948,7 @@ pub fn compare(
                 .as_ref()
                 .and_then(|p| suite::load(p).ok())
                 .and_then(|s| s.toml.seed);
-            let given = common.seed.is_some() || suite_seed.is_some();
+            let given = common.jobs.seed.is_some() || suite_seed.is_some();
             match super::shard::command_shard(&sp, &mut prepared.plan, given) {
                 Ok(s) => Some(s),
                 Err(e) => return Ok(Err(PlanError::Usage(e))),

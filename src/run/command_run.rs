@@ -21,7 +21,7 @@
 use crate::format::result_lines::{LineForm, ReportedMetric};
 use crate::format::results::JobStatus;
 use crate::run::Observer;
-use crate::run::child::command::{self, Outcome, Spec};
+use crate::run::child::command::{self, Outcome, Spec, helper_failure};
 use crate::run::driver::{self, Fixed, Planned};
 use crate::run::plan::matrix::{self, Combination};
 use crate::run::schedule::Job;
@@ -32,7 +32,6 @@ pub use crate::format::results::command::{
 pub use crate::run::plan::command::{BenchDef, CommandPlan, Instance, side_of};
 use crate::sample::{Better, Configuration, SampleSet, Side};
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
 
 /// The job's own measurements ([`CommandJobRecord::metrics`]): its process metrics and
 /// counters; under cachegrind only the counters (the process's own figures are valgrind's).
@@ -156,19 +155,6 @@ fn target_env(plan: &CommandPlan, t: &Target) -> Vec<(String, String)> {
         t.argv.first().cloned().unwrap_or_default(),
     ));
     env
-}
-
-/// Describes a failed helper command with its stderr tail.
-pub fn helper_failure(what: &str, o: &Outcome, timeout: Option<Duration>) -> String {
-    let mut s = format!(
-        "{what} failed: {}",
-        o.error(timeout).unwrap_or_else(|| "failed".to_owned())
-    );
-    for l in o.stderr_tail.iter().rev().take(12).rev() {
-        s.push_str("\n  stderr | ");
-        s.push_str(l);
-    }
-    s
 }
 
 /// A policy's rounds without the jobs a plan cannot run (an instance or target it lacks).

@@ -4,12 +4,12 @@
 //! results file and returns the samples for the report. Command benchmarks are
 //! [`super::command_bench`].
 
-use super::adaptive::{AutoOptions, DecideRule, Outcome, Rule, Runs};
-use super::affinity::{CpuList, cpuset_from_set_values};
-use super::clock::{default_results_path, default_seed, now_unix_s};
+use super::adaptive::{AutoOptions, DecideRule, Rule, Runs};
+use super::clock::{default_results_path, now_unix_s};
 use super::command_bench::{CommandSpec, Common};
-use super::ending::{Ended, RunReport, Stop};
-use super::plan::discover;
+use super::ending::{Ended, RunReport, Stop, recorded_failures};
+use super::options::{DEFAULT_RUNS, JobOptions, MAX_JOBS, NodeFiles, Streams, timeout_duration};
+use super::outcome::Outcome;
 use super::schedule::{Job, Order};
 use super::shard::{ShardRequest, ShardRun};
 use super::signals::{INTERRUPTED, SignalGuard};
@@ -20,7 +20,7 @@ use crate::format::results::{
     self, JobRecord, JobStatus, Record, ResultsWriter, ResumeMark, RunHeader, UnusedSamples,
 };
 use crate::render::RunInfo;
-use crate::sample::{Sample, SampleSet, Side};
+use crate::sample::{SampleSet, Side};
 use std::collections::HashSet;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -44,20 +44,12 @@ pub struct ComparePlan {
     pub auto: AutoOptions,
     /// The report's `--threshold` in percent (`--stop decided` decides against it).
     pub threshold_pct: f64,
-    /// Keep files whose name contains one of these (none: every file).
-    pub filter: Vec<String>,
-    /// Skip files whose name contains one of these (wins over `filter`).
-    pub exclude: Vec<String>,
-    /// `KEY=VALUE` arguments passed to every benchmark.
-    pub set: Vec<String>,
-    /// The benchmark folder (default: ./benchmark, or the first `benchmark` folder upward).
-    pub benchmark_dir: Option<PathBuf>,
+    /// The Node files that run.
+    pub files: NodeFiles,
+    /// How every job runs.
+    pub jobs: JobOptions,
     /// Job order.
     pub order: Order,
-    /// Seed of the random order (default: from the clock).
-    pub seed: Option<u64>,
-    /// Per-job limit in seconds.
-    pub timeout: Option<f64>,
     /// Stop at the first failed job.
     pub fail_fast: bool,
     /// Failed jobs make the exit code 1 (`--fail-on-error`, the default).
@@ -71,14 +63,8 @@ pub struct ComparePlan {
     pub force: bool,
     /// Continue the run of this results file.
     pub resume: Option<PathBuf>,
-    /// CPUs to pin the children to (taskset list).
-    pub cpus: Option<String>,
-    /// `--measure`: counters per job ([`crate::run::child::counters::parse_list`]).
-    pub measure: Option<String>,
     /// No progress bar.
     pub no_progress: bool,
-    /// Categories (sub-folders of the benchmark folder), or `all`.
-    pub categories: Vec<String>,
     /// The shard of the plan to run.
     pub shard: ShardRequest,
     /// Command benchmarks (`--bench`, `--suite`, `--old-rev` …).
@@ -144,31 +130,27 @@ impl ComparePlan {
     /// rules). The defaults of `--runs` (30) and `--order` (random) give way to a suite's.
     fn common(&self, auto: Option<(Rule, Option<DecideRule>)>) -> Common {
         let given = [
-            ("--filter", !self.filter.is_empty()),
-            ("--exclude", !self.exclude.is_empty()),
-            ("--benchmark-dir", self.benchmark_dir.is_some()),
+            ("--filter", !self.files.filter.is_empty()),
+            ("--exclude", !self.files.exclude.is_empty()),
+            ("--benchmark-dir", self.files.benchmark_dir.is_some()),
             ("--resume", self.resume.is_some()),
-            ("CATEGORY", !self.categories.is_empty()),
+            ("CATEGORY", !self.files.categories.is_empty()),
         ];
         Common {
             old: (self.old.as_ref()).map(|p| p.to_string_lossy().into_owned()),
             new: (self.new.as_ref()).map(|p| p.to_string_lossy().into_owned()),
             runs: match self.runs {
-                Runs::Fixed(n) if n != super::command_bench::DEFAULT_RUNS => Some(n),
+                Runs::Fixed(n) if n != DEFAULT_RUNS => Some(n),
                 Runs::Fixed(_) => None,
                 // The schedule's rounds: --max-runs.
                 Runs::Auto => Some(self.auto.max_runs),
             },
-            set: self.set.clone(),
+            jobs: self.jobs.clone(),
             order: (self.order != Order::Random).then_some(self.order),
-            seed: self.seed,
-            timeout: self.timeout,
             fail_fast: self.fail_fast,
             fail_on_error: self.fail_on_error,
             csv: self.csv.clone(),
             results: self.results.clone(),
-            cpus: self.cpus.clone(),
-            measure: self.measure.clone(),
             no_progress: self.no_progress,
             node_only: (given.into_iter()).filter(|g| g.1).map(|g| g.0).collect(),
             auto,
@@ -210,19 +192,6 @@ pub fn compare(plan: &ComparePlan, out: Streams<'_>) -> std::io::Result<Result<E
         .map_err(Stop::usage))
 }
 
-/// Where a run writes: the CSV may go to `stdout`; machine lines, notes and failed jobs to
-/// `log` (stderr).
-pub struct Streams<'a> {
-    /// Standard output (the CSV when it is not a terminal).
-    pub stdout: &'a mut dyn Write,
-    /// Standard error.
-    pub log: &'a mut dyn Write,
-    /// Standard output is a terminal: no CSV there, and the report follows.
-    pub stdout_is_terminal: bool,
-    /// Standard error is a terminal: a progress bar is drawn.
-    pub stderr_is_terminal: bool,
-}
-
 /// What a finished (or stopped) Node-file comparison produced.
 #[derive(Debug)]
 pub struct NodeRun {
@@ -253,36 +222,6 @@ pub struct NodeRun {
     pub formula_warning: Option<String>,
 }
 
-/// The longest `--timeout` (and suite `timeout`) accepted: one year, in seconds.
-pub const MAX_TIMEOUT_S: f64 = super::plan::suite::MAX_TIMEOUT_S;
-
-/// Parses a `--timeout` value: seconds, finite, above 0 and at most [`MAX_TIMEOUT_S`].
-///
-/// # Errors
-/// A message naming the value.
-pub fn parse_seconds(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 && v <= MAX_TIMEOUT_S => Ok(v),
-        Ok(v) if v.is_finite() && v > MAX_TIMEOUT_S => Err(format!(
-            "'{s}' seconds is more than the longest timeout, one year ({MAX_TIMEOUT_S} s)"
-        )),
-        _ => Err(format!("'{s}' is not a positive number of seconds")),
-    }
-}
-
-/// A checked timeout as a [`Duration`] (`what` names its origin in the error).
-///
-/// # Errors
-/// Not a number of seconds above 0 and at most one year.
-pub fn timeout_duration(what: &str, secs: f64) -> Result<Duration, String> {
-    parse_seconds(&secs.to_string())
-        .ok()
-        .and_then(|v| Duration::try_from_secs_f64(v).ok())
-        .ok_or_else(|| {
-            format!("{what} {secs}: not a number of seconds above 0 and at most one year")
-        })
-}
-
 /// Progress on stderr: jobs with ETA, files, runs, configurations of the running child.
 struct Progress {
     bar: indicatif::ProgressBar,
@@ -296,15 +235,7 @@ struct Progress {
 
 impl Progress {
     fn new(total: usize, plan: &Plan, done: &[JobRecord]) -> Progress {
-        let bar = indicatif::ProgressBar::with_draw_target(
-            Some(total as u64),
-            indicatif::ProgressDrawTarget::stderr(),
-        );
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "[{elapsed_precise}] {bar:24} {pos}/{len} jobs, ETA {eta} | {wide_msg}",
-        ) {
-            bar.set_style(style);
-        }
+        let bar = super::options::job_bar(total);
         bar.enable_steady_tick(Duration::from_secs(1));
         let mut per_file_done = vec![0u32; plan.files.len()];
         for r in done {
@@ -369,20 +300,6 @@ impl CompareObserver<'_> {
                 let _ = stderr.flush();
             }
         }
-    }
-
-    /// Adds a sample of an `ok` job to the report's set.
-    fn add(&mut self, side: Side, run: u32, file: &str, r: &Report) {
-        let id = self.set.intern_configuration(file, &r.configuration);
-        self.set.mark_rounds_recorded(); // the runner's rounds ran old and new together
-        self.set.push(Sample {
-            benchmark: id,
-            side,
-            metric: crate::sample::RATE,
-            value: r.rate,
-            time_s: r.time_s,
-            run: Some(run),
-        });
     }
 
     /// Writes one CSV row, or keeps it until the job ends when the CSV has counter columns.
@@ -460,7 +377,13 @@ impl Observer for CompareObserver<'_> {
         }
         if record.status == JobStatus::Ok {
             for s in &record.samples {
-                self.add(job.side, job.run, &record.file, &s.to_report());
+                super::add_rate(
+                    &mut self.set,
+                    job.side,
+                    job.run,
+                    &record.file,
+                    &s.to_report(),
+                );
             }
             self.set.mark_rounds_recorded();
             crate::format::results::samples::add_node_counters(&mut self.set, record);
@@ -583,13 +506,7 @@ pub fn prepare(
     rules: Option<(Rule, Option<DecideRule>)>,
 ) -> Result<Prepared, RunnerError> {
     let (adaptive, decided) = (rules.map(|r| r.0), rules.and_then(|r| r.1));
-    for s in &args.set {
-        if s.split_once('=').is_none_or(|(k, _)| k.is_empty()) {
-            return Err(RunnerError::Io(format!(
-                "--set {s:?}: expected KEY=VALUE (e.g. --set n=1000)"
-            )));
-        }
-    }
+    args.jobs.check_node_set()?;
     if let Some(path) = &args.resume {
         let loaded = results::load(path)?;
         let Some(header) = loaded.node_header() else {
@@ -602,7 +519,7 @@ pub fn prepare(
             )));
         };
         let plan = Plan::from_header(header)?;
-        let timeout = match args.timeout {
+        let timeout = match args.jobs.timeout {
             Some(t) => Some(timeout_duration("--timeout", t).map_err(RunnerError::Io)?),
             None => header
                 .timeout_s
@@ -628,40 +545,31 @@ pub fn prepare(
             shard,
         });
     }
-    let cwd = std::env::current_dir().map_err(|e| RunnerError::Io(e.to_string()))?;
     let (Some(old), Some(new)) = (&args.old, &args.new) else {
         return Err(RunnerError::Binary(
             "--old and --new are required".to_owned(),
         ));
     };
-    let old_exec = discover::resolve_binary("--old", old, &cwd)?;
-    let new_exec = discover::resolve_binary("--new", new, &cwd)?;
-    let dir = discover::find_benchmark_dir(args.benchmark_dir.as_deref(), &cwd)?;
-    let files = discover::select(&dir, &args.categories, &args.filter, &args.exclude)?;
-    let cpuset = cpuset_from_set_values(&args.set)?;
-    let cpus = match (&args.cpus, cpuset) {
-        (Some(_), Some(_)) => {
-            return Err(RunnerError::CpuSet(
-                "give either --cpus or --set CPUSET=…, not both".to_owned(),
-            ));
-        }
-        (Some(c), None) => Some(CpuList::parse(c)?),
-        (None, c) => c,
-    };
-    let measure = match &args.measure {
-        Some(list) => super::child::counters::measure_for(list).map_err(RunnerError::Io)?,
-        None => super::child::counters::Measure::default(),
-    };
     let runs = args.auto.plan_runs(args.runs);
+    let (old, new) = (("--old", old.as_path()), ("--new", new.as_path()));
+    let mut plan = Plan::of_files(
+        old,
+        new,
+        &args.files,
+        &args.jobs,
+        runs,
+        args.order,
+        args.control,
+    )?;
     let sides = super::schedule::sides(args.control).len();
-    let jobs = (files.len() as u128) * u128::from(runs) * sides as u128;
-    if runs > super::plan::suite::MAX_RUNS || jobs > super::command_bench::MAX_JOBS as u128 {
+    let jobs = (plan.files.len() as u128) * u128::from(runs) * sides as u128;
+    if runs > super::plan::suite::MAX_RUNS || jobs > MAX_JOBS as u128 {
         return Err(RunnerError::Io(format!(
             "--runs {runs}: {} file(s) x {runs} run(s) x {sides} sides = {jobs} jobs; at most {} \
              runs and {} jobs are allowed",
-            files.len(),
+            plan.files.len(),
             super::plan::suite::MAX_RUNS,
-            super::command_bench::MAX_JOBS
+            MAX_JOBS
         )));
     }
     let shard_plan = args.shard.resolve().map_err(RunnerError::Io)?;
@@ -670,31 +578,15 @@ pub fn prepare(
             "--shard with --runs auto: a sharded run needs a fixed number of runs".to_owned(),
         ));
     }
-    let mut plan = Plan {
-        old: old.display().to_string(),
-        new: new.display().to_string(),
-        old_exec,
-        new_exec,
-        benchmark_dir: dir,
-        files,
-        runs,
-        set: args.set.clone(),
-        order: args.order,
-        seed: args.seed.unwrap_or_else(default_seed),
-        cpus,
-        measure,
-        control: args.control,
-    };
     let shard = shard_plan
-        .map(|sp| super::shard::node_shard(&sp, &mut plan, args.seed.is_some()))
+        .map(|sp| super::shard::node_shard(&sp, &mut plan, args.jobs.seed.is_some()))
         .transpose()
         .map_err(RunnerError::Io)?;
     let path = args
         .results
         .clone()
         .unwrap_or_else(|| default_results_path(args.csv.as_deref()));
-    let timeout = args
-        .timeout
+    let timeout = (args.jobs.timeout)
         .map(|t| timeout_duration("--timeout", t))
         .transpose()
         .map_err(RunnerError::Io)?;
@@ -903,7 +795,7 @@ pub fn execute(
     for r in &done {
         for s in &r.samples {
             let rep = s.to_report();
-            obs.add(r.side, r.run, &r.file, &rep);
+            super::add_rate(&mut obs.set, r.side, r.run, &r.file, &rep);
             obs.csv_row(r.side, &r.file, &rep)?;
         }
     }
@@ -1035,14 +927,6 @@ impl NodeRun {
     }
 }
 
-/// The failures recorded in the results file at `path` (none when there is no file or it
-/// cannot be read: the run itself has reported that), for the live report of a run.
-pub fn recorded_failures(path: Option<&Path>) -> Failures {
-    path.and_then(|p| results::load(p).ok())
-        .map(|l| Failures::from_loaded(&l))
-        .unwrap_or_default()
-}
-
 /// The run facts the reports show (binaries, runs, order, seed).
 fn run_info(plan: &Plan) -> RunInfo {
     RunInfo {
@@ -1081,23 +965,20 @@ mod tests {
                 no_futility: false,
             },
             threshold_pct: 1.0,
-            filter: vec!["x".into()],
-            exclude: Vec::new(),
-            set: Vec::new(),
-            benchmark_dir: None,
+            files: NodeFiles {
+                filter: vec!["x".into()],
+                categories: vec!["fs".into()],
+                ..NodeFiles::default()
+            },
+            jobs: JobOptions::default(),
             order: Order::Random,
-            seed: None,
-            timeout: None,
             fail_fast: false,
             fail_on_error: true,
             csv: None,
             results: None,
             force: false,
             resume: None,
-            cpus: None,
-            measure: None,
             no_progress: true,
-            categories: vec!["fs".into()],
             shard: ShardRequest::default(),
             command: CommandSpec::default(),
             report: None,
@@ -1108,7 +989,7 @@ mod tests {
 
     #[test]
     fn command_benchmarks_leave_the_default_runs_and_order_to_a_suite() {
-        let default = plan(Runs::Fixed(super::super::command_bench::DEFAULT_RUNS)).common(None);
+        let default = plan(Runs::Fixed(DEFAULT_RUNS)).common(None);
         assert_eq!((default.runs, default.order), (None, None));
         assert_eq!(plan(Runs::Fixed(7)).common(None).runs, Some(7));
         assert_eq!(plan(Runs::Auto).common(None).runs, Some(60));

@@ -3,6 +3,7 @@
 //! samples of the report that follows). `compare`, `run`, `sweep`, `calibrate` and `merge`
 //! return them; the CLI prints them and writes the report.
 
+use super::plan::command::PlanError;
 use super::signals::{EXIT_INTERRUPTED, SignalGuard};
 use crate::compare::failures::Failures;
 use crate::format::results::plan::Settled;
@@ -40,11 +41,11 @@ impl Stop {
     }
 }
 
-impl From<super::command_bench::PlanError> for Stop {
-    fn from(e: super::command_bench::PlanError) -> Stop {
+impl From<PlanError> for Stop {
+    fn from(e: PlanError) -> Stop {
         match e {
-            super::command_bench::PlanError::Usage(m) => Stop::usage(m),
-            super::command_bench::PlanError::Build(m) => Stop::failed(m),
+            PlanError::Usage(m) => Stop::usage(m),
+            PlanError::Build(m) => Stop::failed(m),
         }
     }
 }
@@ -106,6 +107,14 @@ pub struct RunReport {
     pub settled: Vec<Settled>,
     /// The failed and missing jobs recorded in the results file.
     pub failures: Failures,
+}
+
+/// The failures recorded in the results file at `path` (none when there is no file or it
+/// cannot be read: the run itself has reported that), for the live report of a run.
+pub fn recorded_failures(path: Option<&std::path::Path>) -> Failures {
+    path.and_then(|p| crate::format::results::load(p).ok())
+        .map(|l| Failures::from_loaded(&l))
+        .unwrap_or_default()
 }
 
 /// The line that `failed` of `jobs_run` jobs failed, with ` (stopped by --fail-fast)` and

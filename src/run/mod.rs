@@ -7,10 +7,12 @@
 //! [`command_run`]); every child goes through [`child::process`]; everything is reported to
 //! one [`Observer`]; records are the one [`crate::format::results::Record`] enum.
 //!
-//! - [`compare`]: `compare` of Node files — the plan from the options or a `--resume` file, the
-//!   run with its CSV, results file and progress, the samples for the report;
+//! - [`compare`]: `compare`'s plan and entry point (Node files here, else [`command_bench`]);
+//!   of Node files the plan from the options or a `--resume` file, the run with its CSV,
+//!   results file and progress, the samples for the report;
 //! - [`command_bench`]: command benchmarks — the plan from options and suite files (builds
-//!   first), the run with its CSV, results file and progress, and `compare`'s whole run;
+//!   first), the run with its CSV, results file and progress, and `compare`'s run of them;
+//! - [`options`]: what every run shares (job options, Node files, streams, limits, timeouts);
 //! - [`plan`]: what to run (benchmark discovery, parameter matrices, suite files, git revisions);
 //! - [`schedule`]: job order (`--order node` = compare.js; default seeded random per round);
 //! - [`child`]: one child process — spawn, supervise (timeouts, process-group kills), reap
@@ -20,6 +22,7 @@
 //! - [`ending`]: how a command ends — a [`ending::Stop`] with its exit code, or an
 //!   [`ending::Ended`] run: its closing lines, exit code and the samples of its report;
 //! - [`adaptive`]: `--runs auto` (stop a configuration once its interval is narrow enough);
+//!   [`sequential`]: its `--stop decided`; [`outcome`]: what such a run did, for its summary;
 //! - [`calibrate`]: `calibrate`'s A/A run and calibrate-n's search for a parameter value;
 //! - [`machine`]: machine checks (governor, load, busy processes, pinning, turbo);
 //! - [`command_run`]: running command benchmarks (any program) and their samples; their plan
@@ -37,7 +40,8 @@
 //! entry points, all three through [`driver::drive`]. The commands' runs ([`compare`],
 //! [`command_bench`], [`calibrate`]) take a typed plan built from the options, write the lines
 //! a person watches while a run goes on to the log stream they are given, and return what the
-//! run produced with its closing lines ([`ending`]); the CLI prints them.
+//! run produced with its closing lines ([`ending`]); the CLI prints them. These modules import
+//! each other one way only (no cycle: `tests/architecture.rs`).
 
 pub mod adaptive;
 pub mod affinity;
@@ -51,6 +55,8 @@ pub mod driver;
 pub mod ending;
 pub mod machine;
 pub mod merge;
+pub mod options;
+pub mod outcome;
 pub mod plan;
 pub mod schedule;
 pub mod sequential;
@@ -62,7 +68,7 @@ use crate::format::results;
 use child::node as job;
 use plan::discover;
 
-use crate::sample::Side;
+use crate::sample::{SampleSet, Side};
 use affinity::CpuList;
 use results::{JobRecord, RunHeader, SampleRecord};
 use schedule::{Job, Order};
@@ -189,6 +195,54 @@ impl Plan {
         }
     }
 
+    /// The plan of the Node `files` under `old` and `new`, each beside the option that names
+    /// it, resolved from the current folder; `jobs` gives the arguments, CPUs (`--cpus` or a
+    /// `--set CPUSET=…`, not both), counters and seed (default: from the clock).
+    ///
+    /// # Errors
+    /// A binary that cannot run, no benchmark file, a bad CPU list or counter.
+    pub fn of_files(
+        old: (&str, &Path),
+        new: (&str, &Path),
+        files: &options::NodeFiles,
+        jobs: &options::JobOptions,
+        runs: u32,
+        order: Order,
+        control: bool,
+    ) -> Result<Plan, RunnerError> {
+        let cwd = std::env::current_dir().map_err(|e| RunnerError::Io(e.to_string()))?;
+        let old_exec = discover::resolve_binary(old.0, old.1, &cwd)?;
+        let new_exec = discover::resolve_binary(new.0, new.1, &cwd)?;
+        let dir = discover::find_benchmark_dir(files.benchmark_dir.as_deref(), &cwd)?;
+        let selected = discover::select(&dir, &files.categories, &files.filter, &files.exclude)?;
+        let cpus = match (&jobs.cpus, affinity::cpuset_from_set_values(&jobs.set)?) {
+            (Some(_), Some(_)) => {
+                let both = "give either --cpus or --set CPUSET=…, not both";
+                return Err(RunnerError::CpuSet(both.to_owned()));
+            }
+            (Some(c), None) => Some(CpuList::parse(c)?),
+            (None, c) => c,
+        };
+        Ok(Plan {
+            old: old.1.display().to_string(),
+            new: new.1.display().to_string(),
+            old_exec,
+            new_exec,
+            benchmark_dir: dir,
+            files: selected,
+            runs,
+            set: jobs.set.clone(),
+            order,
+            seed: jobs.seed.unwrap_or_else(clock::default_seed),
+            cpus,
+            measure: match &jobs.measure {
+                Some(list) => child::counters::measure_for(list).map_err(RunnerError::Io)?,
+                None => child::counters::Measure::default(),
+            },
+            control,
+        })
+    }
+
     /// The plan a results file was written for (`--resume`); binaries are checked again.
     ///
     /// # Errors
@@ -294,6 +348,21 @@ pub struct Summary {
     pub stopped_by_fail_fast: bool,
     /// An output error that stopped the run.
     pub output_error: Option<std::io::Error>,
+}
+
+/// Adds the rate `r` a Node file's job (`side`, round `run`) reported to `set`: one sample of
+/// its configuration.
+pub(crate) fn add_rate(set: &mut SampleSet, side: Side, run: u32, file: &str, r: &Report) {
+    let benchmark = set.intern_configuration(file, &r.configuration);
+    set.mark_rounds_recorded(); // the runner's rounds ran old and new together
+    set.push(crate::sample::Sample {
+        benchmark,
+        side,
+        metric: crate::sample::RATE,
+        value: r.rate,
+        time_s: r.time_s,
+        run: Some(run),
+    });
 }
 
 /// Runs `jobs` (from `plan`'s schedule) one at a time through the one driver

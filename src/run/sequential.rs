@@ -35,8 +35,8 @@
 
 use crate::format::results::JobStatus;
 use crate::format::results::command::CommandJobRecord;
-use crate::run::adaptive::{ConfigRuns, Outcome};
 use crate::run::driver::{Planned, Policy, Round};
+use crate::run::outcome::{ConfigRuns, Outcome};
 use crate::run::schedule::Job;
 use crate::sample::Side;
 use crate::stats::sequential::{
@@ -365,48 +365,10 @@ impl Policy<CommandJobRecord> for CommandAuto {
     }
 }
 
-/// How a settled row is described in the stderr summary (`None`: ran to `--max-runs`).
-pub fn describe(settled: Option<(u32, Status)>) -> String {
-    match settled {
-        Some((r, Status::Precise { half_width_pct })) => {
-            format!("settled after round {r} at ±{half_width_pct:.2}% (precision)")
-        }
-        Some((r, Status::OneSided)) => format!("one binary only; stopped after round {r}"),
-        Some((
-            r,
-            Status::Decided {
-                decision,
-                lo_pct,
-                hi_pct,
-                ..
-            },
-        )) => format!(
-            "decided {} after round {r} (anytime-valid interval [{lo_pct:+.2}%, {hi_pct:+.2}%])",
-            match decision {
-                crate::stats::sequential::Decision::Faster => "faster",
-                crate::stats::sequential::Decision::Slower => "slower",
-                crate::stats::sequential::Decision::NoChange => "no change",
-            }
-        ),
-        Some((
-            r,
-            Status::Futile {
-                conditional_power,
-                lo_pct,
-                hi_pct,
-            },
-        )) => format!(
-            "stopped after round {r}, undecided: {:.1}% chance of a decision by --max-runs \
-             (futility; sequential interval [{lo_pct:+.2}%, {hi_pct:+.2}%])",
-            100.0 * conditional_power
-        ),
-        Some((_, Status::Open)) | None => "ran to --max-runs".to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::outcome::describe;
     use crate::stats::sequential::{Decision, Method};
 
     fn decider() -> Decider {

@@ -151,6 +151,23 @@ pub fn run_command(
     out
 }
 
+/// The shell of `--shell`, `--prepare`, `--setup`, `--cleanup` and builds: always this path,
+/// never an `sh` looked up in `PATH` (SECURITY.md).
+pub const SHELL: &str = "/bin/sh";
+
+/// Describes a failed helper command with its stderr tail.
+pub fn helper_failure(what: &str, o: &Outcome, timeout: Option<Duration>) -> String {
+    let mut s = format!(
+        "{what} failed: {}",
+        o.error(timeout).unwrap_or_else(|| "failed".to_owned())
+    );
+    for l in o.stderr_tail.iter().rev().take(12).rev() {
+        s.push_str("\n  stderr | ");
+        s.push_str(l);
+    }
+    s
+}
+
 /// Runs a helper command line (`--prepare`, `--setup`, `--cleanup`, builds) with `/bin/sh -c`,
 /// stdout and stderr kept in the tail.
 pub fn run_shell(
@@ -162,7 +179,7 @@ pub fn run_shell(
 ) -> Outcome {
     let spec = Spec {
         argv: vec![
-            crate::run::plan::argv::SHELL.to_owned(),
+            SHELL.to_owned(),
             "-c".to_owned(),
             format!("exec 1>&2; {line}"),
         ],
@@ -177,16 +194,18 @@ pub fn run_shell(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::plan::argv::split_words;
 
     #[test]
     fn measures_a_real_child() {
         let stop = AtomicBool::new(false);
         let spec = Spec {
-            argv: split_words(
-                r#"sh -c 'echo "q size=3: 1,000"; echo {\"rate\":2,\"metrics\":{\"n\":4}}; echo oops >&2; exit 3'"#,
-            )
-            .unwrap(),
+            argv: [
+                "sh",
+                "-c",
+                r#"echo "q size=3: 1,000"; echo {\"rate\":2,\"metrics\":{\"n\":4}}; echo oops >&2; exit 3"#,
+            ]
+            .map(str::to_owned)
+            .to_vec(),
             parse_stdout: true,
             ..Spec::default()
         };

@@ -10,6 +10,8 @@
 //! (`{}`, `{a b}`) stay as they are. With `--shell` the line goes to `sh -c` instead and every
 //! substituted value is single-quoted.
 
+use crate::run::child::command::SHELL;
+
 /// Splits `text` into words with shell quoting rules and no expansions (see the module notes).
 ///
 /// # Errors
@@ -134,10 +136,6 @@ fn substitute_with(text: &str, value: &mut dyn FnMut(&str) -> Option<String>) ->
     out.push_str(rest);
     out
 }
-
-/// The shell of `--shell`, `--prepare`, `--setup`, `--cleanup` and builds: always this path,
-/// never an `sh` looked up in `PATH` (SECURITY.md).
-pub const SHELL: &str = "/bin/sh";
 
 /// Builds the argv of one run: `prefix` (the binary's words, e.g. `gzip -1`) then the words of
 /// `template` with `{key}` replaced by the values of `combo`. With `shell` the result is

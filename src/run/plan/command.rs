@@ -222,7 +222,7 @@ pub fn run_build(
     let stop = AtomicBool::new(false);
     let o = command::run_shell(line, &[], Some(dir.to_path_buf()), None, &stop);
     if !o.ok() {
-        return Err(PlanError::Build(crate::run::command_run::helper_failure(
+        return Err(PlanError::Build(command::helper_failure(
             &format!("build of {label} (`{line}` in {})", dir.display()),
             &o,
             None,

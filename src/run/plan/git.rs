@@ -109,7 +109,7 @@ pub fn build(co: &Checkout, label: &str, build: &str, artifact: &str) -> Result<
     let o = command::run_shell(build, &[], Some(co.dir.clone()), None, &stop);
     let short = &co.commit[..co.commit.len().min(12)];
     if !o.ok() {
-        return Err(crate::run::command_run::helper_failure(
+        return Err(command::helper_failure(
             &format!("build of {label} ({} = {short}) with `{build}`", co.rev),
             &o,
             None,
