@@ -689,9 +689,9 @@ pub struct TableRow<'a> {
     pub estimate: decide::Estimate,
     /// Raw two-sided p-value (NaN without a test).
     pub p_value: f64,
-    /// p-value after the report's correction (NaN before [`decide::decide_all`] and without a test).
+    /// p-value after the report's correction (NaN before [`decide::decide`] and without a test).
     pub p_adjusted: f64,
-    /// The verdict (inconclusive before [`decide::decide_all`]).
+    /// The verdict (inconclusive before [`decide::decide`]).
     pub verdict: Verdict,
     /// Estimated by the paired method.
     pub paired: bool,
@@ -760,7 +760,7 @@ impl<'a> TableRow<'a> {
     }
 }
 
-// A row is decided with the report's other comparisons ([`decide::decide_all`]).
+// A row is decided with the report's other comparisons ([`decide::decide`]).
 decide::decidable_record!(TableRow<'_>);
 
 /// The columns of the table: header, kind, right-aligned. With no correction the adjusted p

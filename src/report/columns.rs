@@ -9,7 +9,7 @@
 //! layouts of two sides only (compare.R, compare.js, CSV, Go, HTML, `--plot`) are refused by
 //! the store with a message naming the option.
 
-use super::{EXIT_FAILED, EXIT_USAGE, Format, Inputs, Messages, Plan};
+use super::{EXIT_USAGE, Format, Inputs, Messages, Plan};
 use crate::compare::OneSided;
 use crate::compare::failures::Failures;
 use crate::render;
@@ -90,7 +90,24 @@ pub(super) fn report(
         parts.push((r.len(), one.without_failures(&failures)));
         rows.extend(r);
     }
-    let mut all = decide::assess(rows, &opts).into_iter();
+    let mut all = decide::estimate_each(rows, &opts);
+    let rules = decide::Rules {
+        settled: &[],
+        max_regression: plan.max_regression,
+    };
+    // Per failing comparison: its column and its index there.
+    let mut failing = decide::decide(&mut all, &opts, rules)
+        .into_iter()
+        .peekable();
+    let mut at = Vec::new();
+    let mut start = 0;
+    for (k, (n, _)) in parts.iter().enumerate() {
+        while let Some(i) = failing.next_if(|&i| i < start + n) {
+            at.push((k, i - start));
+        }
+        start += n;
+    }
+    let mut all = all.into_iter();
     let assessed: Vec<Vec<Assessment>> = parts
         .iter()
         .map(|(n, _)| all.by_ref().take(*n).collect())
@@ -136,66 +153,21 @@ pub(super) fn report(
     if code != 0 {
         return Ok(code);
     }
-    match plan.max_regression {
-        Some(max) => Ok(gate(&d, max, out)),
-        None => Ok(0),
-    }
-}
-
-/// The `--max-regression max` gate over every column of `d`: the failed jobs, and each
-/// comparison of any column that regressed by more than `max` percent (its corrected p-value
-/// from the one family of all columns), added to `out`. Returns [`EXIT_FAILED`] when either
-/// exists, else 0.
-fn gate(d: &render::columns::Columns<'_>, max: f64, out: &mut Messages) -> i32 {
-    let opts = d.opts;
-    if !d.failures.is_empty() {
-        out.gate(format!(
-            "FAIL: {}:",
-            d.failures.summary().unwrap_or_default()
-        ));
-        for l in d.failures.lines() {
-            out.gate(format!("  {}", render::escape_control(&l)));
-        }
-    }
-    let family: usize = d.columns.iter().map(|c| c.assessments.len()).sum();
-    let failing: Vec<(&str, &Assessment)> = d
-        .columns
-        .iter()
-        .flat_map(|c| {
-            decide::regressions(c.assessments, max, opts.alpha)
-                .into_iter()
-                .map(move |a| (c.label, a))
+    let Some(max) = plan.max_regression else {
+        return Ok(0);
+    };
+    let named: Vec<(String, &Assessment)> = (at.iter())
+        .map(|&(k, j)| {
+            let (c, f) = (&d.columns[k], &d.columns[k].assessments[j]);
+            let name = render::escape_control(f.row.comparison.name.trim_end());
+            let vs = (
+                render::escape_control(c.label),
+                render::escape_control(d.baseline),
+            );
+            (format!("{name}  {} vs {}: ", vs.0, vs.1), f)
         })
         .collect();
-    if failing.is_empty() {
-        return if d.failures.is_empty() {
-            0
-        } else {
-            EXIT_FAILED
-        };
-    }
-    out.gate(format!(
-        "FAIL: {} comparison(s) regressed by more than {max}% (interval excludes the \
-         threshold, {} corrected across {family} comparisons of {} columns):",
-        failing.len(),
-        opts.correction.label(),
-        d.columns.len()
-    ));
-    for (label, f) in failing {
-        let (lo, hi) = f.change_ci_pct.unwrap_or((f64::NAN, f64::NAN));
-        let (end, bound) = match f.row.comparison.better {
-            crate::sample::Better::Higher => ("up to", hi),
-            crate::sample::Better::Lower => ("from", lo),
-        };
-        out.gate(format!(
-            "  {}  {} vs {}: {} (95% CI {end} {}, adjusted p={:.2e})",
-            render::escape_control(f.row.comparison.name.trim_end()),
-            render::escape_control(label),
-            render::escape_control(d.baseline),
-            render::table::signed_pct(f.change_pct),
-            render::table::signed_pct(bound),
-            f.p_adjusted
-        ));
-    }
-    EXIT_FAILED
+    let family = format!("{} comparisons of {} columns", start, d.columns.len());
+    let noun_family = ("comparison(s)", family.as_str());
+    Ok(super::gate(&named, noun_family, max, &opts, &failures, out))
 }

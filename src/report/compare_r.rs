@@ -11,7 +11,7 @@ use crate::compare::OneSided;
 use crate::compare::failures::Failures;
 use crate::compare::partitions::Partitions;
 use crate::render::{self, analyze};
-use crate::sample::{BenchmarkId, MetricId, RATE};
+use crate::sample::{BenchmarkId, MetricId};
 use crate::verdict::{self, Stars, decide};
 use std::io::Write;
 
@@ -167,7 +167,7 @@ pub(super) fn write<'a>(
     stdout: &mut dyn Write,
     out: &mut Messages,
 ) -> anyhow::Result<i32> {
-    let (failures, settled) = (facts.failures, facts.settled);
+    let failures = facts.failures;
     let rows = rows.rows;
     let gate_opts = gate_options(plan);
     let rrow = |i: usize| {
@@ -217,9 +217,9 @@ pub(super) fn write<'a>(
         .into_iter()
         .filter_map(|r| r.gate.map(|g| *g))
         .collect();
-    decide::decide_all(&mut decided, &gate_opts);
-    if metric == RATE {
-        verdict::sequential::apply(&mut decided, settled);
-    }
-    Ok(super::gate(&decided, max, &gate_opts, failures, out))
+    let rules = super::rules(parts.names(), metric, plan, facts);
+    let failing = decide::decide(&mut decided, &gate_opts, rules);
+    Ok(super::gate_two_sides(
+        &decided, &failing, max, &gate_opts, failures, out,
+    ))
 }

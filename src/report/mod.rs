@@ -662,17 +662,38 @@ fn gated_rows(
         .collect()
 }
 
-/// The `--max-regression max` gate on the decided comparisons `a` (in report order): adds the failed jobs (a benchmark
-/// that failed cannot pass: it measured nothing) and the comparisons that regressed by more
-/// than `max` percent to `out`. Returns the exit code: [`EXIT_FAILED`] when either exists.
+/// The rules of the report's decision ([`decide::decide`]) of `metric` of `set` by `plan`:
+/// the rows the sequential rule of `facts` settled, when they settle this metric
+/// ([`settles`]), and the `--max-regression` gate.
+fn rules<'f>(
+    set: &SampleSet,
+    metric: MetricId,
+    plan: &Plan,
+    facts: &Facts<'f>,
+) -> decide::Rules<'f> {
+    decide::Rules {
+        settled: if settles(set, metric) {
+            facts.settled
+        } else {
+            &[]
+        },
+        max_regression: plan.max_regression,
+    }
+}
+
+/// The `--max-regression max` gate: adds to `out` the failed jobs (a benchmark that failed
+/// cannot pass: it measured nothing) and the decided comparisons `failing` that regressed by
+/// more than `max` percent (each after the text that names it in its line; `noun` counts
+/// them, `family` names the comparisons corrected together). Returns the exit code:
+/// [`EXIT_FAILED`] when either exists, else 0.
 fn gate<T: decide::Decidable>(
-    a: &[T],
+    failing: &[(String, &T)],
+    (noun, family): (&str, &str),
     max: f64,
     opts: &Options,
     failures: &Failures,
     out: &mut Messages,
 ) -> i32 {
-    let failing = decide::regressions(a, max, opts.alpha);
     if !failures.is_empty() {
         out.gate(format!("FAIL: {}:", failures.summary().unwrap_or_default()));
         for l in failures.lines() {
@@ -683,13 +704,12 @@ fn gate<T: decide::Decidable>(
         return if failures.is_empty() { 0 } else { EXIT_FAILED };
     }
     out.gate(format!(
-        "FAIL: {} benchmark(s) regressed by more than {max}% (interval excludes the threshold, \
-         {} corrected across {} comparisons):",
+        "FAIL: {} {noun} regressed by more than {max}% (interval excludes the threshold, {} \
+         corrected across {family}):",
         failing.len(),
         opts.correction.label(),
-        a.len()
     ));
-    for f in failing {
+    for (named, f) in failing {
         let e = f.estimate();
         let (lo, hi) = e.change_ci_pct.unwrap_or((f64::NAN, f64::NAN));
         // The end of the interval nearest to no change: for a higher-is-better metric the
@@ -699,14 +719,31 @@ fn gate<T: decide::Decidable>(
             Better::Lower => ("from", lo),
         };
         out.gate(format!(
-            "  {}  {} (95% CI {end} {}, adjusted p={:.2e})",
-            f.name(),
+            "  {named}{} (95% CI {end} {}, adjusted p={:.2e})",
             render::table::signed_pct(e.change_pct),
             render::table::signed_pct(bound),
             f.p_adjusted()
         ));
     }
     EXIT_FAILED
+}
+
+/// The gate ([`gate`]) of `rows`, the decided comparisons of a report of two sides, of
+/// which those at `failing` regressed.
+fn gate_two_sides<T: decide::Decidable>(
+    rows: &[T],
+    failing: &[usize],
+    max: f64,
+    opts: &Options,
+    failures: &Failures,
+    out: &mut Messages,
+) -> i32 {
+    let named: Vec<(String, &T)> = failing
+        .iter()
+        .map(|&i| (format!("{}  ", rows[i].name()), &rows[i]))
+        .collect();
+    let family = format!("{} comparisons", rows.len());
+    gate(&named, ("benchmark(s)", &family), max, opts, failures, out)
 }
 
 #[cfg(test)]

@@ -269,9 +269,17 @@ pub(super) fn write<'a>(
     };
     let opts = super::options(plan);
     let mut decided: Vec<decide::Decided> = kept.decided.into_iter().map(|d| d.1).collect();
-    decide::decide_all(&mut decided, &opts);
-    if super::settles(parts.names(), metric) {
-        verdict::sequential::apply(&mut decided, facts.settled);
-    }
-    Ok(super::gate(&decided, max, &opts, facts.failures, out))
+    let failing = decide::decide(
+        &mut decided,
+        &opts,
+        super::rules(parts.names(), metric, plan, facts),
+    );
+    Ok(super::gate_two_sides(
+        &decided,
+        &failing,
+        max,
+        &opts,
+        facts.failures,
+        out,
+    ))
 }

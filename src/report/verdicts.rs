@@ -213,10 +213,19 @@ pub(super) fn write<'a>(
         listed,
         noted,
     } = in_report_order(kept, facts.failures);
-    decide::decide_all(&mut rows, &opts);
-    if super::settles(parts.names(), metric) {
-        verdict::sequential::apply(&mut rows, facts.settled);
-    }
+    // With per-machine combinations, the gate takes the pooled estimates (decided as one
+    // family of their own), never the combination.
+    let rules = super::rules(parts.names(), metric, plan, facts);
+    let pooled_opts = decide::Options {
+        distribution_checks: false,
+        ..opts
+    };
+    let failing_pooled = decide::decide(&mut pooled, &pooled_opts, rules);
+    let row_rules = decide::Rules {
+        max_regression: rules.max_regression.filter(|_| pooled.is_empty()),
+        ..rules
+    };
+    let failing = decide::decide(&mut rows, &opts, row_rules);
     let sections = if plan.format == Format::Html {
         let plots = html::HtmlOptions {
             plot_rows: plan.plot_rows.clone(),
@@ -294,19 +303,10 @@ pub(super) fn write<'a>(
     let Some(max) = plan.max_regression else {
         return Ok(Ok(control_code));
     };
-    // The gate takes the pooled estimates, never the per-machine combination.
     let code = if pooled.is_empty() {
-        super::gate(&rows, max, &opts, facts.failures, out)
+        super::gate_two_sides(&rows, &failing, max, &opts, facts.failures, out)
     } else {
-        let pooled_opts = decide::Options {
-            distribution_checks: false,
-            ..opts
-        };
-        decide::decide_all(&mut pooled, &pooled_opts);
-        if super::settles(parts.names(), metric) {
-            verdict::sequential::apply(&mut pooled, facts.settled);
-        }
-        super::gate(&pooled, max, &opts, facts.failures, out)
+        super::gate_two_sides(&pooled, &failing_pooled, max, &opts, facts.failures, out)
     };
     Ok(Ok(code.max(control_code)))
 }

@@ -406,7 +406,7 @@ impl SideSummary {
 /// is the same as one by one.
 pub fn assess(rows: Vec<Row>, opts: &Options) -> Vec<Assessment> {
     let mut out = estimate_each(rows, opts);
-    decide_all(&mut out, opts);
+    decide(&mut out, opts, Rules::default());
     out
 }
 
@@ -427,13 +427,13 @@ pub trait Decidable {
     fn name(&self) -> &str;
     /// Raw two-sided p-value (NaN without a test).
     fn p_value(&self) -> f64;
-    /// p-value after the report's correction (NaN before [`decide_all`] and without a test).
+    /// p-value after the report's correction (NaN before [`decide`] and without a test).
     fn p_adjusted(&self) -> f64;
     /// What the verdict rests on besides the corrected p-value.
     fn estimate(&self) -> Estimate;
     /// Records the decision: `p_adjusted` after the report's correction, and the verdict.
     fn decided(&mut self, p_adjusted: f64, verdict: Verdict);
-    /// The verdict (inconclusive before [`decide_all`]).
+    /// The verdict (inconclusive before [`decide`]).
     fn verdict(&self) -> Verdict;
     /// Records how a sequential rule settled the comparison
     /// ([`crate::verdict::sequential::apply`]): its verdict and, when given, the interval
@@ -470,7 +470,7 @@ impl Decidable for Assessment {
 }
 
 /// The least a report keeps of an assessed comparison to decide and gate it with the
-/// report's other comparisons ([`decide_all`], [`regressions`]), without its samples.
+/// report's other comparisons ([`decide`], [`regressions`]), without its samples.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Decided {
     /// The comparison's name.
@@ -479,9 +479,9 @@ pub struct Decided {
     pub estimate: Estimate,
     /// Raw two-sided p-value (NaN without a test).
     pub p_value: f64,
-    /// p-value after the report's correction (NaN before [`decide_all`] and without a test).
+    /// p-value after the report's correction (NaN before [`decide`] and without a test).
     pub p_adjusted: f64,
-    /// The verdict (inconclusive before [`decide_all`]).
+    /// The verdict (inconclusive before [`decide`]).
     pub verdict: Verdict,
 }
 
@@ -539,15 +539,35 @@ pub(crate) use decidable_record;
 
 decidable_record!(Decided);
 
-/// The report-wide decision: applies the report's correction across all of `out` (every
-/// comparison of the report, in report order: one family) and decides each verdict
-/// ([`correct`], [`verdict`]).
-pub fn decide_all<T: Decidable>(out: &mut [T], opts: &Options) {
-    let p: Vec<f64> = out.iter().map(Decidable::p_value).collect();
+/// What the report-wide decision ([`decide`]) applies besides the correction and threshold
+/// of its [`Options`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Rules<'a> {
+    /// The rows a sequential rule settled (`--runs auto --stop decided`; empty: none, or they
+    /// do not settle the metric reported).
+    pub settled: &'a [crate::format::results::plan::Settled],
+    /// `--max-regression PCT`: the gate's threshold, percent.
+    pub max_regression: Option<f64>,
+}
+
+/// The report-wide decision over `rows`, every comparison of a report in report order (one
+/// family): applies the report's correction across all of them and decides each verdict
+/// ([`correct`], [`verdict`]), then gives the rows a sequential rule settled its verdict
+/// ([`crate::verdict::sequential::apply`]). Returns the indices in `rows` of the comparisons
+/// that fail the `--max-regression` gate ([`regressions`]; none without it), in report order.
+pub fn decide<T: Decidable>(rows: &mut [T], opts: &Options, rules: Rules<'_>) -> Vec<usize> {
+    let p: Vec<f64> = rows.iter().map(Decidable::p_value).collect();
     let (adj, m) = correct(&p, opts.correction);
-    for (x, pa) in out.iter_mut().zip(adj) {
+    for (x, pa) in rows.iter_mut().zip(adj) {
         let v = verdict(&x.estimate(), pa, opts, m);
         x.decided(pa, v);
+    }
+    if !rules.settled.is_empty() {
+        crate::verdict::sequential::apply(rows, rules.settled);
+    }
+    match rules.max_regression {
+        Some(max) => regressions(rows, max, opts.alpha),
+        None => Vec::new(),
     }
 }
 
@@ -569,7 +589,7 @@ pub fn assess_combined(
     opts: &Options,
 ) -> Vec<Assessment> {
     let mut out = estimate_each_combined(rows, combined, opts);
-    decide_all(&mut out, opts);
+    decide(&mut out, opts, Rules::default());
     out
 }
 
@@ -956,23 +976,23 @@ pub fn runs_needed(
     Some((need as u64).max(n as u64 + 1))
 }
 
-/// The comparisons that fail `--max-regression PCT` (Node's rule): significant after the
+/// The indices of the comparisons that fail `--max-regression PCT` (Node's rule): significant after the
 /// correction, and the whole interval of the change beyond `PCT` in the worse direction
 /// (below `−PCT` for a higher-is-better metric such as the rate, above `+PCT` for a
 /// lower-is-better one such as wall time or memory). A comparison with too few samples for any
 /// verdict ([`Assessment::too_few_samples`]) never fails the gate, as it is never *slower*.
-pub fn regressions<T: Decidable>(decided: &[T], max_regression_pct: f64, alpha: f64) -> Vec<&T> {
-    decided
-        .iter()
-        .filter(|a| {
-            let e = a.estimate();
-            !e.too_few_samples
-                && a.p_adjusted() < alpha
-                && e.change_ci_pct.is_some_and(|(lo, hi)| match e.better {
-                    Better::Higher => hi < -max_regression_pct,
-                    Better::Lower => lo > max_regression_pct,
-                })
-        })
+pub fn regressions<T: Decidable>(decided: &[T], max_regression_pct: f64, alpha: f64) -> Vec<usize> {
+    let regressed = |a: &T| {
+        let e = a.estimate();
+        !e.too_few_samples
+            && a.p_adjusted() < alpha
+            && e.change_ci_pct.is_some_and(|(lo, hi)| match e.better {
+                Better::Higher => hi < -max_regression_pct,
+                Better::Lower => lo > max_regression_pct,
+            })
+    };
+    (0..decided.len())
+        .filter(|&i| regressed(&decided[i]))
         .collect()
 }
 
