@@ -589,3 +589,42 @@ fn a_stage_that_imports_history_is_reported() {
         bad[0]
     );
 }
+
+/// No sink of the report asks whether the samples were spilled or frees the heap itself: the
+/// partition store does both (`compare::partitions`), so these names appear nowhere in
+/// `src/report/`.
+#[test]
+fn the_report_leaves_memory_to_the_store() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src/report"), &mut files);
+    let mut found = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("read a source file");
+        for (line, code) in code_lines(&text) {
+            for name in ["spills()", "malloc_trim", "release_free_memory"] {
+                if code.contains(name) {
+                    found.push(format!("{}:{line}: {name}", f.display()));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// ARCHITECTURE.md is one screen: at most 70 lines of at most 110 characters.
+#[test]
+fn the_architecture_page_is_one_screen() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() <= 70, "{} lines", lines.len());
+    for (i, l) in lines.iter().enumerate() {
+        assert!(
+            l.chars().count() <= 110,
+            "ARCHITECTURE.md:{}: {} characters",
+            i + 1,
+            l.len()
+        );
+    }
+}

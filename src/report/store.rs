@@ -435,7 +435,7 @@ mod tests {
     }
 
     /// The bounded path is taken at a low threshold (and only then), and prints what the
-    /// in-memory report prints: the end-to-end tests of `tests/import_spill.rs` cannot see
+    /// in-memory report prints: the end-to-end tests of `tests/import/spill.rs` cannot see
     /// which path ran.
     #[test]
     fn a_low_threshold_takes_the_bounded_path_with_the_same_output() {
