@@ -57,7 +57,8 @@ pub trait Partitions<'a> {
 
     /// Partition `k` (`k < partitions()`), its samples of `metric` grouped. Its benchmarks'
     /// names are moved out of [`Partitions::names`] (held once): [`Partitions::give_back`]
-    /// returns them.
+    /// returns them; a partition dropped takes them with it (a report that reads no partition
+    /// again keeps no names).
     ///
     /// # Errors
     /// Reading the partition's samples failed (a spill file).
@@ -213,6 +214,8 @@ impl Partitions<'static> for SpilledPartitions {
     }
 
     fn partition(&mut self, k: usize, metric: MetricId) -> std::io::Result<Partition<'static>> {
+        // What the partitions read before held goes back to the system first.
+        release_free_memory();
         let (set, ids) = self.spilled.partition(k, &mut self.set)?;
         Ok(Partition::new(Cow::Owned(set), ids, metric))
     }

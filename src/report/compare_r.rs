@@ -76,7 +76,12 @@ pub(super) fn rows<'a>(
         for c in &mut comparisons {
             c.benchmark = part.global(c);
         }
-        parts.give_back(part);
+        // The `--plot` reads the comparisons again: their names go back to the store.
+        if plan.plot.is_some() {
+            parts.give_back(part);
+        } else {
+            drop(part);
+        }
         let mut kept = Vec::with_capacity(comparisons.len());
         for mut r in verdict::rows_with(comparisons, true) {
             let c = &mut r.comparison;

@@ -126,7 +126,7 @@ pub(super) fn keep<'a>(
         }
     }
     if let Shown::Benchstat { options } = shown {
-        kept.benchstat = benchstat_rows(parts, &kept.contents, options)?;
+        kept.benchstat = benchstat_rows(parts, &kept.contents, options, plan.plot.is_some())?;
     }
     let coll = crate::compare::RootCollation::new();
     kept.noted
@@ -142,7 +142,7 @@ pub(super) fn keep<'a>(
 
 /// benchstat's rows ([`bs::Row`]: each side's summary and the U test) of every metric of
 /// `parts` (`contents`: what its samples are), in order of first appearance, each with its
-/// first position, in report order.
+/// first position, in report order (`plot`: the `--plot` reads the comparisons again).
 ///
 /// # Errors
 /// A partition could not be read (a spill file).
@@ -150,12 +150,15 @@ fn benchstat_rows<'a>(
     parts: &mut dyn Partitions<'a>,
     contents: &Contents,
     options: &bs::Options,
+    plot: bool,
 ) -> std::io::Result<Vec<Table>> {
     use rayon::prelude::*;
     let opts = bs::escaped(options);
     let view = bs::View::new(&opts, contents.per_side[0] > 0, contents.per_side[1] > 0);
     let mut tables = Vec::with_capacity(contents.metrics.len());
-    for &m in &contents.metrics {
+    for (i, &m) in contents.metrics.iter().enumerate() {
+        // The names go back to the store when a later metric or the `--plot` reads them.
+        let again = i + 1 < contents.metrics.len() || plot;
         let unit = parts.names().metric(m).unit.clone();
         let exact = opts.exact_units.contains(&unit);
         let mut rows: Vec<(u64, bs::Row)> = Vec::new();
@@ -173,7 +176,11 @@ fn benchstat_rows<'a>(
                     .starts_with("aggregate=");
                 (first, view.row(c, aggregate, exact))
             }));
-            parts.give_back(part);
+            if again {
+                parts.give_back(part);
+            } else {
+                drop(part);
+            }
         }
         rows.par_sort_unstable_by_key(|r| r.0);
         tables.push((m, rows));

@@ -105,10 +105,11 @@ pub(super) fn collect<'a>(
         let comparisons = std::mem::take(&mut part.comparisons);
         let ids = part.ids.clone();
         // The JSON records name their benchmarks and metric by the partition's set.
-        let names = if json {
+        // The `--plot` reads the comparisons again: their names go back to the store then.
+        let names = if json || plan.plot.is_some() {
             Some(part)
         } else {
-            parts.give_back(part);
+            drop(part);
             None
         };
         let first = |c: &Comparison| {
@@ -146,6 +147,7 @@ pub(super) fn collect<'a>(
         if let (Some(spool), Some(names)) = (&mut kept.records, &names) {
             spool.append(&names.set, &assessed)?;
         }
+        let names = names.filter(|_| plan.plot.is_some());
         if let Some(spool) = &mut kept.details {
             let texts = (assessed.par_iter())
                 .map(|x| table::details(std::slice::from_ref(x)))
