@@ -366,16 +366,6 @@ fn report(args: ReportArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
         writeln!(io.stderr, "benchdiff: {e}")?;
         return Ok(EXIT_USAGE);
     }
-    // Shard files or a merged file of a sharded run: per machine, combined.
-    if args
-        .inputs
-        .input_format
-        .is_none_or(|f| f == format::InputFormat::ResultsJsonl)
-        && args.inputs.label.is_empty()
-        && shard_cmd::any_sharded(&args.files)
-    {
-        return shard_cmd::report(&args.files, &args.analysis, io);
-    }
     plan.memory_limit = args.memory_limit;
     let mut out = Messages::default();
     let code = report::report(&inputs, &plan, &mut *io.stdout, &mut out);

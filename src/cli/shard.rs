@@ -1,9 +1,8 @@
-//! Sharded runs on the command line: the `--shard`/`--split` options of `compare`,
-//! `benchdiff merge`, and `report` of shard files or a merged file (per machine, combined).
-//! The shard of a plan is [`crate::run::shard`]; merging and reading shard files
-//! [`crate::run::merge`].
+//! Sharded runs on the command line: the `--shard`/`--split` options of `compare` and
+//! `benchdiff merge`. The shard of a plan is [`crate::run::shard`]; merging shard files
+//! [`crate::run::merge`]; `report` of shard files goes through the report's store.
 
-use super::{AnalysisArgs, EXIT_USAGE, Io};
+use super::Io;
 use crate::run;
 use crate::run::merge::MergePlan;
 use crate::run::shard::{self, ShardArg, ShardRequest, Split};
@@ -98,46 +97,4 @@ pub(crate) fn merge(args: MergeArgs, io: &mut Io<'_>) -> anyhow::Result<i32> {
             .map_err(Into::into),
         Err(e) => Err(crate::run::ending::Stop::usage(e).into()),
     }
-}
-
-/// True when some of `files` is a shard's or merged results file.
-pub(crate) fn any_sharded(files: &[String]) -> bool {
-    run::merge::any_sharded(files)
-}
-
-/// `report` of shard files or a merged file: checks the shards (one plan; old and new of a
-/// comparison on one machine), analyses each machine on its own and combines them.
-pub(crate) fn report(
-    files: &[String],
-    analysis: &AnalysisArgs,
-    io: &mut Io<'_>,
-) -> anyhow::Result<i32> {
-    let read = run::merge::read_shards(files);
-    for m in &read.messages {
-        writeln!(io.stderr, "benchdiff: {m}")?;
-    }
-    let shards = match read.shards {
-        Ok(s) => s,
-        Err(e) => {
-            writeln!(io.stderr, "benchdiff: {e}")?;
-            return Ok(EXIT_USAGE);
-        }
-    };
-    if analysis.format == super::Format::R && shards.split == Split::Runs {
-        writeln!(
-            io.stderr,
-            "benchdiff: warning: --format r is compare.R's Welch t-test over the samples of all \
-             machines pooled; the other formats combine the machines"
-        )?;
-    }
-    let facts = crate::report::Facts {
-        blocks: (!shards.blocks.is_empty()).then_some(shards.blocks.as_slice()),
-        run: shards.run.as_ref(),
-        input: Some(&shards.input),
-        settled: &[],
-        failures: &shards.failures,
-        format: None,
-        benchstat: None,
-    };
-    super::emit_analysis(&shards.pooled, &facts, analysis, io)
 }

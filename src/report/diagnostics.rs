@@ -19,6 +19,8 @@ pub enum Message {
     Warning(String),
     /// Something the reader may want to know (printed `benchdiff: note: TEXT`).
     Note(String),
+    /// What the report read, said before it (printed `benchdiff: TEXT`).
+    Info(String),
     /// A line of the gate's verdict, printed as it is (`FAIL: …` and its indented rows).
     Gate(String),
 }
@@ -29,6 +31,7 @@ impl fmt::Display for Message {
             Message::Error(t) => write!(f, "benchdiff: {t}"),
             Message::Warning(t) => write!(f, "benchdiff: warning: {t}"),
             Message::Note(t) => write!(f, "benchdiff: note: {t}"),
+            Message::Info(t) => write!(f, "benchdiff: {t}"),
             Message::Gate(t) => f.write_str(t),
         }
     }
@@ -47,6 +50,11 @@ impl Messages {
     /// Adds a [`Message::Warning`].
     pub fn warning(&mut self, text: impl Into<String>) {
         self.0.push(Message::Warning(text.into()));
+    }
+
+    /// Adds a [`Message::Info`].
+    pub fn info(&mut self, text: impl Into<String>) {
+        self.0.push(Message::Info(text.into()));
     }
 
     /// Adds a [`Message::Note`].

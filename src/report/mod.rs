@@ -14,6 +14,7 @@ pub mod diagnostics;
 pub mod inputs;
 mod metrics;
 mod samples;
+mod shards;
 mod spool;
 mod store;
 mod verdicts;
@@ -237,6 +238,7 @@ fn report_opened(
         store::Opened::Stop(code) => Ok(code),
         store::Opened::Columns(reads) => columns::report(reads, &inputs.files, plan, stdout, out),
         store::Opened::Memory(read) => analyse(&read.set, &read.facts(), plan, stdout, out),
+        store::Opened::Shards(s) => analyse(&s.pooled, &s.facts(), plan, stdout, out),
         store::Opened::Spilled(mut spilled) => {
             let (facts, parts) = spilled.facts();
             let Some(metric) = chosen_metric(parts, plan, out) else {

@@ -1,6 +1,6 @@
 //! The store of a report's samples: [`open`] reads the inputs once and says what they are —
-//! two sides in memory, two sides spilled to temporary partition files, or more than two
-//! sides as columns — so the report that follows never asks how they were read.
+//! two sides in memory, two sides spilled to temporary partition files, a sharded run's
+//! machines, or more than two sides as columns — so the report that follows never asks how they were read.
 //!
 //! **Spilled**: from [`Plan::memory_limit`] bytes of input on (`report --memory-limit BYTES`,
 //! 256 MiB by default), a single compare.js CSV file (not standard input) is read with its
@@ -13,6 +13,9 @@
 //! file whose samples belong to a few huge comparisons is bounded by its largest comparison,
 //! which the statistics need whole. A `--plot` draws every comparison at once, so it reads
 //! them all back. Several inputs, `--label` and `--sides-by` gather the samples in memory.
+//!
+//! **Shards**: the shard files of a sharded run, or their merged file, are pooled, with one
+//! block of samples per machine under `--split runs` ([`super::shards`]).
 //!
 //! **Columns**: more than two sides — more than two positional result files of formats that
 //! are one side each, a `--sides-by KEY` (Go, hyperfine) or a hyperfine export whose key has
@@ -39,6 +42,8 @@ pub(super) enum Opened {
     Spilled(Box<Spilled>),
     /// More than two sides: per column after the baseline, its two-sided view.
     Columns(Vec<Inputs>),
+    /// The shard files of a sharded run, or their merged file.
+    Shards(Box<super::shards::Shards>),
 }
 
 /// The samples of one compare.js CSV spilled to partition files, and what the report says of
@@ -76,6 +81,26 @@ impl Spilled {
 /// # Errors
 /// The samples of a large compare.js CSV were spilled but are not only of the rate.
 pub(super) fn open(inputs: &InputPlan, plan: &Plan, out: &mut Messages) -> anyhow::Result<Opened> {
+    // Shard files or a merged file of a sharded run: per machine, combined.
+    let results = inputs
+        .input_format
+        .is_none_or(|f| f == InputFormat::ResultsJsonl);
+    if results && inputs.label.is_empty() && super::shards::any_sharded(&inputs.files) {
+        let shards = match super::shards::read(&inputs.files, out) {
+            Ok(s) => s,
+            Err(e) => {
+                out.error(e);
+                return Ok(Opened::Stop(EXIT_USAGE));
+            }
+        };
+        if plan.format == Format::R && shards.split == crate::format::results::shard::Split::Runs {
+            out.warning(
+                "--format r is compare.R's Welch t-test over the samples of all machines \
+                 pooled; the other formats combine the machines",
+            );
+        }
+        return Ok(Opened::Shards(Box::new(shards)));
+    }
     if let Some(columns) = columns_of(inputs) {
         if let Err(e) = check_columns_plan(plan) {
             out.error(e);

@@ -528,3 +528,20 @@ pub fn block_labels(segments: &[Segment]) -> Vec<String> {
     }
     labels
 }
+
+/// Segments of one plan and the missing shard numbers.
+pub type Checked = (Vec<Segment>, Vec<u32>);
+
+/// Reads and checks the segments of `files` (one plan, no duplicate); returns them and the
+/// missing shard numbers.
+///
+/// # Errors
+/// A file cannot be read, or the shards belong to different plans or repeat one.
+pub fn checked_segments(files: &[std::path::PathBuf]) -> Result<Checked, String> {
+    let mut segments = Vec::new();
+    for f in files {
+        segments.extend(read_segments(f).map_err(|e| e.to_string())?);
+    }
+    let missing = check_plan(&segments).map_err(|e| e.to_string())?;
+    Ok((segments, missing))
+}
