@@ -1,7 +1,8 @@
-//! Temporary files of a report's texts made partition by partition and written in report
-//! order: the JSON records of its comparisons and their `--details` ([`Spool`]), and the
-//! sections of an HTML page ([`Sections`]). Each text is appended once and read back by its position, so the report
-//! holds the positions, not the texts.
+//! A report's texts made partition by partition and written in report order: the JSON
+//! records of its comparisons and their `--details` ([`Spool`]), and the sections of an HTML
+//! page ([`Sections`]). Each text is appended once to the store's scratch space (memory, or a
+//! temporary file for spilled samples: [`Partitions::scratch`]) and read back by its position,
+//! so the report holds the positions, not the texts.
 
 use crate::compare::partitions::Partitions;
 use crate::render::table::TableRow;
@@ -11,8 +12,8 @@ use std::io::Write;
 
 /// The JSON records of a report's comparisons ([`crate::render::json::Comparison`]), made
 /// partition by partition before the correction across the report and kept as lines of
-/// compact JSON in an anonymous temporary file (as the spilled samples: [`tempfile::tempfile`]),
-/// to be read back in the report's order with their corrected values ([`Spool::comparisons`]).
+/// compact JSON in the store's scratch space, to be read back in the report's order with
+/// their corrected values ([`Spool::comparisons`]).
 pub(super) struct Spool {
     store: Scratch,
     /// Bytes written so far.
