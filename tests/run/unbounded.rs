@@ -37,6 +37,20 @@ fn samples_per_job(path: &std::path::Path) -> (Vec<(String, u64)>, usize) {
     (jobs, longest)
 }
 
+/// Asserts that the run `run` (named `what` in its timing line) ended in time with exit 1,
+/// its stderr saying `why`, in less than `max_rss_mb` MB of peak RSS: the jobs failed at a
+/// limit of their budget, recorded and reported, and none aborted.
+fn assert_stopped(run: &bounded::Bounded, what: &str, why: &str, max_rss_mb: f64) {
+    eprintln!(
+        "{what}: {:.1} s, peak RSS {:.0} MB, exit {:?}",
+        run.seconds, run.rss_mb, run.code
+    );
+    assert!(!run.timed_out, "killed at the deadline: {run:?}");
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(run.stderr.contains(why), "{}", run.stderr);
+    assert!(run.rss_mb < max_rss_mb, "peak RSS {:.0} MB", run.rss_mb);
+}
+
 #[test]
 fn a_job_printing_result_lines_without_end_is_stopped_at_the_sample_limit() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -60,20 +74,9 @@ fn a_job_printing_result_lines_without_end_is_stopped_at_the_sample_limit() {
         VMEM_KB,
         Duration::from_secs(400),
     );
-    eprintln!(
-        "runaway jobs: {:.1} s, peak RSS {:.0} MB, exit {:?}",
-        run.seconds, run.rss_mb, run.code
-    );
-    assert!(!run.timed_out, "killed at the deadline: {run:?}");
     // Both jobs failed (exit 1), neither aborted nor lost.
-    assert_eq!(run.code, Some(1), "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("reported more than 100000 samples, the limit per job: stopped there"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.rss_mb < 1000.0, "peak RSS {:.0} MB", run.rss_mb);
+    let why = "reported more than 100000 samples, the limit per job: stopped there";
+    assert_stopped(&run, "runaway jobs", why, 1000.0);
     let (jobs, longest) = samples_per_job(&dir.path().join("r.jsonl"));
     assert_eq!(
         jobs,
@@ -202,18 +205,11 @@ fn a_job_printing_wide_result_lines_is_stopped_at_the_metric_limit_in_seconds() 
                    s = s t }; \
                    s = s \"}}}}\"; for (n = 0; n < 3000; n++) print s }";
     let run = awk_run(dir.path(), program, Duration::from_secs(60));
-    eprintln!(
-        "wide lines: {:.1} s, peak RSS {:.0} MB, exit {:?}",
-        run.seconds, run.rss_mb, run.code
-    );
-    assert!(!run.timed_out, "killed at the deadline: {run:?}");
-    assert!(run.seconds < 60.0, "{:.1} s", run.seconds);
     // Both jobs failed (exit 1), neither aborted nor lost; the run went on to the second.
-    assert_eq!(run.code, Some(1), "{}", run.stderr);
     let why = "a result line reported 25000 metrics, more than 1000, the limit per line: \
                stopped there, before its first sample";
-    assert!(run.stderr.contains(why), "{}", run.stderr);
-    assert!(run.rss_mb < 1000.0, "peak RSS {:.0} MB", run.rss_mb);
+    assert_stopped(&run, "wide lines", why, 1000.0);
+    assert!(run.seconds < 60.0, "{:.1} s", run.seconds);
     let jobs = job_records(&dir.path().join("r.jsonl"));
     assert_eq!(
         jobs,
@@ -250,19 +246,9 @@ fn a_job_whose_result_lines_hold_too_many_bytes_is_stopped_at_the_byte_budget() 
         VMEM_KB,
         Duration::from_secs(120),
     );
-    eprintln!(
-        "heavy lines: {:.1} s, peak RSS {:.0} MB, exit {:?}",
-        run.seconds, run.rss_mb, run.code
-    );
-    assert!(!run.timed_out, "killed at the deadline: {run:?}");
-    assert_eq!(run.code, Some(1), "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("reported samples holding more than 128 MiB, the limit per job: stopped there; its first"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.rss_mb < 2000.0, "peak RSS {:.0} MB", run.rss_mb);
+    let why = "reported samples holding more than 128 MiB, the limit per job: stopped there; \
+               its first";
+    assert_stopped(&run, "heavy lines", why, 2000.0);
     let (jobs, longest) = samples_per_job(&dir.path().join("r.jsonl"));
     assert_eq!(jobs.len(), 1, "{jobs:?}");
     for (status, kept) in &jobs {
