@@ -103,7 +103,7 @@ pub(super) fn collect<'a>(
     for k in 0..parts.partitions() {
         let mut part = parts.partition(k, metric)?;
         let comparisons = std::mem::take(&mut part.comparisons);
-        let ids = part.ids.clone();
+        let ids = std::mem::take(&mut part.ids);
         // The JSON records name their benchmarks and metric by the partition's set.
         // The `--plot` reads the comparisons again: their names go back to the store then.
         let names = if json || plan.plot.is_some() {
@@ -177,7 +177,8 @@ pub(super) fn collect<'a>(
                 (f, row, base + i)
             }),
         );
-        if let Some(part) = names {
+        if let Some(mut part) = names {
+            part.ids = ids;
             parts.give_back(part);
         }
     }
