@@ -571,6 +571,30 @@ pub fn decide<T: Decidable>(rows: &mut [T], opts: &Options, rules: Rules<'_>) ->
     }
 }
 
+/// The report's one decision: [`decide`] over `rows`, the report's comparisons in report
+/// order, with the gate of `rules`; or, when the gate reads other estimates than the rows
+/// (`gated`, not empty: a sharded run's pooled estimates beside the rows' combinations over
+/// machines), `gated` decided as a family of its own with the gate and `rows` without it.
+/// Returns the indices of the comparisons that fail the gate: in `gated` when it is not
+/// empty, else in `rows`.
+pub fn decide_report<T: Decidable>(
+    rows: &mut [T],
+    gated: &mut [Decided],
+    opts: &Options,
+    rules: Rules<'_>,
+) -> Vec<usize> {
+    if gated.is_empty() {
+        return decide(rows, opts, rules);
+    }
+    let failing = decide(gated, opts, rules);
+    let ungated = Rules {
+        max_regression: None,
+        ..rules
+    };
+    decide(rows, opts, ungated);
+    failing
+}
+
 /// The p-values `p` (raw, one per comparison of a report, in report order) after the
 /// correction `c`, and the family size `m` that [`verdict`] takes: the p-values that are not
 /// NaN, at least 1.
