@@ -1,12 +1,12 @@
 //! `--format r` (compare.R's table) and `--format analyze` (compare.js `--analyze`) of the
 //! comparisons of a partition store ([`Partitions`]), whether it holds the samples in memory
 //! or reads them back from spill files: phase 1 keeps a compact row per comparison
-//! ([`Compact`]: what the layouts print of it, and with `--max-regression` what the gate reads
-//! of it), partition by partition; phase 2 puts the rows in report order, writes them, draws
-//! the `--plot` and gates them.
+//! ([`Compact`]: what the layouts print of it), partition by partition, in report order, and
+//! hands the pipeline what the gate decides (with `--max-regression`) and the benchmarks the
+//! `--plot` draws; phase 2 writes the rows.
 
 use super::diagnostics::{self, RowNote, row_notes};
-use super::{Facts, Format, Messages, Plan};
+use super::{Evidence, Facts, Format, Messages, Plan, Written};
 use crate::compare::OneSided;
 use crate::compare::failures::Failures;
 use crate::compare::partitions::Partitions;
@@ -33,11 +33,6 @@ pub(super) struct Compact {
     gate: Option<Box<decide::Decided>>,
 }
 
-/// The rows of a report in compare.R's or compare.js's layout, in report order.
-pub(super) struct Rows {
-    rows: Vec<Compact>,
-}
-
 /// The options of the gate's assessment of compare.R's rows: the report's, without the
 /// distribution checks these layouts do not show.
 fn gate_options(plan: &Plan) -> decide::Options {
@@ -53,7 +48,8 @@ fn gate_options(plan: &Plan) -> decide::Options {
 /// layouts' messages to `out`: the benchmarks measured on one side only (analyze, which
 /// leaves them out; compare.R keeps them as rows), the failed jobs (compare.R, which has no
 /// place for them), too few samples for a rank test, and the rows without a Welch test or
-/// with values below 0.
+/// with values below 0. The evidence's rows are what the gate reads of each row (none
+/// without `--max-regression`).
 ///
 /// # Errors
 /// A partition could not be read (a spill file).
@@ -63,7 +59,7 @@ pub(super) fn rows<'a>(
     plan: &Plan,
     failures: &Failures,
     out: &mut Messages,
-) -> std::io::Result<Rows> {
+) -> std::io::Result<Evidence<Vec<Compact>, decide::Decided>> {
     let mut rows: Vec<Compact> = Vec::with_capacity(parts.names().benchmarks().len());
     let mut noted: Vec<(u64, verdict::Row)> = Vec::new();
     let analyze_layout = plan.format == Format::Analyze;
@@ -152,28 +148,34 @@ pub(super) fn rows<'a>(
         .filter_map(|(_, r)| RowNote::of(&r.comparison, r.welch.err(), || r.improvement_pct))
         .collect();
     row_notes(&flagged, plan.format, out);
-    Ok(Rows { rows })
+    drop(flagged);
+    drop(noted);
+    let benchmarks = rows.iter().map(|r| r.benchmark).collect();
+    let gated = rows.iter_mut().filter_map(|r| r.gate.take()).map(|g| *g);
+    Ok(Evidence {
+        rows: gated.collect(),
+        pooled: Vec::new(),
+        shows_control: false,
+        benchmarks,
+        kept: rows,
+    })
 }
 
-/// Phase 2: writes `rows` in `plan`'s layout to the `-o` file or `stdout`, draws the
-/// `--plot` of their comparisons (read again from `parts`), and with `--max-regression`
-/// decides them together and gates them (with the failed jobs of `facts`, and the rows its
-/// sequential rule settled when `metric` is the rate). Returns the exit code.
+/// Phase 2: writes `rows` in `plan`'s layout to the `-o` file or `stdout` (the analyze layout
+/// with the failed jobs of `facts`). Returns what was written.
 ///
 /// # Errors
-/// Writing to `stdout` failed, a partition could not be read again, or the plot could not be
-/// drawn.
+/// Writing to `stdout` failed.
 pub(super) fn write<'a>(
-    rows: Rows,
-    parts: &mut dyn Partitions<'a>,
-    metric: MetricId,
-    plan: &Plan,
-    facts: &Facts<'_>,
+    rows: Vec<Compact>,
+    _: (&[decide::Decided], &[BenchmarkId]),
+    _: &mut dyn Partitions<'a>,
+    _: MetricId,
+    (plan, facts): (&Plan, &Facts<'_>),
     stdout: &mut dyn Write,
     out: &mut Messages,
-) -> anyhow::Result<i32> {
+) -> anyhow::Result<std::io::Result<Written>> {
     let failures = facts.failures;
-    let rows = rows.rows;
     let gate_opts = gate_options(plan);
     let rrow = |i: usize| {
         let r = &rows[i];
@@ -205,26 +207,5 @@ pub(super) fn write<'a>(
         }
     };
     let code = super::write_output(plan.output.as_deref(), write, stdout, out)?;
-    if code != 0 {
-        return Ok(code);
-    }
-    if let Some(path) = &plan.plot {
-        let benchmarks: Vec<BenchmarkId> = rows.iter().map(|r| r.benchmark).collect();
-        let code = super::write_plot(path, parts, metric, &benchmarks, out)?;
-        if code != 0 {
-            return Ok(code);
-        }
-    }
-    let Some(max) = plan.max_regression else {
-        return Ok(0);
-    };
-    let mut decided: Vec<decide::Decided> = rows
-        .into_iter()
-        .filter_map(|r| r.gate.map(|g| *g))
-        .collect();
-    let rules = super::rules(parts.names(), metric, plan, facts);
-    let failing = decide::decide(&mut decided, &gate_opts, rules);
-    Ok(super::gate_two_sides(
-        &decided, &failing, max, &gate_opts, failures, out,
-    ))
+    Ok(Written::of(code))
 }

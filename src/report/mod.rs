@@ -378,7 +378,6 @@ fn report_partitions<'a>(
     stdout: &mut dyn Write,
     out: &mut Messages,
 ) -> anyhow::Result<std::io::Result<i32>> {
-    let opts = options(plan);
     // Rows settled on the rate of commands timed as whole processes read, for their wall, with
     // the intervals of the time.
     let as_time;
@@ -393,16 +392,16 @@ fn report_partitions<'a>(
     };
     match plan.format {
         Format::R | Format::Analyze => {
-            let rows = match compare_r::rows(parts, metric, plan, facts.failures, out) {
-                Ok(r) => r,
-                Err(e) => return Ok(Err(e)),
-            };
-            // These layouts show no control: `--fail-on-control` has nothing to gate.
-            if plan.fail_on_control {
-                let set = parts.names();
-                control::analyse::<decide::Decided>(set, metric, &opts, None, None, plan, out);
-            }
-            compare_r::write(rows, parts, metric, plan, facts, stdout, out).map(Ok)
+            let evidence = compare_r::rows(parts, metric, plan, facts.failures, out);
+            finish(
+                evidence,
+                parts,
+                metric,
+                (plan, facts),
+                stdout,
+                out,
+                compare_r::write,
+            )
         }
         Format::Csv | Format::Go | Format::Benchstat => {
             let defaults = render::benchstat::Options::default();
@@ -414,35 +413,150 @@ fn report_partitions<'a>(
                 },
                 _ => samples::Shown::Benchstat { options: bench },
             };
-            let kept = match samples::keep(parts, metric, plan, &shown, out) {
-                Ok(k) => k,
-                Err(e) => return Ok(Err(e)),
-            };
-            // These layouts show no control: `--fail-on-control` has nothing to gate.
-            if plan.fail_on_control {
-                let set = parts.names();
-                control::analyse::<decide::Decided>(set, metric, &opts, None, None, plan, out);
-            }
-            let context = (plan, facts, &shown);
-            samples::write(kept, parts, metric, context, stdout, out).map(Ok)
+            let evidence = samples::keep(parts, metric, plan, shown, out);
+            finish(
+                evidence,
+                parts,
+                metric,
+                (plan, facts),
+                stdout,
+                out,
+                samples::write,
+            )
         }
         Format::Table | Format::Markdown | Format::Json | Format::Html => {
-            let set = parts.names();
-            let setting = verdicts::Setting {
-                combined: match facts.blocks {
-                    Some(b) => combine(b, &set.metric(metric).name, &opts),
-                    None => Default::default(),
-                },
-                cv: metrics::rows_carry_cv(set, plan),
-                single_hint: facts.format.map(render::table::single_hint_for),
-            };
-            let kept = match verdicts::collect(parts, metric, plan, &setting) {
-                Ok(k) => k,
-                Err(e) => return Ok(Err(e)),
-            };
-            drop(setting);
-            verdicts::write(kept, parts, metric, (plan, facts), stdout, out)
+            let evidence = verdicts::collect(parts, metric, (plan, facts));
+            finish(
+                evidence,
+                parts,
+                metric,
+                (plan, facts),
+                stdout,
+                out,
+                verdicts::write,
+            )
         }
+    }
+}
+
+/// What a sink's phase 1 hands the pipeline, in report order.
+pub(super) struct Evidence<K, R> {
+    /// What only the sink's phase 2 reads.
+    pub kept: K,
+    /// The comparisons decided together: the report's rows, or for the layouts that show no
+    /// decision, the estimates the gate reads (none without `--max-regression`).
+    pub rows: Vec<R>,
+    /// A sharded run's pooled estimates, which the gate reads instead of the rows'
+    /// combinations over machines (empty otherwise).
+    pub pooled: Vec<decide::Decided>,
+    /// The benchmarks (ids of the whole set) the `--plot` and the HTML sections draw.
+    pub benchmarks: Vec<crate::sample::BenchmarkId>,
+    /// Whether the format shows the A/A control (else `--fail-on-control` has nothing to
+    /// gate: [`no_control_shown`]).
+    pub shows_control: bool,
+}
+
+/// What a sink's phase 2 did.
+#[derive(Debug)]
+pub(super) struct Written {
+    /// The exit code of writing the report: 0, or [`EXIT_USAGE`] after a message.
+    pub code: i32,
+    /// The A/A control the report showed, which `--fail-on-control` gates.
+    pub control: Option<verdict::control::Control>,
+}
+
+impl Written {
+    /// A report written with exit code `code` that shows no control.
+    fn of(code: i32) -> std::io::Result<Written> {
+        Ok(Written {
+            code,
+            control: None,
+        })
+    }
+}
+
+/// The pipeline after a sink's phase 1 (`evidence`, or the error of reading the store, returned
+/// as it is): decides the evidence once ([`decide::decide_report`],
+/// with the [`rules`] of `plan` and `facts`), writes the report by the sink's phase 2 `write`
+/// (given what phase 1 kept, the decided rows and the benchmarks), draws the `--plot`, and
+/// gates: the control's gate, then `--max-regression`. Returns the exit code, or the error
+/// of reading the store again before anything was written or added to `out`.
+///
+/// # Errors
+/// Writing to `stdout` failed, the store could not be read again after the report was
+/// written, or the plot could not be drawn.
+fn finish<'a, K, R: decide::Decidable>(
+    evidence: std::io::Result<Evidence<K, R>>,
+    parts: &mut dyn Partitions<'a>,
+    metric: MetricId,
+    (plan, facts): (&Plan, &Facts<'_>),
+    stdout: &mut dyn Write,
+    out: &mut Messages,
+    write: impl FnOnce(
+        K,
+        (&[R], &[crate::sample::BenchmarkId]),
+        &mut dyn Partitions<'a>,
+        MetricId,
+        (&Plan, &Facts<'_>),
+        &mut dyn Write,
+        &mut Messages,
+    ) -> anyhow::Result<std::io::Result<Written>>,
+) -> anyhow::Result<std::io::Result<i32>> {
+    let Evidence {
+        kept,
+        mut rows,
+        mut pooled,
+        benchmarks,
+        shows_control,
+    } = match evidence {
+        Ok(e) => e,
+        Err(e) => return Ok(Err(e)),
+    };
+    if !shows_control {
+        no_control_shown(parts.names(), metric, plan, out);
+    }
+    let opts = options(plan);
+    let rules = rules(parts.names(), metric, plan, facts);
+    let failing = decide::decide_report(&mut rows, &mut pooled, &opts, rules);
+    let written = match write(
+        kept,
+        (&rows, &benchmarks),
+        parts,
+        metric,
+        (plan, facts),
+        stdout,
+        out,
+    )? {
+        Ok(w) => w,
+        Err(e) => return Ok(Err(e)),
+    };
+    if written.code != 0 {
+        return Ok(Ok(written.code));
+    }
+    if let Some(path) = &plan.plot {
+        let code = write_plot(path, parts, metric, &benchmarks, out)?;
+        if code != 0 {
+            return Ok(Ok(code));
+        }
+    }
+    let control_code = control::gate(written.control.as_ref(), plan, out);
+    let Some(max) = plan.max_regression else {
+        return Ok(Ok(control_code));
+    };
+    let code = if pooled.is_empty() {
+        gate_two_sides(&rows, &failing, max, &opts, facts.failures, out)
+    } else {
+        gate_two_sides(&pooled, &failing, max, &opts, facts.failures, out)
+    };
+    Ok(Ok(code.max(control_code)))
+}
+
+/// For the layouts that show no control: the warning of `--fail-on-control` on samples
+/// without a control side ([`control::analyse`]); such a layout has no control to gate.
+fn no_control_shown(set: &SampleSet, metric: MetricId, plan: &Plan, out: &mut Messages) {
+    if plan.fail_on_control {
+        let opts = options(plan);
+        control::analyse::<decide::Decided>(set, metric, &opts, None, None, plan, out);
     }
 }
 

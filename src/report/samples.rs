@@ -3,11 +3,12 @@
 //! (benchstat's summary of each side and its U test), of a partition store
 //! ([`Partitions`]) whether it holds the samples in memory or reads them back from spill
 //! files. The samples are written in arrival order; what else the report needs of the
-//! comparisons (the CSV's notes, the `--plot`, the `--max-regression` gate) is kept compact
-//! partition by partition, in the report's order (by name, then first appearance).
+//! comparisons (the CSV's notes, and for the pipeline the `--plot`'s benchmarks and what the
+//! `--max-regression` gate decides) is kept compact partition by partition, in the report's
+//! order (by name, then first appearance).
 
 use super::diagnostics::{RowNote, row_notes};
-use super::{Facts, Format, Messages, Plan};
+use super::{Evidence, Facts, Format, Messages, Plan, Written};
 use crate::compare::Comparison;
 use crate::compare::partitions::{Contents, Partitions};
 use crate::format::go::GoLines;
@@ -29,15 +30,12 @@ pub(super) enum Shown<'o> {
 }
 
 /// What phase 1 keeps of the comparisons, each with the arrival position of its first
-/// sample.
-#[derive(Default)]
-pub(super) struct Kept {
+/// sample, and what the format shows.
+pub(super) struct Kept<'o> {
+    /// What the format shows besides the samples.
+    shown: Shown<'o>,
     /// The CSV's comparisons with a note (no Welch test, values below 0), whole.
     noted: Vec<(u64, Comparison)>,
-    /// With `--max-regression`: what the gate reads of each comparison on both sides.
-    decided: Vec<(u64, decide::Decided)>,
-    /// With `--plot`: each comparison on both sides, by name and benchmark.
-    plotted: Vec<(u64, Box<str>, BenchmarkId)>,
     /// benchstat's rows of each metric (in order of first appearance).
     benchstat: Vec<Table>,
     /// What the samples are (Go lines and benchstat's tables; the CSV needs none).
@@ -61,13 +59,13 @@ fn note(c: &Comparison) -> Option<RowNote<'_>> {
 ///
 /// # Errors
 /// A partition could not be read (a spill file).
-pub(super) fn keep<'a>(
+pub(super) fn keep<'a, 'o>(
     parts: &mut dyn Partitions<'a>,
     metric: MetricId,
     plan: &Plan,
-    shown: &Shown<'_>,
+    shown: Shown<'o>,
     out: &mut Messages,
-) -> std::io::Result<Kept> {
+) -> std::io::Result<Evidence<Kept<'o>, decide::Decided>> {
     use rayon::prelude::*;
     let opts = super::options(plan);
     let csv = matches!(shown, Shown::Csv);
@@ -77,8 +75,14 @@ pub(super) fn keep<'a>(
         } else {
             parts.contents()
         },
-        ..Kept::default()
+        shown,
+        noted: Vec::new(),
+        benchstat: Vec::new(),
     };
+    // With `--max-regression`: what the gate reads of each comparison on both sides; with
+    // `--plot`: each comparison on both sides, by name and benchmark.
+    let mut decided: Vec<(u64, decide::Decided)> = Vec::new();
+    let mut plotted: Vec<(u64, Box<str>, BenchmarkId)> = Vec::new();
     let decisions = plan.max_regression.is_some() || plan.plot.is_some();
     if csv || decisions {
         for k in 0..parts.partitions() {
@@ -95,7 +99,7 @@ pub(super) fn keep<'a>(
                 let names = comparisons
                     .iter()
                     .map(|c| (first(c), c.name.as_str().into()));
-                kept.plotted.extend(
+                plotted.extend(
                     names
                         .zip(&comparisons)
                         .map(|((f, n), c)| (f, n, c.benchmark)),
@@ -109,7 +113,7 @@ pub(super) fn keep<'a>(
                 comparisons = super::gated_rows(rows, plan, &opts)
                     .into_iter()
                     .map(|(f, g, r)| {
-                        kept.decided.extend(g.map(|g| (f, *g)));
+                        decided.extend(g.map(|g| (f, *g)));
                         r.comparison
                     })
                     .collect();
@@ -125,19 +129,24 @@ pub(super) fn keep<'a>(
             }
         }
     }
-    if let Shown::Benchstat { options } = shown {
+    if let Shown::Benchstat { options } = &kept.shown {
         kept.benchstat = benchstat_rows(parts, &kept.contents, options, plan.plot.is_some())?;
     }
     let coll = crate::compare::RootCollation::new();
     kept.noted
         .sort_unstable_by(|x, y| coll.compare(&x.1.name, &y.1.name).then(x.0.cmp(&y.0)));
-    kept.decided
-        .sort_unstable_by(|x, y| coll.compare(&x.1.name, &y.1.name).then(x.0.cmp(&y.0)));
-    kept.plotted
-        .sort_unstable_by(|x, y| coll.compare(&x.1, &y.1).then(x.0.cmp(&y.0)));
+    decided.sort_unstable_by(|x, y| coll.compare(&x.1.name, &y.1.name).then(x.0.cmp(&y.0)));
+    plotted.sort_unstable_by(|x, y| coll.compare(&x.1, &y.1).then(x.0.cmp(&y.0)));
     let flagged: Vec<RowNote<'_>> = kept.noted.iter().filter_map(|(_, c)| note(c)).collect();
     row_notes(&flagged, Format::Csv, out);
-    Ok(kept)
+    drop(flagged);
+    Ok(Evidence {
+        rows: decided.into_iter().map(|d| d.1).collect(),
+        pooled: Vec::new(),
+        shows_control: false,
+        benchmarks: plotted.into_iter().map(|p| p.2).collect(),
+        kept,
+    })
 }
 
 /// benchstat's rows ([`bs::Row`]: each side's summary and the U test) of every metric of
@@ -190,27 +199,25 @@ fn benchstat_rows<'a>(
 
 /// Phase 2: writes the samples in `shown`'s format to the `-o` file or `stdout` (the CSV of
 /// `metric`; Go lines and benchstat's tables of every metric, then the failed jobs of
-/// `facts`), draws the `--plot` and gates the comparisons kept in `kept` (with the failed
-/// jobs of `facts`, and the rows its sequential rule settled when `metric` is the rate).
-/// Returns the exit code.
+/// `facts`). Returns the exit code.
 ///
 /// # Errors
-/// Writing to `stdout` failed, a partition could not be read again, or the plot could not be
-/// drawn.
+/// Writing to `stdout` failed, or a partition could not be read again.
 pub(super) fn write<'a>(
-    kept: Kept,
+    kept: Kept<'_>,
+    _: (&[decide::Decided], &[BenchmarkId]),
     parts: &mut dyn Partitions<'a>,
     metric: MetricId,
-    (plan, facts, shown): (&Plan, &Facts<'_>, &Shown<'_>),
+    (plan, facts): (&Plan, &Facts<'_>),
     stdout: &mut dyn Write,
     out: &mut Messages,
-) -> anyhow::Result<i32> {
+) -> anyhow::Result<std::io::Result<Written>> {
     let contents = &kept.contents;
     let tables = &kept.benchstat;
     // The CSV's first name a spreadsheet could run as a formula (written as it is).
     let mut formula: Option<String> = None;
     let write = |w: &mut dyn Write| -> std::io::Result<()> {
-        match shown {
+        match &kept.shown {
             Shown::Csv => {
                 w.write_all(crate::format::node_csv::write::HEADER.as_bytes())?;
                 parts.in_arrival_order(&mut |window| {
@@ -261,32 +268,5 @@ pub(super) fn write<'a>(
     if let Some(f) = formula {
         out.warning(super::diagnostics::formula_cells("--format csv", &f));
     }
-    if code != 0 {
-        return Ok(code);
-    }
-    if let Some(path) = &plan.plot {
-        let benchmarks: Vec<BenchmarkId> = kept.plotted.iter().map(|p| p.2).collect();
-        let code = super::write_plot(path, parts, metric, &benchmarks, out)?;
-        if code != 0 {
-            return Ok(code);
-        }
-    }
-    let Some(max) = plan.max_regression else {
-        return Ok(0);
-    };
-    let opts = super::options(plan);
-    let mut decided: Vec<decide::Decided> = kept.decided.into_iter().map(|d| d.1).collect();
-    let failing = decide::decide(
-        &mut decided,
-        &opts,
-        super::rules(parts.names(), metric, plan, facts),
-    );
-    Ok(super::gate_two_sides(
-        &decided,
-        &failing,
-        max,
-        &opts,
-        facts.failures,
-        out,
-    ))
+    Ok(Written::of(code))
 }

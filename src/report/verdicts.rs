@@ -14,28 +14,16 @@
 
 use super::diagnostics::{RowNote, row_notes};
 use super::spool::{Sections, Spool};
-use super::{Facts, Format, Messages, Plan};
+use super::{Evidence, Facts, Format, Messages, Plan, Written};
+use crate::compare::failures::Failures;
 use crate::compare::partitions::Partitions;
 use crate::compare::{Comparison, OneSided};
 use crate::render::table::{self, TableRow};
 use crate::render::{self, html, json, markdown};
 use crate::sample::{BenchmarkId, Better, MetricId};
-use crate::verdict::combine::Combined;
 use crate::verdict::{self, decide};
 use std::collections::HashMap;
 use std::io::Write;
-
-/// What phase 1 needs to know besides the partitions and the plan.
-pub(super) struct Setting {
-    /// The per-machine combinations of a sharded run's comparisons, by name (empty
-    /// otherwise).
-    pub combined: HashMap<String, Combined>,
-    /// Whether the rows carry each side's CV ([`super::metrics::rows_carry_cv`]).
-    pub cv: bool,
-    /// The hint a row of a single sample gets, when the input format has its own
-    /// ([`table::single_hint_for`]).
-    pub single_hint: Option<&'static str>,
-}
 
 /// What phase 1 keeps of the comparisons, in the order they were analysed.
 pub(super) struct Collected {
@@ -57,20 +45,26 @@ pub(super) struct Collected {
 }
 
 /// Phase 1: reads the partitions of `parts` one at a time, groups the comparisons of
-/// `metric`, estimates each (without the correction, with `setting`'s combinations) and
-/// keeps its [`TableRow`] with the notes of `plan`'s format, and what else the format needs
-/// (see the module doc).
+/// `metric`, estimates each (without the correction; a sharded run's by its combination
+/// over the machines of `facts`) and keeps its [`TableRow`] with the notes of `plan`'s
+/// format, and what else the format needs (see the module doc), in report order.
 ///
 /// # Errors
 /// A partition could not be read, or the spool not written.
 pub(super) fn collect<'a>(
     parts: &mut dyn Partitions<'a>,
     metric: MetricId,
-    plan: &Plan,
-    setting: &Setting,
-) -> std::io::Result<Collected> {
+    (plan, facts): (&Plan, &Facts<'_>),
+) -> std::io::Result<Evidence<Kept, TableRow<'static>>> {
     use rayon::prelude::*;
     let opts = super::options(plan);
+    // A sharded run's comparisons take their per-machine combinations, by name.
+    let combined = match facts.blocks {
+        Some(b) => super::combine(b, &parts.names().metric(metric).name, &opts),
+        None => HashMap::new(),
+    };
+    let cv = super::metrics::rows_carry_cv(parts.names(), plan);
+    let single_hint = facts.format.map(table::single_hint_for);
     let json = plan.format == Format::Json;
     let notes = match plan.format {
         Format::Markdown => markdown::comparison_notes,
@@ -78,7 +72,7 @@ pub(super) fn collect<'a>(
         Format::Json => |_: &decide::Assessment, _: &mut String| {},
         _ => table::comparison_notes,
     };
-    let gate_pooled = plan.max_regression.is_some() && !setting.combined.is_empty();
+    let gate_pooled = plan.max_regression.is_some() && !combined.is_empty();
     let pooled_opts = decide::Options {
         distribution_checks: false,
         ..opts
@@ -139,10 +133,10 @@ pub(super) fn collect<'a>(
             let pooled = decide::estimate_each(vrows.clone(), &pooled_opts);
             kept.pooled.extend(pooled.iter().map(decide::Decided::of));
         }
-        let assessed = if setting.combined.is_empty() {
+        let assessed = if combined.is_empty() {
             decide::estimate_each(vrows, &opts)
         } else {
-            decide::estimate_each_combined(vrows, &setting.combined, &opts)
+            decide::estimate_each_combined(vrows, &combined, &opts)
         };
         if let (Some(spool), Some(names)) = (&mut kept.records, &names) {
             spool.append(&names.set, &assessed)?;
@@ -164,10 +158,10 @@ pub(super) fn collect<'a>(
         kept.rows.par_extend(
             (assessed.par_iter().zip(firsts).enumerate()).map(|(i, (x, f))| {
                 let mut row = TableRow::with_notes(x, notes).into_owned();
-                if setting.cv {
+                if cv {
                     row.cv_pct = Some([x.old_side.cv_pct, x.new_side.cv_pct]);
                 }
-                if let Some(hint) = setting.single_hint {
+                if let Some(hint) = single_hint {
                     row.single_hint = hint;
                 }
                 if json {
@@ -186,54 +180,40 @@ pub(super) fn collect<'a>(
     if plan.plot.is_none() && plan.format != Format::Html {
         parts.release();
     }
-    Ok(kept)
+    Ok(in_report_order(kept, facts.failures))
 }
 
-/// Phase 2: the rows of `kept` in report order, decided, written in `plan`'s format to the
-/// `-o` file or `stdout` with the facts of `facts`; then the `--plot`, the control's gate and
-/// the `--max-regression` gate (see the module doc). Returns the exit code, or the error of
-/// reading the store again for the HTML sections (before anything was written or added to
-/// `out`).
+/// Phase 2: writes the decided `rows` (in report order; `benchmarks`: theirs) in `plan`'s
+/// format to the `-o` file or `stdout` with the facts of `facts`, after the notes on stderr
+/// and with the A/A control and the metrics' summary computed from the decided rows (see the
+/// module doc). Returns what was written, or the error of reading the store again for the
+/// HTML sections (before anything was written or added to `out`).
 ///
 /// # Errors
-/// Writing to `stdout` failed, a partition or the spool could not be read again after the
-/// report was written, or the plot could not be drawn.
+/// Writing to `stdout` failed, or the spool could not be read again.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn write<'a>(
-    mut kept: Collected,
+    kept: Kept,
+    (rows, benchmarks): (&[TableRow<'static>], &[BenchmarkId]),
     parts: &mut dyn Partitions<'a>,
     metric: MetricId,
     (plan, facts): (&Plan, &Facts<'_>),
     stdout: &mut dyn Write,
     out: &mut Messages,
-) -> anyhow::Result<std::io::Result<i32>> {
+) -> anyhow::Result<std::io::Result<Written>> {
     let opts = super::options(plan);
-    let (details, records) = (kept.details.take(), kept.records.take());
-    let Ordered {
-        mut rows,
+    let Kept {
         order,
-        benchmarks,
-        mut pooled,
         listed,
         noted,
-    } = in_report_order(kept, facts.failures);
-    // With per-machine combinations, the gate takes the pooled estimates (decided as one
-    // family of their own), never the combination.
-    let rules = super::rules(parts.names(), metric, plan, facts);
-    let pooled_opts = decide::Options {
-        distribution_checks: false,
-        ..opts
-    };
-    let failing_pooled = decide::decide(&mut pooled, &pooled_opts, rules);
-    let row_rules = decide::Rules {
-        max_regression: rules.max_regression.filter(|_| pooled.is_empty()),
-        ..rules
-    };
-    let failing = decide::decide(&mut rows, &opts, row_rules);
+        details,
+        records,
+    } = kept;
     let sections = if plan.format == Format::Html {
         let plots = html::HtmlOptions {
             plot_rows: plan.plot_rows.clone(),
         };
-        match Sections::render(&rows, &benchmarks, (&plots, &opts), metric, parts) {
+        match Sections::render(rows, benchmarks, (&plots, &opts), metric, parts) {
             Ok(s) => Some(s),
             Err(e) => return Ok(Err(e)),
         }
@@ -251,14 +231,14 @@ pub(super) fn write<'a>(
         parts.names(),
         metric,
         &opts,
-        Some(&rows),
+        Some(rows),
         facts.blocks,
         plan,
         out,
     );
-    let shown = super::metrics::for_report(parts.names(), metric, &rows, &opts, plan);
+    let shown = super::metrics::for_report(parts.names(), metric, rows, &opts, plan);
     let doc = Document {
-        rows: &rows,
+        rows,
         order: &order,
         listed: &listed,
         opts: &opts,
@@ -283,7 +263,7 @@ pub(super) fn write<'a>(
                     control: control.as_ref(),
                 };
                 let mut write_sections = |shown: &[usize], w: &mut dyn Write| s.write(shown, w);
-                html::write_page(&rows, &page, &s.selected, &mut write_sections, w)
+                html::write_page(rows, &page, &s.selected, &mut write_sections, w)
             }
             Format::Json => doc.json(records.as_ref(), w),
             Format::Markdown => doc.markdown(w),
@@ -291,54 +271,34 @@ pub(super) fn write<'a>(
         }
     };
     let code = super::write_output(plan.output.as_deref(), write, stdout, out)?;
-    if code != 0 {
-        return Ok(Ok(code));
-    }
-    drop(sections);
-    drop(records);
-    if let Some(path) = &plan.plot {
-        let code = super::write_plot(path, parts, metric, &benchmarks, out)?;
-        if code != 0 {
-            return Ok(Ok(code));
-        }
-    }
-    let control_code = super::control::gate(control.as_ref(), plan, out);
-    let Some(max) = plan.max_regression else {
-        return Ok(Ok(control_code));
-    };
-    let code = if pooled.is_empty() {
-        super::gate_two_sides(&rows, &failing, max, &opts, facts.failures, out)
-    } else {
-        super::gate_two_sides(&pooled, &failing_pooled, max, &opts, facts.failures, out)
-    };
-    Ok(Ok(code.max(control_code)))
+    Ok(Ok(Written { code, control }))
 }
 
-/// The rows of a report in report order (by name, then first appearance), before the
-/// correction.
-struct Ordered {
-    rows: Vec<TableRow<'static>>,
+/// What phase 2 reads besides the decided rows, in report order.
+pub(super) struct Kept {
     /// Per row, its index in the order of analysis.
     order: Vec<usize>,
-    /// Per row, its benchmark's id in the whole set.
-    benchmarks: Vec<BenchmarkId>,
-    /// Per row, the pooled estimate the gate reads (empty when the rows are it).
-    pooled: Vec<decide::Decided>,
-    /// The benchmarks measured on one side only, but for the failed ones (`failures`).
+    /// The benchmarks measured on one side only, but for the failed ones.
     listed: OneSided,
     /// The rows a note on stderr speaks of, whole, in report order: (first position, row).
     noted: Vec<(u64, verdict::Row)>,
+    /// With `--details`: per row in the order of analysis, its text.
+    details: Option<Spool>,
+    /// For JSON, the comparisons' records before the correction, in the order of analysis.
+    records: Option<Spool>,
 }
 
-/// The rows of `kept` in report order, with the rows its notes speak of.
-fn in_report_order(kept: Collected, failures: &crate::compare::failures::Failures) -> Ordered {
+/// The rows of `kept` in report order, with the rows its notes speak of (the benchmarks
+/// measured on one side only listed but for those in `failures`).
+fn in_report_order(kept: Collected, failures: &Failures) -> Evidence<Kept, TableRow<'static>> {
     let Collected {
         rows,
         benchmark_of,
+        details,
         pooled,
         mut noted,
         mut one_sided,
-        ..
+        records,
     } = kept;
     // Report order, sorted in place: by name, then first appearance.
     let coll = crate::compare::RootCollation::new();
@@ -358,13 +318,18 @@ fn in_report_order(kept: Collected, failures: &crate::compare::failures::Failure
     let benchmarks: Vec<BenchmarkId> = order.iter().map(|&i| benchmark_of[i]).collect();
     let pooled = reorder(pooled, &order);
     let listed = OneSided::of(one_sided.into_iter().map(|(_, name, old)| (name, old)));
-    Ordered {
+    Evidence {
         rows,
-        order,
-        benchmarks,
         pooled,
-        listed: listed.without_failures(failures),
-        noted,
+        benchmarks,
+        shows_control: true,
+        kept: Kept {
+            order,
+            listed: listed.without_failures(failures),
+            noted,
+            details,
+            records,
+        },
     }
 }
 
@@ -582,17 +547,11 @@ mod tests {
             }
         }
         let plan = Plan::new(Format::Html);
-        let setting = Setting {
-            combined: HashMap::new(),
-            cv: false,
-            single_hint: None,
-        };
         let mut store = SecondReadFails {
             inner: InMemory::new(&set),
             reads: 0,
         };
-        let kept = collect(&mut store, RATE, &plan, &setting).expect("first read");
-        let failures = crate::compare::failures::Failures::default();
+        let failures = Failures::default();
         let facts = Facts {
             blocks: None,
             run: None,
@@ -602,9 +561,11 @@ mod tests {
             format: None,
             benchstat: None,
         };
+        let evidence = collect(&mut store, RATE, (&plan, &facts)).expect("first read");
         let (mut stdout, mut out) = (Vec::new(), Messages::default());
         let written = write(
-            kept,
+            evidence.kept,
+            (&evidence.rows, &evidence.benchmarks),
             &mut store,
             RATE,
             (&plan, &facts),
