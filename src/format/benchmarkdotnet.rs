@@ -38,7 +38,7 @@ pub fn read(
 ) -> Result<Imported, ImportError> {
     let mut diags = Diagnostics::new(name);
     let mut warns = Diagnostics::new(name);
-    let (root, mut warnings) = crate::format::json_document(text, name)?;
+    let (root, warnings) = crate::format::json_document(text, name)?;
     let benches = crate::format::json_array(
         &root,
         "Benchmarks",
@@ -153,34 +153,16 @@ pub fn read(
             records += 1;
         }
     }
+    let what = "summary statistics only, no workload result measurements (a brief export, or \
+                measurements cut short)";
+    let hint = "; export with JsonExporter.Full for the measurements";
     if !with_stats.is_empty() {
-        warns.push(
-            summary_line,
-            super::summary_stats_warning(
-                "summary statistics only, no workload result measurements (a brief export, or \
-                 measurements cut short)",
-                &with_stats,
-                "; export with JsonExporter.Full for the measurements",
-            ),
-        );
+        let warning = super::summary_stats_warning(what, &with_stats, hint);
+        warns.push(summary_line, warning);
     }
     if !summary_only.is_empty() {
-        warns.push(
-            summary_line,
-            super::summary_only_warning(
-                "summary statistics only, no workload result measurements (a brief export, or \
-                 measurements cut short)",
-                &summary_only,
-                "; export with JsonExporter.Full for the measurements",
-            ),
-        );
+        let warning = super::summary_only_warning(what, &summary_only, hint);
+        warns.push(summary_line, warning);
     }
-    if let Some(w) = diags.finish_lenient(records, "benchmarks")? {
-        warnings.push(w);
-    }
-    warnings.extend(warns.into_vec());
-    Ok(Imported {
-        warnings,
-        ..Imported::default()
-    })
+    crate::format::lenient_end(warnings, diags, records, "benchmarks", warns.into_vec())
 }

@@ -112,12 +112,8 @@ pub fn read_from<R: std::io::BufRead>(
             "no benchmark.js result line (`name x 1,234 ops/sec ±1.23% (90 runs sampled)`)",
         );
     }
-    let mut warnings = Vec::new();
-    if let Some(w) = diags.finish_lenient(records, "results")? {
-        warnings.push(w);
-    }
-    let mut warns = Diagnostics::new(name);
-    warns.push(
+    let warning = crate::format::diagnostic(
+        name,
         first,
         format!(
             "benchmark.js prints summary statistics only (mean rate, margin of error, runs \
@@ -125,9 +121,5 @@ pub fn read_from<R: std::io::BufRead>(
              standard deviation and n (Welch's test), without inventing samples"
         ),
     );
-    warnings.extend(warns.into_vec());
-    Ok(Imported {
-        warnings,
-        ..Imported::default()
-    })
+    crate::format::lenient_end(Vec::new(), diags, records, "results", vec![warning])
 }

@@ -36,9 +36,12 @@ pub fn read(
     let doc = match roxmltree::Document::parse(text) {
         Ok(d) => d,
         Err(e) => {
-            diags.push(u64::from(e.pos().row), format!("not valid XML: {e}"));
-            diags.finish()?;
-            return Ok(Imported::default());
+            let line = u64::from(e.pos().row);
+            return Err(crate::format::invalid(
+                name,
+                line,
+                format!("not valid XML: {e}"),
+            ));
         }
     };
     let metric = set.intern_metric("sec/op", "sec/op", Better::Lower);
@@ -105,13 +108,5 @@ pub fn read(
             ),
         );
     }
-    let mut warnings = Vec::new();
-    if let Some(w) = diags.finish_lenient(records, "benchmarks")? {
-        warnings.push(w);
-    }
-    warnings.extend(warns.into_vec());
-    Ok(Imported {
-        warnings,
-        ..Imported::default()
-    })
+    crate::format::lenient_end(Vec::new(), diags, records, "benchmarks", warns.into_vec())
 }

@@ -96,13 +96,5 @@ pub fn read_from<R: std::io::BufRead>(
             prev.push_str(raw.trim());
         }
     }
-    let mut warnings = Vec::new();
-    if let Some(w) = diags.finish_lenient(records, "results")? {
-        warnings.push(w);
-    }
-    warnings.extend(warns.into_vec());
-    Ok(Imported {
-        warnings,
-        ..Imported::default()
-    })
+    crate::format::lenient_end(Vec::new(), diags, records, "results", warns.into_vec())
 }

@@ -47,7 +47,7 @@ pub fn read(
 ) -> Result<Imported, ImportError> {
     let mut diags = Diagnostics::new(name);
     let mut warns = Diagnostics::new(name);
-    let (root, mut warnings) = crate::format::json_document(text, name)?;
+    let (root, warnings) = crate::format::json_document(text, name)?;
     let benches = crate::format::json_array(
         &root,
         "benchmarks",
@@ -210,14 +210,13 @@ pub fn read(
             ),
         );
     }
-    if let Some(w) = diags.finish_lenient(records, "benchmark entries")? {
-        warnings.push(w);
-    }
-    warnings.extend(warns.into_vec());
-    Ok(Imported {
+    crate::format::lenient_end(
         warnings,
-        ..Imported::default()
-    })
+        diags,
+        records,
+        "benchmark entries",
+        warns.into_vec(),
+    )
 }
 
 /// Pushes one entry's samples: `sec/op` and `cpu-sec/op` (`times`, seconds), and the

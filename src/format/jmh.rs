@@ -64,11 +64,10 @@ pub fn read(
     set: &mut SampleSet,
 ) -> Result<Imported, ImportError> {
     let mut diags = Diagnostics::new(name);
-    let (root, mut warnings) = crate::format::json_document(text, name)?;
+    let (root, warnings) = crate::format::json_document(text, name)?;
     let Some(entries) = root.as_array() else {
-        diags.push(1, "not an array of results: not JMH -rf json output");
-        diags.finish()?;
-        return Ok(Imported::default());
+        let message = "not an array of results: not JMH -rf json output";
+        return Err(crate::format::invalid(name, 1, message));
     };
     let mut from = 0;
     let mut records = 0u64;
@@ -123,11 +122,5 @@ pub fn read(
             diags.push(line, format!("{bname}: rawData holds no value"));
         }
     }
-    if let Some(w) = diags.finish_lenient(records, "results")? {
-        warnings.push(w);
-    }
-    Ok(Imported {
-        warnings,
-        ..Imported::default()
-    })
+    crate::format::lenient_end(warnings, diags, records, "results", Vec::new())
 }

@@ -28,14 +28,13 @@ pub fn read(
     set: &mut SampleSet,
 ) -> Result<Imported, ImportError> {
     let mut diags = Diagnostics::new(name);
-    let (root, mut warnings) = crate::format::json_document(text, name)?;
+    let (root, warnings) = crate::format::json_document(text, name)?;
     let benches: Vec<&Value> = match root.get("benchmarks").and_then(Value::as_array) {
         Some(b) => b.iter().collect(),
         None if root.get("runs").is_some() => vec![&root],
         None => {
-            diags.push(1, "no \"benchmarks\" array: not pyperf JSON");
-            diags.finish()?;
-            return Ok(Imported::default());
+            let message = "no \"benchmarks\" array: not pyperf JSON";
+            return Err(crate::format::invalid(name, 1, message));
         }
     };
     let common = root.get("metadata");
@@ -99,11 +98,5 @@ pub fn read(
             records += 1;
         }
     }
-    if let Some(w) = diags.finish_lenient(records, "benchmarks")? {
-        warnings.push(w);
-    }
-    Ok(Imported {
-        warnings,
-        ..Imported::default()
-    })
+    crate::format::lenient_end(warnings, diags, records, "benchmarks", Vec::new())
 }

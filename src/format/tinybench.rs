@@ -106,14 +106,10 @@ pub fn read(
 ) -> Result<Imported, ImportError> {
     let mut diags = Diagnostics::new(name);
     let mut warns = Diagnostics::new(name);
-    let (root, mut warnings) = crate::format::json_document(text, name)?;
+    let (root, warnings) = crate::format::json_document(text, name)?;
     let Some(tasks) = tasks(&root) else {
-        diags.push(
-            1,
-            "neither an array of tinybench tasks nor a vitest --outputJson report",
-        );
-        diags.finish()?;
-        return Ok(Imported::default());
+        let message = "neither an array of tinybench tasks nor a vitest --outputJson report";
+        return Err(crate::format::invalid(name, 1, message));
     };
     let metric = set.intern_metric("sec/op", "sec/op", Better::Lower);
     let mut from = 0;
@@ -184,12 +180,5 @@ pub fn read(
             ),
         );
     }
-    if let Some(w) = diags.finish_lenient(records, "tasks")? {
-        warnings.push(w);
-    }
-    warnings.extend(warns.into_vec());
-    Ok(Imported {
-        warnings,
-        ..Imported::default()
-    })
+    crate::format::lenient_end(warnings, diags, records, "tasks", warns.into_vec())
 }

@@ -60,27 +60,21 @@ pub fn read_from<R: BufRead>(
             }
         }
     };
-    let loaded = crate::format::results::load_streamed(input, name, &mut add).map_err(|e| {
-        ImportError::Invalid(
-            vec![Diagnostic {
-                file: name.to_owned(),
-                line: e.line,
-                message: e.message,
-            }],
-            1,
-        )
-    })?;
+    let loaded = crate::format::results::load_streamed(input, name, &mut add)
+        .map_err(|e| crate::format::invalid(name, e.line, e.message))?;
     // Samples of jobs that did not end ok are left out, with one note per affected row (the
     // same notes `benchdiff compare` prints for the run: see `UnusedSamples`).
     let warnings = loaded
         .warnings
         .iter()
         .map(|w| diagnostic(name, w))
-        .chain(loaded.unused.notes().iter().map(|n| Diagnostic {
-            file: name.to_owned(),
-            line: 0,
-            message: n.clone(),
-        }))
+        .chain(
+            loaded
+                .unused
+                .notes()
+                .iter()
+                .map(|n| crate::format::diagnostic(name, 0, n.clone())),
+        )
         .collect();
     Ok(Imported {
         warnings,
@@ -336,9 +330,5 @@ fn diagnostic(name: &str, m: &str) -> Diagnostic {
         Some((n.parse::<u64>().ok()?, msg))
     });
     let (line, message) = parsed.unwrap_or((0, m));
-    Diagnostic {
-        file: name.to_owned(),
-        line,
-        message: message.to_owned(),
-    }
+    crate::format::diagnostic(name, line, message)
 }
