@@ -12,8 +12,8 @@
 //! deviation and n (Welch's test), no samples invented.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, LineReader, ReadOptions};
-use crate::sample::{Better, Sample, SampleSet};
+use crate::format::{Diagnostics, Imported, LineReader, ReadOptions, sample};
+use crate::sample::{Better, SampleSet};
 
 /// One benchmark.js result line: name, rate (ops/s), relative margin of error (%), runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -94,14 +94,7 @@ pub fn read_from<R: std::io::BufRead>(
         }
         records += 1;
         let bid = set.intern(l.name, "");
-        set.push(Sample {
-            benchmark: bid,
-            side: opts.side,
-            metric,
-            value: l.hz,
-            time_s: f64::NAN,
-            run: None,
-        });
+        set.push(sample(bid, opts.side, metric, l.hz, f64::NAN, None));
         if let Some(stats) = summary_of(&l) {
             set.set_summary(bid, metric, opts.side, stats);
         }

@@ -14,8 +14,8 @@
 //! with a diagnostic naming its line.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string};
-use crate::sample::{Better, Sample, SampleSet};
+use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string, sample};
+use crate::sample::{Better, SampleSet};
 use serde_json::Value;
 
 /// Seconds per time unit as JMH writes them (`ns`, `us`, `ms`, `s`, `min`, `hr`), or `None`.
@@ -103,14 +103,14 @@ pub fn read(
                 match v.as_f64() {
                     Some(x) => {
                         n += 1;
-                        set.push(Sample {
-                            benchmark: bid,
-                            side: opts.side,
+                        set.push(sample(
+                            bid,
+                            opts.side,
                             metric,
-                            value: x * factor,
-                            time_s: f64::NAN,
-                            run: u32::try_from(fork).ok(),
-                        });
+                            x * factor,
+                            f64::NAN,
+                            u32::try_from(fork).ok(),
+                        ));
                     }
                     None => diags.push(line, format!("{bname}: rawData value {v} is not a number")),
                 }

@@ -308,6 +308,27 @@ pub fn lenient_end(
     })
 }
 
+/// The sample of benchmark `benchmark` on `side` in `metric`: `value` in the metric's unit,
+/// `time_s` the seconds its measured section took (NaN when the input has none), `run` its
+/// run when the input records one.
+pub fn sample(
+    benchmark: crate::sample::BenchmarkId,
+    side: Side,
+    metric: crate::sample::MetricId,
+    value: f64,
+    time_s: f64,
+    run: Option<u32>,
+) -> crate::sample::Sample {
+    crate::sample::Sample {
+        benchmark,
+        side,
+        metric,
+        value,
+        time_s,
+        run,
+    }
+}
+
 /// 1-based line number of byte offset `pos` in `text`.
 pub fn line_of(text: &str, pos: usize) -> u64 {
     let pos = pos.min(text.len());

@@ -12,8 +12,8 @@
 //! written as the document itself (`{"runs": …}`) is read too.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string};
-use crate::sample::{Better, Sample, SampleSet};
+use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string, sample};
+use crate::sample::{Better, SampleSet};
 use serde_json::Value;
 
 /// Reads pyperf JSON `text` into `set` on `opts.side`.
@@ -76,14 +76,14 @@ pub fn read(
                     continue;
                 };
                 n += 1;
-                set.push(Sample {
-                    benchmark: bid,
-                    side: opts.side,
+                set.push(sample(
+                    bid,
+                    opts.side,
                     metric,
-                    value: x,
-                    time_s: if unit == "second" { x } else { f64::NAN },
-                    run: u32::try_from(r).ok(),
-                });
+                    x,
+                    if unit == "second" { x } else { f64::NAN },
+                    u32::try_from(r).ok(),
+                ));
             }
         }
         if bad > 0 {

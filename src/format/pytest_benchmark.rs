@@ -13,8 +13,10 @@
 //! out (`ops`, `total`, `iterations`) are not used.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, ReadOptions, find_line, line_of_next_json_string};
-use crate::sample::{Better, Sample, SampleSet};
+use crate::format::{
+    Diagnostics, Imported, ReadOptions, find_line, line_of_next_json_string, sample,
+};
+use crate::sample::{Better, SampleSet};
 use serde_json::Value;
 
 /// Reads pytest-benchmark JSON `text` into `set` on `opts.side`.
@@ -90,14 +92,7 @@ pub fn read(
         for (i, v) in data.iter().enumerate() {
             match v.as_f64() {
                 Some(x) => {
-                    set.push(Sample {
-                        benchmark: bid,
-                        side: opts.side,
-                        metric,
-                        value: x,
-                        time_s: x,
-                        run: u32::try_from(i).ok(),
-                    });
+                    set.push(sample(bid, opts.side, metric, x, x, u32::try_from(i).ok()));
                     n += 1;
                 }
                 None => {

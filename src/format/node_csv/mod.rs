@@ -425,14 +425,7 @@ impl State<'_> {
         let id = set
             .names_mut()
             .intern(field(cols.filename), field(cols.configuration));
-        set.push(Sample {
-            benchmark: id,
-            side,
-            metric: RATE,
-            value: rate,
-            time_s,
-            run: None,
-        });
+        set.push(crate::format::sample(id, side, RATE, rate, time_s, None));
         self.summary.rows += 1;
         Flow::Go
     }
