@@ -21,8 +21,8 @@
 //! without them it is compared as one value per side, without a test.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string};
-use crate::sample::{Better, Sample, SampleSet};
+use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string, sample};
+use crate::sample::{Better, SampleSet};
 use serde_json::Value;
 
 /// Reads BenchmarkDotNet JSON `text` into `set` on `opts.side`.
@@ -38,7 +38,7 @@ pub fn read(
 ) -> Result<Imported, ImportError> {
     let mut diags = Diagnostics::new(name);
     let mut warns = Diagnostics::new(name);
-    let (root, mut warnings) = crate::format::json_document(text, name)?;
+    let (root, warnings) = crate::format::json_document(text, name)?;
     let benches = crate::format::json_array(
         &root,
         "Benchmarks",
@@ -93,14 +93,14 @@ pub fn read(
                 };
                 n += 1;
                 let launch = m.get("LaunchIndex").and_then(Value::as_u64);
-                set.push(Sample {
-                    benchmark: bid,
-                    side: opts.side,
+                set.push(sample(
+                    bid,
+                    opts.side,
                     metric,
-                    value: ns / ops * 1e-9,
-                    time_s: ns * 1e-9,
-                    run: launch.and_then(|l| u32::try_from(l).ok()),
-                });
+                    ns / ops * 1e-9,
+                    ns * 1e-9,
+                    launch.and_then(|l| u32::try_from(l).ok()),
+                ));
             }
         }
         if n == 0 {
@@ -111,14 +111,7 @@ pub fn read(
             match stat("Mean") {
                 Some(mean) => {
                     n = 1;
-                    set.push(Sample {
-                        benchmark: bid,
-                        side: opts.side,
-                        metric,
-                        value: mean * 1e-9,
-                        time_s: f64::NAN,
-                        run: None,
-                    });
+                    set.push(sample(bid, opts.side, metric, mean * 1e-9, f64::NAN, None));
                     let (sd, count) = (stat("StandardDeviation"), stat("N"));
                     let text = |v: Option<f64>| v.map_or("?".into(), |v| format!("{v}"));
                     let item = format!(
@@ -153,34 +146,16 @@ pub fn read(
             records += 1;
         }
     }
+    let what = "summary statistics only, no workload result measurements (a brief export, or \
+                measurements cut short)";
+    let hint = "; export with JsonExporter.Full for the measurements";
     if !with_stats.is_empty() {
-        warns.push(
-            summary_line,
-            super::summary_stats_warning(
-                "summary statistics only, no workload result measurements (a brief export, or \
-                 measurements cut short)",
-                &with_stats,
-                "; export with JsonExporter.Full for the measurements",
-            ),
-        );
+        let warning = super::summary_stats_warning(what, &with_stats, hint);
+        warns.push(summary_line, warning);
     }
     if !summary_only.is_empty() {
-        warns.push(
-            summary_line,
-            super::summary_only_warning(
-                "summary statistics only, no workload result measurements (a brief export, or \
-                 measurements cut short)",
-                &summary_only,
-                "; export with JsonExporter.Full for the measurements",
-            ),
-        );
+        let warning = super::summary_only_warning(what, &summary_only, hint);
+        warns.push(summary_line, warning);
     }
-    if let Some(w) = diags.finish_lenient(records, "benchmarks")? {
-        warnings.push(w);
-    }
-    warnings.extend(warns.into_vec());
-    Ok(Imported {
-        warnings,
-        ..Imported::default()
-    })
+    crate::format::lenient_end(warnings, diags, records, "benchmarks", warns.into_vec())
 }

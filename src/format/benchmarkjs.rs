@@ -12,8 +12,8 @@
 //! deviation and n (Welch's test), no samples invented.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, LineReader, ReadOptions};
-use crate::sample::{Better, Sample, SampleSet};
+use crate::format::{Diagnostics, Imported, LineReader, ReadOptions, sample};
+use crate::sample::{Better, SampleSet};
 
 /// One benchmark.js result line: name, rate (ops/s), relative margin of error (%), runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -94,14 +94,7 @@ pub fn read_from<R: std::io::BufRead>(
         }
         records += 1;
         let bid = set.intern(l.name, "");
-        set.push(Sample {
-            benchmark: bid,
-            side: opts.side,
-            metric,
-            value: l.hz,
-            time_s: f64::NAN,
-            run: None,
-        });
+        set.push(sample(bid, opts.side, metric, l.hz, f64::NAN, None));
         if let Some(stats) = summary_of(&l) {
             set.set_summary(bid, metric, opts.side, stats);
         }
@@ -112,12 +105,8 @@ pub fn read_from<R: std::io::BufRead>(
             "no benchmark.js result line (`name x 1,234 ops/sec ±1.23% (90 runs sampled)`)",
         );
     }
-    let mut warnings = Vec::new();
-    if let Some(w) = diags.finish_lenient(records, "results")? {
-        warnings.push(w);
-    }
-    let mut warns = Diagnostics::new(name);
-    warns.push(
+    let warning = crate::format::diagnostic(
+        name,
         first,
         format!(
             "benchmark.js prints summary statistics only (mean rate, margin of error, runs \
@@ -125,9 +114,5 @@ pub fn read_from<R: std::io::BufRead>(
              standard deviation and n (Welch's test), without inventing samples"
         ),
     );
-    warnings.extend(warns.into_vec());
-    Ok(Imported {
-        warnings,
-        ..Imported::default()
-    })
+    crate::format::lenient_end(Vec::new(), diags, records, "results", vec![warning])
 }

@@ -12,8 +12,8 @@
 //! skipped with a warning naming its line.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, ReadOptions};
-use crate::sample::{Better, Sample, SampleSet};
+use crate::format::{Diagnostics, Imported, ReadOptions, sample};
+use crate::sample::{Better, SampleSet};
 
 /// True when `head` (the start of an input) is a Catch2 XML report.
 pub fn is_catch2_xml(head: &str) -> bool {
@@ -36,9 +36,12 @@ pub fn read(
     let doc = match roxmltree::Document::parse(text) {
         Ok(d) => d,
         Err(e) => {
-            diags.push(u64::from(e.pos().row), format!("not valid XML: {e}"));
-            diags.finish()?;
-            return Ok(Imported::default());
+            let line = u64::from(e.pos().row);
+            return Err(crate::format::invalid(
+                name,
+                line,
+                format!("not valid XML: {e}"),
+            ));
         }
     };
     let metric = set.intern_metric("sec/op", "sec/op", Better::Lower);
@@ -77,14 +80,7 @@ pub fn read(
         };
         records += 1;
         let bid = set.intern(bname, "");
-        set.push(Sample {
-            benchmark: bid,
-            side: opts.side,
-            metric,
-            value: mean * 1e-9,
-            time_s: f64::NAN,
-            run: None,
-        });
+        set.push(sample(bid, opts.side, metric, mean * 1e-9, f64::NAN, None));
         if summaries.is_empty() {
             first = line;
         }
@@ -105,13 +101,5 @@ pub fn read(
             ),
         );
     }
-    let mut warnings = Vec::new();
-    if let Some(w) = diags.finish_lenient(records, "benchmarks")? {
-        warnings.push(w);
-    }
-    warnings.extend(warns.into_vec());
-    Ok(Imported {
-        warnings,
-        ..Imported::default()
-    })
+    crate::format::lenient_end(Vec::new(), diags, records, "benchmarks", warns.into_vec())
 }

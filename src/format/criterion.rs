@@ -12,8 +12,8 @@
 //! the benchmarks after it did not run.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, LineReader, ReadOptions, time_unit_seconds};
-use crate::sample::{Better, Sample, SampleSet};
+use crate::format::{Diagnostics, Imported, LineReader, ReadOptions, sample, time_unit_seconds};
+use crate::sample::{Better, SampleSet};
 
 /// True for a line holding `time:   [` followed by three value-unit pairs and `]`.
 pub fn is_time_line(line: &str) -> bool {
@@ -76,14 +76,7 @@ pub fn read_from<R: std::io::BufRead>(
             } else if let Some(v) = est {
                 let bid = set.intern(bname, "");
                 records += 1;
-                set.push(Sample {
-                    benchmark: bid,
-                    side: opts.side,
-                    metric,
-                    value: v,
-                    time_s: f64::NAN,
-                    run: None,
-                });
+                set.push(sample(bid, opts.side, metric, v, f64::NAN, None));
             } else {
                 diags.push(
                     line_no,
@@ -96,13 +89,5 @@ pub fn read_from<R: std::io::BufRead>(
             prev.push_str(raw.trim());
         }
     }
-    let mut warnings = Vec::new();
-    if let Some(w) = diags.finish_lenient(records, "results")? {
-        warnings.push(w);
-    }
-    warnings.extend(warns.into_vec());
-    Ok(Imported {
-        warnings,
-        ..Imported::default()
-    })
+    crate::format::lenient_end(Vec::new(), diags, records, "results", warns.into_vec())
 }

@@ -16,9 +16,9 @@
 //! `fib/small`), else by its folder's path under the input. A `sample.json` given as a file
 //! is one side, like the other one-side formats.
 
-use crate::error::{Diagnostic, ImportError};
-use crate::format::{Diagnostics, Imported, ReadOptions};
-use crate::sample::{BenchmarkId, Better, Sample, SampleSet, Side};
+use crate::error::ImportError;
+use crate::format::{Diagnostics, Imported, ReadOptions, sample};
+use crate::sample::{BenchmarkId, Better, SampleSet, Side};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -71,14 +71,7 @@ fn add_samples(
         match (i.as_f64().filter(|i| *i > 0.0), t.as_f64()) {
             (Some(i), Some(t)) => {
                 n += 1;
-                set.push(Sample {
-                    benchmark: bid,
-                    side,
-                    metric,
-                    value: t / i * 1e-9,
-                    time_s: t * 1e-9,
-                    run: None,
-                });
+                set.push(sample(bid, side, metric, t / i * 1e-9, t * 1e-9, None));
             }
             _ => diags.push(1, format!("sample {k}: iters {i} or time {t} unreadable")),
         }
@@ -100,7 +93,7 @@ pub fn read_sample(
     set: &mut SampleSet,
 ) -> Result<Imported, ImportError> {
     let mut diags = Diagnostics::new(name);
-    let (root, mut warnings) = crate::format::json_document(text, name)?;
+    let (root, warnings) = crate::format::json_document(text, name)?;
     let path = Path::new(name);
     let bench_dir = path.parent().and_then(Path::parent);
     let bname = bench_dir
@@ -117,13 +110,7 @@ pub fn read_sample(
         .unwrap_or_else(|| name.to_owned());
     let bid = set.intern(&bname, "");
     let n = add_samples(&root, bid, opts.side, set, &mut diags);
-    if let Some(w) = diags.finish_lenient(n, "samples")? {
-        warnings.push(w);
-    }
-    Ok(Imported {
-        warnings,
-        ..Imported::default()
-    })
+    crate::format::lenient_end(warnings, diags, n, "samples", Vec::new())
 }
 
 /// The `full_id` of the `benchmark.json` in baseline folder `dir`, if readable.
@@ -193,16 +180,7 @@ pub fn read_dir(
     opts: &ReadOptions,
     set: &mut SampleSet,
 ) -> Result<Imported, ImportError> {
-    let invalid = |message: String| {
-        ImportError::Invalid(
-            vec![Diagnostic {
-                file: name.to_owned(),
-                line: 0,
-                message,
-            }],
-            1,
-        )
-    };
+    let invalid = |message: String| crate::format::invalid(name, 0, message);
     let (old, new) = baseline_names(opts).map_err(invalid)?;
     let mut found = Vec::new();
     baseline_dirs(dir, 0, &mut found);
@@ -262,10 +240,10 @@ pub fn read_dir(
                     others.join(", ")
                 )
             };
-            warnings.push(Diagnostic {
-                file: name.to_owned(),
-                line: 0,
-                message: format!(
+            warnings.push(crate::format::diagnostic(
+                name,
+                0,
+                format!(
                     "{} of {} benchmarks have the same samples in base and new ({}): criterion \
                      copies each run to base after comparing it, so this compares a run with \
                      itself; {hint}",
@@ -273,7 +251,7 @@ pub fn read_dir(
                     wanted.iter().filter(|(_, b)| *b == old).count(),
                     same.join(", ")
                 ),
-            });
+            ));
         }
     }
     for (path, base) in wanted {
@@ -309,13 +287,9 @@ pub fn read_dir(
         }
         warnings.extend(diags.into_vec());
     }
-    if let Some(w) = diags_all.finish_lenient(records, "baselines")? {
-        warnings.push(w);
-    }
     Ok(Imported {
-        warnings,
         side_values: vec![old, new],
-        ..Imported::default()
+        ..crate::format::lenient_end(warnings, diags_all, records, "baselines", Vec::new())?
     })
 }
 

@@ -12,9 +12,9 @@
 
 use crate::error::ImportError;
 use crate::format::{
-    Diagnostics, Imported, ReadOptions, line_of_next_json_string, time_unit_seconds,
+    Diagnostics, Imported, ReadOptions, line_of_next_json_string, sample, time_unit_seconds,
 };
-use crate::sample::{Better, Sample, SampleSet};
+use crate::sample::{Better, SampleSet};
 use serde_json::Value;
 
 /// The configuration text that marks a benchmark's samples as its mean aggregate (a file
@@ -47,7 +47,7 @@ pub fn read(
 ) -> Result<Imported, ImportError> {
     let mut diags = Diagnostics::new(name);
     let mut warns = Diagnostics::new(name);
-    let (root, mut warnings) = crate::format::json_document(text, name)?;
+    let (root, warnings) = crate::format::json_document(text, name)?;
     let benches = crate::format::json_array(
         &root,
         "benchmarks",
@@ -210,14 +210,13 @@ pub fn read(
             ),
         );
     }
-    if let Some(w) = diags.finish_lenient(records, "benchmark entries")? {
-        warnings.push(w);
-    }
-    warnings.extend(warns.into_vec());
-    Ok(Imported {
+    crate::format::lenient_end(
         warnings,
-        ..Imported::default()
-    })
+        diags,
+        records,
+        "benchmark entries",
+        warns.into_vec(),
+    )
 }
 
 /// Pushes one entry's samples: `sec/op` and `cpu-sec/op` (`times`, seconds), and the
@@ -235,14 +234,7 @@ fn push_entry(
     run: Option<u32>,
 ) {
     let push = |set: &mut SampleSet, metric, value: f64, time_s: f64| {
-        set.push(Sample {
-            benchmark: bid,
-            side: opts.side,
-            metric,
-            value,
-            time_s,
-            run,
-        })
+        set.push(sample(bid, opts.side, metric, value, time_s, run))
     };
     push(set, real, times.0, times.0 * iters);
     push(set, cpu, times.1, f64::NAN);

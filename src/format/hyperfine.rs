@@ -32,8 +32,10 @@
 //! the other parameters as the configuration: one row per command and combination of them.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string};
-use crate::sample::{Better, Sample, SampleSet, Side};
+use crate::format::{
+    Diagnostics, Imported, ReadOptions, invalid, line_of_next_json_string, sample,
+};
+use crate::sample::{Better, SampleSet, Side};
 use serde_json::Value;
 
 /// Reads hyperfine JSON `text` into `set` on `opts.side`.
@@ -56,7 +58,7 @@ pub fn read(
 ) -> Result<Imported, ImportError> {
     let mut diags = Diagnostics::new(name);
     let mut warns = Diagnostics::new(name);
-    let (root, mut warnings) = crate::format::json_document(text, name)?;
+    let (root, warnings) = crate::format::json_document(text, name)?;
     let results = crate::format::json_array(
         &root,
         "results",
@@ -123,23 +125,9 @@ pub fn read(
             }
             good += 1;
             let run = u32::try_from(i).ok();
-            set.push(Sample {
-                benchmark: bid,
-                side,
-                metric: wall,
-                value: t,
-                time_s: t,
-                run,
-            });
+            set.push(sample(bid, side, wall, t, t, run));
             if let Some(m) = mem.and_then(|m| m.get(i)).and_then(Value::as_f64) {
-                set.push(Sample {
-                    benchmark: bid,
-                    side,
-                    metric: rss,
-                    value: m,
-                    time_s: t,
-                    run,
-                });
+                set.push(sample(bid, side, rss, m, t, run));
             }
         }
         if good > 0 {
@@ -148,14 +136,7 @@ pub fn read(
         // After the runs: the first sample's metric is the report's default one (wall).
         for (metric, key) in [(user, "user"), (system, "system")] {
             if let Some(v) = r.get(key).and_then(Value::as_f64) {
-                set.push(Sample {
-                    benchmark: bid,
-                    side,
-                    metric,
-                    value: v,
-                    time_s: f64::NAN,
-                    run: None,
-                });
+                set.push(sample(bid, side, metric, v, f64::NAN, None));
             }
         }
 
@@ -166,15 +147,10 @@ pub fn read(
             warns.push(line, failed_runs(command, times.len(), &failed));
         }
     }
-    if let Some(w) = diags.finish_lenient(records, "results")? {
-        warnings.push(w);
-    }
-    warnings.extend(warns.into_vec());
     Ok(Imported {
-        warnings,
         side_values: sides.map(|s| s.values).unwrap_or_default(),
         side_of_sample,
-        ..Imported::default()
+        ..crate::format::lenient_end(warnings, diags, records, "results", warns.into_vec())?
     })
 }
 
@@ -203,18 +179,6 @@ fn sides_of(results: &[Value], spec: &str, name: &str) -> Result<CommandSides, I
         "command" => command_sides(results, spec, name),
         _ => parameter_sides(results, spec, name),
     }
-}
-
-/// An import error on line 1 of `name`.
-fn invalid(name: &str, message: String) -> ImportError {
-    ImportError::Invalid(
-        vec![crate::error::Diagnostic {
-            file: name.to_owned(),
-            line: 1,
-            message,
-        }],
-        1,
-    )
 }
 
 /// A parameter value as text: a JSON string's contents, any other value as JSON.
@@ -305,6 +269,7 @@ fn command_sides(results: &[Value], spec: &str, name: &str) -> Result<CommandSid
             if distinct.len() < 2 {
                 return Err(invalid(
                     name,
+                    1,
                     format!(
                         "{} command in one export ({}); nothing to compare it with: give two \
                          exports",
@@ -347,6 +312,7 @@ fn command_sides(results: &[Value], spec: &str, name: &str) -> Result<CommandSid
                     };
                     return Err(invalid(
                         name,
+                        1,
                         format!(
                             "--sides-by {shown}: name two of the export's commands by text or \
                              number ({})",
@@ -359,6 +325,7 @@ fn command_sides(results: &[Value], spec: &str, name: &str) -> Result<CommandSid
         _ => {
             return Err(invalid(
                 name,
+                1,
                 format!(
                     "--sides-by {spec}: a hyperfine export takes --sides-by command, \
                      command=OLD,NEW or the name of one of its parameters"
@@ -419,6 +386,7 @@ fn parameter_sides(results: &[Value], spec: &str, name: &str) -> Result<CommandS
         };
         return Err(invalid(
             name,
+            1,
             format!(
                 "--sides-by {spec}: {key} is not a parameter of this export (its parameters: \
                  {keys}); a hyperfine export takes --sides-by command, command=OLD,NEW or the \
@@ -431,6 +399,7 @@ fn parameter_sides(results: &[Value], spec: &str, name: &str) -> Result<CommandS
         None => {
             return Err(invalid(
                 name,
+                1,
                 format!(
                     "--sides-by {spec}: the parameter {key} has one value in this export ({}); \
                      nothing to compare it with",
@@ -444,6 +413,7 @@ fn parameter_sides(results: &[Value], spec: &str, name: &str) -> Result<CommandS
         Some(_) => {
             return Err(invalid(
                 name,
+                1,
                 format!(
                     "--sides-by {spec}: name two or more values of {key} ({})",
                     listed(&seen)
@@ -526,17 +496,5 @@ fn failed_runs(command: &str, total: usize, failed: &[(usize, Option<i64>)]) -> 
         failed.len(),
         parts.join(", "),
         total - failed.len()
-    )
-}
-
-/// A JSON syntax error as a positioned import error.
-pub fn json_error(name: &str, e: &serde_json::Error) -> ImportError {
-    ImportError::Invalid(
-        vec![crate::error::Diagnostic {
-            file: name.to_owned(),
-            line: e.line() as u64,
-            message: format!("not valid JSON: {e}"),
-        }],
-        1,
     )
 }

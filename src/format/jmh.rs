@@ -14,8 +14,8 @@
 //! with a diagnostic naming its line.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string};
-use crate::sample::{Better, Sample, SampleSet};
+use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string, sample};
+use crate::sample::{Better, SampleSet};
 use serde_json::Value;
 
 /// Seconds per time unit as JMH writes them (`ns`, `us`, `ms`, `s`, `min`, `hr`), or `None`.
@@ -64,11 +64,10 @@ pub fn read(
     set: &mut SampleSet,
 ) -> Result<Imported, ImportError> {
     let mut diags = Diagnostics::new(name);
-    let (root, mut warnings) = crate::format::json_document(text, name)?;
+    let (root, warnings) = crate::format::json_document(text, name)?;
     let Some(entries) = root.as_array() else {
-        diags.push(1, "not an array of results: not JMH -rf json output");
-        diags.finish()?;
-        return Ok(Imported::default());
+        let message = "not an array of results: not JMH -rf json output";
+        return Err(crate::format::invalid(name, 1, message));
     };
     let mut from = 0;
     let mut records = 0u64;
@@ -104,14 +103,14 @@ pub fn read(
                 match v.as_f64() {
                     Some(x) => {
                         n += 1;
-                        set.push(Sample {
-                            benchmark: bid,
-                            side: opts.side,
+                        set.push(sample(
+                            bid,
+                            opts.side,
                             metric,
-                            value: x * factor,
-                            time_s: f64::NAN,
-                            run: u32::try_from(fork).ok(),
-                        });
+                            x * factor,
+                            f64::NAN,
+                            u32::try_from(fork).ok(),
+                        ));
                     }
                     None => diags.push(line, format!("{bname}: rawData value {v} is not a number")),
                 }
@@ -123,11 +122,5 @@ pub fn read(
             diags.push(line, format!("{bname}: rawData holds no value"));
         }
     }
-    if let Some(w) = diags.finish_lenient(records, "results")? {
-        warnings.push(w);
-    }
-    Ok(Imported {
-        warnings,
-        ..Imported::default()
-    })
+    crate::format::lenient_end(warnings, diags, records, "results", Vec::new())
 }

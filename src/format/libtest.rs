@@ -12,8 +12,8 @@
 //! warning counting such records.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, LineReader, ReadOptions, time_unit_seconds};
-use crate::sample::{Better, Sample, SampleSet};
+use crate::format::{Diagnostics, Imported, LineReader, ReadOptions, sample, time_unit_seconds};
+use crate::sample::{Better, SampleSet};
 
 /// True for a `test … ... bench: …` line.
 pub fn is_bench_line(line: &str) -> bool {
@@ -92,14 +92,7 @@ pub fn read_from<R: std::io::BufRead>(
                 Some(v) => {
                     let bid = set.intern(&bname, "");
                     records += 1;
-                    set.push(Sample {
-                        benchmark: bid,
-                        side: opts.side,
-                        metric,
-                        value: v,
-                        time_s: f64::NAN,
-                        run: None,
-                    });
+                    set.push(sample(bid, opts.side, metric, v, f64::NAN, None));
                 }
                 None => diags.push(
                     from_line,
@@ -121,13 +114,5 @@ pub fn read_from<R: std::io::BufRead>(
             ),
         );
     }
-    let mut warnings = Vec::new();
-    if let Some(w) = diags.finish_lenient(records, "results")? {
-        warnings.push(w);
-    }
-    warnings.extend(warns.into_vec());
-    Ok(Imported {
-        warnings,
-        ..Imported::default()
-    })
+    crate::format::lenient_end(Vec::new(), diags, records, "results", warns.into_vec())
 }

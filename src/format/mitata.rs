@@ -9,8 +9,8 @@
 //! (`run` is not set). A run without `stats` (it threw: `error`) is skipped with a warning.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string};
-use crate::sample::{Better, Sample, SampleSet};
+use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string, sample};
+use crate::sample::{Better, SampleSet};
 use serde_json::Value;
 
 /// Reads mitata JSON `text` into `set` on `opts.side`.
@@ -26,7 +26,7 @@ pub fn read(
 ) -> Result<Imported, ImportError> {
     let mut diags = Diagnostics::new(name);
     let mut warns = Diagnostics::new(name);
-    let (root, mut warnings) = crate::format::json_document(text, name)?;
+    let (root, warnings) = crate::format::json_document(text, name)?;
     let benches = crate::format::json_array(
         &root,
         "benchmarks",
@@ -68,14 +68,7 @@ pub fn read(
             for v in samples {
                 if let Some(ns) = v.as_f64() {
                     n += 1;
-                    set.push(Sample {
-                        benchmark: bid,
-                        side: opts.side,
-                        metric,
-                        value: ns * 1e-9,
-                        time_s: ns * 1e-9,
-                        run: None,
-                    });
+                    set.push(sample(bid, opts.side, metric, ns * 1e-9, ns * 1e-9, None));
                 } else {
                     diags.push(line, format!("{rname}: sample {v} is not a number"));
                 }
@@ -85,12 +78,5 @@ pub fn read(
             }
         }
     }
-    if let Some(w) = diags.finish_lenient(records, "runs")? {
-        warnings.push(w);
-    }
-    warnings.extend(warns.into_vec());
-    Ok(Imported {
-        warnings,
-        ..Imported::default()
-    })
+    crate::format::lenient_end(warnings, diags, records, "runs", warns.into_vec())
 }

@@ -272,6 +272,63 @@ pub struct Imported {
     pub results: Option<Box<crate::format::results::Loaded>>,
 }
 
+/// The diagnostic `message` at 1-based `line` of input `file` (0: not tied to one line).
+pub fn diagnostic(file: &str, line: u64, message: impl Into<String>) -> Diagnostic {
+    Diagnostic {
+        file: file.to_owned(),
+        line,
+        message: message.into(),
+    }
+}
+
+/// The import error of one problem: [`ImportError::Invalid`] holding only
+/// [`diagnostic`]`(file, line, message)`.
+pub fn invalid(file: &str, line: u64, message: impl Into<String>) -> ImportError {
+    ImportError::Invalid(vec![diagnostic(file, line, message)], 1)
+}
+
+/// The end of a lenient read of `records` records (`what` names them, e.g. "benchmarks"):
+/// `warnings` (the document's own), then the summary warning of the problems in `diags`
+/// ([`Diagnostics::finish_lenient`]), then `warns`, as an [`Imported`] holding nothing else.
+///
+/// # Errors
+/// [`ImportError::Invalid`] with every problem in `diags` when `records` is 0.
+pub fn lenient_end(
+    mut warnings: Vec<Diagnostic>,
+    diags: Diagnostics,
+    records: u64,
+    what: &str,
+    warns: Vec<Diagnostic>,
+) -> Result<Imported, ImportError> {
+    warnings.extend(diags.finish_lenient(records, what)?);
+    warnings.extend(warns);
+    Ok(Imported {
+        warnings,
+        ..Imported::default()
+    })
+}
+
+/// The sample of benchmark `benchmark` on `side` in `metric`: `value` in the metric's unit,
+/// `time_s` the seconds its measured section took (NaN when the input has none), `run` its
+/// run when the input records one.
+pub fn sample(
+    benchmark: crate::sample::BenchmarkId,
+    side: Side,
+    metric: crate::sample::MetricId,
+    value: f64,
+    time_s: f64,
+    run: Option<u32>,
+) -> crate::sample::Sample {
+    crate::sample::Sample {
+        benchmark,
+        side,
+        metric,
+        value,
+        time_s,
+        run,
+    }
+}
+
 /// 1-based line number of byte offset `pos` in `text`.
 pub fn line_of(text: &str, pos: usize) -> u64 {
     let pos = pos.min(text.len());
@@ -441,12 +498,10 @@ pub fn json_array<'a>(
     name: &str,
     missing: &str,
 ) -> Result<&'a [serde_json::Value], ImportError> {
-    if let Some(array) = root.get(key).and_then(serde_json::Value::as_array) {
-        return Ok(array);
-    }
-    let mut diags = crate::error::Diagnostics::new(name);
-    diags.push(1, missing);
-    diags.finish().map(|()| &[][..])
+    root.get(key)
+        .and_then(serde_json::Value::as_array)
+        .map(Vec::as_slice)
+        .ok_or_else(|| invalid(name, 1, missing))
 }
 
 /// A JSON result document as harnesses really leave it, parsed leniently: text before the
@@ -464,18 +519,11 @@ pub fn json_document(
     name: &str,
 ) -> Result<(serde_json::Value, Vec<Diagnostic>), ImportError> {
     let mut warnings = Vec::new();
-    let warn = |line: u64, message: String| Diagnostic {
-        file: name.to_owned(),
-        line,
-        message,
-    };
     let Some(start) = json_start(text) else {
-        return Err(ImportError::Invalid(
-            vec![warn(
-                1,
-                "no JSON document (no line starts with `{` or `[`)".to_owned(),
-            )],
+        return Err(invalid(
+            name,
             1,
+            "no JSON document (no line starts with `{` or `[`)",
         ));
     };
     let first_line = line_of(text, start);
@@ -484,7 +532,8 @@ pub fn json_document(
         .trim()
         .is_empty()
     {
-        warnings.push(warn(
+        warnings.push(diagnostic(
+            name,
             1,
             format!(
                 "text before the JSON document (lines 1-{}) ignored",
@@ -494,7 +543,8 @@ pub fn json_document(
     }
     let (clean, tokens) = replace_bare_non_finite(&text[start..]);
     if let Some((at, token)) = tokens.first() {
-        warnings.push(warn(
+        warnings.push(diagnostic(
+            name,
             line_of(text, start + at),
             format!(
                 "bare {token} is not valid JSON; read as null (a missing value){}",
@@ -510,29 +560,21 @@ pub fn json_document(
     let value = match stream.next() {
         Some(Ok(v)) => v,
         Some(Err(e)) => {
-            return Err(ImportError::Invalid(
-                vec![warn(
-                    e.line() as u64 + first_line - 1,
-                    format!("not valid JSON: {e}"),
-                )],
-                1,
-            ));
+            let line = e.line() as u64 + first_line - 1;
+            return Err(invalid(name, line, format!("not valid JSON: {e}")));
         }
-        None => {
-            return Err(ImportError::Invalid(
-                vec![warn(first_line, "no JSON document".to_owned())],
-                1,
-            ));
-        }
+        None => return Err(invalid(name, first_line, "no JSON document")),
     };
     let end = stream.byte_offset();
     let after = &clean[end..];
     if !after.trim().is_empty() {
         let skip = after.len() - after.trim_start().len();
-        warnings.push(warn(
-            // `clean` has the same lines as the document (tokens replaced, not line breaks).
-            line_of(&clean, end + skip) + first_line - 1,
-            "text after the JSON document ignored".to_owned(),
+        // `clean` has the same lines as the document (tokens replaced, not line breaks).
+        let line = line_of(&clean, end + skip) + first_line - 1;
+        warnings.push(diagnostic(
+            name,
+            line,
+            "text after the JSON document ignored",
         ));
     }
     Ok((value, warnings))
@@ -792,15 +834,11 @@ impl Input {
         if let Some(dir) = &self.dir {
             let set = sink.names_mut();
             if format.is_some_and(|f| f != InputFormat::CriterionBaselines) {
-                return Err(ImportError::Invalid(
-                    vec![Diagnostic {
-                        file: self.name.clone(),
-                        line: 0,
-                        message: "a directory; only criterion-baselines reads a directory \
-                                  (criterion's target/criterion folder)"
-                            .to_owned(),
-                    }],
-                    1,
+                return Err(invalid(
+                    &self.name,
+                    0,
+                    "a directory; only criterion-baselines reads a directory (criterion's \
+                     target/criterion folder)",
                 ));
             }
             let before = set.len();
@@ -811,17 +849,14 @@ impl Input {
         }
         if let Some(enc) = crate::lines::utf16_without_bom(&self.head) {
             let n = enc.name();
-            return Err(ImportError::Invalid(
-                vec![Diagnostic {
-                    file: self.name.clone(),
-                    line: 1,
-                    message: format!(
-                        "looks like {n} text without a byte-order mark (every second byte is \
-                         NUL); convert it to UTF-8 first: iconv -f {n} -t UTF-8 {0} > {0}.utf8",
-                        self.name
-                    ),
-                }],
+            return Err(invalid(
+                &self.name,
                 1,
+                format!(
+                    "looks like {n} text without a byte-order mark (every second byte is NUL); \
+                     convert it to UTF-8 first: iconv -f {n} -t UTF-8 {0} > {0}.utf8",
+                    self.name
+                ),
             ));
         }
         let head_text = self.head_text();
@@ -841,23 +876,18 @@ impl Input {
             } else {
                 "not a benchmark result format benchdiff reads"
             };
-            return Err(ImportError::Invalid(
-                vec![Diagnostic {
-                    file: self.name.clone(),
-                    line: first.map_or(1, |i| i as u64 + 1),
-                    message: format!(
-                        "{what} (formats: {}); name one with --input-format",
-                        FORMATS
-                            .iter()
-                            .filter(
-                                |f| f.is_json() == json && **f != InputFormat::CriterionBaselines
-                            )
-                            .map(|f| f.name())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                }],
-                1,
+            let names: Vec<&str> = FORMATS
+                .iter()
+                .filter(|f| f.is_json() == json && **f != InputFormat::CriterionBaselines)
+                .map(|f| f.name())
+                .collect();
+            return Err(invalid(
+                &self.name,
+                first.map_or(1, |i| i as u64 + 1),
+                format!(
+                    "{what} (formats: {}); name one with --input-format",
+                    names.join(", ")
+                ),
             ));
         };
         drop(head_text);
@@ -887,15 +917,11 @@ impl Input {
             }
             InputFormat::Pyperf => pyperf::read(&document(reader, &name)?, &name, opts, set)?,
             InputFormat::CriterionBaselines => {
-                return Err(ImportError::Invalid(
-                    vec![Diagnostic {
-                        file: name,
-                        line: 0,
-                        message: "criterion-baselines reads a directory (criterion's \
-                                  target/criterion folder), and this is a file"
-                            .to_owned(),
-                    }],
-                    1,
+                return Err(invalid(
+                    &name,
+                    0,
+                    "criterion-baselines reads a directory (criterion's target/criterion \
+                     folder), and this is a file",
                 ));
             }
             InputFormat::CriterionSample => {
@@ -918,22 +944,13 @@ impl Input {
 
 /// The whole text of a JSON-document input, refused over [`MAX_JSON_DOCUMENT_BYTES`].
 fn document(reader: impl std::io::Read, name: &str) -> Result<String, ImportError> {
-    let invalid = |line: u64, message: String| {
-        ImportError::Invalid(
-            vec![Diagnostic {
-                file: name.to_owned(),
-                line,
-                message,
-            }],
-            1,
-        )
-    };
     crate::lines::read_document(reader, MAX_JSON_DOCUMENT_BYTES).map_err(|e| match e {
         crate::lines::DocumentError::Io(e) => ImportError::Io {
             file: name.to_owned(),
             source: e,
         },
         crate::lines::DocumentError::TooLarge(limit) => invalid(
+            name,
             1,
             format!(
                 "a JSON document over {} MiB; not read (JSON result formats are parsed whole; \
@@ -941,7 +958,7 @@ fn document(reader: impl std::io::Read, name: &str) -> Result<String, ImportErro
                 limit >> 20
             ),
         ),
-        crate::lines::DocumentError::NotUtf8(line) => invalid(line, "not valid UTF-8".to_owned()),
+        crate::lines::DocumentError::NotUtf8(line) => invalid(name, line, "not valid UTF-8"),
     })
 }
 
@@ -991,15 +1008,7 @@ pub fn read_path(
 /// how many more, that each is compared as one value (its mean) without a test, then `hint`
 /// (empty, or "; …" saying how to keep the samples).
 pub fn summary_only_warning(what: &str, items: &[String], hint: &str) -> String {
-    let more = if items.len() > 3 {
-        format!(" and {} more", items.len() - 3)
-    } else {
-        String::new()
-    };
-    format!(
-        "{what}: {}{more}; each is compared as one value (its mean), without a test{hint}",
-        items[..items.len().min(3)].join(", ")
-    )
+    summary_warning(what, items, "as one value (its mean), without a test", hint)
 }
 
 /// The warning of a reader whose benchmarks carry summary statistics only but with their
@@ -1007,16 +1016,20 @@ pub fn summary_only_warning(what: &str, items: &[String], hint: &str) -> String 
 /// them (Welch's test, Fieller's interval; [`crate::sample::SampleSet::set_summary`]), no
 /// sample is invented; then `hint`.
 pub fn summary_stats_warning(what: &str, items: &[String], hint: &str) -> String {
+    let how = "from its mean, standard deviation and n (Welch's test), without inventing samples";
+    summary_warning(what, items, how, hint)
+}
+
+/// `"{what}: "`, the first three of `items` and how many more, `"; each is compared {how}"`,
+/// then `hint`.
+fn summary_warning(what: &str, items: &[String], how: &str, hint: &str) -> String {
     let more = if items.len() > 3 {
         format!(" and {} more", items.len() - 3)
     } else {
         String::new()
     };
-    format!(
-        "{what}: {}{more}; each is compared from its mean, standard deviation and n (Welch's \
-         test), without inventing samples{hint}",
-        items[..items.len().min(3)].join(", ")
-    )
+    let first = items[..items.len().min(3)].join(", ");
+    format!("{what}: {first}{more}; each is compared {how}{hint}")
 }
 
 /// A configuration text from a JSON object of parameters: `key=value` words sorted by key

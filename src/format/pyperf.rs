@@ -12,8 +12,8 @@
 //! written as the document itself (`{"runs": …}`) is read too.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string};
-use crate::sample::{Better, Sample, SampleSet};
+use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string, sample};
+use crate::sample::{Better, SampleSet};
 use serde_json::Value;
 
 /// Reads pyperf JSON `text` into `set` on `opts.side`.
@@ -28,14 +28,13 @@ pub fn read(
     set: &mut SampleSet,
 ) -> Result<Imported, ImportError> {
     let mut diags = Diagnostics::new(name);
-    let (root, mut warnings) = crate::format::json_document(text, name)?;
+    let (root, warnings) = crate::format::json_document(text, name)?;
     let benches: Vec<&Value> = match root.get("benchmarks").and_then(Value::as_array) {
         Some(b) => b.iter().collect(),
         None if root.get("runs").is_some() => vec![&root],
         None => {
-            diags.push(1, "no \"benchmarks\" array: not pyperf JSON");
-            diags.finish()?;
-            return Ok(Imported::default());
+            let message = "no \"benchmarks\" array: not pyperf JSON";
+            return Err(crate::format::invalid(name, 1, message));
         }
     };
     let common = root.get("metadata");
@@ -77,14 +76,14 @@ pub fn read(
                     continue;
                 };
                 n += 1;
-                set.push(Sample {
-                    benchmark: bid,
-                    side: opts.side,
+                set.push(sample(
+                    bid,
+                    opts.side,
                     metric,
-                    value: x,
-                    time_s: if unit == "second" { x } else { f64::NAN },
-                    run: u32::try_from(r).ok(),
-                });
+                    x,
+                    if unit == "second" { x } else { f64::NAN },
+                    u32::try_from(r).ok(),
+                ));
             }
         }
         if bad > 0 {
@@ -99,11 +98,5 @@ pub fn read(
             records += 1;
         }
     }
-    if let Some(w) = diags.finish_lenient(records, "benchmarks")? {
-        warnings.push(w);
-    }
-    Ok(Imported {
-        warnings,
-        ..Imported::default()
-    })
+    crate::format::lenient_end(warnings, diags, records, "benchmarks", Vec::new())
 }

@@ -13,8 +13,10 @@
 //! out (`ops`, `total`, `iterations`) are not used.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, ReadOptions, find_line, line_of_next_json_string};
-use crate::sample::{Better, Sample, SampleSet};
+use crate::format::{
+    Diagnostics, Imported, ReadOptions, find_line, line_of_next_json_string, sample,
+};
+use crate::sample::{Better, SampleSet};
 use serde_json::Value;
 
 /// Reads pytest-benchmark JSON `text` into `set` on `opts.side`.
@@ -30,7 +32,7 @@ pub fn read(
 ) -> Result<Imported, ImportError> {
     let mut diags = Diagnostics::new(name);
     let mut warns = Diagnostics::new(name);
-    let (root, mut warnings) = crate::format::json_document(text, name)?;
+    let (root, warnings) = crate::format::json_document(text, name)?;
     let benches = crate::format::json_array(
         &root,
         "benchmarks",
@@ -90,14 +92,7 @@ pub fn read(
         for (i, v) in data.iter().enumerate() {
             match v.as_f64() {
                 Some(x) => {
-                    set.push(Sample {
-                        benchmark: bid,
-                        side: opts.side,
-                        metric,
-                        value: x,
-                        time_s: x,
-                        run: u32::try_from(i).ok(),
-                    });
+                    set.push(sample(bid, opts.side, metric, x, x, u32::try_from(i).ok()));
                     n += 1;
                 }
                 None => {
@@ -121,12 +116,5 @@ pub fn read(
             );
         }
     }
-    if let Some(w) = diags.finish_lenient(records, "benchmarks")? {
-        warnings.push(w);
-    }
-    warnings.extend(warns.into_vec());
-    Ok(Imported {
-        warnings,
-        ..Imported::default()
-    })
+    crate::format::lenient_end(warnings, diags, records, "benchmarks", warns.into_vec())
 }

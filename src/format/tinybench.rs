@@ -19,8 +19,8 @@
 //! and it is compared as one value per side, without a test.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string};
-use crate::sample::{Better, Sample, SampleSet};
+use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string, sample};
+use crate::sample::{Better, SampleSet};
 use serde_json::Value;
 
 /// One task found in the document: its name and the object holding `samples`/`mean`/`sd`.
@@ -106,14 +106,10 @@ pub fn read(
 ) -> Result<Imported, ImportError> {
     let mut diags = Diagnostics::new(name);
     let mut warns = Diagnostics::new(name);
-    let (root, mut warnings) = crate::format::json_document(text, name)?;
+    let (root, warnings) = crate::format::json_document(text, name)?;
     let Some(tasks) = tasks(&root) else {
-        diags.push(
-            1,
-            "neither an array of tinybench tasks nor a vitest --outputJson report",
-        );
-        diags.finish()?;
-        return Ok(Imported::default());
+        let message = "neither an array of tinybench tasks nor a vitest --outputJson report";
+        return Err(crate::format::invalid(name, 1, message));
     };
     let metric = set.intern_metric("sec/op", "sec/op", Better::Lower);
     let mut from = 0;
@@ -141,14 +137,7 @@ pub fn read(
         if !samples.is_empty() {
             records += 1;
             for ms in samples {
-                set.push(Sample {
-                    benchmark: bid,
-                    side: opts.side,
-                    metric,
-                    value: ms * 1e-3,
-                    time_s: ms * 1e-3,
-                    run: None,
-                });
+                set.push(sample(bid, opts.side, metric, ms * 1e-3, ms * 1e-3, None));
             }
             continue;
         }
@@ -157,14 +146,7 @@ pub fn read(
             continue;
         };
         records += 1;
-        set.push(Sample {
-            benchmark: bid,
-            side: opts.side,
-            metric,
-            value: mean * 1e-3,
-            time_s: f64::NAN,
-            run: None,
-        });
+        set.push(sample(bid, opts.side, metric, mean * 1e-3, f64::NAN, None));
         let sd = num("sd").map_or("?".into(), |v| format!("{v}"));
         let n = num("sampleCount")
             .or_else(|| num("samplesCount"))
@@ -184,12 +166,5 @@ pub fn read(
             ),
         );
     }
-    if let Some(w) = diags.finish_lenient(records, "tasks")? {
-        warnings.push(w);
-    }
-    warnings.extend(warns.into_vec());
-    Ok(Imported {
-        warnings,
-        ..Imported::default()
-    })
+    crate::format::lenient_end(warnings, diags, records, "tasks", warns.into_vec())
 }

@@ -174,11 +174,8 @@ impl State<'_> {
     fn report(&mut self, line: u64, message: String) {
         self.bad += 1;
         if self.diags.len() < MAX_DIAGNOSTICS {
-            self.diags.push(Diagnostic {
-                file: self.name.to_owned(),
-                line,
-                message,
-            });
+            self.diags
+                .push(crate::format::diagnostic(self.name, line, message));
         }
     }
 
@@ -195,16 +192,13 @@ impl State<'_> {
         let text = match read {
             Line::Text(t) => t,
             other @ Line::NotUtf8 { .. } if self.lenient => {
-                return Err(ImportError::Invalid(
-                    vec![Diagnostic {
-                        file: self.name.to_owned(),
-                        line: line_no,
-                        message: format!(
-                            "{}: the file is not UTF-8 (nor UTF-16 with a byte-order mark)",
-                            other.problem().unwrap_or_default()
-                        ),
-                    }],
-                    1,
+                return Err(crate::format::invalid(
+                    self.name,
+                    line_no,
+                    format!(
+                        "{}: the file is not UTF-8 (nor UTF-16 with a byte-order mark)",
+                        other.problem().unwrap_or_default()
+                    ),
                 ));
             }
             other => {
@@ -431,14 +425,7 @@ impl State<'_> {
         let id = set
             .names_mut()
             .intern(field(cols.filename), field(cols.configuration));
-        set.push(Sample {
-            benchmark: id,
-            side,
-            metric: RATE,
-            value: rate,
-            time_s,
-            run: None,
-        });
+        set.push(crate::format::sample(id, side, RATE, rate, time_s, None));
         self.summary.rows += 1;
         Flow::Go
     }

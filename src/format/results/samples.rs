@@ -8,13 +8,13 @@
 //! Lines the loader could not read are returned as warnings.
 
 use crate::error::{Diagnostic, ImportError};
-use crate::format::Imported;
 use crate::format::result_lines::ReportedMetric;
 use crate::format::results::command::{
     CommandJobRecord, CommandJobView, CommandSample, CommandSampleView, MetricView,
     job_metrics_of_old,
 };
-use crate::sample::{Configuration, RATE, Sample, SampleSet, Side};
+use crate::format::{Imported, sample};
+use crate::sample::{Configuration, RATE, SampleSet, Side};
 use std::io::BufRead;
 
 /// Reads a results file of either kind from `input` (`name` for diagnostics) into `set`,
@@ -40,14 +40,7 @@ pub fn read_from<R: BufRead>(
             for s in &job.samples {
                 let r = s.to_report();
                 let bid = set.intern_configuration(&job.file, &r.configuration);
-                set.push(Sample {
-                    benchmark: bid,
-                    side: job.side,
-                    metric: RATE,
-                    value: r.rate,
-                    time_s: r.time_s,
-                    run: Some(job.run),
-                });
+                set.push(sample(bid, job.side, RATE, r.rate, r.time_s, Some(job.run)));
             }
             add_node_counters(set, job);
         }
@@ -60,27 +53,21 @@ pub fn read_from<R: BufRead>(
             }
         }
     };
-    let loaded = crate::format::results::load_streamed(input, name, &mut add).map_err(|e| {
-        ImportError::Invalid(
-            vec![Diagnostic {
-                file: name.to_owned(),
-                line: e.line,
-                message: e.message,
-            }],
-            1,
-        )
-    })?;
+    let loaded = crate::format::results::load_streamed(input, name, &mut add)
+        .map_err(|e| crate::format::invalid(name, e.line, e.message))?;
     // Samples of jobs that did not end ok are left out, with one note per affected row (the
     // same notes `benchdiff compare` prints for the run: see `UnusedSamples`).
     let warnings = loaded
         .warnings
         .iter()
         .map(|w| diagnostic(name, w))
-        .chain(loaded.unused.notes().iter().map(|n| Diagnostic {
-            file: name.to_owned(),
-            line: 0,
-            message: n.clone(),
-        }))
+        .chain(
+            loaded
+                .unused
+                .notes()
+                .iter()
+                .map(|n| crate::format::diagnostic(name, 0, n.clone())),
+        )
         .collect();
     Ok(Imported {
         warnings,
@@ -107,14 +94,14 @@ pub fn add_node_counters(set: &mut SampleSet, job: &crate::format::results::JobR
     let id = set.intern_configuration(&job.file, &conf);
     for m in &job.counters {
         let metric = set.intern_metric(&m.name, &m.unit, m.better);
-        set.push(Sample {
-            benchmark: id,
-            side: job.side,
+        set.push(sample(
+            id,
+            job.side,
             metric,
-            value: m.value,
-            time_s: f64::NAN,
-            run: Some(job.run),
-        });
+            m.value,
+            f64::NAN,
+            Some(job.run),
+        ));
     }
 }
 
@@ -242,14 +229,7 @@ fn push_job_metrics(
         .map_or(f64::NAN, |m| m.3);
     for &(name, unit, better, value) in metrics {
         let metric = set.intern_metric(name, unit, better);
-        set.push(Sample {
-            benchmark: id,
-            side,
-            metric,
-            value,
-            time_s,
-            run: Some(run),
-        });
+        set.push(sample(id, side, metric, value, time_s, Some(run)));
     }
 }
 
@@ -267,26 +247,19 @@ fn push_rate_and_metrics<'m>(
     // A whole-process sample measured under valgrind has neither rate nor time (its wall
     // time was valgrind's): only its metrics are samples.
     if !(rate.is_nan() && time_s.is_none()) {
-        set.push(Sample {
-            benchmark: id,
+        set.push(sample(
+            id,
             side,
-            metric: RATE,
-            value: rate,
-            time_s: time_s.unwrap_or(f64::NAN),
-            run: Some(run),
-        });
+            RATE,
+            rate,
+            time_s.unwrap_or(f64::NAN),
+            Some(run),
+        ));
     }
     let time_s = time_s.unwrap_or(f64::NAN);
     for (name, unit, better, value) in metrics {
         let metric = set.intern_metric(name, unit, better);
-        set.push(Sample {
-            benchmark: id,
-            side,
-            metric,
-            value,
-            time_s,
-            run: Some(run),
-        });
+        set.push(sample(id, side, metric, value, time_s, Some(run)));
     }
 }
 
@@ -336,9 +309,5 @@ fn diagnostic(name: &str, m: &str) -> Diagnostic {
         Some((n.parse::<u64>().ok()?, msg))
     });
     let (line, message) = parsed.unwrap_or((0, m));
-    Diagnostic {
-        file: name.to_owned(),
-        line,
-        message: message.to_owned(),
-    }
+    crate::format::diagnostic(name, line, message)
 }
