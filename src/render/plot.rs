@@ -20,6 +20,7 @@ use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::fmt::Write as _;
 
 /// Colour of the old binary (ggplot2 hue palette, second level).
 pub const OLD_COLOR: RGBColor = RGBColor(0x00, 0xBF, 0xC4);
@@ -560,6 +561,14 @@ fn push_tenths(out: &mut String, v: f64) {
     }
 }
 
+/// Appends `pre`, then the point `(x, y)` as [`push_tenths`] writes each, space-separated.
+fn push_xy(out: &mut String, pre: &str, x: f64, y: f64) {
+    out.push_str(pre);
+    push_tenths(out, x);
+    out.push(' ');
+    push_tenths(out, y);
+}
+
 /// A compact strip plot of one comparison, appended to `out` as one `<svg>` element of
 /// [`STRIP_SIZE`] pixels, written by hand (no plotting backend) so that a page can carry tens
 /// of thousands of them: the value axis runs horizontally over both sides' finite values (5%
@@ -574,16 +583,10 @@ pub fn strip_plot(c: &Comparison, unit: &str, out: &mut String) {
     let (x0, x1) = (36.0f64, f64::from(w) - 12.0);
     let (lo, hi) = value_range(c.old.iter().chain(&c.new));
     let px = |v: f64| x0 + (v - lo) / (hi - lo) * (x1 - x0);
-    out.push_str("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"");
-    push_tenths(out, f64::from(w));
-    out.push_str("\" height=\"");
-    push_tenths(out, f64::from(h));
-    out.push_str("\" viewBox=\"0 0 ");
-    push_tenths(out, f64::from(w));
-    out.push(' ');
-    push_tenths(out, f64::from(h));
-    out.push_str(
-        "\" font-family=\"sans-serif\" font-size=\"10\"><rect width=\"100%\" height=\"100%\" \
+    let _ = write!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} \
+         {h}\" font-family=\"sans-serif\" font-size=\"10\"><rect width=\"100%\" height=\"100%\" \
          fill=\"#fff\"/>",
     );
     let mut seen: rustc_hash::FxHashSet<(i32, i32)> = rustc_hash::FxHashSet::default();
@@ -600,16 +603,10 @@ pub fn strip_plot(c: &Comparison, unit: &str, out: &mut String) {
             continue;
         };
         // Whiskers, box, median.
-        out.push_str("<path stroke=\"#000\" fill=\"none\" d=\"M");
-        push_tenths(out, px(wl));
-        out.push(' ');
-        push_tenths(out, cy);
+        push_xy(out, "<path stroke=\"#000\" fill=\"none\" d=\"M", px(wl), cy);
         out.push('H');
         push_tenths(out, px(q1));
-        out.push('M');
-        push_tenths(out, px(q3));
-        out.push(' ');
-        push_tenths(out, cy);
+        push_xy(out, "M", px(q3), cy);
         out.push('H');
         push_tenths(out, px(wh));
         out.push_str("\"/><rect fill=\"");
@@ -620,10 +617,8 @@ pub fn strip_plot(c: &Comparison, unit: &str, out: &mut String) {
         push_tenths(out, cy - 7.0);
         out.push_str("\" width=\"");
         push_tenths(out, (px(q3) - px(q1)).max(0.5));
-        out.push_str("\" height=\"14\"/><path stroke=\"#000\" stroke-width=\"2\" d=\"M");
-        push_tenths(out, px(med));
-        out.push(' ');
-        push_tenths(out, cy - 7.0);
+        let median = "\" height=\"14\"/><path stroke=\"#000\" stroke-width=\"2\" d=\"M";
+        push_xy(out, median, px(med), cy - 7.0);
         out.push_str("v14\"/>");
         // Every sample as a round dot: one path of zero-length segments with round caps.
         out.push_str("<path stroke=\"");
@@ -637,27 +632,18 @@ pub fn strip_plot(c: &Comparison, unit: &str, out: &mut String) {
             if !seen.insert(((x * 2.0) as i32, (y * 2.0) as i32)) {
                 continue;
             }
-            out.push('M');
-            push_tenths(out, x);
-            out.push(' ');
-            push_tenths(out, y);
+            push_xy(out, "M", x, y);
             out.push_str("h0");
         }
         out.push_str("\"/>");
     }
     // Value axis with three labels.
     let ay = 51.0;
-    out.push_str("<path stroke=\"#888\" d=\"M");
-    push_tenths(out, x0);
-    out.push(' ');
-    push_tenths(out, ay);
+    push_xy(out, "<path stroke=\"#888\" d=\"M", x0, ay);
     out.push('H');
     push_tenths(out, x1);
     for t in [x0, (x0 + x1) / 2.0, x1] {
-        out.push('M');
-        push_tenths(out, t);
-        out.push(' ');
-        push_tenths(out, ay);
+        push_xy(out, "M", t, ay);
         out.push_str("v3");
     }
     out.push_str("\"/>");
