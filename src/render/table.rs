@@ -27,6 +27,14 @@ pub fn signed_pct(x: f64) -> String {
     }
 }
 
+/// An interval of changes in percent as its cell shows it, `[-1.20%, +3.25%]`; `NA` for none.
+pub fn ci_text(ci: Option<(f64, f64)>) -> String {
+    match ci {
+        Some((lo, hi)) => format!("[{}, {}]", signed_pct(lo), signed_pct(hi)),
+        None => "NA".to_owned(),
+    }
+}
+
 /// Formats a p-value compactly: 4 decimals, or scientific notation below 0.0001.
 pub fn p_text(p: f64) -> String {
     if p.is_nan() {
@@ -785,10 +793,6 @@ const P_RAW: usize = 3;
 
 /// The colour of a row's verdict and its eight cells ([`columns`]).
 fn cells(x: &TableRow<'_>) -> (Option<Color>, [String; 8]) {
-    let ci = match x.estimate.change_ci_pct {
-        Some((lo, hi)) => format!("[{}, {}]", signed_pct(lo), signed_pct(hi)),
-        None => "NA".to_owned(),
-    };
     let color = match x.verdict {
         Verdict::Faster => Some(Color::Green),
         Verdict::Slower => Some(Color::Red),
@@ -804,7 +808,7 @@ fn cells(x: &TableRow<'_>) -> (Option<Color>, [String; 8]) {
     let row = [
         super::escape_control(&x.name).into_owned(),
         signed_pct(x.estimate.change_pct),
-        ci,
+        ci_text(x.estimate.change_ci_pct),
         p_cell(x.exact, x.p_value),
         p_cell(x.exact, x.p_adjusted),
         verdict_cell(x.verdict, x.regimes),
