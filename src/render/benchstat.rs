@@ -64,31 +64,19 @@ impl Default for Options {
     }
 }
 
-/// The `vs base` cell of one row.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Delta {
-    /// `+12.34%`, `0.00%`, `~` or `?`.
-    pub text: String,
-    /// `(p=0.008 n=10)` or `(n=3)`.
-    pub detail: String,
-    /// The two-sided p-value (None for exact units).
-    pub p_value: Option<f64>,
-    /// Notes for the cell.
-    pub notes: Vec<String>,
-}
-
-/// benchstat's comparison (see the module doc) of two sides of `n` samples (old, new)
-/// summarised as `so` and `sn`, whose U test gave the two-sided p-value `p` (NaN when it gave
-/// none) and found all samples equal or not (`all_equal`); neither is read for exact units.
+/// benchstat's `vs base` cell (see the module doc) of a row whose base and compared column,
+/// summarised as `so` and `sn`, gave the U test `t` (its p-value and ties are not read for
+/// exact units): the change or `~`, the detail `(p=0.008 n=10)` or `(n=3)`, and the marks of
+/// its notes (marked in `notes`).
 fn delta(
-    n: [usize; 2],
+    t: &Test,
     so: &Summary,
     sn: &Summary,
     exact: bool,
     alpha: f64,
-    p: f64,
-    all_equal: bool,
-) -> Delta {
+    notes: &mut Notes,
+) -> [String; 3] {
+    let n = t.n;
     let n_text = if n[0] == n[1] {
         format!("n={}", n[0])
     } else {
@@ -96,29 +84,20 @@ fn delta(
     };
     let change = change_text(so.center, sn.center);
     if exact {
-        return Delta {
-            text: change,
-            detail: format!("({n_text})"),
-            p_value: None,
-            notes: Vec::new(),
-        };
+        return [change, format!("({n_text})"), String::new()];
     }
-    let mut notes = Vec::new();
-    if all_equal {
-        notes.push("all samples are equal".to_owned());
+    let all_equal = t.all_equal.then(|| "all samples are equal".to_owned());
+    let too_few = benchstat::too_few_to_detect(n, alpha)
+        .then(|| format!("need >= 4 samples to detect a difference at alpha level {alpha}"));
+    let mut marks = String::new();
+    for note in [all_equal, too_few, t.regimes.map(str::to_owned)]
+        .into_iter()
+        .flatten()
+    {
+        add_mark(&mut marks, notes.mark(&note));
     }
-    if benchstat::too_few_to_detect(n, alpha) {
-        notes.push(format!(
-            "need >= 4 samples to detect a difference at alpha level {alpha}"
-        ));
-    }
-    let text = if p < alpha { change } else { "~".to_owned() };
-    Delta {
-        text,
-        detail: format!("(p={p:.3} {n_text})"),
-        p_value: Some(p),
-        notes,
-    }
+    let text = if t.p < alpha { change } else { "~".to_owned() };
+    [text, format!("(p={:.3} {n_text})", t.p), marks]
 }
 
 fn change_text(old: f64, new: f64) -> String {
@@ -220,10 +199,15 @@ impl Notes {
                 self.0.len() - 1
             }
         };
-        SUPERSCRIPTS
-            .get(i)
-            .map_or_else(|| format!("({})", i + 1), |s| (*s).to_owned())
+        mark(i)
     }
+}
+
+/// The mark of the `i`-th note (from 0): a superscript digit, `(10)` and on past nine.
+fn mark(i: usize) -> String {
+    SUPERSCRIPTS
+        .get(i)
+        .map_or_else(|| format!("({})", i + 1), |s| (*s).to_owned())
 }
 
 /// `opts` with its labels and configuration made safe for a terminal (they come from the
@@ -401,13 +385,7 @@ impl<'a> View<'a> {
         }
         for (k, t) in r.tests.iter().enumerate() {
             if let (Some(t), Some(so), Some(sn)) = (t, &r.sums[0], &r.sums[k + 1]) {
-                let d = delta(t.n, so, sn, exact, self.opts.alpha, t.p, t.all_equal);
-                let cell = &mut row.deltas[k];
-                cell[0] = d.text;
-                cell[1] = d.detail;
-                for n in d.notes.iter().map(String::as_str).chain(t.regimes) {
-                    add_mark(&mut cell[2], notes.mark(n));
-                }
+                row.deltas[k] = delta(t, so, sn, exact, self.opts.alpha, notes);
             }
         }
         row
@@ -546,10 +524,7 @@ impl<'a> View<'a> {
             line(out, s)
         })?;
         for (i, n) in notes.iter().enumerate() {
-            let mark = SUPERSCRIPTS
-                .get(i)
-                .map_or_else(|| format!("({})", i + 1), |s| (*s).to_owned());
-            let text = format!("{mark} {n}\n");
+            let text = format!("{} {n}\n", mark(i));
             out.write_all(super::escape_control_lines(&text).as_bytes())?;
         }
         Ok(())

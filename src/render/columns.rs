@@ -10,7 +10,7 @@
 
 use super::markdown::escape;
 use super::table::{
-    TableRow, report_notes, signed_pct, summary_line, verdict_cell, verdict_counts,
+    TableRow, ci_text, report_notes, signed_pct, summary_line, verdict_cell, verdict_counts,
 };
 use crate::compare::OneSided;
 use crate::compare::failures::Failures;
@@ -102,13 +102,10 @@ impl Columns<'_> {
 
 /// A comparison's cell: change, 95% interval and verdict.
 fn cell(x: &TableRow<'_>) -> String {
-    let ci = match x.estimate.change_ci_pct {
-        Some((lo, hi)) => format!("[{}, {}]", signed_pct(lo), signed_pct(hi)),
-        None => "NA".to_owned(),
-    };
     format!(
-        "{} {ci} {}",
+        "{} {} {}",
         signed_pct(x.estimate.change_pct),
+        ci_text(x.estimate.change_ci_pct),
         verdict_cell(x.verdict, x.regimes)
     )
 }

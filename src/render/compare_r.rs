@@ -19,7 +19,6 @@
 //! accuracy and the caller says why on stderr. R silently drops rows past `max.print`
 //! (99,999 cells, about 20,000 rows); every row is printed here.
 
-use crate::verdict::Row;
 use std::fmt::Write as _;
 use unicode_width::UnicodeWidthStr;
 
@@ -69,38 +68,22 @@ pub fn r_escape(s: &str) -> String {
 }
 
 /// What compare.R prints of one row: its name (as [`crate::compare::Comparison::name`]), stars,
-/// improvement (percent) and accuracy half-widths (percent), borrowed from a [`Row`] or from
-/// the compact row a report keeps of a comparison.
+/// improvement (percent) and accuracy half-widths (percent) of a [`crate::verdict::Row`],
+/// borrowed from the compact row a report keeps of a comparison.
 #[derive(Clone, Copy, Debug)]
 pub struct RRow<'a> {
     /// The comparison's name (benchdiff's: no trailing space for an empty configuration).
     pub name: &'a str,
-    /// [`Row::stars`].
+    /// [`crate::verdict::Row::stars`].
     pub stars: Option<crate::verdict::Stars>,
-    /// [`Row::improvement_pct`], percent.
+    /// [`crate::verdict::Row::improvement_pct`], percent.
     pub improvement_pct: f64,
-    /// [`Row::accuracy_pct`], percent.
+    /// [`crate::verdict::Row::accuracy_pct`], percent.
     pub accuracy_pct: Option<[f64; 3]>,
-}
-
-impl<'a> From<&'a Row> for RRow<'a> {
-    fn from(row: &'a Row) -> RRow<'a> {
-        RRow {
-            name: &row.comparison.name,
-            stars: row.stars,
-            improvement_pct: row.improvement_pct,
-            accuracy_pct: row.accuracy_pct,
-        }
-    }
 }
 
 /// The five cells compare.R prints for a row: confidence, improvement, and the three
 /// accuracy columns.
-pub fn cells(row: &Row) -> [String; 5] {
-    row_cells(&RRow::from(row))
-}
-
-/// [`cells`] of an [`RRow`].
 pub fn row_cells(row: &RRow<'_>) -> [String; 5] {
     let confidence = match row.stars {
         Some(s) => s.as_str().to_owned(),

@@ -10,7 +10,7 @@
 
 use super::markdown::run_facts;
 use super::plot;
-use super::table::{TableRow, notes, p_cell, signed_pct, verdict_cell};
+use super::table::{TableRow, ci_text, notes, p_cell, signed_pct, verdict_cell};
 use crate::verdict::decide::Verdict;
 use std::fmt::Write as _;
 
@@ -58,13 +58,6 @@ fn verdict_class(v: Verdict) -> &'static str {
         Verdict::Slower => "slower",
         Verdict::NoChange => "nochange",
         Verdict::Inconclusive { .. } => "inconclusive",
-    }
-}
-
-fn ci_text(ci: Option<(f64, f64)>) -> String {
-    match ci {
-        Some((lo, hi)) => format!("[{}, {}]", signed_pct(lo), signed_pct(hi)),
-        None => "NA".to_owned(),
     }
 }
 

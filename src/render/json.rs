@@ -47,11 +47,11 @@ struct Interval {
     upper: Num,
 }
 
-fn interval(ci: Option<(f64, f64)>) -> Option<Interval> {
-    ci.map(|(lo, hi)| Interval {
+fn interval((lo, hi): (f64, f64)) -> Interval {
+    Interval {
         lower: Num(lo),
         upper: Num(hi),
-    })
+    }
 }
 
 /// One side's summary (schema `side`).
@@ -126,7 +126,7 @@ impl<'a> Side<'a> {
             }),
             mean: Num(values.iter().sum::<f64>() / values.len() as f64),
             median: Num(s.median),
-            median_ci: interval(s.median_ci),
+            median_ci: s.median_ci.map(interval),
             multimodal: s.multimodal.as_ref().map(|m| Multimodal {
                 dip: Num(m.dip),
                 modes: (m.modes.iter())
@@ -323,7 +323,7 @@ impl<'a> Comparison<'a> {
         let changes = a.regime_changes();
         let mut x = Comparison {
             change: change_kind(a.change_pct).into(),
-            change_ci_pct: interval(a.change_ci_pct),
+            change_ci_pct: a.change_ci_pct.map(interval),
             change_pct: Num(a.change_pct),
             column: None,
             combined: a.combined.as_ref().map(|c| Combined {
@@ -408,10 +408,7 @@ impl<'a> Comparison<'a> {
                 n: p.n,
                 p_value: Num(p.p_value),
                 ratio: Num(p.ratio),
-                ratio_ci: Interval {
-                    lower: Num(p.ratio_ci.0),
-                    upper: Num(p.ratio_ci.1),
-                },
+                ratio_ci: interval(p.ratio_ci),
                 t: Num(p.t),
             }),
             pairing: c.pairing.key().into(),
@@ -421,10 +418,7 @@ impl<'a> Comparison<'a> {
                 method: r.method.key().into(),
                 p_value: Num(r.p_value),
                 shift: Num(r.shift),
-                shift_ci: Interval {
-                    lower: Num(r.shift_ci.0),
-                    upper: Num(r.shift_ci.1),
-                },
+                shift_ci: interval(r.shift_ci),
                 w: Num(r.w),
             }),
             regime_changes: (!changes.is_empty()).then(|| {
@@ -464,7 +458,7 @@ impl<'a> Comparison<'a> {
         change_ci_pct: Option<(f64, f64)>,
         alpha: f64,
     ) {
-        self.change_ci_pct = interval(change_ci_pct);
+        self.change_ci_pct = change_ci_pct.map(interval);
         self.p_adjusted = Num(p_adjusted);
         self.runs_needed = match verdict {
             Verdict::Inconclusive { runs_needed } => runs_needed,

@@ -7,7 +7,7 @@
 //! cannot break the table or inject HTML.
 
 use super::RunInfo;
-use super::table::{TableRow, p_cell, si_distinct, signed_pct, verdict_cell};
+use super::table::{TableRow, p_cell, signed_pct, verdict_cell};
 use crate::compare::OneSided;
 use crate::compare::failures::Failures;
 use crate::verdict::decide::{self, Assessment, Options, Verdict};
@@ -152,46 +152,35 @@ pub fn notes(a: &[Assessment]) -> String {
 /// The notes of [`notes`] on one comparison, appended to `out` (its [`TableRow::notes`] in a
 /// comment, [`TableRow::with_notes`]).
 pub fn comparison_notes(x: &Assessment, out: &mut String) {
-    {
-        let name = escape(x.row.comparison.name.trim_end());
-        for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
-            if let Some(m) = &s.multimodal {
-                let centres: Vec<f64> = m.modes.iter().map(|md| md.centre).collect();
-                let modes: Vec<String> = m
-                    .modes
-                    .iter()
-                    .zip(si_distinct(&centres))
-                    .map(|(md, centre)| format!("{centre} ({:.0}% of runs)", md.share * 100.0))
-                    .collect();
-                let _ = writeln!(
-                    out,
-                    "- {name}: the {side} binary's samples fall into {} regimes: {} ({}); the \
-                     difference of means is not a reliable verdict.",
-                    m.modes.len(),
-                    modes.join(", "),
-                    super::table::evidence(m)
-                );
-            }
-            if let Some(dr) = s.significant_drift() {
-                let _ = writeln!(
-                    out,
-                    "- {name}: the {side} binary's rate drifts {:+.2}% per run against run order \
-                     (Kendall τ {:.2}, p={:.4}).",
-                    dr.slope_pct_per_run, dr.tau, dr.p_value
-                );
-            }
+    let name = escape(x.row.comparison.name.trim_end());
+    for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
+        if let Some(m) = &s.multimodal {
+            let _ = writeln!(
+                out,
+                "- {name}: the {side} binary's samples fall into {} regimes: {} ({}); the \
+                 difference of means is not a reliable verdict.",
+                m.modes.len(),
+                super::table::modes_text(m, ""),
+                super::table::evidence(m)
+            );
         }
-        if let Some(t) = super::table::regime_change_text(x) {
-            let _ = writeln!(out, "- {name}: {}.", escape(&t));
+        if let Some(dr) = s.significant_drift() {
+            let _ = writeln!(
+                out,
+                "- {name}: the {side} binary's rate drifts {:+.2}% per run against run order \
+                 (Kendall τ {:.2}, p={:.4}).",
+                dr.slope_pct_per_run, dr.tau, dr.p_value
+            );
         }
-        if let Some(t) = super::table::combined_text(x) {
-            let _ = writeln!(out, "- {name}: {}.", escape(&t));
-        }
-        for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
-            if let Some(t) = super::table::too_few_regimes_text(side, s) {
-                let _ = writeln!(out, "- {name}: {}.", escape(&t));
-            }
-        }
+    }
+    let texts = [
+        super::table::regime_change_text(x),
+        super::table::combined_text(x),
+    ];
+    let few = [("old", &x.old_side), ("new", &x.new_side)]
+        .map(|(side, s)| super::table::too_few_regimes_text(side, s));
+    for t in texts.into_iter().chain(few).flatten() {
+        let _ = writeln!(out, "- {name}: {}.", escape(&t));
     }
 }
 

@@ -15,11 +15,12 @@
 
 use super::table::si;
 use crate::compare::Comparison;
-use crate::verdict::density::{bandwidth, kde};
+use crate::verdict::density::{bandwidth, kde, tukey_box};
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::fmt::Write as _;
 
 /// Colour of the old binary (ggplot2 hue palette, second level).
 pub const OLD_COLOR: RGBColor = RGBColor(0x00, 0xBF, 0xC4);
@@ -36,37 +37,6 @@ fn err<E: std::fmt::Debug>(e: E) -> PlotError {
 }
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
-
-/// Type-7 quantile of sorted finite values (R's default).
-fn quantile7(sorted: &[f64], p: f64) -> f64 {
-    let h = (sorted.len() - 1) as f64 * p;
-    let lo = h.floor() as usize;
-    let hi = (lo + 1).min(sorted.len() - 1);
-    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
-}
-
-/// Tukey box of finite values: `(whisker low, q1, median, q3, whisker high)`; None when empty.
-pub fn tukey_box(values: &[f64]) -> Option<(f64, f64, f64, f64, f64)> {
-    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let (q1, med, q3) = (quantile7(&v, 0.25), quantile7(&v, 0.5), quantile7(&v, 0.75));
-    let iqr = q3 - q1;
-    let lo = v
-        .iter()
-        .copied()
-        .find(|x| *x >= q1 - 1.5 * iqr)
-        .unwrap_or(q1);
-    let hi = v
-        .iter()
-        .rev()
-        .copied()
-        .find(|x| *x <= q3 + 1.5 * iqr)
-        .unwrap_or(q3);
-    Some((lo, q1, med, q3, hi))
-}
 
 /// Largest magnitude an axis reaches ([`axis_range`]): values beyond it are drawn at the edge.
 const AXIS_LIMIT: f64 = 1e300;
@@ -174,36 +144,36 @@ fn draw_box(
                     .map(|v| Circle::new((x, *v), 2, BLACK.filled())),
             )
             .map_err(err)?;
+        return Ok(());
     }
-    if points {
+    // Every sample, jittered: filled, then outlined.
+    for style in [color.mix(0.9).filled(), BLACK.stroke_width(1)] {
         chart
             .draw_series(
                 values
                     .iter()
                     .enumerate()
                     .filter(|(_, v)| v.is_finite())
-                    .map(|(i, v)| {
-                        Circle::new((x + jitter(i) * half * 1.4, *v), 2, color.mix(0.9).filled())
-                    }),
-            )
-            .map_err(err)?;
-        chart
-            .draw_series(
-                values
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, v)| v.is_finite())
-                    .map(|(i, v)| {
-                        Circle::new((x + jitter(i) * half * 1.4, *v), 2, BLACK.stroke_width(1))
-                    }),
+                    .map(|(i, v)| Circle::new((x + jitter(i) * half * 1.4, *v), 2, style)),
             )
             .map_err(err)?;
     }
     Ok(())
 }
 
-fn finish(root: Area<'_>) -> Result<(), PlotError> {
-    root.present().map_err(err)
+/// The SVG text of a plot of `size` pixels (width, height): a white area that `draw` draws on.
+fn svg(
+    size: (u32, u32),
+    draw: impl FnOnce(&Area<'_>) -> Result<(), PlotError>,
+) -> Result<String, PlotError> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        draw(&root)?;
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
 }
 
 /// Box plot of one comparison: a box per binary (old left, new right) with every sample as a
@@ -213,12 +183,9 @@ fn finish(root: Area<'_>) -> Result<(), PlotError> {
 /// A plotting backend error (not expected when drawing into a string).
 pub fn box_plot(c: &Comparison, unit: &str, size: (u32, u32)) -> Result<String, PlotError> {
     let c = &*drawable(c);
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
+    svg(size, |root| {
         let (lo, hi) = value_range(c.old.iter().chain(&c.new));
-        let mut chart = ChartBuilder::on(&root)
+        let mut chart = ChartBuilder::on(root)
             .margin(10)
             .caption("samples", ("sans-serif", 15))
             .x_label_area_size(25)
@@ -244,9 +211,8 @@ pub fn box_plot(c: &Comparison, unit: &str, size: (u32, u32)) -> Result<String, 
             .map_err(err)?;
         draw_box(&mut chart, 0.0, 0.25, &c.old, OLD_COLOR, true)?;
         draw_box(&mut chart, 1.0, 0.25, &c.new, NEW_COLOR, true)?;
-        finish(root)?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
 
 /// Density curves of both binaries on one axis (each scaled to its own peak), with a rug of
@@ -294,11 +260,8 @@ pub fn density(c: &Comparison, unit: &str, size: (u32, u32)) -> Result<String, P
         .flat_map(|d| d.iter().copied())
         .fold(0.0, f64::max);
     let ymax = if ymax > 0.0 { ymax * 1.1 } else { 1.0 };
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let mut chart = ChartBuilder::on(&root)
+    svg(size, |root| {
+        let mut chart = ChartBuilder::on(root)
             .margin(10)
             .caption("density", ("sans-serif", 15))
             .x_label_area_size(35)
@@ -365,9 +328,8 @@ pub fn density(c: &Comparison, unit: &str, size: (u32, u32)) -> Result<String, P
             .position(SeriesLabelPosition::UpperRight)
             .draw()
             .map_err(err)?;
-        finish(root)?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
 
 /// Value against run order for both binaries (points joined by lines), to show drift.
@@ -384,11 +346,8 @@ pub fn drift(c: &Comparison, unit: &str, size: (u32, u32)) -> Result<String, Plo
         .copied()
         .max()
         .unwrap_or(0) as f64;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let mut chart = ChartBuilder::on(&root)
+    svg(size, |root| {
+        let mut chart = ChartBuilder::on(root)
             .margin(10)
             .caption("by run order", ("sans-serif", 15))
             .x_label_area_size(35)
@@ -436,9 +395,8 @@ pub fn drift(c: &Comparison, unit: &str, size: (u32, u32)) -> Result<String, Plo
             ))
             .map_err(err)?;
         }
-        finish(root)?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
 
 /// compare.R's `--plot`: a box per benchmark and binary (filled by binary: old `#00BFC4`, new
@@ -463,11 +421,8 @@ pub fn compare_r_box_plot(comparisons: &[&Comparison], y_desc: &str) -> Result<S
     let width = (120 + 50 * n as u32).max(500);
     let height = 420 + label_px;
     let (lo, hi) = value_range(comparisons.iter().flat_map(|c| c.old.iter().chain(&c.new)));
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let mut chart = ChartBuilder::on(&root)
+    svg((width, height), |root| {
+        let mut chart = ChartBuilder::on(root)
             .margin(15)
             .x_label_area_size(label_px + 30)
             .y_label_area_size(70)
@@ -513,9 +468,8 @@ pub fn compare_r_box_plot(comparisons: &[&Comparison], y_desc: &str) -> Result<S
             ))
             .map_err(err)?;
         }
-        finish(root)?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
 
 /// Why PNG output cannot be made by this build: `None` with the `png` cargo feature (resvg),
@@ -607,6 +561,14 @@ fn push_tenths(out: &mut String, v: f64) {
     }
 }
 
+/// Appends `pre`, then the point `(x, y)` as [`push_tenths`] writes each, space-separated.
+fn push_xy(out: &mut String, pre: &str, x: f64, y: f64) {
+    out.push_str(pre);
+    push_tenths(out, x);
+    out.push(' ');
+    push_tenths(out, y);
+}
+
 /// A compact strip plot of one comparison, appended to `out` as one `<svg>` element of
 /// [`STRIP_SIZE`] pixels, written by hand (no plotting backend) so that a page can carry tens
 /// of thousands of them: the value axis runs horizontally over both sides' finite values (5%
@@ -621,16 +583,10 @@ pub fn strip_plot(c: &Comparison, unit: &str, out: &mut String) {
     let (x0, x1) = (36.0f64, f64::from(w) - 12.0);
     let (lo, hi) = value_range(c.old.iter().chain(&c.new));
     let px = |v: f64| x0 + (v - lo) / (hi - lo) * (x1 - x0);
-    out.push_str("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"");
-    push_tenths(out, f64::from(w));
-    out.push_str("\" height=\"");
-    push_tenths(out, f64::from(h));
-    out.push_str("\" viewBox=\"0 0 ");
-    push_tenths(out, f64::from(w));
-    out.push(' ');
-    push_tenths(out, f64::from(h));
-    out.push_str(
-        "\" font-family=\"sans-serif\" font-size=\"10\"><rect width=\"100%\" height=\"100%\" \
+    let _ = write!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} \
+         {h}\" font-family=\"sans-serif\" font-size=\"10\"><rect width=\"100%\" height=\"100%\" \
          fill=\"#fff\"/>",
     );
     let mut seen: rustc_hash::FxHashSet<(i32, i32)> = rustc_hash::FxHashSet::default();
@@ -647,16 +603,10 @@ pub fn strip_plot(c: &Comparison, unit: &str, out: &mut String) {
             continue;
         };
         // Whiskers, box, median.
-        out.push_str("<path stroke=\"#000\" fill=\"none\" d=\"M");
-        push_tenths(out, px(wl));
-        out.push(' ');
-        push_tenths(out, cy);
+        push_xy(out, "<path stroke=\"#000\" fill=\"none\" d=\"M", px(wl), cy);
         out.push('H');
         push_tenths(out, px(q1));
-        out.push('M');
-        push_tenths(out, px(q3));
-        out.push(' ');
-        push_tenths(out, cy);
+        push_xy(out, "M", px(q3), cy);
         out.push('H');
         push_tenths(out, px(wh));
         out.push_str("\"/><rect fill=\"");
@@ -667,10 +617,8 @@ pub fn strip_plot(c: &Comparison, unit: &str, out: &mut String) {
         push_tenths(out, cy - 7.0);
         out.push_str("\" width=\"");
         push_tenths(out, (px(q3) - px(q1)).max(0.5));
-        out.push_str("\" height=\"14\"/><path stroke=\"#000\" stroke-width=\"2\" d=\"M");
-        push_tenths(out, px(med));
-        out.push(' ');
-        push_tenths(out, cy - 7.0);
+        let median = "\" height=\"14\"/><path stroke=\"#000\" stroke-width=\"2\" d=\"M";
+        push_xy(out, median, px(med), cy - 7.0);
         out.push_str("v14\"/>");
         // Every sample as a round dot: one path of zero-length segments with round caps.
         out.push_str("<path stroke=\"");
@@ -684,27 +632,18 @@ pub fn strip_plot(c: &Comparison, unit: &str, out: &mut String) {
             if !seen.insert(((x * 2.0) as i32, (y * 2.0) as i32)) {
                 continue;
             }
-            out.push('M');
-            push_tenths(out, x);
-            out.push(' ');
-            push_tenths(out, y);
+            push_xy(out, "M", x, y);
             out.push_str("h0");
         }
         out.push_str("\"/>");
     }
     // Value axis with three labels.
     let ay = 51.0;
-    out.push_str("<path stroke=\"#888\" d=\"M");
-    push_tenths(out, x0);
-    out.push(' ');
-    push_tenths(out, ay);
+    push_xy(out, "<path stroke=\"#888\" d=\"M", x0, ay);
     out.push('H');
     push_tenths(out, x1);
     for t in [x0, (x0 + x1) / 2.0, x1] {
-        out.push('M');
-        push_tenths(out, t);
-        out.push(' ');
-        push_tenths(out, ay);
+        push_xy(out, "M", t, ay);
         out.push_str("v3");
     }
     out.push_str("\"/>");

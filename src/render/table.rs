@@ -27,6 +27,14 @@ pub fn signed_pct(x: f64) -> String {
     }
 }
 
+/// An interval of changes in percent as its cell shows it, `[-1.20%, +3.25%]`; `NA` for none.
+pub fn ci_text(ci: Option<(f64, f64)>) -> String {
+    match ci {
+        Some((lo, hi)) => format!("[{}, {}]", signed_pct(lo), signed_pct(hi)),
+        None => "NA".to_owned(),
+    }
+}
+
 /// Formats a p-value compactly: 4 decimals, or scientific notation below 0.0001.
 pub fn p_text(p: f64) -> String {
     if p.is_nan() {
@@ -349,23 +357,12 @@ pub fn comparison_notes(x: &Assessment, out: &mut String) {
     let name = super::escape_control(x.row.comparison.name.trim_end());
     for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
         if let Some(m) = &s.multimodal {
-            let centres: Vec<f64> = m.modes.iter().map(|md| md.centre).collect();
-            let modes: Vec<String> = m
-                .modes
-                .iter()
-                .zip(si_distinct(&centres))
-                .map(|(md, centre)| {
-                    let unit = &x.row.comparison.unit;
-                    let sep = if unit.is_empty() { "" } else { " " };
-                    format!("{centre}{sep}{unit} ({:.0}% of runs)", md.share * 100.0)
-                })
-                .collect();
             let _ = writeln!(
                 out,
                 "note: {name}: the {side} binary's samples fall into {} regimes: {} \
                  ({}); the difference of means is not a reliable verdict",
                 m.modes.len(),
-                modes.join(", "),
+                modes_text(m, &x.row.comparison.unit),
                 evidence(m)
             );
         }
@@ -378,16 +375,13 @@ pub fn comparison_notes(x: &Assessment, out: &mut String) {
             );
         }
     }
-    if let Some(t) = regime_change_text(x) {
-        let _ = writeln!(out, "note: {name}: {t}");
-    }
-    if let Some(t) = combined_text(x) {
+    let few = [("old", &x.old_side), ("new", &x.new_side)].map(|(n, s)| too_few_regimes_text(n, s));
+    for t in [regime_change_text(x), combined_text(x)]
+        .into_iter()
+        .chain(few)
+        .flatten()
+    {
         let _ = writeln!(out, "note: {name}: {}", super::escape_control(&t));
-    }
-    for (side, s) in [("old", &x.old_side), ("new", &x.new_side)] {
-        if let Some(t) = too_few_regimes_text(side, s) {
-            let _ = writeln!(out, "note: {name}: {t}");
-        }
     }
 }
 
@@ -403,6 +397,17 @@ pub fn too_few_regimes_text(side: &str, s: &crate::verdict::decide::SideSummary)
         si(b),
         crate::verdict::decide::REGIME_MIN_N
     ))
+}
+
+/// The modes of a multimodal side, `centre unit (share% of runs)` each (the centres as
+/// [`si_distinct`] writes them, no unit when `unit` is empty), joined by `, `.
+pub fn modes_text(m: &crate::verdict::decide::Multimodal, unit: &str) -> String {
+    let centres: Vec<f64> = m.modes.iter().map(|md| md.centre).collect();
+    let sep = if unit.is_empty() { "" } else { " " };
+    let modes: Vec<String> = (m.modes.iter().zip(si_distinct(&centres)))
+        .map(|(md, centre)| format!("{centre}{sep}{unit} ({:.0}% of runs)", md.share * 100.0))
+        .collect();
+    modes.join(", ")
 }
 
 /// What flagged a multimodal side: `gap test` (the gap alone) or `dip test and gap`, with the
@@ -788,10 +793,6 @@ const P_RAW: usize = 3;
 
 /// The colour of a row's verdict and its eight cells ([`columns`]).
 fn cells(x: &TableRow<'_>) -> (Option<Color>, [String; 8]) {
-    let ci = match x.estimate.change_ci_pct {
-        Some((lo, hi)) => format!("[{}, {}]", signed_pct(lo), signed_pct(hi)),
-        None => "NA".to_owned(),
-    };
     let color = match x.verdict {
         Verdict::Faster => Some(Color::Green),
         Verdict::Slower => Some(Color::Red),
@@ -807,7 +808,7 @@ fn cells(x: &TableRow<'_>) -> (Option<Color>, [String; 8]) {
     let row = [
         super::escape_control(&x.name).into_owned(),
         signed_pct(x.estimate.change_pct),
-        ci,
+        ci_text(x.estimate.change_ci_pct),
         p_cell(x.exact, x.p_value),
         p_cell(x.exact, x.p_adjusted),
         verdict_cell(x.verdict, x.regimes),

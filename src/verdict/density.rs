@@ -1,8 +1,10 @@
-//! The kernel density estimate a density plot draws: Gaussian kernels with Silverman's
-//! bandwidth ([`crate::stats::bandwidth::silverman_bandwidth`]), so that two regimes show as two
-//! humps. Renderers draw these curves; they compute no statistic themselves.
+//! The statistics the plots draw: the kernel density estimate of a density plot (Gaussian
+//! kernels with Silverman's bandwidth, [`crate::stats::bandwidth::silverman_bandwidth`], so
+//! that two regimes show as two humps) and the Tukey box of a box plot ([`tukey_box`]).
+//! Renderers draw these; they compute no statistic themselves.
 
 use crate::stats::bandwidth::silverman_bandwidth;
+use crate::stats::quantile::quantile7;
 
 /// Silverman's bandwidth of `x` (finite values; see
 /// [`crate::stats::bandwidth::silverman_bandwidth`]), in the units of the samples; `None` for
@@ -28,6 +30,23 @@ pub fn kde(x: &[f64], grid: &[f64]) -> Option<Vec<f64>> {
             })
             .collect(),
     )
+}
+
+/// Tukey's box of the finite values of `values`, as ggplot2's `geom_boxplot` draws it:
+/// `(whisker low, q1, median, q3, whisker high)` in the units of the values, the quartiles of
+/// type 7 ([`quantile7`]) and each whisker at the furthest value within 1.5 IQR of its box
+/// end; `None` when no value is finite.
+pub fn tukey_box(values: &[f64]) -> Option<(f64, f64, f64, f64, f64)> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let (q1, med, q3) = (quantile7(&v, 0.25), quantile7(&v, 0.5), quantile7(&v, 0.75));
+    let iqr = q3 - q1;
+    let lo = v.iter().copied().find(|x| *x >= q1 - 1.5 * iqr);
+    let hi = v.iter().rev().copied().find(|x| *x <= q3 + 1.5 * iqr);
+    Some((lo.unwrap_or(q1), q1, med, q3, hi.unwrap_or(q3)))
 }
 
 #[cfg(test)]

@@ -36,33 +36,14 @@ pub fn as_time(settled: &[Settled]) -> Vec<Settled> {
 /// (faster stays faster: a higher rate is a lower time), each interval `[lo, hi]` of the
 /// rate's percent change `r` turned into the time's, `100·(1/(1 + r/100) − 1)`, bounds
 /// swapped. Other statuses are returned as they are.
-pub fn status_as_time(status: Status) -> Status {
+pub fn status_as_time(mut status: Status) -> Status {
     let time = |r: f64| 100.0 * (1.0 / (1.0 + r / 100.0) - 1.0);
-    match status {
-        Status::Decided {
-            decision,
-            lo_pct,
-            hi_pct,
-            row_alpha,
-            rows,
-        } => Status::Decided {
-            decision,
-            lo_pct: time(hi_pct),
-            hi_pct: time(lo_pct),
-            row_alpha,
-            rows,
-        },
-        Status::Futile {
-            conditional_power,
-            lo_pct,
-            hi_pct,
-        } => Status::Futile {
-            conditional_power,
-            lo_pct: time(hi_pct),
-            hi_pct: time(lo_pct),
-        },
-        other => other,
+    if let Status::Decided { lo_pct, hi_pct, .. } | Status::Futile { lo_pct, hi_pct, .. } =
+        &mut status
+    {
+        (*lo_pct, *hi_pct) = (time(*hi_pct), time(*lo_pct));
     }
+    status
 }
 
 /// Marks the decided comparisons `rows` of the rate with the rows a sequential rule settled
