@@ -229,27 +229,8 @@ impl driver::JobRunner for CommandRunner<'_> {
         self.obs.job_started(job, &what);
         let mut env = target_env(plan, target);
         env.extend(def.env.iter().cloned());
-        let mut record = CommandJobRecord {
-            position: job.position,
-            benchmark: def.name.clone(),
-            combination: inst.combo.clone(),
-            side,
-            run,
-            warmup,
-            argv: Vec::new(),
-            status: JobStatus::Ok,
-            exit_code: None,
-            signal: None,
-            wall_s: f64::NAN,
-            user_s: f64::NAN,
-            sys_s: f64::NAN,
-            max_rss_bytes: 0,
-            metrics: None,
-            samples: Vec::new(),
-            samples_before: 0,
-            error: None,
-            stderr_tail: Vec::new(),
-        };
+        let (name, combo) = (def.name.clone(), inst.combo.clone());
+        let mut record = CommandJobRecord::unmeasured(job.position, name, combo, side, run, warmup);
         let mut prepare_failed = None;
         for p in [&plan.prepare, &def.prepare].into_iter().flatten() {
             let o = command::run_shell(p, &env, target.cwd.clone(), plan.timeout, stop);
