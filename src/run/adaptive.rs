@@ -440,37 +440,26 @@ impl<'a> Adaptive<'a> {
             })
             .sum::<f64>()
             .max(self.wall_s);
-        let settled_rows = self
-            .tracker
-            .files
-            .iter()
-            .enumerate()
-            .flat_map(|(fi, f)| {
-                let file = self.plan.files.get(fi).cloned().unwrap_or_default();
-                f.confs.iter().filter_map(move |c| {
-                    c.settled.map(|(_, status)| Settled {
+        let (mut configs, mut settled_rows) = (Vec::new(), Vec::new());
+        for (fi, f) in self.tracker.files.iter().enumerate() {
+            let file = self.plan.files.get(fi).cloned().unwrap_or_default();
+            for c in &f.confs {
+                let runs = [c.samples[0].len(), c.samples[1].len()];
+                configs.push(ConfigRuns {
+                    name: format!("{file} {}", c.text),
+                    runs,
+                    settled: c.settled,
+                });
+                if let Some((_, status)) = c.settled {
+                    settled_rows.push(Settled {
                         file: file.clone(),
                         configuration: c.text.clone(),
-                        runs: [c.samples[0].len(), c.samples[1].len()],
+                        runs,
                         status,
-                    })
-                })
-            })
-            .collect();
-        let configs = self
-            .tracker
-            .files
-            .iter()
-            .enumerate()
-            .flat_map(|(fi, f)| {
-                let file = self.plan.files.get(fi).cloned().unwrap_or_default();
-                f.confs.iter().map(move |c| ConfigRuns {
-                    name: format!("{file} {}", c.text),
-                    runs: [c.samples[0].len(), c.samples[1].len()],
-                    settled: c.settled,
-                })
-            })
-            .collect();
+                    });
+                }
+            }
+        }
         Outcome {
             rule: self.rule,
             decided: self.decided,

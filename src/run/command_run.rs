@@ -46,10 +46,10 @@ pub fn process_metrics(o: &Outcome, under_valgrind: bool) -> Vec<ReportedMetric>
         Vec::new()
     } else {
         vec![
-            m("wall", "s", o.wall_s),
-            m("user", "s", o.usage.user_s),
-            m("sys", "s", o.usage.sys_s),
-            m("max_rss", "bytes", o.usage.max_rss_bytes as f64),
+            m("wall", "s", o.process.wall_s),
+            m("user", "s", o.process.usage.user_s),
+            m("sys", "s", o.process.usage.sys_s),
+            m("max_rss", "bytes", o.process.usage.max_rss_bytes as f64),
         ]
     };
     v.extend(
@@ -89,7 +89,7 @@ pub fn samples_of(
         let (rate, time_s) = if under_valgrind {
             (f64::NAN, None)
         } else {
-            (1.0 / o.wall_s, Some(o.wall_s))
+            (1.0 / o.process.wall_s, Some(o.process.wall_s))
         };
         return vec![to_sample(
             matrix::configuration(combo, &[]),
@@ -229,27 +229,8 @@ impl driver::JobRunner for CommandRunner<'_> {
         self.obs.job_started(job, &what);
         let mut env = target_env(plan, target);
         env.extend(def.env.iter().cloned());
-        let mut record = CommandJobRecord {
-            position: job.position,
-            benchmark: def.name.clone(),
-            combination: inst.combo.clone(),
-            side,
-            run,
-            warmup,
-            argv: Vec::new(),
-            status: JobStatus::Ok,
-            exit_code: None,
-            signal: None,
-            wall_s: f64::NAN,
-            user_s: f64::NAN,
-            sys_s: f64::NAN,
-            max_rss_bytes: 0,
-            metrics: None,
-            samples: Vec::new(),
-            samples_before: 0,
-            error: None,
-            stderr_tail: Vec::new(),
-        };
+        let (name, combo) = (def.name.clone(), inst.combo.clone());
+        let mut record = CommandJobRecord::unmeasured(job.position, name, combo, side, run, warmup);
         let mut prepare_failed = None;
         for p in [&plan.prepare, &def.prepare].into_iter().flatten() {
             let o = command::run_shell(p, &env, target.cwd.clone(), plan.timeout, stop);
@@ -260,7 +241,7 @@ impl driver::JobRunner for CommandRunner<'_> {
         }
         let outcome = match (prepare_failed, plan.argv(target, inst)) {
             (Some((msg, o)), _) => {
-                record.status = if o.interrupted {
+                record.status = if o.process.interrupted {
                     JobStatus::Interrupted
                 } else {
                     JobStatus::Failed
@@ -291,18 +272,11 @@ impl driver::JobRunner for CommandRunner<'_> {
             }
         };
         if let Some(o) = &outcome {
-            record.exit_code = match o.status {
-                Some(crate::run::child::rusage::ExitStatus::Exited(c)) => Some(c),
-                _ => None,
-            };
-            record.signal = match o.status {
-                Some(crate::run::child::rusage::ExitStatus::Signaled(s)) => Some(s),
-                _ => None,
-            };
-            record.wall_s = o.wall_s;
-            record.user_s = o.usage.user_s;
-            record.sys_s = o.usage.sys_s;
-            record.max_rss_bytes = o.usage.max_rss_bytes;
+            (record.exit_code, record.signal) = o.process.code_and_signal();
+            record.wall_s = o.process.wall_s;
+            record.user_s = o.process.usage.user_s;
+            record.sys_s = o.process.usage.sys_s;
+            record.max_rss_bytes = o.process.usage.max_rss_bytes;
             record.metrics = Some(process_metrics(o, plan.measure.cachegrind.is_some()));
             match o.failure(plan.timeout) {
                 None => {
@@ -321,7 +295,7 @@ impl driver::JobRunner for CommandRunner<'_> {
                     }
                     record.status = status;
                     record.error = Some(error);
-                    record.stderr_tail = o.stderr_tail.clone();
+                    record.stderr_tail = o.process.stderr_tail.clone();
                 }
             }
         }

@@ -445,7 +445,10 @@ impl driver::JobRunner for NodeRunner<'_> {
             })
         } else {
             job::Outcome {
-                spawn_error: Some(format!("no benchmark file at index {}", job.file)),
+                process: child::process::Finished {
+                    spawn_error: Some(format!("no benchmark file at index {}", job.file)),
+                    ..Default::default()
+                },
                 ..job::Outcome::default()
             }
         };

@@ -74,8 +74,8 @@ fn timeout_is_honoured_after_an_interrupt_for_node_files() {
         node::Event::Config { .. } => ControlFlow::Break(()),
         node::Event::Report(_) => ControlFlow::Continue(()),
     });
-    assert!(o.interrupted && o.timed_out, "{o:?}");
-    assert!(killed_at_the_timeout(o.wall_s), "{o:?}");
+    assert!(o.process.interrupted && o.process.timed_out, "{o:?}");
+    assert!(killed_at_the_timeout(o.process.wall_s), "{o:?}");
     assert_eq!(o.process.code_and_signal(), (None, Some(9)));
     assert_eq!(o.classify(Some(TIMEOUT)).0, JobStatus::Interrupted);
 }
@@ -99,8 +99,8 @@ fn timeout_is_honoured_after_an_interrupt_for_commands() {
         ..command::Spec::default()
     };
     let o = command::run_command(&spec, Some(TIMEOUT), None, &STOP);
-    assert!(o.interrupted && o.timed_out, "{o:?}");
-    assert!(killed_at_the_timeout(o.wall_s), "{o:?}");
+    assert!(o.process.interrupted && o.process.timed_out, "{o:?}");
+    assert!(killed_at_the_timeout(o.process.wall_s), "{o:?}");
     assert_eq!(o.process.code_and_signal(), (None, Some(9)));
     assert_eq!(
         o.failure(Some(TIMEOUT)).map(|f| f.0),
@@ -124,9 +124,9 @@ fn interrupt_without_timeout_kills_after_the_grace() {
         ..command::Spec::default()
     };
     let o = command::run_command(&spec, None, None, &STOP);
-    assert!(o.interrupted && !o.timed_out, "{o:?}");
+    assert!(o.process.interrupted && !o.process.timed_out, "{o:?}");
     let grace = process::TERM_GRACE.as_secs_f64();
-    assert!((grace..grace + 3.0).contains(&o.wall_s), "{o:?}");
+    assert!((grace..grace + 3.0).contains(&o.process.wall_s), "{o:?}");
 }
 
 /// One classification for both kinds: the same process outcome gives the same status and text.

@@ -18,7 +18,12 @@ fn counted(script: &str, measure: &Measure) -> Vec<(Counter, f64)> {
         ..Spec::default()
     };
     let o = run_command(&spec, None, None, &AtomicBool::new(false));
-    assert!(o.ok(), "{script}: {:?} {:?}", o.error(None), o.stderr_tail);
+    assert!(
+        o.ok(),
+        "{script}: {:?} {:?}",
+        o.error(None),
+        o.process.stderr_tail
+    );
     o.process.counters
 }
 

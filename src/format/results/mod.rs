@@ -1422,25 +1422,8 @@ fn load_with<R: BufRead>(
         command_done.extend(compact.iter().map(|&(position, run, k, side, warmup)| {
             let (benchmark, combination) = keys[k as usize].clone();
             CommandJobRecord {
-                position,
-                benchmark,
-                combination,
-                side,
-                run,
-                warmup,
-                argv: Vec::new(),
-                status: JobStatus::Ok,
                 exit_code: Some(0),
-                signal: None,
-                wall_s: f64::NAN,
-                user_s: f64::NAN,
-                sys_s: f64::NAN,
-                max_rss_bytes: 0,
-                metrics: None,
-                samples: Vec::new(),
-                samples_before: 0,
-                error: None,
-                stderr_tail: Vec::new(),
+                ..CommandJobRecord::unmeasured(position, benchmark, combination, side, run, warmup)
             }
         }));
     }
@@ -1455,6 +1438,41 @@ fn load_with<R: BufRead>(
         command_failed,
         settled,
     })
+}
+
+impl CommandJobRecord {
+    /// The record of a job before anything of it is known: `ok`, no argv, exit code, signal,
+    /// metrics, samples or error, its seconds `NaN` and its peak RSS 0.
+    pub fn unmeasured(
+        position: u32,
+        benchmark: String,
+        combination: plan::Combination,
+        side: Side,
+        run: u32,
+        warmup: bool,
+    ) -> CommandJobRecord {
+        CommandJobRecord {
+            position,
+            benchmark,
+            combination,
+            side,
+            run,
+            warmup,
+            argv: Vec::new(),
+            status: JobStatus::Ok,
+            exit_code: None,
+            signal: None,
+            wall_s: f64::NAN,
+            user_s: f64::NAN,
+            sys_s: f64::NAN,
+            max_rss_bytes: 0,
+            metrics: None,
+            samples: Vec::new(),
+            samples_before: 0,
+            error: None,
+            stderr_tail: Vec::new(),
+        }
+    }
 }
 
 fn ser_f64<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
@@ -1621,25 +1639,22 @@ mod tests {
             }],
         };
         command::CommandJobRecord {
-            position,
-            benchmark: "b".into(),
-            combination: Vec::new(),
-            side: Side::Old,
-            run: position,
-            warmup: false,
             argv: vec!["t".into()],
-            status: JobStatus::Ok,
             exit_code: Some(0),
-            signal: None,
             wall_s: 0.5,
             user_s: 0.25,
             sys_s: 0.125,
             max_rss_bytes: 1,
             metrics: Some(Vec::new()),
             samples: (0..samples).map(sample).collect(),
-            samples_before: 0,
-            error: None,
-            stderr_tail: Vec::new(),
+            ..CommandJobRecord::unmeasured(
+                position,
+                "b".into(),
+                Vec::new(),
+                Side::Old,
+                position,
+                false,
+            )
         }
     }
 

@@ -12,7 +12,6 @@ use crate::format::result_lines::{self, ResultLine};
 use crate::format::results::JobStatus;
 use crate::format::results::budget::{JobBudget, Limit};
 use crate::run::child::process::{self, Finished, Stream};
-use crate::run::child::rusage::{ExitStatus, Usage};
 use std::ffi::OsString;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -40,29 +39,16 @@ pub struct Spec {
 /// Everything known about one finished child.
 #[derive(Clone, Debug, Default)]
 pub struct Outcome {
-    /// How it ended; `None` when it could not be started.
-    pub status: Option<ExitStatus>,
-    /// `wait4` usage: user/sys seconds, peak RSS bytes.
-    pub usage: Usage,
-    /// Seconds from spawn to reap.
-    pub wall_s: f64,
-    /// Killed after the timeout.
-    pub timed_out: bool,
-    /// Stopped because `stop` became true.
-    pub interrupted: bool,
-    /// Why it could not be started.
-    pub spawn_error: Option<String>,
     /// Result lines, in order.
     pub results: Vec<ResultLine>,
     /// Result lines that were malformed (`stdout line N: why`), the first few.
     pub result_errors: Vec<String>,
-    /// The last stderr lines.
-    pub stderr_tail: Vec<String>,
     /// The limit of its [`JobBudget`] it crossed (too many result lines, lines holding too
     /// many bytes, a line with too many metrics or parameters): it was stopped there, the
     /// lines before kept in [`Outcome::results`].
     pub over_limit: Option<Limit>,
-    /// How the process ended.
+    /// How the process ended: status, `wait4` usage, wall seconds, timeout, interrupt, spawn
+    /// error, stderr tail.
     pub process: Finished,
 }
 
@@ -140,13 +126,6 @@ pub fn run_command(
         }
         ControlFlow::Continue(())
     });
-    out.status = finished.status;
-    out.usage = finished.usage;
-    out.wall_s = finished.wall_s;
-    out.timed_out = finished.timed_out;
-    out.interrupted = finished.interrupted;
-    out.spawn_error = finished.spawn_error.clone();
-    out.stderr_tail = finished.stderr_tail.clone();
     out.process = finished;
     out
 }
@@ -161,7 +140,7 @@ pub fn helper_failure(what: &str, o: &Outcome, timeout: Option<Duration>) -> Str
         "{what} failed: {}",
         o.error(timeout).unwrap_or_else(|| "failed".to_owned())
     );
-    for l in o.stderr_tail.iter().rev().take(12).rev() {
+    for l in o.process.stderr_tail.iter().rev().take(12).rev() {
         s.push_str("\n  stderr | ");
         s.push_str(l);
     }
@@ -194,6 +173,7 @@ pub fn run_shell(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::child::rusage::ExitStatus;
 
     #[test]
     fn measures_a_real_child() {
@@ -210,22 +190,27 @@ mod tests {
             ..Spec::default()
         };
         let o = run_command(&spec, None, None, &stop);
-        assert_eq!(o.status, Some(ExitStatus::Exited(3)));
+        assert_eq!(o.process.status, Some(ExitStatus::Exited(3)));
         assert_eq!(o.results.len(), 2);
         assert_eq!(o.results[0].rate, 1000.0);
         assert_eq!(o.results[1].metrics[0].value, 4.0);
-        assert_eq!(o.stderr_tail, vec!["oops"]);
+        assert_eq!(o.process.stderr_tail, vec!["oops"]);
         assert_eq!(o.error(None).as_deref(), Some("exit code 3"));
         let spec = Spec {
             argv: vec!["sleep".into(), "5".into()],
             ..Spec::default()
         };
         let o = run_command(&spec, Some(Duration::from_millis(100)), None, &stop);
-        assert!(o.timed_out && o.wall_s < 2.0, "{o:?}");
+        assert!(o.process.timed_out && o.process.wall_s < 2.0, "{o:?}");
         let spec = Spec {
             argv: vec!["/nonexistent/prog".into()],
             ..Spec::default()
         };
-        assert!(run_command(&spec, None, None, &stop).spawn_error.is_some());
+        assert!(
+            run_command(&spec, None, None, &stop)
+                .process
+                .spawn_error
+                .is_some()
+        );
     }
 }

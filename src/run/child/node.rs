@@ -10,7 +10,6 @@ use crate::format::result_lines::node::parse_result_line;
 use crate::format::results::budget::{JobBudget, Limit};
 use crate::format::results::{JobRecord, JobStatus, SampleRecord};
 use crate::run::child::process::{self, Stream};
-use crate::run::child::rusage::{ExitStatus, Usage};
 use crate::run::schedule::Job;
 use crate::run::{Channel, Report};
 use std::collections::VecDeque;
@@ -54,18 +53,6 @@ pub enum Event<'a> {
 /// Everything known about a finished job.
 #[derive(Clone, Debug, Default)]
 pub struct Outcome {
-    /// How the child ended; `None` when it could not be started.
-    pub status: Option<ExitStatus>,
-    /// Its resource usage from `wait4`.
-    pub usage: Usage,
-    /// Wall-clock seconds from spawn to reap.
-    pub wall_s: f64,
-    /// The timeout expired and the group was killed.
-    pub timed_out: bool,
-    /// Stopped by an interrupt (Ctrl-C) or because the caller asked to stop.
-    pub interrupted: bool,
-    /// Why the child could not be started.
-    pub spawn_error: Option<String>,
     /// Unreadable channel messages (the first few) — garbage.
     pub protocol_errors: Vec<String>,
     /// Number of unreadable channel messages.
@@ -80,13 +67,12 @@ pub struct Outcome {
     pub stdout_unparsed: u32,
     /// The last of those lines.
     pub stdout_tail: Vec<String>,
-    /// The last lines the child wrote to stderr.
-    pub stderr_tail: Vec<String>,
     /// The limit of its [`JobBudget`] it crossed (too many samples, samples holding too many
     /// bytes, a sample with too many parameters): it was stopped there, the samples before
     /// handed over as usual.
     pub over_limit: Option<Limit>,
-    /// How the process ended (the fields above repeat it for the record).
+    /// How the process ended: status, `wait4` usage, wall seconds, timeout, interrupt, spawn
+    /// error, stderr tail.
     pub process: process::Finished,
 }
 
@@ -152,10 +138,10 @@ impl Outcome {
             status,
             exit_code,
             signal,
-            wall_s: self.wall_s,
-            user_s: self.usage.user_s,
-            sys_s: self.usage.sys_s,
-            max_rss_bytes: self.usage.max_rss_bytes,
+            wall_s: self.process.wall_s,
+            user_s: self.process.usage.user_s,
+            sys_s: self.process.usage.sys_s,
+            max_rss_bytes: self.process.usage.max_rss_bytes,
             queue_length: self.queue_length,
             samples,
             samples_before: 0,
@@ -163,7 +149,7 @@ impl Outcome {
             stderr_tail: if status == JobStatus::Ok {
                 Vec::new()
             } else {
-                self.stderr_tail.clone()
+                self.process.stderr_tail.clone()
             },
             stdout_tail: self.stdout_tail.clone(),
             counters: self
@@ -197,7 +183,7 @@ pub fn run_job(
     let (ours, theirs) = match node_ipc::socket_pair() {
         Ok(p) => p,
         Err(e) => {
-            out.spawn_error = Some(format!("cannot create the IPC socket pair: {e}"));
+            out.process.spawn_error = Some(format!("cannot create the IPC socket pair: {e}"));
             return out;
         }
     };
@@ -283,13 +269,6 @@ pub fn run_job(
         }
         ControlFlow::Continue(())
     });
-    out.status = finished.status;
-    out.usage = finished.usage;
-    out.wall_s = finished.wall_s;
-    out.timed_out = finished.timed_out;
-    out.interrupted = finished.interrupted;
-    out.spawn_error = finished.spawn_error.clone();
-    out.stderr_tail = finished.stderr_tail.clone();
     out.process = finished;
     if out.reports == 0 {
         out.stdout_tail = unparsed_tail.into_iter().collect();
@@ -355,9 +334,9 @@ mod tests {
             )
         );
         assert!(
-            out.wall_s < 20.0,
+            out.process.wall_s < 20.0,
             "stopped, not waited for: {:.1} s",
-            out.wall_s
+            out.process.wall_s
         );
         let keys: Vec<String> = (0..1001).map(|i| format!(" k{i}={i}")).collect();
         let stdout = format!(
