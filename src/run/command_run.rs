@@ -22,6 +22,7 @@ use crate::format::result_lines::{LineForm, ReportedMetric};
 use crate::format::results::JobStatus;
 use crate::run::Observer;
 use crate::run::child::command::{self, Outcome, Spec, helper_failure};
+use crate::run::child::process::metric;
 use crate::run::driver::{self, Fixed, Planned};
 use crate::run::plan::matrix::{self, Combination};
 use crate::run::schedule::Job;
@@ -30,34 +31,23 @@ pub use crate::format::results::command::{
     BenchHeader, CommandJobRecord, CommandRunHeader, CommandSample, Target,
 };
 pub use crate::run::plan::command::{BenchDef, CommandPlan, Instance, side_of};
-use crate::sample::{Better, Configuration, SampleSet, Side};
+use crate::sample::{Configuration, SampleSet, Side};
 use std::sync::atomic::AtomicBool;
 
 /// The job's own measurements ([`CommandJobRecord::metrics`]): its process metrics and
 /// counters; under cachegrind only the counters (the process's own figures are valgrind's).
 pub fn process_metrics(o: &Outcome, under_valgrind: bool) -> Vec<ReportedMetric> {
-    let m = |name: &str, unit: &str, value: f64| ReportedMetric {
-        name: name.to_owned(),
-        unit: unit.to_owned(),
-        better: Better::Lower,
-        value,
-    };
     let mut v = if under_valgrind {
         Vec::new()
     } else {
         vec![
-            m("wall", "s", o.process.wall_s),
-            m("user", "s", o.process.usage.user_s),
-            m("sys", "s", o.process.usage.sys_s),
-            m("max_rss", "bytes", o.process.usage.max_rss_bytes as f64),
+            metric("wall", "s", o.process.wall_s),
+            metric("user", "s", o.process.usage.user_s),
+            metric("sys", "s", o.process.usage.sys_s),
+            metric("max_rss", "bytes", o.process.usage.max_rss_bytes as f64),
         ]
     };
-    v.extend(
-        o.process
-            .counters
-            .iter()
-            .map(|(c, value)| m(c.name(), c.unit(), *value)),
-    );
+    v.extend(o.process.counter_metrics());
     v
 }
 
@@ -145,6 +135,18 @@ pub struct CommandSummary {
     pub setup_failed: Option<String>,
     /// An output error that stopped the run.
     pub output_error: Option<std::io::Error>,
+}
+
+/// Runs the hook `line` (`--setup`, `--cleanup`) for target `t`, in its folder and with its
+/// environment.
+fn run_hook(plan: &CommandPlan, t: &Target, line: &str, stop: &AtomicBool) -> Outcome {
+    command::run_shell(
+        line,
+        &target_env(plan, t),
+        t.cwd.clone(),
+        plan.timeout,
+        stop,
+    )
 }
 
 fn target_env(plan: &CommandPlan, t: &Target) -> Vec<(String, String)> {
@@ -361,13 +363,7 @@ pub fn execute_policy(
         .map(|c| c.to_cpu_set());
     if let Some(setup) = &plan.setup {
         for t in &plan.targets {
-            let o = command::run_shell(
-                setup,
-                &target_env(plan, t),
-                t.cwd.clone(),
-                plan.timeout,
-                stop,
-            );
+            let o = run_hook(plan, t, setup, stop);
             if !o.ok() {
                 summary.setup_failed = Some(helper_failure(
                     &format!("--setup for {} ({})", t.side, t.label),
@@ -405,13 +401,7 @@ pub fn execute_policy(
     if let Some(cleanup) = &plan.cleanup {
         let calm = AtomicBool::new(false);
         for t in &plan.targets {
-            let o = command::run_shell(
-                cleanup,
-                &target_env(plan, t),
-                t.cwd.clone(),
-                plan.timeout,
-                &calm,
-            );
+            let o = run_hook(plan, t, cleanup, &calm);
             if !o.ok() {
                 let msg = helper_failure(&format!("--cleanup for {}", t.side), &o, plan.timeout);
                 obs.note(&msg);

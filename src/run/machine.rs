@@ -42,23 +42,25 @@ fn read_trim(p: &Path) -> Option<String> {
     std::fs::read_to_string(p).ok().map(|s| s.trim().to_owned())
 }
 
+/// The pid and the text of `/proc/PID/{file}` of every process but ours whose file can be
+/// read, in the order `/proc` lists them; `None` when `/proc` cannot be listed.
+fn proc_files(file: &'static str) -> Option<impl Iterator<Item = (u32, String)>> {
+    let me = std::process::id();
+    let dir = std::fs::read_dir("/proc").ok()?;
+    Some(dir.flatten().filter_map(move |e| {
+        let pid = e.file_name().to_str()?.parse::<u32>().ok()?;
+        (pid != me).then_some(())?;
+        Some((pid, std::fs::read_to_string(e.path().join(file)).ok()?))
+    }))
+}
+
 /// CPU ticks (utime + stime) and comm of every process but ours, by pid.
 fn cpu_ticks() -> BTreeMap<u32, (String, u64)> {
     let mut out = BTreeMap::new();
-    let me = std::process::id();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
+    let Some(stats) = proc_files("stat") else {
         return out;
     };
-    for e in dir.flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
-            continue;
-        };
-        if pid == me {
-            continue;
-        }
-        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
-            continue;
-        };
+    for (pid, stat) in stats {
         // `pid (comm) state ppid …`: comm may hold spaces and parentheses; it ends at the last ')'.
         let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
             continue;
@@ -83,19 +85,9 @@ fn cpu_ticks() -> BTreeMap<u32, (String, u64)> {
 /// Run time on a CPU (ns, first field of `/proc/PID/schedstat`) of every process but ours,
 /// by pid; `None` when this kernel has no schedstat.
 fn run_time_ns() -> Option<BTreeMap<u32, u64>> {
-    let me = std::process::id();
     let mut out = BTreeMap::new();
     let mut any = false;
-    for e in std::fs::read_dir("/proc").ok()?.flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
-            continue;
-        };
-        if pid == me {
-            continue;
-        }
-        let Ok(text) = std::fs::read_to_string(e.path().join("schedstat")) else {
-            continue;
-        };
+    for (pid, text) in proc_files("schedstat")? {
         any = true;
         if let Some(ns) = text.split_whitespace().next().and_then(|x| x.parse().ok()) {
             out.insert(pid, ns);

@@ -18,9 +18,6 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-/// Lines of stderr kept from a child.
-pub const STDERR_TAIL_LINES: usize = process::STDERR_TAIL_LINES;
-
 /// What to start.
 #[derive(Clone, Debug, Default)]
 pub struct Spec {

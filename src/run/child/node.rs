@@ -19,8 +19,6 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-/// How many trailing stderr lines a job keeps.
-pub const STDERR_TAIL_LINES: usize = process::STDERR_TAIL_LINES;
 const MAX_PROTOCOL_ERRORS: usize = 5;
 
 /// What to start.
@@ -152,17 +150,7 @@ impl Outcome {
                 self.process.stderr_tail.clone()
             },
             stdout_tail: self.stdout_tail.clone(),
-            counters: self
-                .process
-                .counters
-                .iter()
-                .map(|(c, value)| crate::format::result_lines::ReportedMetric {
-                    name: c.name().to_owned(),
-                    unit: c.unit().to_owned(),
-                    better: crate::sample::Better::Lower,
-                    value: *value,
-                })
-                .collect(),
+            counters: self.process.counter_metrics().collect(),
         }
     }
 }

@@ -24,9 +24,11 @@
 //! - every group is registered with the [`super::watchdog`] while it lives, so that even
 //!   `kill -9` on benchdiff leaves no process of the run behind (grandchildren included).
 
+use crate::format::result_lines::ReportedMetric;
 use crate::format::results::{JobStatus, signal_name};
 use crate::run::child::counters::{self, Counter, Measure};
 use crate::run::child::rusage::{self, ExitStatus, Usage};
+use crate::sample::Better;
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::fs::File;
@@ -164,6 +166,14 @@ impl Finished {
         }
     }
 
+    /// Its counters as metrics of the record, each named and measured as its counter, lower
+    /// is better.
+    pub fn counter_metrics(&self) -> impl Iterator<Item = ReportedMetric> + '_ {
+        self.counters
+            .iter()
+            .map(|(c, v)| metric(c.name(), c.unit(), *v))
+    }
+
     /// `(exit code, signal)` for the record.
     pub fn code_and_signal(&self) -> (Option<i32>, Option<i32>) {
         match self.status {
@@ -171,6 +181,16 @@ impl Finished {
             Some(ExitStatus::Signaled(s)) => (None, Some(s)),
             None => (None, None),
         }
+    }
+}
+
+/// A lower-is-better metric of a job's record: `value` in `unit`.
+pub fn metric(name: &str, unit: &str, value: f64) -> ReportedMetric {
+    ReportedMetric {
+        name: name.to_owned(),
+        unit: unit.to_owned(),
+        better: Better::Lower,
+        value,
     }
 }
 
