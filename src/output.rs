@@ -12,7 +12,7 @@
 //!   without `--force`, and are never compared with other paths.
 //! - **Existing files**: a file a run creates ([`Use::Create`]: a CSV, a results file) is refused
 //!   unless `force`, which replaces it; a report ([`Use::Replace`]: `-o`, `--plot`,
-//!   `--markdown`) is replaced; a file a run continues ([`Use::Append`]: `--resume`) must exist.
+//!   `--markdown`) is replaced (`report -o` whole: [`replace`]); a file a run continues ([`Use::Append`]: `--resume`) must exist.
 //! - **Folders**: an output that is a folder, or whose nearest existing folder is not writable,
 //!   is refused; only a results file's missing folder is created ([`Output::making_folder`]).
 //!
@@ -88,6 +88,49 @@ impl<'a> Input<'a> {
 /// character or block device, a FIFO or a socket. Such outputs are written as they are.
 pub fn is_device(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// Writes the report file `path` ([`Use::Replace`]) whole by `write`. A device or pipe
+/// ([`is_device`]) is written as it is; any other path is written to a new file in its folder
+/// (that of the file a symlink `path` names), renamed over it once `write` returned `Ok`: a
+/// reader or a second report writing the same path never sees half a report, and a failed or
+/// cut-off write leaves the file that was there (a process killed while writing leaves its
+/// new file, named `.NAME.PID-NANOS.partial`, beside it). The file gets the mode [`std::fs::File::create`]
+/// gives (0o666 less the umask).
+///
+/// # Errors
+/// Creating, writing or renaming failed; the new file is then removed.
+pub fn replace(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    if is_device(path) {
+        return write(&mut std::fs::File::create(path)?);
+    }
+    let target = std::fs::canonicalize(path).unwrap_or_else(|_| match std::fs::read_link(path) {
+        Ok(to) => path.parent().unwrap_or(Path::new("")).join(to),
+        Err(_) => path.to_path_buf(),
+    });
+    let folder = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let name = target
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let partial = folder.join(format!(".{name}.{}-{nanos}.partial", std::process::id()));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&partial)?;
+    let done = write(&mut file).and_then(|()| std::fs::rename(&partial, &target));
+    if done.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    done
 }
 
 /// What a path names, for comparing outputs with inputs and with each other.
@@ -407,5 +450,29 @@ mod tests {
                 .contains("benchdiff-null-20240101-000000")
         );
         assert!(results_beside(None, "s").starts_with("benchdiff-results"));
+    }
+
+    #[test]
+    fn replace_writes_whole_or_keeps_the_file() {
+        use std::io::Write;
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("r.txt");
+        std::fs::write(&f, "old report").unwrap();
+        let failed = replace(&f, |w| {
+            w.write_all(b"half")?;
+            Err(std::io::Error::other("cut off"))
+        });
+        assert!(failed.is_err());
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "old report");
+        let link = d.path().join("link.txt");
+        std::os::unix::fs::symlink("r.txt", &link).unwrap();
+        replace(&link, |w| w.write_all(b"new report")).unwrap();
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "new report");
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+        assert_eq!(
+            std::fs::read_dir(d.path()).unwrap().count(),
+            2,
+            "nothing left beside"
+        );
     }
 }

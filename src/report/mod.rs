@@ -288,8 +288,8 @@ fn chosen_metric<'a>(
         .ok()
 }
 
-/// Writes a report by `write` to the `-o` file `path` (created or truncated), else to
-/// `stdout`, through a 64 KiB buffer, and flushes it. Returns the exit code: 0, or
+/// Writes a report by `write` to the `-o` file `path` (replaced whole:
+/// [`crate::output::replace`]), else to `stdout`, through a 64 KiB buffer, and flushes it. Returns the exit code: 0, or
 /// [`EXIT_USAGE`] after adding to `out` that the `-o` file could not be created or written.
 ///
 /// # Errors
@@ -303,8 +303,9 @@ pub fn write_output(
     let mut write = |w: &mut dyn Write| write(w).and_then(|()| w.flush());
     match path {
         Some(path) => {
-            let written = std::fs::File::create(path)
-                .and_then(|file| write(&mut std::io::BufWriter::with_capacity(1 << 16, file)));
+            let written = crate::output::replace(path, |file| {
+                write(&mut std::io::BufWriter::with_capacity(1 << 16, file))
+            });
             if let Err(e) = written {
                 out.error(format!("-o {}: {e}", path.display()));
                 return Ok(EXIT_USAGE);
