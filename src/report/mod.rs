@@ -29,6 +29,7 @@ use crate::format::results::plan::Settled;
 use crate::sample::{Better, MetricId, SampleSet};
 use crate::verdict::decide::{self, Correction, Options};
 use crate::{format, render, verdict};
+use anyhow::Context as _;
 use diagnostics::RowNote;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -293,7 +294,7 @@ fn chosen_metric<'a>(
 /// [`EXIT_USAGE`] after adding to `out` that the `-o` file could not be created or written.
 ///
 /// # Errors
-/// Writing to `stdout` failed.
+/// Writing to `stdout` failed (the error says "standard output").
 pub fn write_output(
     path: Option<&Path>,
     mut write: impl FnMut(&mut dyn Write) -> std::io::Result<()>,
@@ -311,7 +312,10 @@ pub fn write_output(
                 return Ok(EXIT_USAGE);
             }
         }
-        None => write(&mut std::io::BufWriter::with_capacity(1 << 16, stdout))?,
+        None => {
+            let written = write(&mut std::io::BufWriter::with_capacity(1 << 16, stdout));
+            written.context("standard output")?;
+        }
     }
     Ok(0)
 }

@@ -501,3 +501,23 @@ fn report_format_csv_keeps_a_formula_name_and_warns_once() {
     assert_eq!(String::from_utf8_lossy(&o.stdout), plain);
     assert!(!String::from_utf8_lossy(&o.stderr).contains("formula"));
 }
+
+/// A report that cannot be written to standard output says so, and exits 2.
+#[test]
+fn a_full_standard_output_is_named() {
+    let full = std::fs::File::options()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_benchdiff"))
+        .args(["report", &format!("{ORACLE}/http.csv")])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("benchdiff: standard output: No space left on device"),
+        "{stderr}"
+    );
+}
