@@ -13,6 +13,17 @@ pub struct Diagnostic {
     pub message: String,
 }
 
+impl Diagnostic {
+    /// The diagnostic `message` at 1-based `line` of input `file` (0: not tied to one line).
+    pub fn new(file: &str, line: u64, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            file: file.to_owned(),
+            line,
+            message: message.into(),
+        }
+    }
+}
+
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.line == 0 {

@@ -249,6 +249,29 @@ pub struct Sample {
     pub run: Option<u32>,
 }
 
+impl Sample {
+    /// The sample of benchmark `benchmark` on `side` in `metric`: `value` in the metric's unit,
+    /// `time_s` the seconds its measured section took (NaN when the input has none), `run` its
+    /// run when the input records one.
+    pub fn new(
+        benchmark: BenchmarkId,
+        side: Side,
+        metric: MetricId,
+        value: f64,
+        time_s: f64,
+        run: Option<u32>,
+    ) -> Sample {
+        Sample {
+            benchmark,
+            side,
+            metric,
+            value,
+            time_s,
+            run,
+        }
+    }
+}
+
 /// A sample as a [`SampleSet`] keeps it (24 bytes): `tag` holds the side (bit 0 new, bit 7
 /// control, neither old), the metric (bits 1–6, [`TAG_METRIC_WIDE`] when it does not fit) and the run plus one (bits 8–31, 0 for
 /// none, [`TAG_RUN_WIDE`] when it does not fit); a sample with either field wide has its metric

@@ -21,8 +21,8 @@
 //! without them it is compared as one value per side, without a test.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string, sample};
-use crate::sample::{Better, SampleSet};
+use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string};
+use crate::sample::{Better, Sample, SampleSet};
 use serde_json::Value;
 
 /// Reads BenchmarkDotNet JSON `text` into `set` on `opts.side`.
@@ -93,7 +93,7 @@ pub fn read(
                 };
                 n += 1;
                 let launch = m.get("LaunchIndex").and_then(Value::as_u64);
-                set.push(sample(
+                set.push(Sample::new(
                     bid,
                     opts.side,
                     metric,
@@ -111,7 +111,14 @@ pub fn read(
             match stat("Mean") {
                 Some(mean) => {
                     n = 1;
-                    set.push(sample(bid, opts.side, metric, mean * 1e-9, f64::NAN, None));
+                    set.push(Sample::new(
+                        bid,
+                        opts.side,
+                        metric,
+                        mean * 1e-9,
+                        f64::NAN,
+                        None,
+                    ));
                     let (sd, count) = (stat("StandardDeviation"), stat("N"));
                     let text = |v: Option<f64>| v.map_or("?".into(), |v| format!("{v}"));
                     let item = format!(

@@ -12,8 +12,8 @@
 //! deviation and n (Welch's test), no samples invented.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, LineReader, ReadOptions, sample};
-use crate::sample::{Better, SampleSet};
+use crate::format::{Diagnostics, Imported, LineReader, ReadOptions};
+use crate::sample::{Better, Sample, SampleSet};
 
 /// One benchmark.js result line: name, rate (ops/s), relative margin of error (%), runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -94,7 +94,7 @@ pub fn read_from<R: std::io::BufRead>(
         }
         records += 1;
         let bid = set.intern(l.name, "");
-        set.push(sample(bid, opts.side, metric, l.hz, f64::NAN, None));
+        set.push(Sample::new(bid, opts.side, metric, l.hz, f64::NAN, None));
         if let Some(stats) = summary_of(&l) {
             set.set_summary(bid, metric, opts.side, stats);
         }
@@ -105,7 +105,7 @@ pub fn read_from<R: std::io::BufRead>(
             "no benchmark.js result line (`name x 1,234 ops/sec ±1.23% (90 runs sampled)`)",
         );
     }
-    let warning = crate::format::diagnostic(
+    let warning = crate::error::Diagnostic::new(
         name,
         first,
         format!(

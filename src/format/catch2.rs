@@ -12,8 +12,8 @@
 //! skipped with a warning naming its line.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, ReadOptions, sample};
-use crate::sample::{Better, SampleSet};
+use crate::format::{Diagnostics, Imported, ReadOptions};
+use crate::sample::{Better, Sample, SampleSet};
 
 /// True when `head` (the start of an input) is a Catch2 XML report.
 pub fn is_catch2_xml(head: &str) -> bool {
@@ -80,7 +80,14 @@ pub fn read(
         };
         records += 1;
         let bid = set.intern(bname, "");
-        set.push(sample(bid, opts.side, metric, mean * 1e-9, f64::NAN, None));
+        set.push(Sample::new(
+            bid,
+            opts.side,
+            metric,
+            mean * 1e-9,
+            f64::NAN,
+            None,
+        ));
         if summaries.is_empty() {
             first = line;
         }

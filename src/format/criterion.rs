@@ -12,8 +12,8 @@
 //! the benchmarks after it did not run.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, LineReader, ReadOptions, sample, time_unit_seconds};
-use crate::sample::{Better, SampleSet};
+use crate::format::{Diagnostics, Imported, LineReader, ReadOptions, time_unit_seconds};
+use crate::sample::{Better, Sample, SampleSet};
 
 /// True for a line holding `time:   [` followed by three value-unit pairs and `]`.
 pub fn is_time_line(line: &str) -> bool {
@@ -76,7 +76,7 @@ pub fn read_from<R: std::io::BufRead>(
             } else if let Some(v) = est {
                 let bid = set.intern(bname, "");
                 records += 1;
-                set.push(sample(bid, opts.side, metric, v, f64::NAN, None));
+                set.push(Sample::new(bid, opts.side, metric, v, f64::NAN, None));
             } else {
                 diags.push(
                     line_no,

@@ -17,8 +17,8 @@
 //! is one side, like the other one-side formats.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, ReadOptions, sample};
-use crate::sample::{BenchmarkId, Better, SampleSet, Side};
+use crate::format::{Diagnostics, Imported, ReadOptions};
+use crate::sample::{BenchmarkId, Better, Sample, SampleSet, Side};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -71,7 +71,7 @@ fn add_samples(
         match (i.as_f64().filter(|i| *i > 0.0), t.as_f64()) {
             (Some(i), Some(t)) => {
                 n += 1;
-                set.push(sample(bid, side, metric, t / i * 1e-9, t * 1e-9, None));
+                set.push(Sample::new(bid, side, metric, t / i * 1e-9, t * 1e-9, None));
             }
             _ => diags.push(1, format!("sample {k}: iters {i} or time {t} unreadable")),
         }
@@ -240,7 +240,7 @@ pub fn read_dir(
                     others.join(", ")
                 )
             };
-            warnings.push(crate::format::diagnostic(
+            warnings.push(crate::error::Diagnostic::new(
                 name,
                 0,
                 format!(

@@ -42,7 +42,7 @@
 //! non-Go benchmarks (`Node:<file>:/<word>…`) are decoded back to file and configuration.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, LineReader, ReadOptions, sample};
+use crate::format::{Diagnostics, Imported, LineReader, ReadOptions};
 use crate::sample::{Better, ConfValue, Configuration, MetricId, Sample, SampleSet, Side};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -478,7 +478,7 @@ fn read_go<R: std::io::BufRead>(
                 } else {
                     f64::NAN
                 };
-                set.push(sample(bid, side, mid, value, time_s, None));
+                set.push(Sample::new(bid, side, mid, value, time_s, None));
                 if let Some(i) = value_index {
                     imported
                         .side_of_sample

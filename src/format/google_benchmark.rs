@@ -12,9 +12,9 @@
 
 use crate::error::ImportError;
 use crate::format::{
-    Diagnostics, Imported, ReadOptions, line_of_next_json_string, sample, time_unit_seconds,
+    Diagnostics, Imported, ReadOptions, line_of_next_json_string, time_unit_seconds,
 };
-use crate::sample::{Better, SampleSet};
+use crate::sample::{Better, Sample, SampleSet};
 use serde_json::Value;
 
 /// The configuration text that marks a benchmark's samples as its mean aggregate (a file
@@ -234,7 +234,7 @@ fn push_entry(
     run: Option<u32>,
 ) {
     let push = |set: &mut SampleSet, metric, value: f64, time_s: f64| {
-        set.push(sample(bid, opts.side, metric, value, time_s, run))
+        set.push(Sample::new(bid, opts.side, metric, value, time_s, run))
     };
     push(set, real, times.0, times.0 * iters);
     push(set, cpu, times.1, f64::NAN);

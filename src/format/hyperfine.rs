@@ -32,10 +32,8 @@
 //! the other parameters as the configuration: one row per command and combination of them.
 
 use crate::error::ImportError;
-use crate::format::{
-    Diagnostics, Imported, ReadOptions, invalid, line_of_next_json_string, sample,
-};
-use crate::sample::{Better, SampleSet, Side};
+use crate::format::{Diagnostics, Imported, ReadOptions, invalid, line_of_next_json_string};
+use crate::sample::{Better, Sample, SampleSet, Side};
 use serde_json::Value;
 
 /// Reads hyperfine JSON `text` into `set` on `opts.side`.
@@ -125,9 +123,9 @@ pub fn read(
             }
             good += 1;
             let run = u32::try_from(i).ok();
-            set.push(sample(bid, side, wall, t, t, run));
+            set.push(Sample::new(bid, side, wall, t, t, run));
             if let Some(m) = mem.and_then(|m| m.get(i)).and_then(Value::as_f64) {
-                set.push(sample(bid, side, rss, m, t, run));
+                set.push(Sample::new(bid, side, rss, m, t, run));
             }
         }
         if good > 0 {
@@ -136,7 +134,7 @@ pub fn read(
         // After the runs: the first sample's metric is the report's default one (wall).
         for (metric, key) in [(user, "user"), (system, "system")] {
             if let Some(v) = r.get(key).and_then(Value::as_f64) {
-                set.push(sample(bid, side, metric, v, f64::NAN, None));
+                set.push(Sample::new(bid, side, metric, v, f64::NAN, None));
             }
         }
 

@@ -14,8 +14,8 @@
 //! with a diagnostic naming its line.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string, sample};
-use crate::sample::{Better, SampleSet};
+use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string};
+use crate::sample::{Better, Sample, SampleSet};
 use serde_json::Value;
 
 /// Seconds per time unit as JMH writes them (`ns`, `us`, `ms`, `s`, `min`, `hr`), or `None`.
@@ -103,7 +103,7 @@ pub fn read(
                 match v.as_f64() {
                     Some(x) => {
                         n += 1;
-                        set.push(sample(
+                        set.push(Sample::new(
                             bid,
                             opts.side,
                             metric,

@@ -12,8 +12,8 @@
 //! warning counting such records.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, LineReader, ReadOptions, sample, time_unit_seconds};
-use crate::sample::{Better, SampleSet};
+use crate::format::{Diagnostics, Imported, LineReader, ReadOptions, time_unit_seconds};
+use crate::sample::{Better, Sample, SampleSet};
 
 /// True for a `test … ... bench: …` line.
 pub fn is_bench_line(line: &str) -> bool {
@@ -92,7 +92,7 @@ pub fn read_from<R: std::io::BufRead>(
                 Some(v) => {
                     let bid = set.intern(&bname, "");
                     records += 1;
-                    set.push(sample(bid, opts.side, metric, v, f64::NAN, None));
+                    set.push(Sample::new(bid, opts.side, metric, v, f64::NAN, None));
                 }
                 None => diags.push(
                     from_line,

@@ -9,8 +9,8 @@
 //! (`run` is not set). A run without `stats` (it threw: `error`) is skipped with a warning.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string, sample};
-use crate::sample::{Better, SampleSet};
+use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string};
+use crate::sample::{Better, Sample, SampleSet};
 use serde_json::Value;
 
 /// Reads mitata JSON `text` into `set` on `opts.side`.
@@ -68,7 +68,14 @@ pub fn read(
             for v in samples {
                 if let Some(ns) = v.as_f64() {
                     n += 1;
-                    set.push(sample(bid, opts.side, metric, ns * 1e-9, ns * 1e-9, None));
+                    set.push(Sample::new(
+                        bid,
+                        opts.side,
+                        metric,
+                        ns * 1e-9,
+                        ns * 1e-9,
+                        None,
+                    ));
                 } else {
                     diags.push(line, format!("{rname}: sample {v} is not a number"));
                 }

@@ -272,19 +272,10 @@ pub struct Imported {
     pub results: Option<Box<crate::format::results::Loaded>>,
 }
 
-/// The diagnostic `message` at 1-based `line` of input `file` (0: not tied to one line).
-pub fn diagnostic(file: &str, line: u64, message: impl Into<String>) -> Diagnostic {
-    Diagnostic {
-        file: file.to_owned(),
-        line,
-        message: message.into(),
-    }
-}
-
 /// The import error of one problem: [`ImportError::Invalid`] holding only
-/// [`diagnostic`]`(file, line, message)`.
+/// [`Diagnostic::new`]`(file, line, message)`.
 pub fn invalid(file: &str, line: u64, message: impl Into<String>) -> ImportError {
-    ImportError::Invalid(vec![diagnostic(file, line, message)], 1)
+    ImportError::Invalid(vec![Diagnostic::new(file, line, message)], 1)
 }
 
 /// The end of a lenient read of `records` records (`what` names them, e.g. "benchmarks"):
@@ -306,27 +297,6 @@ pub fn lenient_end(
         warnings,
         ..Imported::default()
     })
-}
-
-/// The sample of benchmark `benchmark` on `side` in `metric`: `value` in the metric's unit,
-/// `time_s` the seconds its measured section took (NaN when the input has none), `run` its
-/// run when the input records one.
-pub fn sample(
-    benchmark: crate::sample::BenchmarkId,
-    side: Side,
-    metric: crate::sample::MetricId,
-    value: f64,
-    time_s: f64,
-    run: Option<u32>,
-) -> crate::sample::Sample {
-    crate::sample::Sample {
-        benchmark,
-        side,
-        metric,
-        value,
-        time_s,
-        run,
-    }
 }
 
 /// 1-based line number of byte offset `pos` in `text`.
@@ -532,7 +502,7 @@ pub fn json_document(
         .trim()
         .is_empty()
     {
-        warnings.push(diagnostic(
+        warnings.push(Diagnostic::new(
             name,
             1,
             format!(
@@ -543,7 +513,7 @@ pub fn json_document(
     }
     let (clean, tokens) = replace_bare_non_finite(&text[start..]);
     if let Some((at, token)) = tokens.first() {
-        warnings.push(diagnostic(
+        warnings.push(Diagnostic::new(
             name,
             line_of(text, start + at),
             format!(
@@ -571,7 +541,7 @@ pub fn json_document(
         let skip = after.len() - after.trim_start().len();
         // `clean` has the same lines as the document (tokens replaced, not line breaks).
         let line = line_of(&clean, end + skip) + first_line - 1;
-        warnings.push(diagnostic(
+        warnings.push(Diagnostic::new(
             name,
             line,
             "text after the JSON document ignored",

@@ -12,8 +12,8 @@
 //! written as the document itself (`{"runs": …}`) is read too.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string, sample};
-use crate::sample::{Better, SampleSet};
+use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string};
+use crate::sample::{Better, Sample, SampleSet};
 use serde_json::Value;
 
 /// Reads pyperf JSON `text` into `set` on `opts.side`.
@@ -76,7 +76,7 @@ pub fn read(
                     continue;
                 };
                 n += 1;
-                set.push(sample(
+                set.push(Sample::new(
                     bid,
                     opts.side,
                     metric,

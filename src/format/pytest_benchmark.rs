@@ -13,10 +13,8 @@
 //! out (`ops`, `total`, `iterations`) are not used.
 
 use crate::error::ImportError;
-use crate::format::{
-    Diagnostics, Imported, ReadOptions, find_line, line_of_next_json_string, sample,
-};
-use crate::sample::{Better, SampleSet};
+use crate::format::{Diagnostics, Imported, ReadOptions, find_line, line_of_next_json_string};
+use crate::sample::{Better, Sample, SampleSet};
 use serde_json::Value;
 
 /// Reads pytest-benchmark JSON `text` into `set` on `opts.side`.
@@ -92,7 +90,14 @@ pub fn read(
         for (i, v) in data.iter().enumerate() {
             match v.as_f64() {
                 Some(x) => {
-                    set.push(sample(bid, opts.side, metric, x, x, u32::try_from(i).ok()));
+                    set.push(Sample::new(
+                        bid,
+                        opts.side,
+                        metric,
+                        x,
+                        x,
+                        u32::try_from(i).ok(),
+                    ));
                     n += 1;
                 }
                 None => {

@@ -19,8 +19,8 @@
 //! and it is compared as one value per side, without a test.
 
 use crate::error::ImportError;
-use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string, sample};
-use crate::sample::{Better, SampleSet};
+use crate::format::{Diagnostics, Imported, ReadOptions, line_of_next_json_string};
+use crate::sample::{Better, Sample, SampleSet};
 use serde_json::Value;
 
 /// One task found in the document: its name and the object holding `samples`/`mean`/`sd`.
@@ -137,7 +137,14 @@ pub fn read(
         if !samples.is_empty() {
             records += 1;
             for ms in samples {
-                set.push(sample(bid, opts.side, metric, ms * 1e-3, ms * 1e-3, None));
+                set.push(Sample::new(
+                    bid,
+                    opts.side,
+                    metric,
+                    ms * 1e-3,
+                    ms * 1e-3,
+                    None,
+                ));
             }
             continue;
         }
@@ -146,7 +153,14 @@ pub fn read(
             continue;
         };
         records += 1;
-        set.push(sample(bid, opts.side, metric, mean * 1e-3, f64::NAN, None));
+        set.push(Sample::new(
+            bid,
+            opts.side,
+            metric,
+            mean * 1e-3,
+            f64::NAN,
+            None,
+        ));
         let sd = num("sd").map_or("?".into(), |v| format!("{v}"));
         let n = num("sampleCount")
             .or_else(|| num("samplesCount"))

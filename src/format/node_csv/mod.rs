@@ -175,7 +175,7 @@ impl State<'_> {
         self.bad += 1;
         if self.diags.len() < MAX_DIAGNOSTICS {
             self.diags
-                .push(crate::format::diagnostic(self.name, line, message));
+                .push(crate::error::Diagnostic::new(self.name, line, message));
         }
     }
 
@@ -425,7 +425,9 @@ impl State<'_> {
         let id = set
             .names_mut()
             .intern(field(cols.filename), field(cols.configuration));
-        set.push(crate::format::sample(id, side, RATE, rate, time_s, None));
+        set.push(crate::sample::Sample::new(
+            id, side, RATE, rate, time_s, None,
+        ));
         self.summary.rows += 1;
         Flow::Go
     }

@@ -8,13 +8,13 @@
 //! Lines the loader could not read are returned as warnings.
 
 use crate::error::{Diagnostic, ImportError};
+use crate::format::Imported;
 use crate::format::result_lines::ReportedMetric;
 use crate::format::results::command::{
     CommandJobRecord, CommandJobView, CommandSample, CommandSampleView, MetricView,
     job_metrics_of_old,
 };
-use crate::format::{Imported, sample};
-use crate::sample::{Configuration, RATE, SampleSet, Side};
+use crate::sample::{Configuration, RATE, Sample, SampleSet, Side};
 use std::io::BufRead;
 
 /// Reads a results file of either kind from `input` (`name` for diagnostics) into `set`,
@@ -40,7 +40,14 @@ pub fn read_from<R: BufRead>(
             for s in &job.samples {
                 let r = s.to_report();
                 let bid = set.intern_configuration(&job.file, &r.configuration);
-                set.push(sample(bid, job.side, RATE, r.rate, r.time_s, Some(job.run)));
+                set.push(Sample::new(
+                    bid,
+                    job.side,
+                    RATE,
+                    r.rate,
+                    r.time_s,
+                    Some(job.run),
+                ));
             }
             add_node_counters(set, job);
         }
@@ -66,7 +73,7 @@ pub fn read_from<R: BufRead>(
                 .unused
                 .notes()
                 .iter()
-                .map(|n| crate::format::diagnostic(name, 0, n.clone())),
+                .map(|n| crate::error::Diagnostic::new(name, 0, n.clone())),
         )
         .collect();
     Ok(Imported {
@@ -94,7 +101,7 @@ pub fn add_node_counters(set: &mut SampleSet, job: &crate::format::results::JobR
     let id = set.intern_configuration(&job.file, &conf);
     for m in &job.counters {
         let metric = set.intern_metric(&m.name, &m.unit, m.better);
-        set.push(sample(
+        set.push(Sample::new(
             id,
             job.side,
             metric,
@@ -229,7 +236,7 @@ fn push_job_metrics(
         .map_or(f64::NAN, |m| m.3);
     for &(name, unit, better, value) in metrics {
         let metric = set.intern_metric(name, unit, better);
-        set.push(sample(id, side, metric, value, time_s, Some(run)));
+        set.push(Sample::new(id, side, metric, value, time_s, Some(run)));
     }
 }
 
@@ -247,7 +254,7 @@ fn push_rate_and_metrics<'m>(
     // A whole-process sample measured under valgrind has neither rate nor time (its wall
     // time was valgrind's): only its metrics are samples.
     if !(rate.is_nan() && time_s.is_none()) {
-        set.push(sample(
+        set.push(Sample::new(
             id,
             side,
             RATE,
@@ -259,7 +266,7 @@ fn push_rate_and_metrics<'m>(
     let time_s = time_s.unwrap_or(f64::NAN);
     for (name, unit, better, value) in metrics {
         let metric = set.intern_metric(name, unit, better);
-        set.push(sample(id, side, metric, value, time_s, Some(run)));
+        set.push(Sample::new(id, side, metric, value, time_s, Some(run)));
     }
 }
 
@@ -309,5 +316,5 @@ fn diagnostic(name: &str, m: &str) -> Diagnostic {
         Some((n.parse::<u64>().ok()?, msg))
     });
     let (line, message) = parsed.unwrap_or((0, m));
-    crate::format::diagnostic(name, line, message)
+    crate::error::Diagnostic::new(name, line, message)
 }
