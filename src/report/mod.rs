@@ -290,8 +290,9 @@ fn chosen_metric<'a>(
 }
 
 /// Writes a report by `write` to the `-o` file `path` (replaced whole:
-/// [`crate::output::replace`]), else to `stdout`, through a 64 KiB buffer, and flushes it. Returns the exit code: 0, or
-/// [`EXIT_USAGE`] after adding to `out` that the `-o` file could not be created or written.
+/// [`crate::output::replace`]), else to `stdout`, through a 64 KiB buffer, and flushes it.
+/// Returns the exit code: 0, or [`EXIT_USAGE`] after adding to `out` that the `-o` file could
+/// not be created or written.
 ///
 /// # Errors
 /// Writing to `stdout` failed (the error says "standard output").
@@ -481,10 +482,10 @@ impl Written {
 }
 
 /// The pipeline after a sink's phase 1 (`evidence`, or the error of reading the store, returned
-/// as it is): decides the evidence once ([`decide::decide_report`],
-/// with the [`rules`] of `plan` and `facts`), writes the report by the sink's phase 2 `write`
-/// (given what phase 1 kept, the decided rows and the benchmarks), draws the `--plot`, and
-/// gates: the control's gate, then `--max-regression`. Returns the exit code, or the error
+/// as it is): decides the evidence once ([`decide::decide_report`], with the [`rules`] of
+/// `plan` and `facts`), writes the report by the sink's phase 2 `write` (given what phase 1
+/// kept, the decided rows and the benchmarks), draws the `--plot`, and gates: the control's
+/// gate, then `--max-regression`. Returns the exit code, or the error
 /// of reading the store again before anything was written or added to `out`.
 ///
 /// # Errors
